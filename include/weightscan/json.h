@@ -1,0 +1,35 @@
+/*
+ * weightscan/json.h - JSON output through cJSON with exact integers and
+ * valid UTF-8 whatever the file's bytes are.
+ */
+#ifndef WEIGHTSCAN_JSON_H
+#define WEIGHTSCAN_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An integer node printed exactly (cJSON would print through a double). */
+cJSON *ws_json_u64(uint64_t v);
+cJSON *ws_json_i64(int64_t v);
+cJSON *ws_json_add_u64(cJSON *obj, const char *key, uint64_t v);
+cJSON *ws_json_add_i64(cJSON *obj, const char *key, int64_t v);
+/* A string from untrusted bytes: valid UTF-8 is kept (NUL and all);
+ * otherwise invalid bytes become U+FFFD and the raw bytes are added as
+ * KEY_hex beside it.  Returns the string node or NULL on OOM. */
+cJSON *ws_json_add_bytes(cJSON *obj, const char *key, const char *s, size_t len);
+/* A string node from untrusted bytes (U+FFFD for invalid bytes). */
+cJSON *ws_json_bytes(const char *s, size_t len);
+/* Print obj unformatted and a newline; 0 or -1 (OOM / write error). */
+int ws_json_print_line(FILE *f, const cJSON *obj);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

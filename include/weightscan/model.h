@@ -1,0 +1,249 @@
+/*
+ * weightscan/model.h - the format-independent model view.
+ *
+ * A ws_model is what every reader fills and every command reads: the files
+ * that make up a checkpoint, their tensors (name, dtype, shape, elements,
+ * bytes, file, offset) and their metadata.  The model owns everything it
+ * points to; ws_model_free() releases it all.  Names and strings from files
+ * are untrusted bytes: lengths are explicit and printing goes through the
+ * escaping helpers in weightscan/util.h.
+ */
+#ifndef WEIGHTSCAN_MODEL_H
+#define WEIGHTSCAN_MODEL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weightscan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== dtypes: one enum for safetensors dtypes and ggml types ==== */
+
+/*
+ * Every element type either format can store.  Sizes are expressed as
+ * `block` elements per `block_bytes` bytes, which covers plain types
+ * (1 element, N bytes), sub-byte types (F4: 2 elements per byte, F6: 4 per
+ * 3 bytes) and ggml quantized blocks (Q4_K: 256 elements per 144 bytes).
+ */
+typedef enum ws_dtype {
+	WS_DT_INVALID = 0,
+	/* shared by both formats */
+	WS_DT_F64, WS_DT_F32, WS_DT_F16, WS_DT_BF16,
+	WS_DT_I64, WS_DT_I32, WS_DT_I16, WS_DT_I8,
+	/* safetensors only */
+	WS_DT_U64, WS_DT_U32, WS_DT_U16, WS_DT_U8, WS_DT_BOOL, WS_DT_C64,
+	WS_DT_F8_E5M2, WS_DT_F8_E4M3, WS_DT_F8_E8M0,
+	WS_DT_F8_E4M3FNUZ, WS_DT_F8_E5M2FNUZ,
+	WS_DT_F6_E2M3, WS_DT_F6_E3M2, WS_DT_F4,
+	/* ggml only */
+	WS_DT_Q4_0, WS_DT_Q4_1, WS_DT_Q5_0, WS_DT_Q5_1, WS_DT_Q8_0, WS_DT_Q8_1,
+	WS_DT_Q2_K, WS_DT_Q3_K, WS_DT_Q4_K, WS_DT_Q5_K, WS_DT_Q6_K, WS_DT_Q8_K,
+	WS_DT_IQ2_XXS, WS_DT_IQ2_XS, WS_DT_IQ3_XXS, WS_DT_IQ1_S, WS_DT_IQ4_NL,
+	WS_DT_IQ3_S, WS_DT_IQ2_S, WS_DT_IQ4_XS, WS_DT_IQ1_M,
+	WS_DT_TQ1_0, WS_DT_TQ2_0, WS_DT_MXFP4, WS_DT_NVFP4, WS_DT_Q1_0,
+	WS_DT_Q2_0,
+	WS_DT_COUNT
+} ws_dtype;
+
+enum ws_dtype_flags {
+	WS_DTF_SAFETENSORS = 1u << 0, /* a valid safetensors dtype string */
+	WS_DTF_GGML = 1u << 1,        /* a valid ggml type id */
+	WS_DTF_FLOAT = 1u << 2,       /* a floating-point element type */
+	WS_DTF_QUANT = 1u << 3,       /* a block-quantized ggml type */
+};
+
+typedef struct ws_dtype_info {
+	const char *name;     /* upper case, as printed and as in SPEC */
+	uint32_t block;       /* elements per block */
+	uint32_t block_bytes; /* bytes per block */
+	int32_t ggml_id;      /* GGUF on-disk id, or -1 */
+	uint32_t flags;       /* ws_dtype_flags */
+} ws_dtype_info;
+
+const ws_dtype_info *ws_dtype_get(ws_dtype dt);
+const char *ws_dtype_name(ws_dtype dt);
+/* Safetensors dtype string (exact, case-sensitive) -> dtype, or INVALID. */
+ws_dtype ws_dtype_from_safetensors(const char *s, size_t len);
+/* GGUF ggml type id -> dtype, or INVALID (unknown or removed ids). */
+ws_dtype ws_dtype_from_ggml(uint32_t id);
+/* Bytes for `elements` elements; false when not a whole number of blocks
+ * or on overflow. */
+bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
+
+/* ==== roles (filled by ws_roles_assign, see weightscan/roles.h) ==== */
+
+#define WS_ROLES(X)                                                          \
+	X(OTHER, "other") X(EMBED, "embed") X(POS_EMBED, "pos_embed")        \
+	X(EMBED_NORM, "embed_norm") X(ATTN_NORM, "attn_norm")                \
+	X(ATTN_Q, "attn_q") X(ATTN_K, "attn_k") X(ATTN_V, "attn_v")          \
+	X(ATTN_QKV, "attn_qkv") X(ATTN_O, "attn_o")                          \
+	X(ATTN_Q_NORM, "attn_q_norm") X(ATTN_K_NORM, "attn_k_norm")          \
+	X(ATTN_SINKS, "attn_sinks") X(ATTN_Q_A, "attn_q_a")                  \
+	X(ATTN_Q_B, "attn_q_b") X(ATTN_Q_A_NORM, "attn_q_a_norm")            \
+	X(ATTN_KV_A, "attn_kv_a") X(ATTN_KV_A_NORM, "attn_kv_a_norm")        \
+	X(ATTN_KV_B, "attn_kv_b") X(FFN_NORM, "ffn_norm")                    \
+	X(ATTN_POST_NORM, "attn_post_norm") X(FFN_POST_NORM, "ffn_post_norm") \
+	X(FFN_GATE, "ffn_gate") X(FFN_UP, "ffn_up") X(FFN_DOWN, "ffn_down")  \
+	X(FFN_GATE_UP, "ffn_gate_up") X(MOE_ROUTER, "moe_router")            \
+	X(MOE_ROUTER_BIAS, "moe_router_bias") X(MOE_GATE, "moe_gate")        \
+	X(MOE_UP, "moe_up") X(MOE_DOWN, "moe_down")                          \
+	X(MOE_GATE_UP, "moe_gate_up") X(MOE_SHARED_GATE, "moe_shared_gate")  \
+	X(MOE_SHARED_UP, "moe_shared_up")                                    \
+	X(MOE_SHARED_DOWN, "moe_shared_down")                                \
+	X(MOE_SHARED_ROUTER, "moe_shared_router")                            \
+	X(FINAL_NORM, "final_norm") X(LM_HEAD, "lm_head") X(MTP, "mtp")      \
+	X(LORA_A, "lora_a") X(LORA_B, "lora_b") X(BUFFER, "buffer")          \
+	X(QUANT_AUX, "quant_aux")
+
+typedef enum ws_role {
+#define WS_ROLE_ENUM_(id, name) WS_ROLE_##id,
+	WS_ROLES(WS_ROLE_ENUM_)
+#undef WS_ROLE_ENUM_
+	WS_ROLE_COUNT
+} ws_role;
+
+typedef enum ws_kind { WS_KIND_WEIGHT = 0, WS_KIND_BIAS = 1 } ws_kind;
+
+const char *ws_role_name(ws_role r);
+/* "attn_q" -> WS_ROLE_ATTN_Q; -1 when unknown. */
+int ws_role_from_name(const char *name);
+
+/* ==== files, tensors, metadata ==== */
+
+typedef enum ws_format { WS_FORMAT_SAFETENSORS = 0, WS_FORMAT_GGUF = 1 } ws_format;
+
+typedef struct ws_file {
+	char *path;            /* path as opened */
+	int fd;                /* O_RDONLY; data is read with pread */
+	const uint8_t *map;    /* PROT_READ mapping of the header part */
+	uint64_t map_len;
+	uint64_t size;         /* st_size when opened */
+	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
+	uint64_t data_start;   /* absolute offset of the data section */
+	uint64_t tensor_count;
+	uint32_t version;      /* GGUF version; 0 for safetensors */
+	bool big_endian;       /* GGUF byte-swapped file */
+} ws_file;
+
+typedef struct ws_tensor {
+	const char *name;      /* NUL-terminated copy, owned by the model */
+	uint32_t name_len;     /* bytes; a GGUF name may hold NUL bytes */
+	ws_dtype dtype;
+	uint32_t ndim;
+	const uint64_t *shape; /* outermost first (PyTorch order) */
+	uint64_t elements;     /* product of shape, as the file declares */
+	uint64_t bytes;        /* stored bytes */
+	uint32_t file;         /* index into ws_model.files */
+	uint64_t offset;       /* absolute offset of the data in that file */
+	/* roles: filled by ws_roles_assign() */
+	ws_role role;
+	int32_t layer;         /* block index, or -1 */
+	int32_t expert;        /* expert index, or -1 */
+	ws_kind kind;
+	uint64_t params;       /* logical parameters (0 for buffers/quant aux) */
+} ws_tensor;
+
+/* Metadata value types: the GGUF ids (safetensors __metadata__ is STRING). */
+typedef enum ws_vtype {
+	WS_V_U8 = 0, WS_V_I8 = 1, WS_V_U16 = 2, WS_V_I16 = 3, WS_V_U32 = 4,
+	WS_V_I32 = 5, WS_V_F32 = 6, WS_V_BOOL = 7, WS_V_STRING = 8,
+	WS_V_ARRAY = 9, WS_V_U64 = 10, WS_V_I64 = 11, WS_V_F64 = 12,
+	WS_V_COUNT
+} ws_vtype;
+
+typedef struct ws_kv {
+	const char *key;       /* not NUL-terminated: use key_len */
+	uint32_t key_len;
+	ws_vtype type;
+	ws_vtype arr_type;     /* element type when type == ARRAY */
+	uint64_t arr_count;
+	const uint8_t *data;   /* STRING: its bytes; ARRAY: first element */
+	uint64_t data_len;     /* STRING: length; ARRAY: bytes spanned */
+	union { uint64_t u; int64_t i; double f; } num; /* scalar, decoded */
+	uint32_t file;         /* index of the file holding it */
+	bool swap;             /* array elements are byte-swapped in data */
+} ws_kv;
+
+typedef enum ws_severity {
+	WS_SEV_INFO = 0, WS_SEV_WARNING = 1, WS_SEV_ERROR = 2
+} ws_severity;
+
+typedef struct ws_finding {
+	ws_severity severity;
+	const char *code;      /* static string, e.g. "count-mismatch" */
+	char *message;
+	char *tensor;          /* NULL when not about one tensor */
+	int role;              /* ws_role or -1 */
+	int32_t layer;         /* -1 when none */
+	bool has_expected;
+	uint64_t expected, actual;
+} ws_finding;
+
+struct ws_arena;
+struct cJSON;
+struct ws_arch;
+struct ws_formula;
+
+typedef struct ws_model {
+	ws_format format;
+	char *path;               /* the PATH the user gave */
+	ws_file *files;
+	uint32_t n_files;
+	ws_tensor *tensors;
+	uint64_t n_tensors;
+	ws_kv *meta;              /* GGUF key/values or __metadata__ */
+	uint64_t n_meta;
+	char *config_path;        /* config.json used, or NULL */
+	struct cJSON *config;     /* parsed config.json, or NULL */
+	char *index_path;         /* index.json used, or NULL */
+	struct cJSON *index;      /* parsed index.json, or NULL */
+	char arch_name[64];       /* model_type / general.architecture */
+	struct ws_arch *arch;     /* owned; see weightscan/formula.h */
+	struct ws_formula *formula;
+	ws_finding *findings;
+	size_t n_findings, cap_findings;
+	struct ws_arena *arena;   /* names, shapes and strings */
+} ws_model;
+
+typedef struct ws_open_opts {
+	const char *config_path;  /* --config FILE, or NULL for auto */
+} ws_open_opts;
+
+/*
+ * Open PATH (a file, a folder, an index.json, a GGUF split part) read-only
+ * and validate it.  On failure returns -1, *out is NULL and err holds the
+ * file, offset and reason (code WS_EXIT_INPUT or WS_EXIT_INTERNAL).
+ */
+int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
+		  ws_error *err);
+void ws_model_free(ws_model *m);
+
+/* Allocation helpers for readers: memory owned by the model's arena. */
+ws_model *ws_model_new(const char *path);
+void *ws_model_alloc(ws_model *m, size_t size);
+char *ws_model_strndup(ws_model *m, const char *s, size_t len);
+/* Add a file (opened O_RDONLY, header mapped) and return its index or -1. */
+int ws_model_add_file(ws_model *m, const char *path, ws_error *err);
+/* Grow the tensor / metadata arrays; return the new slot or NULL (OOM). */
+ws_tensor *ws_model_push_tensor(ws_model *m);
+ws_kv *ws_model_push_kv(ws_model *m);
+
+/* Findings: messages are printf-formatted; tensor may be NULL. */
+int ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
+			 const char *tensor, int role, int32_t layer,
+			 bool has_expected, uint64_t expected,
+			 uint64_t actual, const char *fmt, ...)
+	__attribute__((format(printf, 10, 11)));
+
+/* Metadata lookup by exact key; NULL when absent. */
+const ws_kv *ws_model_find_kv(const ws_model *m, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

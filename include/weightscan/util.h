@@ -1,0 +1,48 @@
+/*
+ * weightscan/util.h - overflow-checked arithmetic, output escaping,
+ * number formatting.  Small helpers every module shares.
+ */
+#ifndef WEIGHTSCAN_UTIL_H
+#define WEIGHTSCAN_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* true on success; false when the result would overflow. */
+static inline bool ws_add_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_add_overflow(a, b, r);
+}
+static inline bool ws_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return !__builtin_mul_overflow(a, b, r);
+}
+
+/* "8,030,261,248" into buf (at least 27 bytes). */
+char *ws_fmt_commas(uint64_t v, char *buf, size_t len);
+/* "8.03B" (3 significant digits; K M B T) into buf (at least 16 bytes). */
+char *ws_fmt_human(uint64_t v, char *buf, size_t len);
+/* "1.50 GiB" style byte size. */
+char *ws_fmt_bytes(uint64_t v, char *buf, size_t len);
+
+/* Is s[0..len) valid UTF-8 with no NUL and no surrogates/overlongs? */
+bool ws_utf8_valid(const char *s, size_t len);
+
+/*
+ * Text output of untrusted bytes: control characters, DEL, ESC and
+ * invalid UTF-8 become \xNN; a backslash becomes \\.  Valid UTF-8 passes.
+ */
+void ws_fput_escaped(FILE *f, const char *s, size_t len);
+/* The same into a malloc'd NUL-terminated string (NULL on OOM). */
+char *ws_escape_text(const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,48 @@
+/*
+ * cli.h - what the CLI's command files share.
+ *
+ * main.c strips the common options (--json, --format, --quiet, --no-color,
+ * -h, --version) and calls the command with the rest of argv; argv[0] is
+ * the command name.  A command returns its exit code (enum ws_exit).
+ */
+#ifndef WS_CLI_H
+#define WS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "weightscan.h"
+
+enum ws_out_format { WS_OUT_TEXT, WS_OUT_JSON, WS_OUT_SARIF, WS_OUT_GITHUB };
+
+typedef struct ws_cli {
+	enum ws_out_format format;
+	bool quiet;
+	bool color;       /* stdout is a terminal and colour not disabled */
+	bool progress;    /* stderr is a terminal */
+	FILE *out;        /* stdout */
+} ws_cli;
+
+typedef int (*ws_cmd_fn)(const ws_cli *cli, int argc, char **argv);
+
+/* Print "weightscan: ..." to stderr and return WS_EXIT_USAGE. */
+int ws_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report a failed PATH: text to stderr, or a JSON error object on stdout
+ * when cli->format is JSON.  Returns e->code. */
+int ws_cli_report_error(const ws_cli *cli, const char *command,
+			const char *path, const ws_error *e);
+/* A JSON object with the keys every object carries (weightscan, schema,
+ * command, path). */
+cJSON *ws_cli_json_header(const char *command, const char *path);
+/* The worse of two exit codes (4 > 3 > 1 > 0; 2 is usage). */
+int ws_exit_worst(int a, int b);
+/* Parse a non-negative integer option value; -1 and a usage message when
+ * it is not one. */
+int ws_cli_parse_u64(const char *opt, const char *s, uint64_t *out);
+
+/* Commands (one file each under src/cli/). */
+int ws_cmd_inspect(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_ls(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_meta(const ws_cli *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,153 @@
+/* json.c - exact integers and always-valid UTF-8 for JSON output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weightscan/json.h"
+#include "weightscan/util.h"
+
+cJSON *
+ws_json_u64(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+	return cJSON_CreateRaw(buf);
+}
+
+cJSON *
+ws_json_i64(int64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "%lld", (long long)v);
+	return cJSON_CreateRaw(buf);
+}
+
+cJSON *
+ws_json_add_u64(cJSON *obj, const char *key, uint64_t v)
+{
+	cJSON *n = ws_json_u64(v);
+	if (n && !cJSON_AddItemToObject(obj, key, n)) {
+		cJSON_Delete(n);
+		return NULL;
+	}
+	return n;
+}
+
+cJSON *
+ws_json_add_i64(cJSON *obj, const char *key, int64_t v)
+{
+	cJSON *n = ws_json_i64(v);
+	if (n && !cJSON_AddItemToObject(obj, key, n)) {
+		cJSON_Delete(n);
+		return NULL;
+	}
+	return n;
+}
+
+/*
+ * cJSON strings are NUL-terminated, so a NUL byte is written as the
+ * escape \u0000 by building the string node ourselves as a raw value.
+ */
+static char *
+json_quote(const char *s, size_t len, bool *lossy)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t cap = len * 6 + 3, o = 0;
+	char *out = malloc(cap);
+
+	if (!out)
+		return NULL;
+	*lossy = false;
+	out[o++] = '"';
+	for (size_t i = 0; i < len;) {
+		unsigned c = p[i];
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+			i++;
+		} else if (c < 0x20 || c == 0x7F) {
+			o += (size_t)snprintf(out + o, cap - o, "\\u%04x", c);
+			i++;
+		} else if (c < 0x80) {
+			out[o++] = (char)c;
+			i++;
+		} else {
+			/* find the longest valid UTF-8 sequence here */
+			size_t n = 0;
+			for (size_t k = 2; k <= 4 && i + k <= len; k++)
+				if (ws_utf8_valid(s + i, k)) {
+					n = k;
+					break;
+				}
+			if (n) {
+				memcpy(out + o, s + i, n);
+				o += n;
+				i += n;
+			} else {
+				memcpy(out + o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+				o += 3;
+				*lossy = true;
+				i++;
+			}
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+	return out;
+}
+
+cJSON *
+ws_json_bytes(const char *s, size_t len)
+{
+	bool lossy;
+	char *q = json_quote(s, len, &lossy);
+	if (!q)
+		return NULL;
+	cJSON *n = cJSON_CreateRaw(q);
+	free(q);
+	return n;
+}
+
+cJSON *
+ws_json_add_bytes(cJSON *obj, const char *key, const char *s, size_t len)
+{
+	bool lossy;
+	char *q = json_quote(s, len, &lossy);
+	if (!q)
+		return NULL;
+	cJSON *n = cJSON_CreateRaw(q);
+	free(q);
+	if (!n || !cJSON_AddItemToObject(obj, key, n)) {
+		cJSON_Delete(n);
+		return NULL;
+	}
+	if (lossy) {
+		size_t kl = strlen(key);
+		char *hk = malloc(kl + 5);
+		char *hex = malloc(len * 2 + 1);
+		if (!hk || !hex) {
+			free(hk);
+			free(hex);
+			return NULL;
+		}
+		memcpy(hk, key, kl);
+		memcpy(hk + kl, "_hex", 5);
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+		cJSON_AddStringToObject(obj, hk, hex);
+		free(hk);
+		free(hex);
+	}
+	return n;
+}
+
+int
+ws_json_print_line(FILE *f, const cJSON *obj)
+{
+	char *s = cJSON_PrintUnformatted(obj);
+	if (!s)
+		return -1;
+	int rc = (fputs(s, f) < 0 || fputc('\n', f) == EOF) ? -1 : 0;
+	free(s);
+	return rc;
+}

@@ -1,0 +1,258 @@
+/*
+ * model.c - the model handle: its arena, files, tensors, metadata and
+ * findings, and the dispatch from a PATH to the right reader.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "weightscan/util.h"
+
+/* ==== arena: one owner for names, shapes and strings ==== */
+
+typedef struct ws_arena {
+	struct ws_arena *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+} ws_arena;
+
+#define ARENA_CHUNK (256u * 1024u)
+
+void *
+ws_model_alloc(ws_model *m, size_t size)
+{
+	ws_arena *a = m->arena;
+
+	size = (size + 15u) & ~(size_t)15u;
+	if (!a || a->cap - a->used < size) {
+		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+		ws_arena *n = malloc(sizeof *n + cap);
+		if (!n)
+			return NULL;
+		n->used = 0;
+		n->cap = cap;
+		n->next = a;
+		m->arena = a = n;
+	}
+	void *p = a->data + a->used;
+	a->used += size;
+	return p;
+}
+
+char *
+ws_model_strndup(ws_model *m, const char *s, size_t len)
+{
+	char *p = ws_model_alloc(m, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* ==== growing arrays ==== */
+
+static bool
+grow(void **arr, size_t elem, uint64_t n, uint64_t *cap)
+{
+	if (n < *cap)
+		return true;
+	uint64_t nc = *cap ? *cap * 2 : 64;
+	if (nc > SIZE_MAX / elem)
+		return false;
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+/* Capacities live beside the arrays; kept in a side struct to keep the
+ * public struct small. */
+typedef struct model_priv {
+	ws_model pub;
+	uint64_t cap_tensors, cap_meta;
+	uint32_t cap_files;
+} model_priv;
+
+ws_model *
+ws_model_new(const char *path)
+{
+	model_priv *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->pub.path = strdup(path ? path : "");
+	if (!p->pub.path) {
+		free(p);
+		return NULL;
+	}
+	return &p->pub;
+}
+
+ws_tensor *
+ws_model_push_tensor(ws_model *m)
+{
+	model_priv *p = (model_priv *)m;
+	if (!grow((void **)&m->tensors, sizeof *m->tensors, m->n_tensors, &p->cap_tensors))
+		return NULL;
+	ws_tensor *t = &m->tensors[m->n_tensors++];
+	memset(t, 0, sizeof *t);
+	t->layer = -1;
+	t->expert = -1;
+	return t;
+}
+
+ws_kv *
+ws_model_push_kv(ws_model *m)
+{
+	model_priv *p = (model_priv *)m;
+	if (!grow((void **)&m->meta, sizeof *m->meta, m->n_meta, &p->cap_meta))
+		return NULL;
+	ws_kv *kv = &m->meta[m->n_meta++];
+	memset(kv, 0, sizeof *kv);
+	return kv;
+}
+
+const ws_kv *
+ws_model_find_kv(const ws_model *m, const char *key)
+{
+	size_t len = strlen(key);
+	for (uint64_t i = 0; i < m->n_meta; i++)
+		if (m->meta[i].key_len == len && memcmp(m->meta[i].key, key, len) == 0)
+			return &m->meta[i];
+	return NULL;
+}
+
+/* ==== files ==== */
+
+int
+ws_model_add_file(ws_model *m, const char *path, ws_error *err)
+{
+	model_priv *p = (model_priv *)m;
+	struct stat st;
+	uint64_t cap = p->cap_files;
+	int fd;
+
+	if (!grow((void **)&m->files, sizeof *m->files, m->n_files, &cap))
+		return ws_err_oom(err, path);
+	p->cap_files = (uint32_t)cap;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return ws_err(err, WS_EXIT_INPUT, path, "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
+	}
+	ws_file *f = &m->files[m->n_files];
+	memset(f, 0, sizeof *f);
+	f->fd = fd;
+	f->size = (uint64_t)st.st_size;
+	f->path = strdup(path);
+	if (!f->path) {
+		close(fd);
+		return ws_err_oom(err, path);
+	}
+	if (f->size > 0) {
+		/* Read-only private mapping of the whole file: only headers are
+		 * touched through it; data is read with pread. */
+		void *map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			free(f->path);
+			return ws_err(err, WS_EXIT_INPUT, path, "cannot map: %s", strerror(e));
+		}
+		f->map = map;
+		f->map_len = f->size;
+	}
+	return (int)m->n_files++;
+}
+
+/* ==== findings ==== */
+
+int
+ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
+		     const char *tensor, int role, int32_t layer,
+		     bool has_expected, uint64_t expected, uint64_t actual,
+		     const char *fmt, ...)
+{
+	uint64_t cap = m->cap_findings;
+	if (!grow((void **)&m->findings, sizeof *m->findings, m->n_findings, &cap))
+		return -1;
+	m->cap_findings = (size_t)cap;
+
+	ws_finding *f = &m->findings[m->n_findings];
+	memset(f, 0, sizeof *f);
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&f->message, fmt, ap) < 0)
+		f->message = NULL;
+	va_end(ap);
+	if (!f->message)
+		return -1;
+	if (tensor && !(f->tensor = strdup(tensor))) {
+		free(f->message);
+		return -1;
+	}
+	f->severity = sev;
+	f->code = code;
+	f->role = role;
+	f->layer = layer;
+	f->has_expected = has_expected;
+	f->expected = expected;
+	f->actual = actual;
+	m->n_findings++;
+	return 0;
+}
+
+/* ==== lifetime ==== */
+
+void
+ws_model_free(ws_model *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->n_files; i++) {
+		ws_file *f = &m->files[i];
+		if (f->map)
+			munmap((void *)f->map, (size_t)f->map_len);
+		if (f->fd >= 0)
+			close(f->fd);
+		free(f->path);
+	}
+	free(m->files);
+	free(m->tensors);
+	free(m->meta);
+	for (size_t i = 0; i < m->n_findings; i++) {
+		free(m->findings[i].message);
+		free(m->findings[i].tensor);
+	}
+	free(m->findings);
+	cJSON_Delete(m->config);
+	cJSON_Delete(m->index);
+	free(m->config_path);
+	free(m->index_path);
+	/* m->arch and m->formula are freed here once formula.c exists */
+	for (ws_arena *a = m->arena, *n; a; a = n) {
+		n = a->next;
+		free(a);
+	}
+	free(m->path);
+	free(m);
+}

@@ -1,0 +1,217 @@
+/* util.c - number formatting and escaping of untrusted bytes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "weightscan/util.h"
+
+char *
+ws_fmt_commas(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+	size_t o = 0;
+
+	for (int i = 0; i < n && o + 1 < len; i++) {
+		if (i > 0 && (n - i) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return buf;
+}
+
+/* 3 significant digits, computed in integers so 8,030,261,248 -> 8.03B. */
+char *
+ws_fmt_human(uint64_t v, char *buf, size_t len)
+{
+	static const char suffix[] = " KMBTQ";
+	uint64_t scale = 1;
+	int s = 0;
+
+	while (s < 5 && v / scale >= 1000) {
+		scale *= 1000;
+		s++;
+	}
+	if (s == 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	/* value = v / scale in [1, 1000): keep 3 significant digits, rounded */
+	uint64_t ip = v / scale;
+	int dec = ip >= 100 ? 0 : ip >= 10 ? 1 : 2;
+	uint64_t unit = scale;
+	for (int i = 0; i < dec; i++)
+		unit /= 10;
+	uint64_t q = (v + unit / 2) / unit; /* digits with dec decimals */
+	uint64_t pow10 = dec == 0 ? 1 : dec == 1 ? 10 : 100;
+	if (q / pow10 >= 1000 && s < 5) { /* rounding carried to next unit */
+		s++;
+		scale *= 1000;
+		unit = scale / 100;
+		q = (v + unit / 2) / unit;
+		dec = 2;
+		pow10 = 100;
+	}
+	if (dec == 0)
+		snprintf(buf, len, "%llu%c", (unsigned long long)q, suffix[s]);
+	else
+		snprintf(buf, len, "%llu.%0*llu%c",
+			 (unsigned long long)(q / pow10), dec,
+			 (unsigned long long)(q % pow10), suffix[s]);
+	return buf;
+}
+
+char *
+ws_fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double d = (double)v;
+	int u = 0;
+
+	while (d >= 1024.0 && u < 5) {
+		d /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%.2f %s", d, unit[u]);
+	return buf;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t
+utf8_seq(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+		cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		cp = c & 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	if (cp >= 0xD800 && cp <= 0xDFFF)
+		return 0;
+	return n;
+}
+
+bool
+ws_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n;
+		if (p[i] == 0)
+			return false;
+		n = utf8_seq(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* Shared by the FILE and string forms: emit through a small sink. */
+typedef struct sink {
+	FILE *f;
+	char *buf;
+	size_t len, cap;
+	bool oom;
+} sink;
+
+static void
+sink_put(sink *k, const char *s, size_t n)
+{
+	if (k->f) {
+		fwrite(s, 1, n, k->f);
+		return;
+	}
+	if (k->oom)
+		return;
+	if (k->len + n + 1 > k->cap) {
+		size_t cap = (k->cap ? k->cap * 2 : 64);
+		while (cap < k->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(k->buf, cap);
+		if (!nb) {
+			k->oom = true;
+			return;
+		}
+		k->buf = nb;
+		k->cap = cap;
+	}
+	memcpy(k->buf + k->len, s, n);
+	k->len += n;
+	k->buf[k->len] = '\0';
+}
+
+static void
+escape_into(sink *k, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	while (i < len) {
+		unsigned c = p[i];
+		size_t n = (c >= 0x20 && c != 0x7F && c != '\\') ? utf8_seq(p + i, len - i) : 0;
+		if (n) {
+			i += n;
+			run += n;
+			continue;
+		}
+		sink_put(k, (const char *)p + i - run, run);
+		run = 0;
+		if (c == '\\') {
+			sink_put(k, "\\\\", 2);
+		} else {
+			char esc[5];
+			snprintf(esc, sizeof esc, "\\x%02X", c);
+			sink_put(k, esc, 4);
+		}
+		i++;
+	}
+	sink_put(k, (const char *)p + i - run, run);
+}
+
+void
+ws_fput_escaped(FILE *f, const char *s, size_t len)
+{
+	sink k = {.f = f};
+	escape_into(&k, s, len);
+}
+
+char *
+ws_escape_text(const char *s, size_t len)
+{
+	sink k = {0};
+	sink_put(&k, "", 0);
+	escape_into(&k, s, len);
+	if (k.oom) {
+		free(k.buf);
+		return NULL;
+	}
+	return k.buf;
+}

@@ -1,0 +1,7 @@
+/* mkfixture.c - placeholder. */
+#include <stdio.h>
+int
+main(void)
+{
+	return 0;
+}
