@@ -30,7 +30,7 @@ Test(util, human_three_significant_digits)
 
 Test(util, escape_text)
 {
-	char *s = ws_escape_text("a\n\x1b[31m\xff\\b\xc3\xa9", 11);
+	char *s = ws_escape_text("a\n\x1b[31m\xff\\b\xc3\xa9", 12);
 	cr_assert_str_eq(s, "a\\x0A\\x1B[31m\\xFF\\\\b\xc3\xa9");
 	free(s);
 	s = ws_escape_text("x\0y", 3);
