@@ -1,8 +1,729 @@
-/* safetensors.c - placeholder, replaced by the strict reader. */
+/*
+ * safetensors.c - the strict safetensors reader.
+ *
+ * Layout: u64 little-endian N, N bytes of UTF-8 JSON, then the data buffer
+ * that every data_offsets pair indexes.  The header gets its own small
+ * scanner instead of cJSON because the rules need what cJSON loses: exact
+ * 64-bit integers (cJSON rounds 2^53+1 and accepts 1.0 and 1e0), duplicate
+ * keys (cJSON keeps both and finds the first), NUL inside names (cJSON cuts
+ * the key there), trailing bytes after the object, and the byte offset of
+ * every error.  Rules: research/safetensors.md (a).
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
+#include "weightscan/util.h"
+
+#define ST_MAX_HEADER 100000000ull /* the reference reader's limit */
+#define ST_MAX_DEPTH 128           /* serde_json's recursion limit */
+
+typedef struct scan {
+	const uint8_t *p;   /* header bytes */
+	size_t len, pos;
+	uint64_t base;      /* file offset of p[0] (8) */
+	const char *file;
+	ws_model *m;
+	ws_error *err;
+	/* growable scratch: decoded strings and shapes */
+	char *sbuf;
+	size_t scap;
+	uint64_t *dims;
+	size_t dcap;
+} scan;
+
+/* Per tensor, what only validation needs: its data range and where its
+ * entry starts in the header (for error offsets). */
+typedef struct st_entry {
+	uint64_t begin, end;
+	uint64_t at;        /* file offset of the tensor's key */
+	uint64_t tensor;    /* index in m->tensors */
+} st_entry;
+
+static int
+fail(scan *s, const char *msg)
+{
+	return ws_err_at(s->err, s->file, s->base + s->pos, "%s", msg);
+}
+
+static void
+skip_ws(scan *s)
+{
+	while (s->pos < s->len) {
+		uint8_t c = s->p[s->pos];
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			break;
+		s->pos++;
+	}
+}
+
+static int
+expect(scan *s, char c)
+{
+	skip_ws(s);
+	if (s->pos >= s->len || s->p[s->pos] != (uint8_t)c) {
+		return ws_err_at(s->err, s->file, s->base + s->pos,
+				 "invalid JSON in header: expected '%c'", c);
+	}
+	s->pos++;
+	return 0;
+}
+
+static int
+sbuf_put(scan *s, size_t *n, const void *b, size_t k)
+{
+	if (*n + k + 1 > s->scap) {
+		size_t cap = s->scap ? s->scap * 2 : 256;
+		while (cap < *n + k + 1)
+			cap *= 2;
+		char *nb = realloc(s->sbuf, cap);
+		if (!nb)
+			return ws_err_oom(s->err, s->file);
+		s->sbuf = nb;
+		s->scap = cap;
+	}
+	memcpy(s->sbuf + *n, b, k);
+	*n += k;
+	return 0;
+}
+
+static int
+hex4(scan *s, unsigned *out)
+{
+	unsigned v = 0;
+	if (s->len - s->pos < 4)
+		return fail(s, "invalid JSON in header: truncated \\u escape");
+	for (int i = 0; i < 4; i++) {
+		uint8_t c = s->p[s->pos++];
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a') + 10u
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A') + 10u : 16u;
+		if (d == 16) {
+			s->pos--;
+			return fail(s, "invalid JSON in header: bad \\u escape");
+		}
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Scan a JSON string at s->pos into s->sbuf (decoded, NUL-terminated, with
+ * its length in *out_len).  Validates UTF-8 and escapes; *had_nul tells
+ * whether a \u0000 was decoded.
+ */
+static int
+scan_string(scan *s, size_t *out_len, bool *had_nul)
+{
+	size_t n = 0;
+	*had_nul = false;
+	skip_ws(s);
+	if (s->pos >= s->len || s->p[s->pos] != '"')
+		return fail(s, "invalid JSON in header: expected a string");
+	s->pos++;
+	for (;;) {
+		size_t run = s->pos;
+		while (s->pos < s->len) {
+			uint8_t c = s->p[s->pos];
+			if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+				break;
+			s->pos++;
+		}
+		if (sbuf_put(s, &n, s->p + run, s->pos - run))
+			return -1;
+		if (s->pos >= s->len)
+			return fail(s, "invalid JSON in header: unterminated string");
+		uint8_t c = s->p[s->pos];
+		if (c == '"') {
+			s->pos++;
+			break;
+		}
+		if (c < 0x20)
+			return fail(s, "invalid JSON in header: control character in string");
+		if (c >= 0x80) {
+			size_t k = 2;
+			while (k <= 4 && !(s->pos + k <= s->len &&
+					   ws_utf8_valid((const char *)s->p + s->pos, k)))
+				k++;
+			if (k > 4)
+				return fail(s, "invalid UTF-8 in header");
+			if (sbuf_put(s, &n, s->p + s->pos, k))
+				return -1;
+			s->pos += k;
+			continue;
+		}
+		/* backslash escape */
+		s->pos++;
+		if (s->pos >= s->len)
+			return fail(s, "invalid JSON in header: unterminated escape");
+		c = s->p[s->pos++];
+		static const char plain[] = "\"\\/bfnrt";
+		static const char value[] = "\"\\/\b\f\n\r\t";
+		const char *hit = c ? strchr(plain, c) : NULL;
+		if (hit) {
+			if (sbuf_put(s, &n, &value[hit - plain], 1))
+				return -1;
+			continue;
+		}
+		if (c != 'u') {
+			s->pos--;
+			return fail(s, "invalid JSON in header: bad escape");
+		}
+		unsigned cp;
+		if (hex4(s, &cp))
+			return -1;
+		if (cp >= 0xDC00 && cp <= 0xDFFF)
+			return fail(s, "invalid JSON in header: lone surrogate");
+		if (cp >= 0xD800 && cp <= 0xDBFF) {
+			unsigned lo;
+			if (s->len - s->pos < 2 || s->p[s->pos] != '\\' ||
+			    s->p[s->pos + 1] != 'u')
+				return fail(s, "invalid JSON in header: lone surrogate");
+			s->pos += 2;
+			if (hex4(s, &lo))
+				return -1;
+			if (lo < 0xDC00 || lo > 0xDFFF)
+				return fail(s, "invalid JSON in header: lone surrogate");
+			cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+		}
+		if (cp == 0)
+			*had_nul = true;
+		uint8_t u[4];
+		size_t k;
+		if (cp < 0x80) {
+			u[0] = (uint8_t)cp;
+			k = 1;
+		} else if (cp < 0x800) {
+			u[0] = (uint8_t)(0xC0 | cp >> 6);
+			u[1] = (uint8_t)(0x80 | (cp & 0x3F));
+			k = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (uint8_t)(0xE0 | cp >> 12);
+			u[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+			u[2] = (uint8_t)(0x80 | (cp & 0x3F));
+			k = 3;
+		} else {
+			u[0] = (uint8_t)(0xF0 | cp >> 18);
+			u[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+			u[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+			u[3] = (uint8_t)(0x80 | (cp & 0x3F));
+			k = 4;
+		}
+		if (sbuf_put(s, &n, u, k))
+			return -1;
+	}
+	if (sbuf_put(s, &n, "", 0))
+		return -1;
+	s->sbuf[n] = '\0';
+	*out_len = n;
+	return 0;
+}
+
+/* A JSON integer that must be a non-negative u64: no sign, fraction or
+ * exponent (the reference rejects 1.0 and 1e0). */
+static int
+scan_u64(scan *s, const char *what, uint64_t *out)
+{
+	skip_ws(s);
+	size_t start = s->pos;
+	if (s->pos < s->len && s->p[s->pos] == '-')
+		return ws_err_at(s->err, s->file, s->base + start,
+				 "%s must not be negative", what);
+	uint64_t v = 0;
+	while (s->pos < s->len && s->p[s->pos] >= '0' && s->p[s->pos] <= '9') {
+		if (!ws_mul_u64(v, 10, &v) || !ws_add_u64(v, s->p[s->pos] - '0', &v))
+			return ws_err_at(s->err, s->file, s->base + start,
+					 "%s does not fit in 64 bits", what);
+		s->pos++;
+	}
+	if (s->pos == start)
+		return ws_err_at(s->err, s->file, s->base + start,
+				 "%s must be a non-negative integer", what);
+	if (s->pos - start > 1 && s->p[start] == '0')
+		return ws_err_at(s->err, s->file, s->base + start,
+				 "invalid JSON in header: %s has a leading zero", what);
+	if (s->pos < s->len && (s->p[s->pos] == '.' || s->p[s->pos] == 'e' ||
+				s->p[s->pos] == 'E'))
+		return ws_err_at(s->err, s->file, s->base + start,
+				 "%s must be an integer (no fraction or exponent)", what);
+	*out = v;
+	return 0;
+}
+
+/* Skip any JSON value (unknown fields), depth-capped. */
+static int
+skip_value(scan *s, int depth)
+{
+	if (depth > ST_MAX_DEPTH)
+		return fail(s, "invalid JSON in header: nesting too deep");
+	skip_ws(s);
+	if (s->pos >= s->len)
+		return fail(s, "invalid JSON in header: unexpected end");
+	uint8_t c = s->p[s->pos];
+	size_t n;
+	bool nul;
+	if (c == '"')
+		return scan_string(s, &n, &nul);
+	if (c == '{' || c == '[') {
+		char close = c == '{' ? '}' : ']';
+		s->pos++;
+		skip_ws(s);
+		if (s->pos < s->len && s->p[s->pos] == (uint8_t)close) {
+			s->pos++;
+			return 0;
+		}
+		for (;;) {
+			if (c == '{') {
+				if (scan_string(s, &n, &nul) || expect(s, ':'))
+					return -1;
+			}
+			if (skip_value(s, depth + 1))
+				return -1;
+			skip_ws(s);
+			if (s->pos < s->len && s->p[s->pos] == ',') {
+				s->pos++;
+				continue;
+			}
+			return expect(s, close);
+		}
+	}
+	static const char *const lits[] = {"true", "false", "null"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t k = strlen(lits[i]);
+		if (s->len - s->pos >= k && memcmp(s->p + s->pos, lits[i], k) == 0) {
+			s->pos += k;
+			return 0;
+		}
+	}
+	/* a JSON number: -?int frac? exp? */
+	size_t st = s->pos;
+	if (s->p[s->pos] == '-')
+		s->pos++;
+	size_t digits = s->pos;
+	while (s->pos < s->len && s->p[s->pos] >= '0' && s->p[s->pos] <= '9')
+		s->pos++;
+	if (s->pos == digits) {
+		s->pos = st;
+		return fail(s, "invalid JSON in header: unexpected character");
+	}
+	if (s->pos < s->len && s->p[s->pos] == '.') {
+		s->pos++;
+		size_t f = s->pos;
+		while (s->pos < s->len && s->p[s->pos] >= '0' && s->p[s->pos] <= '9')
+			s->pos++;
+		if (f == s->pos)
+			return fail(s, "invalid JSON in header: bad number");
+	}
+	if (s->pos < s->len && (s->p[s->pos] == 'e' || s->p[s->pos] == 'E')) {
+		s->pos++;
+		if (s->pos < s->len && (s->p[s->pos] == '+' || s->p[s->pos] == '-'))
+			s->pos++;
+		size_t e = s->pos;
+		while (s->pos < s->len && s->p[s->pos] >= '0' && s->p[s->pos] <= '9')
+			s->pos++;
+		if (e == s->pos)
+			return fail(s, "invalid JSON in header: bad number");
+	}
+	return 0;
+}
+
+/* Is the next non-blank byte c?  Consumes it when it is. */
+static bool
+accept(scan *s, char c)
+{
+	skip_ws(s);
+	if (s->pos < s->len && s->p[s->pos] == (uint8_t)c) {
+		s->pos++;
+		return true;
+	}
+	return false;
+}
+
+static int
+scan_metadata(scan *s, uint32_t file_idx)
+{
+	skip_ws(s);
+	if (s->len - s->pos >= 4 && memcmp(s->p + s->pos, "null", 4) == 0) {
+		s->pos += 4;
+		return 0;
+	}
+	if (expect(s, '{'))
+		return -1;
+	if (accept(s, '}'))
+		return 0;
+	uint64_t first = s->m->n_meta;
+	ws_strset keys = {0};
+	int rc = -1;
+	do {
+		size_t kl, vl;
+		bool nul;
+		uint64_t at = s->base + s->pos;
+		if (scan_string(s, &kl, &nul))
+			goto out;
+		char *key = ws_model_strndup(s->m, s->sbuf, kl);
+		if (!key) {
+			ws_err_oom(s->err, s->file);
+			goto out;
+		}
+		int added = ws_strset_add(&keys, key, kl);
+		if (added < 0) {
+			ws_err_oom(s->err, s->file);
+			goto out;
+		}
+		if (added == 0) {
+			ws_err_at(s->err, s->file, at, "duplicate __metadata__ key");
+			goto out;
+		}
+		if (expect(s, ':'))
+			goto out;
+		skip_ws(s);
+		if (s->pos >= s->len || s->p[s->pos] != '"') {
+			fail(s, "__metadata__ values must be strings");
+			goto out;
+		}
+		if (scan_string(s, &vl, &nul))
+			goto out;
+		char *val = ws_model_strndup(s->m, s->sbuf, vl);
+		ws_kv *kv = ws_model_push_kv(s->m);
+		if (!val || !kv) {
+			ws_err_oom(s->err, s->file);
+			goto out;
+		}
+		kv->key = key;
+		kv->key_len = (uint32_t)kl;
+		kv->type = WS_V_STRING;
+		kv->data = (const uint8_t *)val;
+		kv->data_len = vl;
+		kv->file = file_idx;
+	} while (accept(s, ','));
+	if (expect(s, '}'))
+		goto out;
+	rc = 0;
+out:
+	ws_strset_free(&keys);
+	(void)first;
+	return rc;
+}
+
+/* Field bits of a tensor entry, for "missing" and "duplicate" checks. */
+enum { F_DTYPE = 1, F_SHAPE = 2, F_OFFSETS = 4 };
+
+static int
+scan_tensor(scan *s, ws_tensor *t, st_entry *e, const char *name)
+{
+	unsigned seen = 0;
+	uint64_t entry_at = e->at; /* the tensor's key */
+	size_t ndim = 0;
+
+	if (expect(s, '{'))
+		return -1;
+	if (!accept(s, '}')) {
+		do {
+			size_t kl;
+			bool nul;
+			uint64_t key_at = s->base + s->pos;
+			if (scan_string(s, &kl, &nul) || expect(s, ':'))
+				return -1;
+			unsigned bit = 0;
+			if (kl == 5 && !memcmp(s->sbuf, "dtype", 5))
+				bit = F_DTYPE;
+			else if (kl == 5 && !memcmp(s->sbuf, "shape", 5))
+				bit = F_SHAPE;
+			else if (kl == 12 && !memcmp(s->sbuf, "data_offsets", 12))
+				bit = F_OFFSETS;
+			if (bit & seen)
+				return ws_err_at(s->err, s->file, key_at,
+						 "tensor '%s': duplicate key", name);
+			seen |= bit;
+			if (bit == F_DTYPE) {
+				size_t vl;
+				uint64_t at = s->base + s->pos;
+				skip_ws(s);
+				if (s->pos >= s->len || s->p[s->pos] != '"')
+					return fail(s, "dtype must be a string");
+				if (scan_string(s, &vl, &nul))
+					return -1;
+				t->dtype = ws_dtype_from_safetensors(s->sbuf, vl);
+				if (t->dtype == WS_DT_INVALID) {
+					char *esc = ws_escape_text(s->sbuf, vl);
+					ws_err_at(s->err, s->file, at,
+						  "tensor '%s': unknown dtype \"%s\"", name,
+						  esc ? esc : "?");
+					free(esc);
+					return -1;
+				}
+			} else if (bit == F_SHAPE) {
+				if (expect(s, '['))
+					return -1;
+				if (!accept(s, ']')) {
+					do {
+						if (ndim == s->dcap) {
+							size_t cap = s->dcap ? s->dcap * 2 : 8;
+							uint64_t *nd = realloc(s->dims, cap * sizeof *nd);
+							if (!nd)
+								return ws_err_oom(s->err, s->file);
+							s->dims = nd;
+							s->dcap = cap;
+						}
+						if (scan_u64(s, "a shape dimension", &s->dims[ndim]))
+							return -1;
+						ndim++;
+					} while (accept(s, ','));
+					if (expect(s, ']'))
+						return -1;
+				}
+			} else if (bit == F_OFFSETS) {
+				uint64_t at = s->base + s->pos;
+				if (expect(s, '[') || scan_u64(s, "a data offset", &e->begin))
+					return -1;
+				if (!accept(s, ','))
+					return ws_err_at(s->err, s->file, at,
+							 "tensor '%s': data_offsets must hold 2 integers", name);
+				if (scan_u64(s, "a data offset", &e->end))
+					return -1;
+				if (!accept(s, ']'))
+					return ws_err_at(s->err, s->file, at,
+							 "tensor '%s': data_offsets must hold 2 integers", name);
+			} else if (skip_value(s, 2)) {
+				return -1;
+			}
+		} while (accept(s, ','));
+		if (expect(s, '}'))
+			return -1;
+	}
+	static const struct { unsigned bit; const char *key; } need[] = {
+		{F_DTYPE, "dtype"}, {F_SHAPE, "shape"}, {F_OFFSETS, "data_offsets"},
+	};
+	for (size_t i = 0; i < 3; i++)
+		if (!(seen & need[i].bit))
+			return ws_err_at(s->err, s->file, entry_at,
+					 "tensor '%s': missing \"%s\"", name, need[i].key);
+
+	uint64_t *shape = ws_model_alloc(s->m, ndim ? ndim * sizeof *shape : 1);
+	if (!shape)
+		return ws_err_oom(s->err, s->file);
+	uint64_t count = 1;
+	for (size_t i = 0; i < ndim; i++) {
+		shape[i] = s->dims[i];
+		/* left to right, as the reference does */
+		if (!ws_mul_u64(count, shape[i], &count))
+			return ws_err_at(s->err, s->file, entry_at,
+					 "tensor '%s': element count overflows", name);
+	}
+	t->ndim = (uint32_t)ndim;
+	t->shape = shape;
+	t->elements = count;
+	t->params = count;
+	if (!ws_dtype_bytes(t->dtype, count, &t->bytes))
+		return ws_err_at(s->err, s->file, entry_at,
+				 "tensor '%s': %llu elements of %s are not a whole number of bytes",
+				 name, (unsigned long long)count, ws_dtype_name(t->dtype));
+	if (e->end < e->begin)
+		return ws_err_at(s->err, s->file, entry_at,
+				 "tensor '%s': data_offsets end %llu is before begin %llu", name,
+				 (unsigned long long)e->end, (unsigned long long)e->begin);
+	if (e->end - e->begin != t->bytes)
+		return ws_err_at(s->err, s->file, entry_at,
+				 "tensor '%s': %s %s needs %llu bytes but data_offsets span %llu",
+				 name, ws_dtype_name(t->dtype), "shape",
+				 (unsigned long long)t->bytes,
+				 (unsigned long long)(e->end - e->begin));
+	return 0;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const st_entry *x = a, *y = b;
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return 0;
+}
+
+/* The tensor name for messages: escaped, short. */
+static const char *
+msg_name(const char *name, size_t len, char *buf, size_t cap)
+{
+	char *e = ws_escape_text(name, len);
+	snprintf(buf, cap, "%s", e ? e : "?");
+	free(e);
+	return buf;
+}
+
+static int
+scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
+{
+	st_entry *entries = NULL;
+	size_t n = 0, cap = 0;
+	ws_strset names = {0};
+	bool seen_meta = false;
+	int rc = -1;
+
+	if (expect(s, '{'))
+		goto out;
+	if (!accept(s, '}')) {
+		do {
+			size_t kl;
+			bool nul;
+			uint64_t key_at = s->base + s->pos;
+			if (scan_string(s, &kl, &nul))
+				goto out;
+			if (kl == 12 && !memcmp(s->sbuf, "__metadata__", 12)) {
+				if (seen_meta) {
+					ws_err_at(s->err, s->file, key_at, "duplicate __metadata__");
+					goto out;
+				}
+				seen_meta = true;
+				if (expect(s, ':') || scan_metadata(s, file_idx))
+					goto out;
+				continue;
+			}
+			char nbuf[160];
+			if (nul) {
+				ws_err_at(s->err, s->file, key_at,
+					  "tensor name '%s' contains a NUL character",
+					  msg_name(s->sbuf, kl, nbuf, sizeof nbuf));
+				goto out;
+			}
+			char *name = ws_model_strndup(s->m, s->sbuf, kl);
+			ws_tensor *t = ws_model_push_tensor(s->m);
+			if (!name || !t) {
+				ws_err_oom(s->err, s->file);
+				goto out;
+			}
+			int added = ws_strset_add(&names, name, kl);
+			if (added < 0) {
+				ws_err_oom(s->err, s->file);
+				goto out;
+			}
+			msg_name(name, kl, nbuf, sizeof nbuf);
+			if (added == 0) {
+				ws_err_at(s->err, s->file, key_at,
+					  "duplicate tensor name '%s'", nbuf);
+				goto out;
+			}
+			t->name = name;
+			t->name_len = (uint32_t)kl;
+			t->file = file_idx;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				st_entry *ne = realloc(entries, cap * sizeof *ne);
+				if (!ne) {
+					ws_err_oom(s->err, s->file);
+					goto out;
+				}
+				entries = ne;
+			}
+			st_entry *e = &entries[n++];
+			e->at = key_at;
+			e->tensor = s->m->n_tensors - 1;
+			if (expect(s, ':') || scan_tensor(s, t, e, nbuf))
+				goto out;
+		} while (accept(s, ','));
+		if (expect(s, '}'))
+			goto out;
+	}
+	skip_ws(s);
+	if (s->pos != s->len) {
+		fail(s, "invalid JSON in header: trailing characters after the object");
+		goto out;
+	}
+	rc = 0;
+out:
+	ws_strset_free(&names);
+	if (rc) {
+		free(entries);
+		entries = NULL;
+		n = 0;
+	}
+	*entries_out = entries;
+	*n_out = n;
+	return rc;
+}
+
 int
 ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
 {
-	(void)m;
-	return ws_err(err, WS_EXIT_INTERNAL, path, "not yet");
+	int idx = ws_model_add_file(m, path, err);
+	if (idx < 0)
+		return -1;
+	ws_file *f = &m->files[idx];
+	uint64_t size = f->size;
+	const uint8_t *p = f->map;
+
+	m->format = WS_FORMAT_SAFETENSORS;
+	uint64_t n = 0;
+	for (int i = 7; i >= 0 && size >= 8; i--)
+		n = n << 8 | p[i];
+	/* Only a file that cannot be safetensors gets a diagnosis: a pickle's
+	 * first bytes are also a plausible small header length. */
+	if ((size < 8 || n > ST_MAX_HEADER || 8 + n > size) &&
+	    ws_sniff(path, p, size, size, err))
+		return -1;
+	if (size < 8)
+		return ws_err_at(err, path, 0,
+				 "file is %llu bytes, too small for the 8-byte header length",
+				 (unsigned long long)size);
+	if (n > ST_MAX_HEADER)
+		return ws_err_at(err, path, 0,
+				 "header length %llu exceeds the 100,000,000-byte limit "
+				 "(not a safetensors file?)", (unsigned long long)n);
+	if (8 + n > size)
+		return ws_err_at(err, path, 0,
+				 "header length %llu runs past the end of the %llu-byte file "
+				 "(truncated)", (unsigned long long)n, (unsigned long long)size);
+	f->header_bytes = 8 + n;
+	f->data_start = 8 + n;
+
+	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err};
+	uint64_t first_tensor = m->n_tensors;
+	st_entry *entries = NULL;
+	size_t count = 0;
+	int rc = scan_header(&s, (uint32_t)idx, &entries, &count);
+	free(s.sbuf);
+	free(s.dims);
+	if (rc)
+		return -1;
+	f->tensor_count = count;
+
+	/* Readers must sort by offsets: header order carries no meaning. */
+	if (count)
+		qsort(entries, count, sizeof *entries, cmp_entry);
+	uint64_t data_len = size - (8 + n), running = 0;
+	for (size_t i = 0; i < count; i++) {
+		st_entry *e = &entries[i];
+		ws_tensor *t = &m->tensors[e->tensor];
+		char nbuf[160];
+		msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
+		if (e->begin != running) {
+			rc = ws_err_at(err, path, e->at, e->begin < running
+				       ? "tensor '%s': data [%llu, %llu) overlaps the previous tensor (which ends at %llu)"
+				       : "tensor '%s': data [%llu, %llu) leaves a gap after byte %llu",
+				       nbuf, (unsigned long long)e->begin,
+				       (unsigned long long)e->end, (unsigned long long)running);
+			break;
+		}
+		running = e->end;
+		if (running > data_len) {
+			rc = ws_err_at(err, path, size,
+				       "tensor '%s': data ends at byte %llu of the data section, "
+				       "but the file holds only %llu data bytes (truncated)",
+				       nbuf, (unsigned long long)running,
+				       (unsigned long long)data_len);
+			break;
+		}
+		t->offset = 8 + n + e->begin;
+	}
+	free(entries);
+	if (rc)
+		return -1;
+	if (running != data_len)
+		return ws_err_at(err, path, 8 + n + running,
+				 "%llu trailing bytes after the last tensor's data",
+				 (unsigned long long)(data_len - running));
+	(void)first_tensor;
+	return 0;
 }

@@ -1,2 +1,273 @@
+/* test_safetensors.c - the strict reader: real files, one broken file per
+ * rule (status, byte offset, message), sharded checkpoints, the CLI. */
 #include <criterion/criterion.h>
-Test(safetensors, placeholder) { cr_assert(1); }
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "weightscan.h"
+
+/* ==== one broken file per rule ==== */
+
+Test(safetensors, every_rule_has_a_broken_file)
+{
+	char *dir = ws_tmpdir();
+	ws_mkfixture("bad", dir, NULL);
+	char *tsv = ws_join(dir, "EXPECT.tsv");
+	FILE *f = fopen(tsv, "r");
+	cr_assert(f);
+	char line[512];
+	int cases = 0;
+	while (fgets(line, sizeof line, f)) {
+		char name[128], expect[256];
+		long long off;
+		line[strcspn(line, "\n")] = '\0';
+		cr_assert(sscanf(line, "%127[^\t]\t%lld\t%255[^\n]", name, &off, expect) == 3,
+			  "bad EXPECT line: %s", line);
+		char *p = ws_join(dir, name);
+		ws_model *m = NULL;
+		ws_error err = {0};
+		int rc = ws_model_open(p, NULL, &m, &err);
+		cr_expect_eq(rc, -1, "%s: accepted", name);
+		cr_expect_eq(err.code, WS_EXIT_INPUT, "%s: code %d (%s)", name, err.code, err.message);
+		cr_expect(ws_contains(err.message, expect), "%s: message '%s' lacks '%s'",
+			  name, err.message, expect);
+		cr_expect_str_eq(err.file, p, "%s: names file %s", name, err.file);
+		if (off >= 0) {
+			cr_expect(err.has_offset, "%s: no offset", name);
+			cr_expect_eq(err.offset, (uint64_t)off, "%s: offset %" PRIu64 ", expected %lld (%s)",
+				     name, err.offset, off, err.message);
+		}
+		ws_model_free(m);
+		free(p);
+		cases++;
+	}
+	fclose(f);
+	cr_expect_geq(cases, 30);
+	free(tsv);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
+{
+	char *dir = ws_tmpdir();
+	ws_mkfixture("bad", dir, NULL);
+	char *p = ws_join(dir, "gap.safetensors");
+	ws_run r = ws_run_cli(p, NULL);
+	cr_expect_eq(r.status, 3);
+	cr_expect(ws_contains(r.err, p));
+	cr_expect(ws_contains(r.err, "offset 9:"), "stderr: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("--json", p, NULL);
+	cr_expect_eq(r.status, 3);
+	cr_expect(ws_contains(r.out, "\"error\":{\"file\":"), "stdout: %s", r.out);
+	cr_expect(ws_contains(r.out, "\"offset\":9"), "stdout: %s", r.out);
+	ws_run_free(&r);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== valid files ==== */
+
+Test(safetensors, accepted_edge_cases)
+{
+	static const struct { const char *header; uint64_t data, tensors, elements; } ok[] = {
+		{"{}", 0, 0, 0},
+		{" \t\n{}  ", 0, 0, 0},
+		{"{\"__metadata__\":null}", 0, 0, 0},
+		{"{\"s\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]}}", 4, 1, 1},
+		{"{\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 8, 2, 2},
+		{"{\"z\":{\"dtype\":\"I8\",\"shape\":[0,7],\"data_offsets\":[0,0]},\"y\":{\"dtype\":\"I8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0, 2, 0},
+		{"{\"a\":{\"dtype\":\"F4\",\"shape\":[3,2],\"data_offsets\":[0,3],\"extra\":{\"x\":[1,2.5e3,null,true]}}}", 3, 1, 6},
+		{"{\"\":{\"dtype\":\"F6_E2M3\",\"shape\":[4],\"data_offsets\":[0,3]}}", 3, 1, 4},
+		{"{\"a\\u00e9\\n\":{\"dtype\":\"BOOL\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2, 1, 2},
+		{"{\"a\":{\"dtype\":\"I8\",\"shape\":[0,9223372036854775808],\"data_offsets\":[0,0]}}", 0, 1, 0},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		size_t hl = strlen(ok[i].header);
+		size_t total = 8 + hl + ok[i].data;
+		unsigned char *b = calloc(1, total);
+		for (int k = 0; k < 8; k++)
+			b[k] = (unsigned char)(hl >> (8 * k));
+		memcpy(b + 8, ok[i].header, hl);
+		char name[32];
+		snprintf(name, sizeof name, "ok%zu.safetensors", i);
+		char *p = ws_write_file(dir, name, b, total);
+		ws_model *m = NULL;
+		ws_error err = {0};
+		cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "case %zu: %s", i, err.message);
+		if (m) {
+			cr_expect_eq(m->n_tensors, ok[i].tensors, "case %zu", i);
+			uint64_t el = 0;
+			for (uint64_t t = 0; t < m->n_tensors; t++)
+				el += m->tensors[t].elements;
+			cr_expect_eq(el, ok[i].elements, "case %zu", i);
+		}
+		ws_model_free(m);
+		free(b);
+		free(p);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(safetensors, offsets_are_absolute_and_sorted_reading_keeps_header_order)
+{
+	static const char h[] = "{\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	size_t hl = sizeof h - 1;
+	unsigned char b[256] = {0};
+	b[0] = (unsigned char)hl;
+	memcpy(b + 8, h, hl);
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "o.safetensors", b, 8 + hl + 8);
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	cr_assert_str_eq(m->tensors[0].name, "b");
+	cr_expect_eq(m->tensors[0].offset, 8 + hl + 4);
+	cr_expect_eq(m->tensors[1].offset, 8 + hl);
+	cr_expect_eq(m->files[0].header_bytes, 8 + hl);
+	ws_model_free(m);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== the real files of ../shared/realdata (skipped without it) ==== */
+
+Test(safetensors, realdata_matches_reference)
+{
+	char *ref = ws_shared_path("safetensors/REFERENCE.txt");
+	if (!ref)
+		cr_skip_test("../shared/realdata is not here");
+	FILE *f = fopen(ref, "r");
+	cr_assert(f);
+	char line[1024], cur[256] = "";
+	int checked = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "### ", 4)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(cur, sizeof cur, "%s", line + 4);
+			continue;
+		}
+		unsigned long long tensors, elements, data_bytes;
+		if (strncmp(line, "OK tensors=", 11) && strncmp(line, "INDEX shards=", 13))
+			continue;
+		if (!strncmp(line, "INDEX", 5)) {
+			char *e = strstr(line, "elements=");
+			char *d = strstr(line, "data_bytes=");
+			cr_assert(e && d);
+			elements = strtoull(e + 9, NULL, 10);
+			data_bytes = strtoull(d + 11, NULL, 10);
+			tensors = strtoull(strstr(line, "weight_map_entries=") + 19, NULL, 10);
+		} else if (sscanf(line, "OK tensors=%llu elements=%llu data_bytes=%llu",
+				  &tensors, &elements, &data_bytes) != 3) {
+			continue;
+		}
+		char *p = ws_shared_path(strncmp(cur, "sharded", 7) ? cur : "safetensors/sharded");
+		char *q = NULL;
+		if (strncmp(cur, "sharded", 7)) {
+			free(p);
+			cr_assert(asprintf(&q, "safetensors/%s", cur) > 0);
+			p = ws_shared_path(q);
+		}
+		ws_model *m = NULL;
+		ws_error err = {0};
+		cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s: %s", p, err.message);
+		uint64_t el = 0, by = 0;
+		for (uint64_t t = 0; t < m->n_tensors; t++) {
+			el += m->tensors[t].elements;
+			by += m->tensors[t].bytes;
+		}
+		cr_expect_eq(m->n_tensors, tensors, "%s tensors", cur);
+		cr_expect_eq(el, elements, "%s elements", cur);
+		cr_expect_eq(by, data_bytes, "%s bytes", cur);
+		for (size_t i = 0; i < m->n_findings; i++)
+			cr_expect(m->findings[i].severity != WS_SEV_ERROR, "%s: %s", cur,
+				  m->findings[i].message);
+		ws_model_free(m);
+		free(p);
+		free(q);
+		checked++;
+	}
+	fclose(f);
+	free(ref);
+	cr_expect_geq(checked, 12);
+}
+
+/* ==== sharded checkpoints ==== */
+
+Test(safetensors, index_cross_checked_against_headers)
+{
+	char *dir = ws_tmpdir();
+	char *cfg = ws_testdata_path("tiny-llama/config.json");
+	ws_mkfixture("sparse", dir, cfg, "--shards", "3", NULL);
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	cr_expect_eq(m->n_files, 3);
+	cr_expect_eq(m->n_tensors, 21);
+	cr_expect_eq(m->n_findings, 0);
+	cr_expect_str_eq(m->arch_name, "llama");
+	ws_model_free(m);
+
+	/* a stale index: it names a tensor no shard holds */
+	char *ip = ws_join(dir, "model.safetensors.index.json");
+	FILE *f = fopen(ip, "r+");
+	cr_assert(f);
+	char buf[8192];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	char *hit = strstr(buf, "model.norm.weight");
+	cr_assert(hit);
+	memcpy(hit, "model.NORM.weight", 17);
+	rewind(f);
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	int mism = 0;
+	for (size_t i = 0; i < m->n_findings; i++)
+		if (!strcmp(m->findings[i].code, "index-mismatch") &&
+		    m->findings[i].severity == WS_SEV_ERROR)
+			mism++;
+	cr_expect_eq(mism, 2, "both directions reported");
+	ws_model_free(m);
+
+	/* a missing shard is exit 3 naming it */
+	char *s2 = ws_join(dir, "model-00002-of-00003.safetensors");
+	cr_assert_eq(remove(s2), 0);
+	cr_expect_eq(ws_model_open(dir, NULL, &m, &err), -1);
+	cr_expect_eq(err.code, 3);
+	cr_expect(ws_contains(err.file, "model-00002-of-00003.safetensors"), "%s", err.file);
+	free(s2);
+	free(ip);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(safetensors, sparse_405b_shaped_checkpoint)
+{
+	char *cfg = ws_shared_path("configs/meta-llama__Llama-3.1-405B.json");
+	if (!cfg)
+		cr_skip_test("../shared/realdata is not here");
+	char *dir = ws_tmpdir();
+	ws_mkfixture("sparse", dir, cfg, "--shards", "191", NULL);
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	uint64_t el = 0;
+	for (uint64_t t = 0; t < m->n_tensors; t++)
+		el += m->tensors[t].elements;
+	cr_expect_eq(m->n_files, 191);
+	cr_expect_eq(el, 405853388800ull);
+	ws_model_free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}

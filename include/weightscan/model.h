@@ -176,8 +176,8 @@ typedef enum ws_severity {
 typedef struct ws_finding {
 	ws_severity severity;
 	const char *code;      /* static string, e.g. "count-mismatch" */
-	char *message;
-	char *tensor;          /* NULL when not about one tensor */
+	char *message;         /* text built from escaped names: safe to print */
+	char *tensor;          /* escaped name; NULL when not about one tensor */
 	int role;              /* ws_role or -1 */
 	int32_t layer;         /* -1 when none */
 	bool has_expected;
@@ -222,6 +222,14 @@ typedef struct ws_open_opts {
 int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
 void ws_model_free(ws_model *m);
+
+/*
+ * Everything inspect and check say about an open model: roles, the
+ * architecture (config.json, GGUF metadata or inferred), the formula and
+ * the findings comparing them.  -1 with err set when the architecture
+ * source is malformed (a hostile config.json is exit 3 naming the key).
+ */
+int ws_model_analyze(ws_model *m, ws_error *err);
 
 /* Allocation helpers for readers: memory owned by the model's arena. */
 ws_model *ws_model_new(const char *path);

@@ -1,9 +1,222 @@
-/* main.c - placeholder CLI. */
+/*
+ * main.c - the weightscan command line: common options, the command
+ * table, exit codes.  Everything else lives in the library.
+ */
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
-#include "weightscan.h"
-int
-main(void)
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct cmd_entry {
+	const char *name;
+	ws_cmd_fn fn;
+	const char *usage;
+} cmd_entry;
+
+/* One line per command; "inspect" is also what a bare PATH means. */
+static const cmd_entry commands[] = {
+	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings"},
+	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size]"},
+	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] metadata key/values"},
+};
+
+static void
+usage(FILE *f)
 {
-	puts("weightscan " WS_VERSION);
+	fputs("usage: weightscan [OPTIONS] PATH...\n"
+	      "       weightscan [OPTIONS] COMMAND ARGS...\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %s\n", commands[i].usage);
+	fputs("\ncommon options:\n"
+	      "  --json, --format text|json|sarif|github\n"
+	      "  --quiet, --no-color, -h/--help, --version, -- (end of options)\n"
+	      "\nexit status: 0 ok, 1 findings/check failed, 2 usage, 3 malformed or\n"
+	      "unreadable input, 4 internal error.\n", f);
+}
+
+int
+ws_cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("weightscan: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(see 'weightscan --help')\n", stderr);
+	return WS_EXIT_USAGE;
+}
+
+int
+ws_exit_worst(int a, int b)
+{
+	static const int rank[] = {0, 1, 2, 3, 4}; /* 4 > 3 > 2 > 1 > 0 */
+	if (a < 0 || a > 4)
+		a = 4;
+	if (b < 0 || b > 4)
+		b = 4;
+	return rank[a] >= rank[b] ? a : b;
+}
+
+cJSON *
+ws_cli_json_header(const char *command, const char *path)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "weightscan", WS_VERSION);
+	ws_json_add_u64(o, "schema", WS_SCHEMA);
+	cJSON_AddStringToObject(o, "command", command);
+	if (path)
+		ws_json_add_bytes(o, "path", path, strlen(path));
+	return o;
+}
+
+int
+ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
+		    const ws_error *e)
+{
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *o = ws_cli_json_header(command, path);
+		cJSON *eo = o ? cJSON_AddObjectToObject(o, "error") : NULL;
+		if (eo) {
+			ws_json_add_bytes(eo, "file", e->file, strlen(e->file));
+			if (e->has_offset)
+				ws_json_add_u64(eo, "offset", e->offset);
+			else
+				cJSON_AddNullToObject(eo, "offset");
+			ws_json_add_bytes(eo, "message", e->message, strlen(e->message));
+			ws_json_print_line(cli->out, o);
+		}
+		cJSON_Delete(o);
+	}
+	char buf[2048];
+	ws_error_format(e, buf, sizeof buf);
+	fputs("weightscan: ", stderr);
+	ws_fput_escaped(stderr, buf, strlen(buf));
+	fputc('\n', stderr);
+	return e->code ? e->code : WS_EXIT_INTERNAL;
+}
+
+int
+ws_cli_parse_u64(const char *opt, const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s) {
+		ws_cli_usage_error("%s needs a number", opt);
+		return -1;
+	}
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || !ws_mul_u64(v, 10, &v) ||
+		    !ws_add_u64(v, (uint64_t)(*p - '0'), &v)) {
+			ws_cli_usage_error("%s: '%s' is not a non-negative integer", opt, s);
+			return -1;
+		}
+	}
+	*out = v;
 	return 0;
+}
+
+static const cmd_entry *
+find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int
+set_format(ws_cli *cli, const char *v)
+{
+	static const struct { const char *name; enum ws_out_format f; } formats[] = {
+		{"text", WS_OUT_TEXT}, {"json", WS_OUT_JSON},
+		{"sarif", WS_OUT_SARIF}, {"github", WS_OUT_GITHUB},
+	};
+	for (size_t i = 0; v && i < sizeof formats / sizeof formats[0]; i++)
+		if (!strcmp(v, formats[i].name)) {
+			cli->format = formats[i].f;
+			return 0;
+		}
+	return ws_cli_usage_error("--format: '%s' is not one of text, json, sarif, github",
+				  v ? v : "");
+}
+
+int
+main(int argc, char **argv)
+{
+	ws_cli cli = {.format = WS_OUT_TEXT, .out = stdout};
+	bool no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+	const cmd_entry *cmd = NULL;
+	char **rest = calloc((size_t)argc + 2, sizeof *rest);
+	int nrest = 0;
+	bool ended = false;
+
+	/* `weightscan ... | head` ends quietly */
+	signal(SIGPIPE, SIG_DFL);
+	if (!rest)
+		return WS_EXIT_INTERNAL;
+
+	/* Common options may stand anywhere before `--`; the first other
+	 * word names the command unless it is a PATH. */
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ended || a[0] != '-' || !a[1]) {
+			if (!cmd && nrest == 0 && !ended && (cmd = find_command(a)))
+				continue;
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			ended = true;
+			rest[nrest++] = argv[i];
+		} else if (!strcmp(a, "--json")) {
+			cli.format = WS_OUT_JSON;
+		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (set_format(&cli, v)) {
+				free(rest);
+				return WS_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			cli.quiet = true;
+		} else if (!strcmp(a, "--no-color")) {
+			no_color = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			free(rest);
+			return fflush(stdout) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
+		} else if (!strcmp(a, "--version")) {
+			puts("weightscan " WS_VERSION);
+			free(rest);
+			return fflush(stdout) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
+		} else {
+			rest[nrest++] = argv[i]; /* the command's own option */
+		}
+	}
+	cli.color = !no_color && isatty(STDOUT_FILENO);
+	cli.progress = !cli.quiet && isatty(STDERR_FILENO);
+	if (!cmd)
+		cmd = &commands[0];
+
+	/* argv for the command: its name, then its words and options */
+	char **cargv = calloc((size_t)nrest + 2, sizeof *cargv);
+	if (!cargv) {
+		free(rest);
+		return WS_EXIT_INTERNAL;
+	}
+	cargv[0] = (char *)cmd->name;
+	memcpy(cargv + 1, rest, (size_t)nrest * sizeof *rest);
+	int rc = cmd->fn(&cli, nrest + 1, cargv);
+	free(cargv);
+	free(rest);
+	/* a failed write is an internal error, not a silent success */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fputs("weightscan: error writing output\n", stderr);
+		rc = WS_EXIT_INTERNAL;
+	}
+	return rc;
 }

@@ -1,0 +1,48 @@
+/*
+ * weightscan/report.h - what inspect says: totals by dtype, role and
+ * layer, as text or JSON.
+ */
+#ifndef WEIGHTSCAN_REPORT_H
+#define WEIGHTSCAN_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "weightscan/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cJSON;
+
+typedef struct ws_summary {
+	uint64_t elements, bytes, params, non_embedding;
+	uint64_t buffers, n_buffers;       /* elements of buffer tensors */
+	uint64_t quant_aux, n_quant_aux;   /* elements of quant side tensors */
+	uint64_t elements_by_dtype[WS_DT_COUNT];
+	uint64_t bytes_by_dtype[WS_DT_COUNT];
+	uint64_t params_by_dtype[WS_DT_COUNT];
+	uint64_t tensors_by_dtype[WS_DT_COUNT];
+	uint64_t params_by_role[WS_ROLE_COUNT];
+	uint64_t *params_by_layer;         /* n_layers entries */
+	int32_t n_layers;                  /* 1 + highest block index, or 0 */
+} ws_summary;
+
+/* 0, or -1 on OOM. */
+int ws_summary_compute(const ws_model *m, ws_summary *s);
+void ws_summary_free(ws_summary *s);
+
+/* The inspect report.  The JSON object gets the body keys of SPEC's
+ * inspect/check object added to `obj`. */
+int ws_report_inspect_json(const ws_model *m, struct cJSON *obj);
+void ws_report_inspect_text(FILE *f, const ws_model *m, bool color);
+
+/* Does any finding have error severity? */
+bool ws_model_has_errors(const ws_model *m);
+const char *ws_severity_name(ws_severity s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,385 @@
+/*
+ * cmd_inspect.c - inspect, ls and meta: the commands that read headers.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "weightscan/kv.h"
+#include "weightscan/report.h"
+
+/* Open and analyze one PATH; on failure report it and return its code. */
+static int
+open_path(const ws_cli *cli, const char *command, const char *path,
+	  const char *config, ws_model **out)
+{
+	ws_error err = {0};
+	ws_open_opts o = {.config_path = config};
+	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
+		ws_model_free(*out);
+		*out = NULL;
+		return ws_cli_report_error(cli, command, path, &err);
+	}
+	return 0;
+}
+
+/* ==== inspect ==== */
+
+int
+ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
+{
+	const char *config = NULL;
+	const char **paths = calloc((size_t)argc, sizeof *paths);
+	int n = 0, rc = 0;
+	bool ended = false;
+
+	if (!paths)
+		return WS_EXIT_INTERNAL;
+	for (int i = 1; i < argc; i++) {
+		if (!ended && !strcmp(argv[i], "--")) {
+			ended = true;
+		} else if (!ended && !strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc) {
+				free(paths);
+				return ws_cli_usage_error("--config needs a FILE");
+			}
+			config = argv[++i];
+		} else if (!ended && argv[i][0] == '-' && argv[i][1]) {
+			free(paths);
+			return ws_cli_usage_error("%s: unknown option '%s'", argv[0], argv[i]);
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (!n) {
+		free(paths);
+		return ws_cli_usage_error("%s: no PATH given", argv[0]);
+	}
+	for (int i = 0; i < n; i++) {
+		ws_model *m;
+		int r = open_path(cli, argv[0], paths[i], config, &m);
+		if (r) {
+			rc = ws_exit_worst(rc, r);
+			continue;
+		}
+		if (cli->format == WS_OUT_JSON) {
+			cJSON *o = ws_cli_json_header(argv[0], paths[i]);
+			if (!o || ws_report_inspect_json(m, o) || ws_json_print_line(cli->out, o))
+				rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
+			cJSON_Delete(o);
+		} else {
+			if (i)
+				fputc('\n', cli->out);
+			ws_report_inspect_text(cli->out, m, cli->color);
+		}
+		ws_model_free(m);
+	}
+	free(paths);
+	return rc;
+}
+
+/* ==== ls ==== */
+
+typedef struct ls_opts {
+	int role;          /* -1 = any */
+	int64_t layer;     /* -1 = any */
+	const char *match;
+	enum { SORT_DEFAULT, SORT_NAME, SORT_OFFSET, SORT_SIZE } sort;
+} ls_opts;
+
+static int
+cmp_name(const ws_tensor *a, const ws_tensor *b)
+{
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c = memcmp(a->name, b->name, n);
+	return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
+}
+
+static int
+cmp_default(const void *x, const void *y)
+{
+	const ws_tensor *a = *(const ws_tensor *const *)x, *b = *(const ws_tensor *const *)y;
+	/* tensors outside blocks (layer -1) sort first */
+	if (a->layer != b->layer)
+		return a->layer < b->layer ? -1 : 1;
+	if (a->role != b->role)
+		return a->role < b->role ? -1 : 1;
+	return cmp_name(a, b);
+}
+
+static int
+cmp_by_name(const void *x, const void *y)
+{
+	return cmp_name(*(const ws_tensor *const *)x, *(const ws_tensor *const *)y);
+}
+
+static int
+cmp_offset(const void *x, const void *y)
+{
+	const ws_tensor *a = *(const ws_tensor *const *)x, *b = *(const ws_tensor *const *)y;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+static int
+cmp_size(const void *x, const void *y)
+{
+	const ws_tensor *a = *(const ws_tensor *const *)x, *b = *(const ws_tensor *const *)y;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1; /* largest first */
+	return cmp_name(a, b);
+}
+
+static void
+shape_text(FILE *f, const ws_tensor *t)
+{
+	fputc('[', f);
+	for (uint32_t d = 0; d < t->ndim; d++)
+		fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)t->shape[d]);
+	fputc(']', f);
+}
+
+static int
+ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
+{
+	const ws_tensor **v = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *v);
+	size_t n = 0;
+	if (!v)
+		return WS_EXIT_INTERNAL;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (o->role >= 0 && (int)t->role != o->role)
+			continue;
+		if (o->layer >= 0 && t->layer != o->layer)
+			continue;
+		if (o->match && (memchr(t->name, 0, t->name_len) ||
+				 fnmatch(o->match, t->name, 0) != 0))
+			continue;
+		v[n++] = t;
+	}
+	static int (*const cmp[])(const void *, const void *) = {
+		cmp_default, cmp_by_name, cmp_offset, cmp_size,
+	};
+	qsort(v, n, sizeof *v, cmp[o->sort]);
+
+	int rc = 0;
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("ls", path);
+		cJSON *arr = obj ? cJSON_AddArrayToObject(obj, "tensors") : NULL;
+		for (size_t i = 0; arr && i < n; i++) {
+			const ws_tensor *t = v[i];
+			cJSON *e = cJSON_CreateObject();
+			if (!e)
+				break;
+			ws_json_add_bytes(e, "name", t->name, t->name_len);
+			cJSON_AddStringToObject(e, "role", ws_role_name(t->role));
+			if (t->layer >= 0)
+				ws_json_add_i64(e, "layer", t->layer);
+			else
+				cJSON_AddNullToObject(e, "layer");
+			if (t->expert >= 0)
+				ws_json_add_i64(e, "expert", t->expert);
+			cJSON_AddStringToObject(e, "kind", t->kind == WS_KIND_BIAS ? "bias" : "weight");
+			cJSON_AddStringToObject(e, "dtype", ws_dtype_name(t->dtype));
+			cJSON *sh = cJSON_AddArrayToObject(e, "shape");
+			for (uint32_t d = 0; sh && d < t->ndim; d++)
+				cJSON_AddItemToArray(sh, ws_json_u64(t->shape[d]));
+			ws_json_add_u64(e, "elements", t->elements);
+			ws_json_add_u64(e, "params", t->params);
+			ws_json_add_u64(e, "bytes", t->bytes);
+			const char *fp = m->files[t->file].path;
+			ws_json_add_bytes(e, "file", fp, strlen(fp));
+			ws_json_add_u64(e, "offset", t->offset);
+			cJSON_AddItemToArray(arr, e);
+		}
+		if (!arr || ws_json_print_line(cli->out, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(obj);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const ws_tensor *t = v[i];
+			char c1[32], c2[32];
+			ws_fput_escaped(cli->out, t->name, t->name_len);
+			fprintf(cli->out, "  %s  ", ws_role_name(t->role));
+			if (t->layer >= 0)
+				fprintf(cli->out, "%d", t->layer);
+			else
+				fputc('-', cli->out);
+			fprintf(cli->out, "  %s  ", ws_dtype_name(t->dtype));
+			shape_text(cli->out, t);
+			fprintf(cli->out, "  %s  %s  ", ws_fmt_commas(t->elements, c1, sizeof c1),
+				ws_fmt_commas(t->bytes, c2, sizeof c2));
+			const char *fp = m->files[t->file].path;
+			const char *base = strrchr(fp, '/');
+			base = base ? base + 1 : fp;
+			ws_fput_escaped(cli->out, base, strlen(base));
+			fprintf(cli->out, "  %llu\n", (unsigned long long)t->offset);
+		}
+	}
+	free(v);
+	return rc;
+}
+
+int
+ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
+{
+	ls_opts o = {.role = -1, .layer = -1};
+	const char *path = NULL, *config = NULL;
+	bool ended = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool opt = !ended && a[0] == '-' && a[1];
+		const char *val = opt && i + 1 < argc ? argv[i + 1] : NULL;
+		if (opt && !strcmp(a, "--")) {
+			ended = true;
+		} else if (opt && (!strcmp(a, "--role") || !strcmp(a, "--layer") ||
+				   !strcmp(a, "--match") || !strcmp(a, "--sort") ||
+				   !strcmp(a, "--config"))) {
+			if (!val)
+				return ws_cli_usage_error("ls: %s needs a value", a);
+			i++;
+			if (!strcmp(a, "--role")) {
+				o.role = ws_role_from_name(val);
+				if (o.role < 0)
+					return ws_cli_usage_error("ls: unknown role '%s'", val);
+			} else if (!strcmp(a, "--layer")) {
+				uint64_t l;
+				if (ws_cli_parse_u64("--layer", val, &l))
+					return WS_EXIT_USAGE;
+				o.layer = l > INT32_MAX ? INT32_MAX : (int64_t)l;
+			} else if (!strcmp(a, "--match")) {
+				o.match = val;
+			} else if (!strcmp(a, "--config")) {
+				config = val;
+			} else {
+				static const char *const sorts[] = {"", "name", "offset", "size"};
+				o.sort = SORT_DEFAULT;
+				for (int s = 1; s < 4; s++)
+					if (!strcmp(val, sorts[s]))
+						o.sort = s;
+				if (o.sort == SORT_DEFAULT)
+					return ws_cli_usage_error("ls: --sort takes name, offset or size");
+			}
+		} else if (opt) {
+			return ws_cli_usage_error("ls: unknown option '%s'", a);
+		} else if (!path) {
+			path = a;
+		} else {
+			return ws_cli_usage_error("ls: takes one PATH");
+		}
+	}
+	if (!path)
+		return ws_cli_usage_error("ls: no PATH given");
+	ws_model *m;
+	int rc = open_path(cli, "ls", path, config, &m);
+	if (rc)
+		return rc;
+	rc = ls_one(cli, m, &o, path);
+	ws_model_free(m);
+	return rc;
+}
+
+/* ==== meta ==== */
+
+static void
+config_text(FILE *f, const cJSON *c)
+{
+	char *s = cJSON_Print(c);
+	if (s) {
+		ws_fput_escaped(f, s, strlen(s));
+		fputc('\n', f);
+	}
+	free(s);
+}
+
+int
+ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
+{
+	const char *path = NULL, *key = NULL, *config = NULL;
+	bool full = false, ended = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool opt = !ended && a[0] == '-' && a[1];
+		if (opt && !strcmp(a, "--")) {
+			ended = true;
+		} else if (opt && !strcmp(a, "--full")) {
+			full = true;
+		} else if (opt && (!strcmp(a, "--key") || !strcmp(a, "--config"))) {
+			if (i + 1 >= argc)
+				return ws_cli_usage_error("meta: %s needs a value", a);
+			*(!strcmp(a, "--key") ? &key : &config) = argv[++i];
+		} else if (opt) {
+			return ws_cli_usage_error("meta: unknown option '%s'", a);
+		} else if (!path) {
+			path = a;
+		} else {
+			return ws_cli_usage_error("meta: takes one PATH");
+		}
+	}
+	if (!path)
+		return ws_cli_usage_error("meta: no PATH given");
+	ws_model *m;
+	ws_error err = {0};
+	ws_open_opts o = {.config_path = config};
+	if (ws_model_open(path, &o, &m, &err))
+		return ws_cli_report_error(cli, "meta", path, &err);
+
+	size_t klen = key ? strlen(key) : 0;
+	uint64_t shown = 0;
+	int rc = 0;
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("meta", path);
+		cJSON *mo = obj ? cJSON_AddArrayToObject(obj, "metadata") : NULL;
+		for (uint64_t i = 0; mo && i < m->n_meta; i++) {
+			const ws_kv *kv = &m->meta[i];
+			if (key && (kv->key_len != klen || memcmp(kv->key, key, klen)))
+				continue;
+			cJSON *e = cJSON_CreateObject();
+			if (!e)
+				break;
+			ws_json_add_bytes(e, "key", kv->key, kv->key_len);
+			cJSON_AddStringToObject(e, "type", ws_vtype_name(kv->type));
+			cJSON *v = ws_kv_to_json(kv, full);
+			if (v)
+				cJSON_AddItemToObject(e, "value", v);
+			cJSON_AddItemToArray(mo, e);
+			shown++;
+		}
+		if (obj && m->config && !key)
+			cJSON_AddItemToObject(obj, "config", cJSON_Duplicate(m->config, true));
+		if (!mo || ws_json_print_line(cli->out, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(obj);
+	} else {
+		for (uint64_t i = 0; i < m->n_meta; i++) {
+			const ws_kv *kv = &m->meta[i];
+			if (key && (kv->key_len != klen || memcmp(kv->key, key, klen)))
+				continue;
+			if (key) {
+				ws_kv_print_text(cli->out, kv, true);
+			} else {
+				ws_fput_escaped(cli->out, kv->key, kv->key_len);
+				fprintf(cli->out, " (%s) = ", ws_vtype_name(kv->type));
+				ws_kv_print_text(cli->out, kv, full);
+			}
+			fputc('\n', cli->out);
+			shown++;
+		}
+		if (m->config && !key) {
+			fputs("config.json ", cli->out);
+			ws_fput_escaped(cli->out, m->config_path, strlen(m->config_path));
+			fputs(":\n", cli->out);
+			config_text(cli->out, m->config);
+		}
+	}
+	if (key && !shown && !rc) {
+		/* meta never fails on content: say so and exit 0 */
+		fprintf(stderr, "weightscan: meta: no key '%s'\n", key);
+	}
+	ws_model_free(m);
+	return rc;
+}

@@ -1,0 +1,598 @@
+/*
+ * open.c - from a PATH to a model: files, folders, index.json, Hugging Face
+ * cache folders, GGUF split parts; config.json beside the weights.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "weightscan/util.h"
+
+#define MAX_JSON_FILE (64ull << 20) /* config.json / index.json cap */
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	char *p;
+	size_t dl = strlen(dir);
+	bool slash = dl && dir[dl - 1] == '/';
+	if (asprintf(&p, "%s%s%s", dir, slash ? "" : "/", name) < 0)
+		return NULL;
+	return p;
+}
+
+static char *
+dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return strdup(".");
+	if (s == path)
+		return strdup("/");
+	return strndup(path, (size_t)(s - path));
+}
+
+int
+ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
+		   ws_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	*out = NULL;
+	if (fd < 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return ws_err(err, WS_EXIT_INPUT, path, "file is %llu bytes, over the %llu-byte limit",
+			      (unsigned long long)st.st_size, (unsigned long long)max);
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	char *buf = malloc(n + 1);
+	if (!buf) {
+		close(fd);
+		return ws_err_oom(err, path);
+	}
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+		if (r <= 0) {
+			free(buf);
+			close(fd);
+			return ws_err_at(err, path, got, "short read (file shrank?)");
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Parse a JSON file; a syntax error names its byte offset. */
+static cJSON *
+parse_json_file(const char *path, ws_error *err)
+{
+	char *buf;
+	size_t len;
+	if (ws_read_small_file(path, MAX_JSON_FILE, &buf, &len, err))
+		return NULL;
+	const char *end = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!j) {
+		uint64_t off = end ? (uint64_t)(end - buf) : 0;
+		const char *ep = cJSON_GetErrorPtr();
+		if (ep && ep >= buf && ep <= buf + len)
+			off = (uint64_t)(ep - buf);
+		ws_err_at(err, path, off, "invalid JSON");
+	} else {
+		/* only whitespace may follow the value */
+		size_t o = (size_t)(end - buf);
+		while (o < len && (buf[o] == ' ' || buf[o] == '\n' || buf[o] == '\r' || buf[o] == '\t'))
+			o++;
+		if (o < len) {
+			cJSON_Delete(j);
+			j = NULL;
+			ws_err_at(err, path, o, "invalid JSON: trailing characters");
+		}
+	}
+	free(buf);
+	return j;
+}
+
+/* ==== config.json ==== */
+
+static void
+set_arch_name(ws_model *m, const char *s)
+{
+	size_t o = 0;
+	for (; s && *s && o + 1 < sizeof m->arch_name; s++) {
+		unsigned char c = (unsigned char)*s;
+		/* a lookup key only: keep it printable */
+		m->arch_name[o++] = (c > 0x20 && c < 0x7F) ? (char)c : '?';
+	}
+	m->arch_name[o] = '\0';
+}
+
+static int
+load_config(ws_model *m, const char *config_path, bool required, ws_error *err)
+{
+	struct stat st;
+	if (!required && stat(config_path, &st) != 0)
+		return 0;
+	cJSON *c = parse_json_file(config_path, err);
+	if (!c)
+		return -1;
+	if (!cJSON_IsObject(c)) {
+		cJSON_Delete(c);
+		return ws_err_at(err, config_path, 0, "config.json is not a JSON object");
+	}
+	m->config = c;
+	m->config_path = strdup(config_path);
+	if (!m->config_path)
+		return ws_err_oom(err, config_path);
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(c, "model_type");
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(c, "text_config");
+	const cJSON *tmt = cJSON_IsObject(tc) ? cJSON_GetObjectItemCaseSensitive(tc, "model_type") : NULL;
+	/* a multimodal wrapper's text model decides the architecture */
+	if (cJSON_IsString(tmt) && !m->arch_name[0])
+		set_arch_name(m, tmt->valuestring);
+	else if (cJSON_IsString(mt) && !m->arch_name[0])
+		set_arch_name(m, mt->valuestring);
+	return 0;
+}
+
+/* ==== index.json ==== */
+
+static int
+cmp_name_idx(const void *a, const void *b, void *ctx)
+{
+	const ws_model *m = ctx;
+	const ws_tensor *x = &m->tensors[*(const uint64_t *)a];
+	const ws_tensor *y = &m->tensors[*(const uint64_t *)b];
+	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	int c = memcmp(x->name, y->name, n);
+	if (c)
+		return c;
+	return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
+}
+
+/* Index of the tensor named `name`, or -1 (binary search on order[]). */
+static int64_t
+find_tensor(const ws_model *m, const uint64_t *order, const char *name, size_t len)
+{
+	size_t lo = 0, hi = m->n_tensors;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const ws_tensor *t = &m->tensors[order[mid]];
+		size_t n = t->name_len < len ? t->name_len : len;
+		int c = memcmp(t->name, name, n);
+		if (!c)
+			c = t->name_len < len ? -1 : t->name_len > len;
+		if (!c)
+			return (int64_t)order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* A shard name must stay inside the index's folder. */
+static bool
+safe_relative(const char *s)
+{
+	if (!*s || *s == '/')
+		return false;
+	for (const char *p = s; *p;) {
+		const char *e = strchr(p, '/');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if ((l == 2 && !memcmp(p, "..", 2)) || l == 0)
+			return false;
+		p += l + (e ? 1 : 0);
+		if (!e)
+			break;
+	}
+	return true;
+}
+
+int
+ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
+{
+	cJSON *idx = parse_json_file(index_path, err);
+	if (!idx)
+		return -1;
+	m->index = idx;
+	m->index_path = strdup(index_path);
+	if (!m->index_path)
+		return ws_err_oom(err, index_path);
+	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
+	if (!cJSON_IsObject(wm))
+		return ws_err_at(err, index_path, 0, "index has no \"weight_map\" object");
+
+	char *dir = dir_of(index_path);
+	if (!dir)
+		return ws_err_oom(err, index_path);
+	int rc = -1;
+	ws_strset shards = {0}, names = {0};
+	uint64_t *order = NULL;
+	m->format = WS_FORMAT_SAFETENSORS;
+
+	/* every distinct shard, in the order the map first names it */
+	for (const cJSON *e = wm->child; e; e = e->next) {
+		if (!cJSON_IsString(e) || !e->string) {
+			ws_err(err, WS_EXIT_INPUT, index_path, "weight_map value is not a file name");
+			goto out;
+		}
+		int dup = ws_strset_add(&names, e->string, strlen(e->string));
+		if (dup < 0) {
+			ws_err_oom(err, index_path);
+			goto out;
+		}
+		if (dup == 0) {
+			char *esc = ws_escape_text(e->string, strlen(e->string));
+			ws_err(err, WS_EXIT_INPUT, index_path,
+			       "weight_map names tensor '%s' twice", esc ? esc : "?");
+			free(esc);
+			goto out;
+		}
+		if (!safe_relative(e->valuestring)) {
+			char *esc = ws_escape_text(e->valuestring, strlen(e->valuestring));
+			ws_err(err, WS_EXIT_INPUT, index_path,
+			       "shard name '%s' leaves the index's folder", esc ? esc : "?");
+			free(esc);
+			goto out;
+		}
+		int added = ws_strset_add(&shards, e->valuestring, strlen(e->valuestring));
+		if (added < 0) {
+			ws_err_oom(err, index_path);
+			goto out;
+		}
+		if (added == 0)
+			continue;
+		char *sp = join(dir, e->valuestring);
+		if (!sp) {
+			ws_err_oom(err, index_path);
+			goto out;
+		}
+		struct stat st;
+		if (stat(sp, &st) != 0) {
+			ws_err(err, WS_EXIT_INPUT, sp, "shard named by %s is missing", index_path);
+			free(sp);
+			goto out;
+		}
+		uint64_t before = m->n_tensors;
+		int r = ws_safetensors_load(m, sp, err);
+		free(sp);
+		if (r)
+			goto out;
+		(void)before;
+	}
+
+	/* cross-check the map against the headers, in O(n log n) */
+	order = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *order);
+	if (!order) {
+		ws_err_oom(err, index_path);
+		goto out;
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		order[i] = i;
+	qsort_r(order, m->n_tensors, sizeof *order, cmp_name_idx, m);
+	for (uint64_t i = 1; i < m->n_tensors; i++) {
+		const ws_tensor *a = &m->tensors[order[i - 1]], *b = &m->tensors[order[i]];
+		if (a->name_len == b->name_len && !memcmp(a->name, b->name, a->name_len)) {
+			char *esc = ws_escape_text(b->name, b->name_len);
+			ws_err(err, WS_EXIT_INPUT, m->files[b->file].path,
+			       "tensor '%s' is also stored in %s", esc ? esc : "?",
+			       m->files[a->file].path);
+			free(esc);
+			goto out;
+		}
+	}
+	for (const cJSON *e = wm->child; e; e = e->next) {
+		int64_t ti = find_tensor(m, order, e->string, strlen(e->string));
+		char *esc = ws_escape_text(e->string, strlen(e->string));
+		if (!esc) {
+			ws_err_oom(err, index_path);
+			goto out;
+		}
+		if (ti < 0) {
+			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+					     false, 0, 0,
+					     "index.json maps '%s' to %s, which does not hold it",
+					     esc, e->valuestring);
+		} else {
+			const char *fp = m->files[m->tensors[ti].file].path;
+			if (!ends_with(fp, e->valuestring))
+				ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+						     false, 0, 0,
+						     "index.json maps '%s' to %s, but it is stored in %s",
+						     esc, e->valuestring, fp);
+		}
+		free(esc);
+	}
+	uint64_t data_bytes = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		data_bytes += t->bytes;
+		if (!ws_strset_has(&names, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) {
+			char *esc = ws_escape_text(t->name, t->name_len);
+			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+					     false, 0, 0,
+					     "'%s' is stored in %s but index.json does not list it",
+					     esc ? esc : "?", m->files[t->file].path);
+			free(esc);
+		}
+	}
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(idx, "metadata");
+	const cJSON *ts = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_size") : NULL;
+	if (cJSON_IsNumber(ts) && ts->valuedouble >= 0 && ts->valuedouble < 9.0e15 &&
+	    (double)(uint64_t)ts->valuedouble == ts->valuedouble &&
+	    (uint64_t)ts->valuedouble != data_bytes)
+		ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
+				     true, (uint64_t)ts->valuedouble, data_bytes,
+				     "index.json total_size is %llu but the shards hold %llu data bytes",
+				     (unsigned long long)ts->valuedouble,
+				     (unsigned long long)data_bytes);
+	rc = 0;
+out:
+	free(order);
+	ws_strset_free(&shards);
+	ws_strset_free(&names);
+	free(dir);
+	return rc;
+}
+
+/* ==== folders ==== */
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in dir ending with suffix (malloc'd array of malloc'd). */
+static int
+list_dir(const char *dir, const char *suffix, char ***out, size_t *n, ws_error *err)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return ws_err(err, WS_EXIT_INPUT, dir, "cannot read folder: %s", strerror(errno));
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !ends_with(e->d_name, suffix))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nv = realloc(*out, cap * sizeof *nv);
+			if (!nv)
+				goto oom;
+			*out = nv;
+		}
+		if (!((*out)[*n] = strdup(e->d_name)))
+			goto oom;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_str);
+	return 0;
+oom:
+	closedir(d);
+	return ws_err_oom(err, dir);
+}
+
+static void
+free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* models--org--name/ -> models--org--name/snapshots/<refs/main>/ */
+static char *
+hf_cache_snapshot(const char *dir)
+{
+	char *ref = join(dir, "refs/main"), *buf = NULL, *snap = NULL;
+	size_t len;
+	ws_error e = {0};
+	if (ref && ws_read_small_file(ref, 4096, &buf, &len, &e) == 0) {
+		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = '\0';
+		if (len && !strchr(buf, '/')) {
+			char *rel;
+			if (asprintf(&rel, "snapshots/%s", buf) >= 0) {
+				snap = join(dir, rel);
+				free(rel);
+			}
+		}
+	}
+	free(buf);
+	free(ref);
+	return snap;
+}
+
+static int
+load_folder(ws_model *m, const char *dir, ws_error *err)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (list_dir(dir, ".safetensors.index.json", &v, &n, err))
+		return -1;
+	if (n) {
+		/* the canonical name wins when several variants exist */
+		size_t pick = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(v[i], "model.safetensors.index.json"))
+				pick = i;
+		char *ip = join(dir, v[pick]);
+		free_list(v, n);
+		if (!ip)
+			return ws_err_oom(err, dir);
+		rc = ws_safetensors_load_index(m, ip, err);
+		free(ip);
+		if (rc)
+			return -1;
+		/* shards the index does not list are a warning */
+		if (list_dir(dir, ".safetensors", &v, &n, err))
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			bool listed = false;
+			for (uint32_t f = 0; f < m->n_files && !listed; f++)
+				listed = ends_with(m->files[f].path, v[i]);
+			if (!listed)
+				ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
+						     false, 0, 0,
+						     "%s is in the folder but index.json does not name it",
+						     v[i]);
+		}
+		free_list(v, n);
+		return 0;
+	}
+	free_list(v, n);
+	if (list_dir(dir, ".safetensors", &v, &n, err))
+		return -1;
+	if (n) {
+		for (size_t i = 0; i < n; i++) {
+			char *p = join(dir, v[i]);
+			if (!p) {
+				ws_err_oom(err, dir);
+				goto out;
+			}
+			int r = ws_safetensors_load(m, p, err);
+			free(p);
+			if (r)
+				goto out;
+		}
+		rc = 0;
+		goto out;
+	}
+	free_list(v, n);
+	if (list_dir(dir, ".gguf", &v, &n, err))
+		return -1;
+	if (n) {
+		/* one model (or one split set) per folder here; the CLI expands
+		 * folders holding several */
+		char *p = join(dir, v[0]);
+		if (!p) {
+			ws_err_oom(err, dir);
+			goto out;
+		}
+		rc = ws_gguf_load(m, p, err);
+		free(p);
+		goto out;
+	}
+	rc = ws_err(err, WS_EXIT_INPUT, dir,
+		    "no .safetensors, .safetensors.index.json or .gguf files in this folder");
+out:
+	free_list(v, n);
+	return rc;
+}
+
+/* ==== the entry point ==== */
+
+static bool
+is_gguf_file(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool yes = pread(fd, magic, 4, 0) == 4 && !memcmp(magic, "GGUF", 4);
+	close(fd);
+	return yes;
+}
+
+int
+ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_error *err)
+{
+	struct stat st;
+	char *snap = NULL, *cfg_dir = NULL;
+	const char *target = path;
+	int rc = -1;
+
+	*out = NULL;
+	ws_model *m = ws_model_new(path);
+	if (!m)
+		return ws_err_oom(err, path);
+	if (stat(path, &st) != 0) {
+		ws_err(err, WS_EXIT_INPUT, path, "%s", strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snap = hf_cache_snapshot(path);
+		struct stat ss;
+		if (snap && stat(snap, &ss) == 0 && S_ISDIR(ss.st_mode))
+			target = snap;
+		cfg_dir = strdup(target);
+		if (!cfg_dir) {
+			ws_err_oom(err, path);
+			goto out;
+		}
+		if (load_folder(m, target, err))
+			goto out;
+	} else {
+		cfg_dir = dir_of(path);
+		if (!cfg_dir) {
+			ws_err_oom(err, path);
+			goto out;
+		}
+		int r;
+		if (ends_with(path, ".index.json"))
+			r = ws_safetensors_load_index(m, path, err);
+		else if (ends_with(path, ".gguf") || is_gguf_file(path))
+			r = ws_gguf_load(m, path, err);
+		else
+			r = ws_safetensors_load(m, path, err);
+		if (r)
+			goto out;
+	}
+	if (opts && opts->config_path) {
+		if (load_config(m, opts->config_path, true, err))
+			goto out;
+	} else if (m->format == WS_FORMAT_SAFETENSORS) {
+		char *cp = join(cfg_dir, "config.json");
+		if (!cp) {
+			ws_err_oom(err, path);
+			goto out;
+		}
+		int r = load_config(m, cp, false, err);
+		free(cp);
+		if (r)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(snap);
+	free(cfg_dir);
+	if (rc) {
+		ws_model_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}

@@ -1,0 +1,298 @@
+/*
+ * report.c - the inspect report: totals by dtype, role and layer, the
+ * architecture and formula sections, and the findings; text and JSON.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "weightscan/json.h"
+#include "weightscan/report.h"
+#include "weightscan/util.h"
+
+#ifdef WS_HAVE_FORMULA
+#include "weightscan/formula.h"
+#endif
+
+static const char *const severity_names[] = {"info", "warning", "error"};
+
+const char *
+ws_severity_name(ws_severity s)
+{
+	return (unsigned)s < 3 ? severity_names[s] : "?";
+}
+
+bool
+ws_model_has_errors(const ws_model *m)
+{
+	for (size_t i = 0; i < m->n_findings; i++)
+		if (m->findings[i].severity == WS_SEV_ERROR)
+			return true;
+	return false;
+}
+
+int
+ws_summary_compute(const ws_model *m, ws_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	int32_t max_layer = -1;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].layer > max_layer)
+			max_layer = m->tensors[i].layer;
+	if (max_layer >= 0) {
+		s->n_layers = max_layer + 1;
+		s->params_by_layer = calloc((size_t)s->n_layers, sizeof *s->params_by_layer);
+		if (!s->params_by_layer)
+			return -1;
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		ws_dtype dt = (unsigned)t->dtype < WS_DT_COUNT ? t->dtype : WS_DT_INVALID;
+		/* sums of validated sizes cannot overflow: each file's bytes
+		 * fit in its size, and elements are bounded likewise per byte */
+		s->elements += t->elements;
+		s->bytes += t->bytes;
+		s->elements_by_dtype[dt] += t->elements;
+		s->bytes_by_dtype[dt] += t->bytes;
+		s->tensors_by_dtype[dt]++;
+		if (t->role == WS_ROLE_BUFFER) {
+			s->buffers += t->elements;
+			s->n_buffers++;
+			continue;
+		}
+		if (t->role == WS_ROLE_QUANT_AUX) {
+			s->quant_aux += t->elements;
+			s->n_quant_aux++;
+			continue;
+		}
+		s->params += t->params;
+		s->params_by_dtype[dt] += t->params;
+		if ((unsigned)t->role < WS_ROLE_COUNT)
+			s->params_by_role[t->role] += t->params;
+		if (t->layer >= 0)
+			s->params_by_layer[t->layer] += t->params;
+		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED)
+			s->non_embedding += t->params;
+	}
+	return 0;
+}
+
+void
+ws_summary_free(ws_summary *s)
+{
+	free(s->params_by_layer);
+	s->params_by_layer = NULL;
+}
+
+/* ==== JSON ==== */
+
+static cJSON *
+dtype_map(const uint64_t *v, const uint64_t *present)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int d = 0; o && d < WS_DT_COUNT; d++)
+		if (present[d])
+			ws_json_add_u64(o, ws_dtype_name((ws_dtype)d), v[d]);
+	return o;
+}
+
+static cJSON *
+findings_json(const ws_model *m)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < m->n_findings; i++) {
+		const ws_finding *f = &m->findings[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "severity", ws_severity_name(f->severity));
+		cJSON_AddStringToObject(o, "code", f->code);
+		ws_json_add_bytes(o, "message", f->message, strlen(f->message));
+		if (f->tensor)
+			ws_json_add_bytes(o, "tensor", f->tensor, strlen(f->tensor));
+		if (f->role >= 0)
+			cJSON_AddStringToObject(o, "role", ws_role_name((ws_role)f->role));
+		if (f->layer >= 0)
+			ws_json_add_i64(o, "layer", f->layer);
+		if (f->has_expected) {
+			ws_json_add_u64(o, "expected", f->expected);
+			ws_json_add_u64(o, "actual", f->actual);
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+int
+ws_report_inspect_json(const ws_model *m, cJSON *obj)
+{
+	ws_summary s;
+	if (ws_summary_compute(m, &s))
+		return -1;
+	cJSON_AddStringToObject(obj, "format",
+				m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors");
+	cJSON *files = cJSON_AddArrayToObject(obj, "files");
+	for (uint32_t i = 0; files && i < m->n_files; i++) {
+		const ws_file *f = &m->files[i];
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		ws_json_add_bytes(o, "path", f->path, strlen(f->path));
+		ws_json_add_u64(o, "size", f->size);
+		ws_json_add_u64(o, "header_bytes", f->header_bytes);
+		ws_json_add_u64(o, "tensor_count", f->tensor_count);
+		cJSON_AddItemToArray(files, o);
+	}
+	ws_json_add_u64(obj, "tensor_count", m->n_tensors);
+
+	cJSON *el = cJSON_AddObjectToObject(obj, "elements");
+	ws_json_add_u64(el, "total", s.elements);
+	cJSON_AddItemToObject(el, "by_dtype", dtype_map(s.elements_by_dtype, s.tensors_by_dtype));
+	cJSON *by = cJSON_AddObjectToObject(obj, "bytes");
+	ws_json_add_u64(by, "total", s.bytes);
+	cJSON_AddItemToObject(by, "by_dtype", dtype_map(s.bytes_by_dtype, s.tensors_by_dtype));
+
+	cJSON *pa = cJSON_AddObjectToObject(obj, "params");
+	ws_json_add_u64(pa, "total", s.params);
+	ws_json_add_u64(pa, "non_embedding", s.non_embedding);
+	cJSON_AddItemToObject(pa, "by_dtype", dtype_map(s.params_by_dtype, s.params_by_dtype));
+	cJSON *br = cJSON_AddObjectToObject(pa, "by_role");
+	for (int r = 0; br && r < WS_ROLE_COUNT; r++)
+		if (s.params_by_role[r])
+			ws_json_add_u64(br, ws_role_name((ws_role)r), s.params_by_role[r]);
+	cJSON *bl = cJSON_AddArrayToObject(pa, "by_layer");
+	for (int32_t l = 0; bl && l < s.n_layers; l++)
+		cJSON_AddItemToArray(bl, ws_json_u64(s.params_by_layer[l]));
+
+	cJSON *bu = cJSON_AddObjectToObject(obj, "buffers");
+	ws_json_add_u64(bu, "total", s.buffers);
+	cJSON *bt = cJSON_AddArrayToObject(bu, "tensors");
+	for (uint64_t i = 0; bt && i < m->n_tensors; i++)
+		if (m->tensors[i].role == WS_ROLE_BUFFER)
+			cJSON_AddItemToArray(bt, ws_json_bytes(m->tensors[i].name,
+							       m->tensors[i].name_len));
+	cJSON *qa = cJSON_AddObjectToObject(obj, "quant_aux");
+	ws_json_add_u64(qa, "total", s.quant_aux);
+	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
+
+#ifdef WS_HAVE_FORMULA
+	if (m->arch)
+		cJSON_AddItemToObject(obj, "arch", ws_arch_to_json(m->arch));
+	else
+		cJSON_AddNullToObject(obj, "arch");
+	if (m->formula)
+		cJSON_AddItemToObject(obj, "formula", ws_formula_to_json(m->formula));
+	else
+		cJSON_AddNullToObject(obj, "formula");
+#else
+	cJSON_AddNullToObject(obj, "arch");
+	cJSON_AddNullToObject(obj, "formula");
+#endif
+	cJSON_AddItemToObject(obj, "findings", findings_json(m));
+	cJSON_AddBoolToObject(obj, "ok", !ws_model_has_errors(m));
+	ws_summary_free(&s);
+	return 0;
+}
+
+/* ==== text ==== */
+
+static void
+param_line(FILE *f, const char *label, uint64_t v)
+{
+	char c[32], h[16];
+	fprintf(f, "%-14s %s (%s)\n", label, ws_fmt_commas(v, c, sizeof c),
+		ws_fmt_human(v, h, sizeof h));
+}
+
+/* A compact per-layer view: runs of identical layers share one line. */
+static void
+layers_text(FILE *f, const ws_summary *s)
+{
+	int32_t l = 0;
+	while (l < s->n_layers) {
+		int32_t e = l;
+		while (e + 1 < s->n_layers && s->params_by_layer[e + 1] == s->params_by_layer[l])
+			e++;
+		char c[32];
+		if (e == l)
+			fprintf(f, "  layer %-11d %s\n", l,
+				ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+		else
+			fprintf(f, "  layers %d-%-*d %s each\n", l, 9 - (l > 9) - (l > 99), e,
+				ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+		l = e + 1;
+	}
+}
+
+void
+ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
+{
+	ws_summary s;
+	char c1[32], c2[32], c3[32];
+
+	if (ws_summary_compute(m, &s))
+		return;
+	fputs("path           ", f);
+	ws_fput_escaped(f, m->path, strlen(m->path));
+	fprintf(f, "\nformat         %s, %u file%s, %llu tensors\n",
+		m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors", m->n_files,
+		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
+	param_line(f, "parameters", s.params);
+	if (s.buffers)
+		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "buffers",
+			ws_fmt_commas(s.buffers, c1, sizeof c1), (unsigned long long)s.n_buffers);
+	if (s.quant_aux)
+		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "quant aux",
+			ws_fmt_commas(s.quant_aux, c1, sizeof c1), (unsigned long long)s.n_quant_aux);
+	fprintf(f, "stored bytes   %s (%s)\n", ws_fmt_commas(s.bytes, c1, sizeof c1),
+		ws_fmt_bytes(s.bytes, c2, sizeof c2));
+
+	fputs("\nby dtype       tensors        elements           bytes  bits/weight\n", f);
+	for (int d = 0; d < WS_DT_COUNT; d++) {
+		if (!s.tensors_by_dtype[d])
+			continue;
+		double bpw = s.elements_by_dtype[d]
+				     ? 8.0 * (double)s.bytes_by_dtype[d] / (double)s.elements_by_dtype[d]
+				     : 0.0;
+		fprintf(f, "  %-12s %7llu %15s %15s  %11.3f\n", ws_dtype_name((ws_dtype)d),
+			(unsigned long long)s.tensors_by_dtype[d],
+			ws_fmt_commas(s.elements_by_dtype[d], c1, sizeof c1),
+			ws_fmt_commas(s.bytes_by_dtype[d], c2, sizeof c2), bpw);
+	}
+	bool any_role = false;
+	for (int r = 1; r < WS_ROLE_COUNT; r++)
+		any_role |= s.params_by_role[r] != 0;
+	if (any_role || s.params_by_role[0]) {
+		fputs("\nby role             parameters\n", f);
+		for (int r = 0; r < WS_ROLE_COUNT; r++)
+			if (s.params_by_role[r])
+				fprintf(f, "  %-17s %15s\n", ws_role_name((ws_role)r),
+					ws_fmt_commas(s.params_by_role[r], c1, sizeof c1));
+	}
+	if (s.n_layers) {
+		fputs("\nper layer           parameters\n", f);
+		layers_text(f, &s);
+	}
+#ifdef WS_HAVE_FORMULA
+	if (m->arch && m->formula) {
+		fputc('\n', f);
+		ws_formula_print_text(f, m->arch, m->formula, false);
+	}
+#endif
+	fputs("\nfindings       ", f);
+	if (!m->n_findings)
+		fputs("none\n", f);
+	else
+		fprintf(f, "%zu\n", m->n_findings);
+	for (size_t i = 0; i < m->n_findings; i++) {
+		const ws_finding *fd = &m->findings[i];
+		const char *col = !color ? "" : fd->severity == WS_SEV_ERROR ? "\033[31m"
+					     : fd->severity == WS_SEV_WARNING ? "\033[33m" : "\033[36m";
+		fprintf(f, "  %s%-7s%s %s: ", col, ws_severity_name(fd->severity),
+			color ? "\033[0m" : "", fd->code);
+		/* messages are built from escaped names: safe to print */
+		fputs(fd->message, f);
+		fputc('\n', f);
+	}
+	(void)c3;
+	ws_summary_free(&s);
+}

@@ -1,0 +1,99 @@
+/*
+ * strset.c - an exact-key hash set over (pointer, length) byte strings.
+ *
+ * Used to find duplicate keys and tensor names in O(n).  The set does not
+ * copy keys: they must outlive it (they point into a mapping or an arena).
+ * Open addressing with linear probing; the table doubles at 50% load.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "internal.h"
+
+struct ws_strset_slot {
+	const char *key; /* NULL = empty slot */
+	size_t len;
+	uint64_t hash;
+};
+
+static size_t
+find_slot(const struct ws_strset_slot *slots, size_t cap, const char *key,
+	  size_t len, uint64_t h, bool *found)
+{
+	size_t i = (size_t)h & (cap - 1);
+
+	for (;;) {
+		const struct ws_strset_slot *s = &slots[i];
+		if (!s->key) {
+			*found = false;
+			return i;
+		}
+		if (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0) {
+			*found = true;
+			return i;
+		}
+		i = (i + 1) & (cap - 1);
+	}
+}
+
+static bool
+rehash(ws_strset *s)
+{
+	size_t nc = s->cap ? s->cap * 2 : 64;
+	if (nc > SIZE_MAX / 2 / sizeof *s->slots)
+		return false;
+	struct ws_strset_slot *ns = calloc(nc, sizeof *ns);
+	if (!ns)
+		return false;
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct ws_strset_slot *o = &s->slots[i];
+		bool found;
+		if (o->key)
+			ns[find_slot(ns, nc, o->key, o->len, o->hash, &found)] = *o;
+	}
+	free(s->slots);
+	s->slots = ns;
+	s->cap = nc;
+	return true;
+}
+
+int
+ws_strset_add(ws_strset *s, const char *key, size_t len)
+{
+	/* An empty key still needs a non-NULL pointer to mark the slot used. */
+	static const char empty[1] = "";
+	if (!key)
+		key = empty;
+	if ((s->n + 1) * 2 > s->cap && !rehash(s))
+		return -1;
+	uint64_t h = XXH3_64bits(key, len);
+	bool found;
+	size_t i = find_slot(s->slots, s->cap, key, len, h, &found);
+	if (found)
+		return 0;
+	s->slots[i] = (struct ws_strset_slot){key, len, h};
+	s->n++;
+	return 1;
+}
+
+bool
+ws_strset_has(const ws_strset *s, const char *key, size_t len)
+{
+	if (!s->cap)
+		return false;
+	if (!key)
+		key = "";
+	bool found;
+	find_slot(s->slots, s->cap, key, len, XXH3_64bits(key, len), &found);
+	return found;
+}
+
+void
+ws_strset_free(ws_strset *s)
+{
+	free(s->slots);
+	s->slots = NULL;
+	s->cap = s->n = 0;
+}
