@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "weightscan/formula.h"
 #include "weightscan/util.h"
 
 /* ==== arena: one owner for names, shapes and strings ==== */
@@ -248,7 +249,15 @@ ws_model_free(ws_model *m)
 	cJSON_Delete(m->index);
 	free(m->config_path);
 	free(m->index_path);
-	/* m->arch and m->formula are freed here once formula.c exists */
+	/* m->arch and m->formula are freed here */
+	if (m->arch) {
+		ws_arch_free(m->arch);
+		free(m->arch);
+	}
+	if (m->formula) {
+		ws_formula_free(m->formula);
+		free(m->formula);
+	}
 	for (ws_arena *a = m->arena, *n; a; a = n) {
 		n = a->next;
 		free(a);

@@ -131,6 +131,14 @@ set_arch_name(ws_model *m, const char *s)
 	m->arch_name[o] = '\0';
 }
 
+static int load_config(ws_model *m, const char *config_path, bool required, ws_error *err);
+
+int
+ws_model_load_config(ws_model *m, const char *config_path, ws_error *err)
+{
+	return load_config(m, config_path, true, err);
+}
+
 static int
 load_config(ws_model *m, const char *config_path, bool required, ws_error *err)
 {

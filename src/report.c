@@ -9,9 +9,7 @@
 #include "weightscan/report.h"
 #include "weightscan/util.h"
 
-#ifdef WS_HAVE_FORMULA
 #include "weightscan/formula.h"
-#endif
 
 static const char *const severity_names[] = {"info", "warning", "error"};
 
@@ -174,7 +172,6 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	ws_json_add_u64(qa, "total", s.quant_aux);
 	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
 
-#ifdef WS_HAVE_FORMULA
 	if (m->arch)
 		cJSON_AddItemToObject(obj, "arch", ws_arch_to_json(m->arch));
 	else
@@ -183,10 +180,6 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		cJSON_AddItemToObject(obj, "formula", ws_formula_to_json(m->formula));
 	else
 		cJSON_AddNullToObject(obj, "formula");
-#else
-	cJSON_AddNullToObject(obj, "arch");
-	cJSON_AddNullToObject(obj, "formula");
-#endif
 	cJSON_AddItemToObject(obj, "findings", findings_json(m));
 	cJSON_AddBoolToObject(obj, "ok", !ws_model_has_errors(m));
 	ws_summary_free(&s);
@@ -258,26 +251,28 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 			ws_fmt_commas(s.elements_by_dtype[d], c1, sizeof c1),
 			ws_fmt_commas(s.bytes_by_dtype[d], c2, sizeof c2), bpw);
 	}
-	bool any_role = false;
-	for (int r = 1; r < WS_ROLE_COUNT; r++)
-		any_role |= s.params_by_role[r] != 0;
-	if (any_role || s.params_by_role[0]) {
-		fputs("\nby role             parameters\n", f);
-		for (int r = 0; r < WS_ROLE_COUNT; r++)
-			if (s.params_by_role[r])
-				fprintf(f, "  %-17s %15s\n", ws_role_name((ws_role)r),
-					ws_fmt_commas(s.params_by_role[r], c1, sizeof c1));
+	/* one table: what the tensors hold beside what the formula expects */
+	const struct ws_formula *fo = m->formula;
+	fprintf(f, "\nby role             parameters%s\n", fo ? "        expected" : "");
+	for (int r = 0; r < WS_ROLE_COUNT; r++) {
+		uint64_t exp = fo ? fo->by_role[r] : 0;
+		if (!s.params_by_role[r] && !exp)
+			continue;
+		fprintf(f, "  %-17s %15s", ws_role_name((ws_role)r),
+			ws_fmt_commas(s.params_by_role[r], c1, sizeof c1));
+		if (fo)
+			fprintf(f, " %15s%s", ws_fmt_commas(exp, c2, sizeof c2),
+				exp != s.params_by_role[r] ? "  <- differs" : "");
+		fputc('\n', f);
 	}
 	if (s.n_layers) {
 		fputs("\nper layer           parameters\n", f);
 		layers_text(f, &s);
 	}
-#ifdef WS_HAVE_FORMULA
-	if (m->arch && m->formula) {
+	if (m->arch) {
 		fputc('\n', f);
-		ws_formula_print_text(f, m->arch, m->formula, false);
+		ws_formula_print_summary(f, m->arch, m->formula);
 	}
-#endif
 	fputs("\nfindings       ", f);
 	if (!m->n_findings)
 		fputs("none\n", f);

@@ -147,7 +147,7 @@ Test(safetensors, realdata_matches_reference)
 		cr_skip_test("../shared/realdata is not here");
 	FILE *f = fopen(ref, "r");
 	cr_assert(f);
-	char line[1024], cur[256] = "";
+	char line[1024], cur[1024] = "";
 	int checked = 0;
 	while (fgets(line, sizeof line, f)) {
 		if (!strncmp(line, "### ", 4)) {

@@ -231,6 +231,22 @@ void ws_model_free(ws_model *m);
  */
 int ws_model_analyze(ws_model *m, ws_error *err);
 
+/*
+ * The comparisons that need tensor data (check): a head stored under a
+ * tied config is compared byte for byte with the embedding (identical:
+ * warning, counted once; different: error).  Data is read with pread;
+ * a file that shrank is an error (-1, err set).
+ */
+int ws_model_compare_data(ws_model *m, ws_error *err);
+
+/* Stream two byte ranges and compare them: 1 equal, 0 different, -1 on a
+ * read error (err names the file and offset). */
+int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
+		    ws_error *err);
+
+/* Parse config_path as the model's config.json (architecture source). */
+int ws_model_load_config(ws_model *m, const char *config_path, ws_error *err);
+
 /* Allocation helpers for readers: memory owned by the model's arena. */
 ws_model *ws_model_new(const char *path);
 void *ws_model_alloc(ws_model *m, size_t size);

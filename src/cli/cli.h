@@ -44,6 +44,8 @@ int ws_cli_parse_u64(const char *opt, const char *s, uint64_t *out);
 int ws_cmd_inspect(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_ls(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_meta(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_check(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_formula(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_hash(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_verify(const ws_cli *cli, int argc, char **argv);
 

@@ -141,6 +141,71 @@ shape_text(FILE *f, const ws_tensor *t)
 	fputc(']', f);
 }
 
+/* Column text of one tensor, escaped; shape and counts as shown. */
+typedef struct ls_cols {
+	char *name, *shape, *file;
+	char layer[16], elements[32], bytes[32], offset[24];
+} ls_cols;
+
+static char *
+shape_str(const ws_tensor *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	shape_text(f, t);
+	fclose(f);
+	return buf;
+}
+
+/* Aligned columns: widths from the rows themselves. */
+static void
+ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n)
+{
+	ls_cols *c = calloc(n ? n : 1, sizeof *c);
+	size_t w[8] = {4, 4, 5, 5, 5, 8, 5, 4};
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const ws_tensor *t = v[i];
+		const char *fp = m->files[t->file].path, *base = strrchr(fp, '/');
+		base = base ? base + 1 : fp;
+		c[i].name = ws_escape_text(t->name, t->name_len);
+		c[i].shape = shape_str(t);
+		c[i].file = ws_escape_text(base, strlen(base));
+		if (t->layer >= 0)
+			snprintf(c[i].layer, sizeof c[i].layer, "%d", t->layer);
+		else
+			strcpy(c[i].layer, "-");
+		ws_fmt_commas(t->elements, c[i].elements, sizeof c[i].elements);
+		ws_fmt_commas(t->bytes, c[i].bytes, sizeof c[i].bytes);
+		snprintf(c[i].offset, sizeof c[i].offset, "%llu", (unsigned long long)t->offset);
+		const char *cols[8] = {c[i].name ? c[i].name : "?", ws_role_name(t->role), c[i].layer,
+				       ws_dtype_name(t->dtype), c[i].shape ? c[i].shape : "?",
+				       c[i].elements, c[i].bytes, c[i].file ? c[i].file : "?"};
+		for (int k = 0; k < 8; k++)
+			if (strlen(cols[k]) > w[k])
+				w[k] = strlen(cols[k]);
+	}
+	fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0], "name",
+		(int)w[1], "role", (int)w[2], "layer", (int)w[3], "dtype", (int)w[4], "shape",
+		(int)w[5], "elements", (int)w[6], "bytes", (int)w[7], "file", "offset");
+	for (size_t i = 0; i < n; i++) {
+		const ws_tensor *t = v[i];
+		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0],
+			c[i].name ? c[i].name : "?", (int)w[1], ws_role_name(t->role), (int)w[2],
+			c[i].layer, (int)w[3], ws_dtype_name(t->dtype), (int)w[4],
+			c[i].shape ? c[i].shape : "?", (int)w[5], c[i].elements, (int)w[6],
+			c[i].bytes, (int)w[7], c[i].file ? c[i].file : "?", c[i].offset);
+		free(c[i].name);
+		free(c[i].shape);
+		free(c[i].file);
+	}
+	free(c);
+}
+
 static int
 ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 {
@@ -198,25 +263,7 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			const ws_tensor *t = v[i];
-			char c1[32], c2[32];
-			ws_fput_escaped(cli->out, t->name, t->name_len);
-			fprintf(cli->out, "  %s  ", ws_role_name(t->role));
-			if (t->layer >= 0)
-				fprintf(cli->out, "%d", t->layer);
-			else
-				fputc('-', cli->out);
-			fprintf(cli->out, "  %s  ", ws_dtype_name(t->dtype));
-			shape_text(cli->out, t);
-			fprintf(cli->out, "  %s  %s  ", ws_fmt_commas(t->elements, c1, sizeof c1),
-				ws_fmt_commas(t->bytes, c2, sizeof c2));
-			const char *fp = m->files[t->file].path;
-			const char *base = strrchr(fp, '/');
-			base = base ? base + 1 : fp;
-			ws_fput_escaped(cli->out, base, strlen(base));
-			fprintf(cli->out, "  %llu\n", (unsigned long long)t->offset);
-		}
+		ls_text(cli->out, m, v, n);
 	}
 	free(v);
 	return rc;

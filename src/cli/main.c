@@ -22,6 +22,8 @@ static const cmd_entry commands[] = {
 	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings"},
 	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size]"},
 	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] metadata key/values"},
+	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone"},
+	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--strict] [--fail-on CODES] [--ignore FILE]"},
 };
 
 static void

@@ -1,0 +1,905 @@
+/*
+ * arch.c - the architecture parameters, read from a config.json or from
+ * GGUF metadata.
+ *
+ * What each model_type means is data: one line per type in `types` (its
+ * GGUF name, norm and MLP kind, the switches it always has, those it has
+ * by default, and the config booleans that turn switches on or off).  The
+ * few types whose config needs more than that (falcon, deepseek, llama4)
+ * have a small fixup.  Every number read is validated here: negative,
+ * fractional, too large or of the wrong JSON type is an input error that
+ * names the key.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weightscan/formula.h"
+#include "weightscan/util.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ==== numeric fields ==== */
+
+static const struct field {
+	const char *name;   /* SPEC / JSON name */
+	size_t off;
+} fields[WS_AK_COUNT] = {
+	[WS_AK_HIDDEN] = {"hidden_size", offsetof(struct ws_arch, hidden_size)},
+	[WS_AK_LAYERS] = {"num_layers", offsetof(struct ws_arch, num_layers)},
+	[WS_AK_HEADS] = {"num_heads", offsetof(struct ws_arch, num_heads)},
+	[WS_AK_KV_HEADS] = {"num_kv_heads", offsetof(struct ws_arch, num_kv_heads)},
+	[WS_AK_HEAD_DIM] = {"head_dim", offsetof(struct ws_arch, head_dim)},
+	[WS_AK_V_HEAD_DIM] = {"v_head_dim", offsetof(struct ws_arch, v_head_dim)},
+	[WS_AK_INTER] = {"intermediate_size", offsetof(struct ws_arch, intermediate_size)},
+	[WS_AK_VOCAB] = {"vocab_size", offsetof(struct ws_arch, vocab_size)},
+	[WS_AK_POSITIONS] = {"max_position_embeddings", offsetof(struct ws_arch, max_position_embeddings)},
+	[WS_AK_SLIDING] = {"sliding_window", offsetof(struct ws_arch, sliding_window)},
+	[WS_AK_EXPERTS] = {"num_experts", offsetof(struct ws_arch, num_experts)},
+	[WS_AK_TOPK] = {"experts_per_tok", offsetof(struct ws_arch, experts_per_tok)},
+	[WS_AK_MOE_INTER] = {"moe_intermediate_size", offsetof(struct ws_arch, moe_intermediate_size)},
+	[WS_AK_SHARED_N] = {"shared_experts", offsetof(struct ws_arch, shared_experts)},
+	[WS_AK_SHARED_INTER] = {"shared_intermediate_size", offsetof(struct ws_arch, shared_intermediate_size)},
+	[WS_AK_FIRST_DENSE] = {"first_k_dense", offsetof(struct ws_arch, first_k_dense)},
+	[WS_AK_MOE_STEP] = {"moe_step", offsetof(struct ws_arch, moe_step)},
+	[WS_AK_Q_LORA] = {"q_lora_rank", offsetof(struct ws_arch, q_lora_rank)},
+	[WS_AK_KV_LORA] = {"kv_lora_rank", offsetof(struct ws_arch, kv_lora_rank)},
+	[WS_AK_QK_NOPE] = {"qk_nope_head_dim", offsetof(struct ws_arch, qk_nope_head_dim)},
+	[WS_AK_QK_ROPE] = {"qk_rope_head_dim", offsetof(struct ws_arch, qk_rope_head_dim)},
+	[WS_AK_NEXTN] = {"num_nextn_predict_layers", offsetof(struct ws_arch, num_nextn_predict_layers)},
+};
+
+static uint64_t *
+field_ptr(struct ws_arch *a, enum ws_arch_key k)
+{
+	return (uint64_t *)(void *)((char *)a + fields[k].off);
+}
+
+uint64_t
+ws_arch_value(const struct ws_arch *a, enum ws_arch_key k)
+{
+	return *(const uint64_t *)(const void *)((const char *)a + fields[k].off);
+}
+
+const char *
+ws_arch_key_name(enum ws_arch_key k)
+{
+	return fields[k].name;
+}
+
+const char *
+ws_arch_key_label(const struct ws_arch *a, enum ws_arch_key k, char *buf, size_t len)
+{
+	const char *key = a->keys[k];
+	if (!key)
+		snprintf(buf, len, "'%s'", fields[k].name);
+	else if (strcmp(a->source, "gguf") == 0)
+		snprintf(buf, len, "GGUF key '%s%s'", a->key_prefix, key);
+	else
+		snprintf(buf, len, "config key '%s'", key);
+	return buf;
+}
+
+static void
+set_field(struct ws_arch *a, enum ws_arch_key k, uint64_t v, const char *key)
+{
+	*field_ptr(a, k) = v;
+	a->keys[k] = key;
+}
+
+/* ==== model types ==== */
+
+#define QKVO (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS)
+#define ALLB (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS)
+
+struct cfg;
+typedef int (*fixup_fn)(struct cfg *c);
+
+struct opt {
+	const char *key;      /* a config boolean: true sets, false clears */
+	uint32_t flags;
+};
+
+struct arch_type {
+	const char *names[2];  /* model_type and an alias */
+	const char *gguf;      /* general.architecture, or NULL */
+	enum ws_norm_kind norm;
+	enum ws_mlp_kind mlp;
+	uint32_t flags;        /* set, and no config key clears them */
+	uint32_t defaults;     /* set unless a config key says otherwise */
+	struct opt opt[3];
+	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
+	fixup_fn fixup;
+};
+
+static int fix_falcon(struct cfg *c);
+static int fix_deepseek(struct cfg *c);
+static int fix_llama4(struct cfg *c);
+
+static const struct arch_type types[] = {
+	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, NULL},
+	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, NULL},
+	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{0}}, false, NULL},
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, NULL},
+	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, NULL},
+	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, NULL},
+	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, NULL},
+	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
+	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
+	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{"qk_layernorm", WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS}}, false, NULL},
+	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{0}}, false, NULL},
+	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"lm_head_bias", WS_ARCH_LM_HEAD_BIAS}}, false, NULL},
+	{{"gpt2"}, "gpt2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_LEARNED_POS, WS_ARCH_TIED, {{0}}, true, NULL},
+	{{"gptj"}, "gptj", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{0}}, true, NULL},
+	{{"gpt_neox"}, "gptneox", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_FUSED_QKV, QKVO, {{"attention_bias", QKVO}}, true, NULL},
+	{{"falcon"}, "falcon", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED, {{"bias", ALLB}}, true, fix_falcon},
+	{{"olmo"}, "olmo", WS_NORM_NONE, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, NULL},
+	{{"olmo2"}, "olmo2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0, {{"attention_bias", QKVO}}, false, NULL},
+	{{"starcoder2"}, "starcoder2", WS_NORM_LAYER, WS_MLP_PLAIN, 0, ALLB | WS_ARCH_TIED, {{"use_bias", ALLB}}, false, NULL},
+	{{"stablelm"}, "stablelm", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"use_qkv_bias", WS_ARCH_QKV_BIAS}, {"qk_layernorm", WS_ARCH_QK_NORM_FULL}, {"use_parallel_residual", WS_ARCH_PARALLEL}}, false, NULL},
+	{{"bloom"}, "bloom", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_EMBED_NORM, WS_ARCH_TIED, {{0}}, true, NULL},
+	{{"cohere"}, "command-r", WS_NORM_LAYER_NOBIAS, WS_MLP_GATED, WS_ARCH_PARALLEL, WS_ARCH_TIED, {{"attention_bias", QKVO}, {"use_qk_norm", WS_ARCH_QK_NORM_FULL}}, false, NULL},
+	{{"internlm2"}, "internlm2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_FUSED_QKV, QKVO, {{"bias", QKVO}}, false, NULL},
+	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{"add_qkv_bias", WS_ARCH_QKV_BIAS}, {"add_bias_linear", WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS}}, false, NULL},
+	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA, 0, {{0}}, false, fix_deepseek},
+	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0, {{0}}, false, fix_deepseek},
+	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MOE_FUSED, 0, {{"attention_bias", QKVO}}, false, fix_llama4},
+	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, NULL},
+};
+
+static const struct arch_type *
+type_by_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(types); i++)
+		for (size_t j = 0; j < 2; j++)
+			if (types[i].names[j] && strcmp(types[i].names[j], name) == 0)
+				return &types[i];
+	return NULL;
+}
+
+static const struct arch_type *
+type_by_gguf(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(types); i++)
+		if (types[i].gguf && strcmp(types[i].gguf, name) == 0)
+			return &types[i];
+	return NULL;
+}
+
+/* ==== config.json ==== */
+
+/* Config keys for each field, first present wins (GPT-2, BLOOM, Falcon
+ * RW, ChatGLM spell them differently). */
+static const struct cfg_key {
+	enum ws_arch_key field;
+	const char *keys[5];
+} cfg_keys[] = {
+	{WS_AK_HIDDEN, {"hidden_size", "n_embd", "n_embed", "d_model"}},
+	{WS_AK_LAYERS, {"num_hidden_layers", "n_layer", "num_layers", "n_layers"}},
+	{WS_AK_HEADS, {"num_attention_heads", "n_head", "num_heads", "n_heads"}},
+	{WS_AK_KV_HEADS, {"num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num", "n_kv_heads"}},
+	{WS_AK_HEAD_DIM, {"head_dim", "kv_channels"}},
+	{WS_AK_INTER, {"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"}},
+	{WS_AK_VOCAB, {"padded_vocab_size", "vocab_size"}},
+	{WS_AK_POSITIONS, {"n_positions", "max_position_embeddings"}},
+	{WS_AK_SLIDING, {"sliding_window"}},
+	{WS_AK_EXPERTS, {"num_local_experts", "num_experts", "n_routed_experts"}},
+	{WS_AK_TOPK, {"num_experts_per_tok", "experts_per_token", "moe_topk"}},
+	{WS_AK_MOE_INTER, {"moe_intermediate_size"}},
+	{WS_AK_SHARED_N, {"n_shared_experts"}},
+	{WS_AK_SHARED_INTER, {"shared_expert_intermediate_size"}},
+	{WS_AK_FIRST_DENSE, {"first_k_dense_replace"}},
+	{WS_AK_Q_LORA, {"q_lora_rank"}},
+	{WS_AK_KV_LORA, {"kv_lora_rank"}},
+	{WS_AK_QK_NOPE, {"qk_nope_head_dim"}},
+	{WS_AK_QK_ROPE, {"qk_rope_head_dim"}},
+	{WS_AK_NEXTN, {"num_nextn_predict_layers"}},
+};
+
+/* MoE layer spacing: the key and whether layer i is MoE when
+ * i % step == 0 (DeepSeek) or (i + 1) % step == 0 (Qwen, Llama 4). */
+static const struct step_key {
+	const char *key;
+	uint64_t offset;
+} step_keys[] = {
+	{"moe_layer_freq", 0},
+	{"decoder_sparse_step", 1},
+	{"interleave_moe_layer_step", 1},
+};
+
+struct cfg {
+	const cJSON *root, *text; /* text: text_config of a wrapper, or NULL */
+	const char *path;
+	struct ws_arch *a;
+	ws_error *err;
+};
+
+/* The item for key: the text model's config first, then the wrapper's;
+ * a JSON null counts as absent. */
+static const cJSON *
+cfg_item(const struct cfg *c, const char *key)
+{
+	const cJSON *it = NULL;
+	if (c->text)
+		it = cJSON_GetObjectItemCaseSensitive(c->text, key);
+	if (!it)
+		it = cJSON_GetObjectItemCaseSensitive(c->root, key);
+	return it && !cJSON_IsNull(it) ? it : NULL;
+}
+
+static const char *
+json_type_name(const cJSON *it)
+{
+	if (cJSON_IsString(it))
+		return "a string";
+	if (cJSON_IsBool(it))
+		return "a boolean";
+	if (cJSON_IsArray(it))
+		return "an array";
+	if (cJSON_IsObject(it))
+		return "an object";
+	return "not a number";
+}
+
+/* JSON numbers are doubles: an integer is exact only below 2^53. */
+#define JSON_INT_MAX 9007199254740992.0
+
+static int
+num_value(const struct cfg *c, const char *key, const cJSON *it, uint64_t *out)
+{
+	if (!cJSON_IsNumber(it))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': expected a non-negative integer, got %s",
+			      key, json_type_name(it));
+	double v = it->valuedouble;
+	if (isnan(v) || v < 0)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': %g is negative", key, v);
+	if (v >= JSON_INT_MAX)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': %g is too large", key, v);
+	if (v != floor(v))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': %g is not an integer", key, v);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* 1 = found (in *out), 0 = absent, -1 = invalid. */
+static int
+cfg_u64(const struct cfg *c, const char *key, uint64_t *out)
+{
+	const cJSON *it = cfg_item(c, key);
+	if (!it)
+		return 0;
+	return num_value(c, key, it, out) < 0 ? -1 : 1;
+}
+
+static int
+cfg_bool(const struct cfg *c, const char *key, bool *out)
+{
+	const cJSON *it = cfg_item(c, key);
+	if (!it)
+		return 0;
+	if (!cJSON_IsBool(it))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': expected true or false, got %s",
+			      key, cJSON_IsNumber(it) ? "a number" : json_type_name(it));
+	*out = cJSON_IsTrue(it);
+	return 1;
+}
+
+static const char *
+cfg_str(const struct cfg *c, const char *key)
+{
+	const cJSON *it = cfg_item(c, key);
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+static int
+cfg_flag(struct cfg *c, const char *key, uint32_t flags)
+{
+	bool v;
+	int r = cfg_bool(c, key, &v);
+	if (r > 0) {
+		if (v)
+			c->a->flags |= flags;
+		else
+			c->a->flags &= ~flags;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+static int
+read_mlp_only_layers(struct cfg *c)
+{
+	const cJSON *list = cfg_item(c, "mlp_only_layers");
+	if (!list)
+		return 0;
+	if (!cJSON_IsArray(list))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'mlp_only_layers': expected an array, got %s",
+			      json_type_name(list));
+	int n = cJSON_GetArraySize(list);
+	if (n <= 0)
+		return 0;
+	if ((unsigned)n > WS_ARCH_MAX_LAYERS)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'mlp_only_layers': %d entries is too many", n);
+	uint32_t *v = calloc((size_t)n, sizeof *v);
+	if (!v)
+		return ws_err_oom(c->err, c->path);
+	uint32_t k = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, list) {
+		uint64_t x;
+		if (num_value(c, "mlp_only_layers", it, &x) < 0) {
+			free(v);
+			return -1;
+		}
+		if (x < WS_ARCH_MAX_LAYERS)   /* beyond any layer: no effect */
+			v[k++] = (uint32_t)x;
+	}
+	c->a->mlp_only_layers = v;
+	c->a->n_mlp_only_layers = k;
+	return 0;
+}
+
+static int
+fix_falcon(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	bool newdec = false, mq = true, par = true;
+
+	if (cfg_bool(c, "new_decoder_architecture", &newdec) < 0 ||
+	    cfg_bool(c, "multi_query", &mq) < 0 ||
+	    cfg_bool(c, "parallel_attn", &par) < 0)
+		return -1;
+	if (newdec) {
+		/* ln_attn and ln_mlp: two norms, grouped kv heads */
+		a->flags |= WS_ARCH_NEW_DECODER;
+	} else if (mq) {
+		a->flags |= WS_ARCH_MULTI_QUERY;
+		set_field(a, WS_AK_KV_HEADS, 1, "multi_query");
+	} else {
+		set_field(a, WS_AK_KV_HEADS, a->num_heads, a->keys[WS_AK_HEADS]);
+	}
+	if (!newdec && par)
+		a->flags |= WS_ARCH_PARALLEL;
+	return 0;
+}
+
+static int
+fix_deepseek(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	const char *m = cfg_str(c, "topk_method");
+
+	/* DeepSeek-V3's aux-loss-free routing adds e_score_correction_bias */
+	if (m && strcmp(m, "noaux_tc") == 0)
+		a->flags |= WS_ARCH_ROUTER_SCORE_BIAS;
+	return 0;
+}
+
+static int
+fix_llama4(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v;
+	int r;
+
+	/* intermediate_size is the expert width; dense layers use
+	 * intermediate_size_mlp; one shared expert of the expert width. */
+	set_field(a, WS_AK_MOE_INTER, a->intermediate_size, a->keys[WS_AK_INTER]);
+	if ((r = cfg_u64(c, "intermediate_size_mlp", &v)) < 0)
+		return -1;
+	if (r > 0)
+		set_field(a, WS_AK_INTER, v, "intermediate_size_mlp");
+	if (a->num_experts) {
+		set_field(a, WS_AK_SHARED_N, 1, NULL);
+		set_field(a, WS_AK_SHARED_INTER, a->moe_intermediate_size, a->keys[WS_AK_MOE_INTER]);
+	}
+	return 0;
+}
+
+/* Checks and defaults both readers share. */
+static int
+arch_finish(struct ws_arch *a, const struct arch_type *t, ws_error *err)
+{
+	char k1[128], k2[128];
+	const char *path = a->src_path;
+
+	if (!t)
+		return 0;
+	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
+	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
+		if (ws_arch_value(a, required[i]) == 0) {
+			if (!a->keys[required[i]])
+				return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+					      ws_arch_key_label(a, required[i], k1, sizeof k1));
+			return ws_err(err, WS_EXIT_INPUT, path, "%s: must be positive",
+				      ws_arch_key_label(a, required[i], k1, sizeof k1));
+		}
+	}
+	if (!a->keys[WS_AK_LAYERS])
+		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+			      ws_arch_key_label(a, WS_AK_LAYERS, k1, sizeof k1));
+	if (a->num_layers > WS_ARCH_MAX_LAYERS)
+		return ws_err(err, WS_EXIT_INPUT, path, "%s: %llu layers is too many",
+			      ws_arch_key_label(a, WS_AK_LAYERS, k1, sizeof k1),
+			      (unsigned long long)a->num_layers);
+	if (a->num_nextn_predict_layers > WS_ARCH_MAX_LAYERS)
+		return ws_err(err, WS_EXIT_INPUT, path, "%s: too many layers",
+			      ws_arch_key_label(a, WS_AK_NEXTN, k1, sizeof k1));
+	if (!a->keys[WS_AK_KV_HEADS] && !a->num_kv_heads)
+		a->num_kv_heads = a->num_heads;
+	if (a->num_kv_heads == 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "%s: must be positive",
+			      ws_arch_key_label(a, WS_AK_KV_HEADS, k1, sizeof k1));
+	if (a->flags & WS_ARCH_MLA) {
+		a->head_dim = a->qk_nope_head_dim + a->qk_rope_head_dim;
+		a->keys[WS_AK_HEAD_DIM] = a->keys[WS_AK_QK_NOPE];
+		if (a->head_dim == 0 || a->kv_lora_rank == 0 || a->v_head_dim == 0)
+			return ws_err(err, WS_EXIT_INPUT, path,
+				      "%s, %s: MLA dimensions must be positive",
+				      ws_arch_key_label(a, WS_AK_KV_LORA, k1, sizeof k1),
+				      ws_arch_key_label(a, WS_AK_QK_NOPE, k2, sizeof k2));
+	} else {
+		if (a->head_dim == 0) {
+			if (a->hidden_size % a->num_heads != 0)
+				return ws_err(err, WS_EXIT_INPUT, path,
+					      "%s: %llu is not divisible by the head count %llu",
+					      ws_arch_key_label(a, WS_AK_HIDDEN, k1, sizeof k1),
+					      (unsigned long long)a->hidden_size,
+					      (unsigned long long)a->num_heads);
+			a->head_dim = a->hidden_size / a->num_heads;
+			a->keys[WS_AK_HEAD_DIM] = NULL;
+		}
+		if (a->v_head_dim == 0)
+			a->v_head_dim = a->head_dim;
+	}
+	if (a->intermediate_size == 0 && t->ffn_4d &&
+	    ws_mul_u64(4, a->hidden_size, &a->intermediate_size))
+		a->keys[WS_AK_INTER] = NULL;
+	if ((a->flags & WS_ARCH_LEARNED_POS) && a->max_position_embeddings == 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+			      ws_arch_key_label(a, WS_AK_POSITIONS, k1, sizeof k1));
+	if (a->num_experts) {
+		if (a->experts_per_tok == 0 || a->experts_per_tok > a->num_experts)
+			return ws_err(err, WS_EXIT_INPUT, path,
+				      "%s: %llu is not between 1 and the expert count %llu",
+				      ws_arch_key_label(a, WS_AK_TOPK, k1, sizeof k1),
+				      (unsigned long long)a->experts_per_tok,
+				      (unsigned long long)a->num_experts);
+		if (a->moe_intermediate_size == 0) {
+			a->moe_intermediate_size = a->intermediate_size;
+			a->keys[WS_AK_MOE_INTER] = a->keys[WS_AK_INTER];
+		}
+		if (a->shared_intermediate_size && !a->shared_experts)
+			a->shared_experts = 1;
+		if (a->shared_experts && !a->shared_intermediate_size) {
+			a->shared_intermediate_size = a->moe_intermediate_size;
+			a->keys[WS_AK_SHARED_INTER] = a->keys[WS_AK_MOE_INTER];
+		}
+		if (a->moe_intermediate_size == 0)
+			return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+				      ws_arch_key_label(a, WS_AK_MOE_INTER, k1, sizeof k1));
+	} else {
+		a->experts_per_tok = 0;
+		a->shared_experts = 0;
+	}
+	if (a->moe_step == 0)
+		a->moe_step = 1;
+	/* a dense layer needs its width */
+	bool any_dense = false;
+	for (uint64_t i = 0; i < a->num_layers + a->num_nextn_predict_layers && !any_dense; i++) {
+		any_dense = !ws_arch_layer_is_moe(a, i);
+		if (i > a->first_k_dense + a->moe_step + 1 && a->n_mlp_only_layers == 0)
+			break;  /* the pattern repeats from here on */
+	}
+	if (any_dense && a->intermediate_size == 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+			      ws_arch_key_label(a, WS_AK_INTER, k1, sizeof k1));
+	return 0;
+}
+
+static int
+u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+bool
+ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i)
+{
+	if (a->num_experts == 0 || i < a->first_k_dense)
+		return false;
+	uint64_t step = a->moe_step ? a->moe_step : 1;
+	if ((i + a->moe_step_offset) % step != 0)
+		return false;
+	if (a->n_mlp_only_layers && i <= UINT32_MAX) {
+		uint32_t k = (uint32_t)i;
+		if (bsearch(&k, a->mlp_only_layers, a->n_mlp_only_layers,
+			    sizeof k, u32_cmp))
+			return false;
+	}
+	return true;
+}
+
+static void
+arch_init(struct ws_arch *a, const char *source, const char *path)
+{
+	memset(a, 0, sizeof *a);
+	a->source = source;
+	snprintf(a->src_path, sizeof a->src_path, "%s", path ? path : "");
+}
+
+static void
+apply_type(struct ws_arch *a, const struct arch_type *t)
+{
+	a->known = true;
+	a->norm = t->norm;
+	a->mlp = t->mlp;
+	a->flags = t->flags | t->defaults;
+}
+
+int
+ws_arch_from_config(const cJSON *config, const char *config_path,
+		    struct ws_arch *out, ws_error *err)
+{
+	struct cfg c = {config, NULL, config_path, out, err};
+	const struct arch_type *t;
+
+	arch_init(out, "config.json", config_path);
+	if (!cJSON_IsObject(config))
+		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
+
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
+	if (mt && !cJSON_IsString(mt))
+		return ws_err(err, WS_EXIT_INPUT, config_path,
+			      "config key 'model_type': expected a string, got %s",
+			      cJSON_IsNumber(mt) ? "a number" : json_type_name(mt));
+	const char *name = mt ? mt->valuestring : "";
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, "text_config");
+	if (cJSON_IsObject(tc)) {
+		/* A multimodal wrapper: count its language model. */
+		c.text = tc;
+		const cJSON *tmt = cJSON_GetObjectItemCaseSensitive(tc, "model_type");
+		if (cJSON_IsString(tmt) && type_by_name(tmt->valuestring))
+			name = tmt->valuestring;
+	}
+	snprintf(out->architecture, sizeof out->architecture, "%s", name);
+	t = type_by_name(name);
+	if (t)
+		apply_type(out, t);
+	else
+		out->unsupported = "no formula for this model_type";
+
+	for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
+		for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
+			uint64_t v;
+			int r = cfg_u64(&c, cfg_keys[i].keys[j], &v);
+			if (r < 0)
+				return -1;
+			if (r > 0) {
+				set_field(out, cfg_keys[i].field, v, cfg_keys[i].keys[j]);
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < ARRAY_LEN(step_keys); i++) {
+		uint64_t v;
+		int r = cfg_u64(&c, step_keys[i].key, &v);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			set_field(out, WS_AK_MOE_STEP, v, step_keys[i].key);
+			out->moe_step_offset = step_keys[i].offset;
+			break;
+		}
+	}
+	if (read_mlp_only_layers(&c) < 0)
+		goto fail;
+	if (out->n_mlp_only_layers)
+		qsort(out->mlp_only_layers, out->n_mlp_only_layers, sizeof(uint32_t), u32_cmp);
+	if (!t)
+		return 0;
+
+	/* MLA: v_head_dim is the value head; head_dim is derived. */
+	if (t->flags & WS_ARCH_MLA) {
+		uint64_t v = 0;
+		int r = cfg_u64(&c, "v_head_dim", &v);
+		if (r < 0)
+			goto fail;
+		set_field(out, WS_AK_V_HEAD_DIM, v, r > 0 ? "v_head_dim" : NULL);
+		out->head_dim = 0;
+	}
+	if (cfg_flag(&c, "tie_word_embeddings", WS_ARCH_TIED) < 0)
+		goto fail;
+	for (size_t i = 0; i < ARRAY_LEN(t->opt) && t->opt[i].key; i++)
+		if (cfg_flag(&c, t->opt[i].key, t->opt[i].flags) < 0)
+			goto fail;
+	if (t->fixup && t->fixup(&c) < 0)
+		goto fail;
+	if (arch_finish(out, t, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	ws_arch_free(out);
+	return -1;
+}
+
+/* ==== GGUF metadata ==== */
+
+static const struct gguf_key {
+	enum ws_arch_key field;
+	const char *suffix;
+} gguf_keys[] = {
+	{WS_AK_HIDDEN, "embedding_length"},
+	{WS_AK_LAYERS, "block_count"},
+	{WS_AK_HEADS, "attention.head_count"},
+	{WS_AK_KV_HEADS, "attention.head_count_kv"},
+	{WS_AK_HEAD_DIM, "attention.key_length"},
+	{WS_AK_V_HEAD_DIM, "attention.value_length"},
+	{WS_AK_INTER, "feed_forward_length"},
+	{WS_AK_VOCAB, "vocab_size"},
+	{WS_AK_POSITIONS, "context_length"},
+	{WS_AK_SLIDING, "attention.sliding_window"},
+	{WS_AK_EXPERTS, "expert_count"},
+	{WS_AK_TOPK, "expert_used_count"},
+	{WS_AK_MOE_INTER, "expert_feed_forward_length"},
+	{WS_AK_SHARED_N, "expert_shared_count"},
+	{WS_AK_SHARED_INTER, "expert_shared_feed_forward_length"},
+	{WS_AK_FIRST_DENSE, "leading_dense_block_count"},
+	{WS_AK_MOE_STEP, "interleave_moe_layer_step"},
+	{WS_AK_Q_LORA, "attention.q_lora_rank"},
+	{WS_AK_KV_LORA, "attention.kv_lora_rank"},
+	{WS_AK_QK_ROPE, "rope.dimension_count"},
+	{WS_AK_NEXTN, "nextn_predict_layers"},
+};
+
+static const uint8_t vtype_size[WS_V_COUNT] = {
+	[WS_V_U8] = 1, [WS_V_I8] = 1, [WS_V_U16] = 2, [WS_V_I16] = 2,
+	[WS_V_U32] = 4, [WS_V_I32] = 4, [WS_V_U64] = 8, [WS_V_I64] = 8,
+	[WS_V_BOOL] = 1,
+};
+
+static bool
+vtype_signed(ws_vtype t)
+{
+	return t == WS_V_I8 || t == WS_V_I16 || t == WS_V_I32 || t == WS_V_I64;
+}
+
+/* Element i of an integer array, or false when out of bounds. */
+static bool
+arr_elem(const ws_kv *kv, uint64_t i, uint64_t *out, bool *neg)
+{
+	unsigned sz = kv->arr_type < WS_V_COUNT ? vtype_size[kv->arr_type] : 0;
+	uint64_t end;
+	if (!sz || kv->arr_type == WS_V_BOOL || !kv->data || i >= kv->arr_count ||
+	    !ws_mul_u64(i + 1, sz, &end) || end > kv->data_len)
+		return false;
+	uint8_t b[8];
+	memcpy(b, kv->data + i * sz, sz);
+	uint64_t v = 0;
+	for (unsigned k = 0; k < sz; k++) {
+		unsigned idx = kv->swap ? k : sz - 1 - k;  /* most significant first */
+		v = (v << 8) | b[idx];
+	}
+	*neg = false;
+	if (vtype_signed(kv->arr_type) && (v >> (sz * 8 - 1)) & 1)
+		*neg = true;
+	*out = v;
+	return true;
+}
+
+/* A scalar (or a constant per-layer array) as u64.  1 found, 0 absent,
+ * -1 invalid, -2 a per-layer array whose entries differ. */
+static int
+gguf_u64(const ws_model *m, const struct ws_arch *a, const char *suffix,
+	 uint64_t *out, ws_error *err)
+{
+	char key[160];
+	snprintf(key, sizeof key, "%s%s", a->key_prefix, suffix);
+	const ws_kv *kv = ws_model_find_kv(m, key);
+	if (!kv)
+		return 0;
+	if (kv->type == WS_V_ARRAY) {
+		uint64_t first = 0, v;
+		bool neg;
+		if (kv->arr_count == 0 || !arr_elem(kv, 0, &first, &neg) || neg)
+			return ws_err(err, WS_EXIT_INPUT, a->src_path,
+				      "GGUF key '%s': expected non-negative integers", key);
+		for (uint64_t i = 1; i < kv->arr_count; i++) {
+			if (!arr_elem(kv, i, &v, &neg) || neg)
+				return ws_err(err, WS_EXIT_INPUT, a->src_path,
+					      "GGUF key '%s': expected non-negative integers", key);
+			if (v != first) {
+				*out = first;
+				return -2;
+			}
+		}
+		*out = first;
+		return 1;
+	}
+	if (kv->type >= WS_V_COUNT || !vtype_size[kv->type] || kv->type == WS_V_BOOL)
+		return ws_err(err, WS_EXIT_INPUT, a->src_path,
+			      "GGUF key '%s': expected an integer", key);
+	if (vtype_signed(kv->type) && kv->num.i < 0)
+		return ws_err(err, WS_EXIT_INPUT, a->src_path,
+			      "GGUF key '%s': %lld is negative", key, (long long)kv->num.i);
+	*out = kv->num.u;
+	return 1;
+}
+
+static bool
+has_tensor(const ws_model *m, const char *name)
+{
+	size_t len = strlen(name);
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].name_len == len && memcmp(m->tensors[i].name, name, len) == 0)
+			return true;
+	return false;
+}
+
+static const ws_tensor *
+find_tensor(const ws_model *m, const char *name)
+{
+	size_t len = strlen(name);
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].name_len == len && memcmp(m->tensors[i].name, name, len) == 0)
+			return &m->tensors[i];
+	return NULL;
+}
+
+/* GGUF metadata does not say which optional tensors exist: the tensors
+ * do.  Each switch is set when one of its tensors is present, cleared
+ * when none is. */
+static const struct probe {
+	const char *names[2];
+	uint32_t flag;
+} probes[] = {
+	{{"blk.0.attn_q.bias", "blk.0.attn_qkv.bias"}, WS_ARCH_QKV_BIAS},
+	{{"blk.0.attn_output.bias"}, WS_ARCH_O_BIAS},
+	{{"blk.0.ffn_down.bias"}, WS_ARCH_MLP_BIAS},
+	{{"output.bias"}, WS_ARCH_LM_HEAD_BIAS},
+	{{"blk.0.attn_qkv.weight"}, WS_ARCH_FUSED_QKV},
+	{{"blk.0.attn_sinks.weight", "blk.0.attn_sinks"}, WS_ARCH_SINKS},
+	{{"token_embd_norm.weight"}, WS_ARCH_EMBED_NORM},
+	{{"position_embd.weight"}, WS_ARCH_LEARNED_POS},
+};
+
+static void
+gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
+{
+	char name[96];
+
+	for (size_t i = 0; i < ARRAY_LEN(probes); i++) {
+		bool on = false;
+		for (size_t j = 0; j < 2 && probes[i].names[j]; j++)
+			on = on || has_tensor(m, probes[i].names[j]);
+		a->flags = on ? a->flags | probes[i].flag : a->flags & ~probes[i].flag;
+	}
+	/* the head: no output tensor means it is the embedding */
+	if (has_tensor(m, "output.weight"))
+		a->flags &= ~WS_ARCH_TIED;
+	else
+		a->flags |= WS_ARCH_TIED;
+	if (a->norm == WS_NORM_LAYER || a->norm == WS_NORM_LAYER_NOBIAS)
+		a->norm = has_tensor(m, "blk.0.attn_norm.bias") ? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
+	if (has_tensor(m, "blk.0.attn_norm_2.weight")) {
+		a->flags |= WS_ARCH_NEW_DECODER;
+		a->flags &= ~WS_ARCH_PARALLEL;
+	}
+	/* one norm before attention and none before the MLP: a parallel
+	 * block (phi-2, falcon-7b, command-r) */
+	if (has_tensor(m, "blk.0.attn_norm.weight") && !has_tensor(m, "blk.0.ffn_norm.weight") &&
+	    !has_tensor(m, "blk.0.attn_norm_2.weight") &&
+	    !has_tensor(m, "blk.0.post_attention_norm.weight"))
+		a->flags |= WS_ARCH_PARALLEL;
+	const ws_tensor *qn = find_tensor(m, "blk.0.attn_q_norm.weight");
+	if (!(a->flags & WS_ARCH_MLA)) {
+		uint64_t dk = a->head_dim;
+		if (!dk && a->num_heads)
+			dk = a->hidden_size / a->num_heads;
+		a->flags &= ~(uint32_t)(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_FULL);
+		if (qn)
+			a->flags |= qn->elements == dk ? WS_ARCH_QK_NORM_HEAD
+						       : WS_ARCH_QK_NORM_FULL;
+	}
+	if (a->num_experts) {
+		snprintf(name, sizeof name, "blk.%llu.exp_probs_b.bias",
+			 (unsigned long long)a->first_k_dense);
+		if (has_tensor(m, name))
+			a->flags |= WS_ARCH_ROUTER_SCORE_BIAS;
+		snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.bias",
+			 (unsigned long long)a->first_k_dense);
+		if (has_tensor(m, name))
+			a->flags |= WS_ARCH_ROUTER_BIAS;
+	}
+}
+
+int
+ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	const char *path = m->n_files ? m->files[0].path : m->path;
+	arch_init(out, "gguf", path);
+
+	const ws_kv *ak = ws_model_find_kv(m, "general.architecture");
+	if (!ak || ak->type != WS_V_STRING)
+		return ws_err(err, WS_EXIT_INPUT, path,
+			      "GGUF key 'general.architecture' is %s",
+			      ak ? "not a string" : "missing");
+	size_t n = ak->data_len < sizeof out->architecture - 1 ? (size_t)ak->data_len
+							     : sizeof out->architecture - 1;
+	memcpy(out->architecture, ak->data, n);
+	out->architecture[n] = '\0';
+	if (strlen(out->architecture) != ak->data_len)
+		out->architecture[0] = '\0';  /* a NUL or an absurd length: no match */
+	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
+
+	const struct arch_type *t = type_by_gguf(out->architecture);
+	if (t)
+		apply_type(out, t);
+	else
+		out->unsupported = "no formula for this GGUF architecture";
+
+	for (size_t i = 0; i < ARRAY_LEN(gguf_keys); i++) {
+		uint64_t v;
+		int r = gguf_u64(m, out, gguf_keys[i].suffix, &v, err);
+		if (r == -1)
+			return -1;
+		if (r == -2 && t) {
+			out->known = false;
+			out->unsupported = "per-layer sizes (an array) are not modelled";
+		}
+		if (r != 0)
+			set_field(out, gguf_keys[i].field, v, gguf_keys[i].suffix);
+	}
+	if (out->moe_step)
+		out->moe_step_offset = 1;  /* llama.cpp: (i + 1) % step == 0 */
+	if (!out->vocab_size) {
+		const ws_kv *tok = ws_model_find_kv(m, "tokenizer.ggml.tokens");
+		if (tok && tok->type == WS_V_ARRAY) {
+			out->vocab_size = tok->arr_count;
+			out->keys[WS_AK_VOCAB] = NULL;
+		}
+	}
+	if (!t || !out->known)
+		return 0;
+
+	if (out->flags & WS_ARCH_MLA) {
+		/* newer files carry the MLA head sizes apart */
+		uint64_t k = out->head_dim, v = out->v_head_dim, x;
+		if (gguf_u64(m, out, "attention.key_length_mla", &x, err) > 0)
+			k = x;
+		if (gguf_u64(m, out, "attention.value_length_mla", &x, err) > 0)
+			v = x;
+		if (k < out->qk_rope_head_dim)
+			return ws_err(err, WS_EXIT_INPUT, path,
+				      "GGUF key '%sattention.key_length': %llu is below the rope dimension",
+				      out->key_prefix, (unsigned long long)k);
+		out->qk_nope_head_dim = k - out->qk_rope_head_dim;
+		out->keys[WS_AK_QK_NOPE] = "attention.key_length";
+		out->v_head_dim = v;
+	} else {
+		out->qk_rope_head_dim = 0;
+		out->keys[WS_AK_QK_ROPE] = NULL;
+	}
+	if (m->n_tensors)
+		gguf_probe_tensors(m, out);
+	return arch_finish(out, t, err);
+}
+
+void
+ws_arch_free(struct ws_arch *a)
+{
+	if (!a)
+		return;
+	free(a->mlp_only_layers);
+	a->mlp_only_layers = NULL;
+	a->n_mlp_only_layers = 0;
+}

@@ -1,0 +1,266 @@
+/*
+ * cmd_check.c - the CI gate: inspect, the byte comparisons that need data,
+ * --expect-params, --strict, --fail-on and --ignore.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "weightscan/report.h"
+
+typedef struct ignore_rule {
+	char *code;
+	char *glob;   /* NULL: every tensor */
+} ignore_rule;
+
+typedef struct check_opts {
+	const char *config;
+	bool strict;
+	bool have_expect;
+	uint64_t expect, tol;
+	bool tol_percent;
+	char **fail_on;
+	size_t n_fail_on;
+	ignore_rule *ignore;
+	size_t n_ignore;
+} check_opts;
+
+/* "N" or "N:TOL" or "N:TOL%". */
+static int
+parse_expect(check_opts *o, const char *v)
+{
+	char *dup = strdup(v), *colon;
+	if (!dup)
+		return WS_EXIT_INTERNAL;
+	colon = strchr(dup, ':');
+	if (colon)
+		*colon++ = '\0';
+	int rc = ws_cli_parse_u64("--expect-params", dup, &o->expect) ? WS_EXIT_USAGE : 0;
+	if (!rc && colon) {
+		size_t l = strlen(colon);
+		if (l && colon[l - 1] == '%') {
+			colon[l - 1] = '\0';
+			o->tol_percent = true;
+		}
+		rc = ws_cli_parse_u64("--expect-params tolerance", colon, &o->tol) ? WS_EXIT_USAGE : 0;
+	}
+	o->have_expect = true;
+	free(dup);
+	return rc;
+}
+
+static int
+parse_fail_on(check_opts *o, const char *v)
+{
+	char *dup = strdup(v), *save = NULL;
+	if (!dup)
+		return WS_EXIT_INTERNAL;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char **n = realloc(o->fail_on, (o->n_fail_on + 1) * sizeof *n);
+		if (!n || !(n[o->n_fail_on] = strdup(t))) {
+			free(n ? n : o->fail_on);
+			o->fail_on = NULL;
+			free(dup);
+			return WS_EXIT_INTERNAL;
+		}
+		o->fail_on = n;
+		o->n_fail_on++;
+	}
+	free(dup);
+	return 0;
+}
+
+/* Lines `CODE[:TENSOR-GLOB] reason`; # comments and blank lines skipped. */
+static int
+parse_ignore(check_opts *o, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return ws_cli_usage_error("--ignore: cannot read %s", path);
+	char line[4096];
+	while (fgets(line, sizeof line, f)) {
+		char *p = line + strspn(line, " \t");
+		if (*p == '#' || *p == '\n' || !*p)
+			continue;
+		size_t w = strcspn(p, " \t\n");
+		p[w] = '\0';
+		ignore_rule r = {0};
+		char *colon = strchr(p, ':');
+		if (colon) {
+			*colon = '\0';
+			r.glob = strdup(colon + 1);
+		}
+		r.code = strdup(p);
+		ignore_rule *n = realloc(o->ignore, (o->n_ignore + 1) * sizeof *n);
+		if (!r.code || (colon && !r.glob) || !n) {
+			free(r.code);
+			free(r.glob);
+			free(n ? n : o->ignore);
+			o->ignore = NULL;
+			fclose(f);
+			return WS_EXIT_INTERNAL;
+		}
+		o->ignore = n;
+		o->ignore[o->n_ignore++] = r;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void
+free_opts(check_opts *o)
+{
+	for (size_t i = 0; i < o->n_fail_on; i++)
+		free(o->fail_on[i]);
+	free(o->fail_on);
+	for (size_t i = 0; i < o->n_ignore; i++) {
+		free(o->ignore[i].code);
+		free(o->ignore[i].glob);
+	}
+	free(o->ignore);
+}
+
+static bool
+ignored(const check_opts *o, const ws_finding *f)
+{
+	for (size_t i = 0; i < o->n_ignore; i++) {
+		const ignore_rule *r = &o->ignore[i];
+		if (strcmp(r->code, f->code))
+			continue;
+		if (!r->glob || (f->tensor && fnmatch(r->glob, f->tensor, 0) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* Drop ignored findings (they are the user's decision, not ours). */
+static void
+apply_ignore(const check_opts *o, ws_model *m)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < m->n_findings; i++) {
+		if (ignored(o, &m->findings[i])) {
+			free(m->findings[i].message);
+			free(m->findings[i].tensor);
+			continue;
+		}
+		m->findings[k++] = m->findings[i];
+	}
+	m->n_findings = k;
+}
+
+static bool
+fails(const check_opts *o, const ws_model *m)
+{
+	for (size_t i = 0; i < m->n_findings; i++) {
+		const ws_finding *f = &m->findings[i];
+		if (o->n_fail_on) {
+			for (size_t c = 0; c < o->n_fail_on; c++)
+				if (!strcmp(o->fail_on[c], f->code))
+					return true;
+			continue;
+		}
+		if (f->severity == WS_SEV_ERROR || (o->strict && f->severity == WS_SEV_WARNING))
+			return true;
+	}
+	return false;
+}
+
+static int
+check_one(const ws_cli *cli, const check_opts *o, const char *path)
+{
+	ws_model *m = NULL;
+	ws_error err = {0};
+	ws_open_opts oo = {.config_path = o->config};
+	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
+	    ws_model_compare_data(m, &err)) {
+		ws_model_free(m);
+		return ws_cli_report_error(cli, "check", path, &err);
+	}
+	if (o->have_expect) {
+		ws_summary s;
+		if (ws_summary_compute(m, &s)) {
+			ws_model_free(m);
+			return WS_EXIT_INTERNAL;
+		}
+		uint64_t tol = o->tol;
+		if (o->tol_percent)
+			tol = (uint64_t)((double)o->expect * (double)o->tol / 100.0);
+		uint64_t diff = s.params > o->expect ? s.params - o->expect : o->expect - s.params;
+		if (diff > tol)
+			ws_model_add_finding(m, WS_SEV_ERROR, "expect-params", NULL, -1, -1, true,
+					     o->expect, s.params,
+					     "expected %llu parameters (tolerance %llu), found %llu",
+					     (unsigned long long)o->expect, (unsigned long long)tol,
+					     (unsigned long long)s.params);
+		ws_summary_free(&s);
+	}
+	apply_ignore(o, m);
+	bool failed = fails(o, m);
+	int rc = failed ? WS_EXIT_FINDINGS : WS_EXIT_OK;
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("check", path);
+		if (!obj || ws_report_inspect_json(m, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_ReplaceItemInObject(obj, "ok", cJSON_CreateBool(!failed));
+		if (ws_json_print_line(cli->out, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(obj);
+	} else {
+		ws_report_inspect_text(cli->out, m, cli->color);
+		fprintf(cli->out, "\ncheck          %s\n", failed ? "FAILED" : "passed");
+	}
+	ws_model_free(m);
+	return rc;
+}
+
+int
+ws_cmd_check(const ws_cli *cli, int argc, char **argv)
+{
+	check_opts o = {0};
+	const char **paths = calloc((size_t)argc, sizeof *paths);
+	int n = 0, rc = 0;
+	bool ended = false;
+
+	if (!paths)
+		return WS_EXIT_INTERNAL;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		bool opt = !ended && a[0] == '-' && a[1];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (opt && !strcmp(a, "--")) {
+			ended = true;
+		} else if (opt && !strcmp(a, "--strict")) {
+			o.strict = true;
+		} else if (opt && (!strcmp(a, "--expect-params") || !strcmp(a, "--config") ||
+				   !strcmp(a, "--fail-on") || !strcmp(a, "--ignore"))) {
+			if (!val) {
+				rc = ws_cli_usage_error("check: %s needs a value", a);
+				break;
+			}
+			i++;
+			if (!strcmp(a, "--expect-params"))
+				rc = parse_expect(&o, val);
+			else if (!strcmp(a, "--config"))
+				o.config = val;
+			else if (!strcmp(a, "--fail-on"))
+				rc = parse_fail_on(&o, val);
+			else
+				rc = parse_ignore(&o, val);
+		} else if (opt) {
+			rc = ws_cli_usage_error("check: unknown option '%s'", a);
+		} else {
+			paths[n++] = a;
+		}
+	}
+	if (!rc && !n)
+		rc = ws_cli_usage_error("check: no PATH given");
+	if (!rc) {
+		for (int i = 0; i < n; i++)
+			rc = ws_exit_worst(rc, check_one(cli, &o, paths[i]));
+	}
+	free(paths);
+	free_opts(&o);
+	return rc;
+}

@@ -1,0 +1,283 @@
+/*
+ * cmd_hash.c - hash (write manifests) and verify (check them), the CLI
+ * side of weightscan/hash.h: option parsing, the progress bar, OK/FAILED/
+ * MISSING lines and exit codes.
+ *
+ * Without -o, `hash` prints the manifest on stdout with paths as given;
+ * with --sha256 and no -o, file lines carry SHA-256 instead of XXH3-128
+ * (byte-identical to `sha256sum`), tensor lines stay XXH3-128.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "weightscan/hash.h"
+
+/* ==== shared option parsing ==== */
+
+/* Value of an option given as "-o V", "-oV", "--opt V" or "--opt=V".
+ * Returns 1 when argv[*i] is this option (value in *val, NULL when it is
+ * missing), else 0. */
+static int
+opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
+	  const char **val)
+{
+	const char *a = argv[*i];
+	size_t sl = strlen(shrt), ll = strlen(lng);
+	if ((sl && !strcmp(a, shrt)) || !strcmp(a, lng)) {
+		*val = *i + 1 < argc ? argv[++*i] : NULL;
+		return 1;
+	}
+	if (sl && !strncmp(a, shrt, sl) && a[sl]) {
+		*val = a + sl;
+		return 1;
+	}
+	if (!strncmp(a, lng, ll) && a[ll] == '=') {
+		*val = a + ll + 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+parse_jobs(const char *cmd, const char *val, unsigned *threads)
+{
+	uint64_t v;
+	if (!val)
+		return ws_cli_usage_error("%s: -j needs a number", cmd);
+	if (ws_cli_parse_u64("-j", val, &v))
+		return WS_EXIT_USAGE;
+	if (v == 0 || v > 256)
+		return ws_cli_usage_error("%s: -j takes 1 to 256", cmd);
+	*threads = (unsigned)v;
+	return 0;
+}
+
+/* ==== progress ==== */
+
+typedef struct progress {
+	const char *what;
+	struct timespec t0;
+	bool shown;
+} progress;
+
+static double
+since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void
+show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	progress *p = ctx;
+	double s = since(&p->t0);
+	char a[32], b[32];
+	int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
+	if (fill > width)
+		fill = width;
+	if (s < 0.3 && !p->shown)
+		return; /* quick runs stay silent */
+	fprintf(stderr, "\r%s [%.*s%*s] %3d%% %s / %s %.2f GB/s", p->what, fill,
+		"==============================", width - fill, "",
+		total ? (int)((double)done * 100.0 / (double)total) : 100,
+		ws_fmt_bytes(done, a, sizeof a), ws_fmt_bytes(total, b, sizeof b),
+		s > 0 ? (double)done / s / 1e9 : 0.0);
+	p->shown = true;
+}
+
+static void
+progress_end(progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+}
+
+/* ==== hash ==== */
+
+int
+ws_cmd_hash(const ws_cli *cli, int argc, char **argv)
+{
+	ws_hash_opts o = {0};
+	const char *manifest = NULL, *val;
+	const char **paths = calloc((size_t)argc, sizeof *paths);
+	int n = 0, rc;
+	bool ended = false;
+	progress pr = {.what = "hashing"};
+
+	if (!paths)
+		return WS_EXIT_INTERNAL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (ended || a[0] != '-' || !a[1]) {
+			paths[n++] = a;
+		} else if (!strcmp(a, "--")) {
+			ended = true;
+		} else if (!strcmp(a, "--per-tensor")) {
+			o.per_tensor = true;
+		} else if (!strcmp(a, "--sha256")) {
+			o.sha256 = true;
+		} else if (opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
+			if ((rc = parse_jobs(argv[0], val, &o.threads)) != 0)
+				goto out;
+		} else if (opt_value(argc, argv, &i, "-o", "--output", &val)) {
+			if (!val) {
+				rc = ws_cli_usage_error("%s: -o needs a MANIFEST", argv[0]);
+				goto out;
+			}
+			manifest = val;
+		} else {
+			rc = ws_cli_usage_error("%s: unknown option '%s'", argv[0], a);
+			goto out;
+		}
+	}
+	if (!n) {
+		rc = ws_cli_usage_error("%s: no PATH given", argv[0]);
+		goto out;
+	}
+	if (cli->progress && !cli->quiet) {
+		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+		o.progress = show_progress;
+		o.progress_ctx = &pr;
+	}
+
+	ws_hash_set set;
+	ws_error err = {0};
+	char *base = NULL;
+	if (manifest) {
+		/* names are relative to the manifest's folder */
+		const char *s = strrchr(manifest, '/');
+		base = !s ? strdup(".") : s == manifest ? strdup("/")
+			: strndup(manifest, (size_t)(s - manifest));
+		if (!base) {
+			rc = WS_EXIT_INTERNAL;
+			goto out;
+		}
+	}
+	int r = ws_hash_paths(paths, (size_t)n, base, &o, &set, &err);
+	free(base);
+	progress_end(&pr);
+	if (r != 0) {
+		rc = ws_cli_report_error(cli, argv[0], err.file[0] ? err.file : paths[0], &err);
+		goto out;
+	}
+	if (manifest) {
+		r = ws_hash_write_manifest(manifest, &set, &err);
+		rc = r ? ws_cli_report_error(cli, argv[0], manifest, &err) : WS_EXIT_OK;
+	} else {
+		unsigned what = WS_PRINT_TENSORS |
+			(o.sha256 ? WS_PRINT_FILES_SHA256 : WS_PRINT_FILES_XXH);
+		rc = ws_hash_print(cli->out, &set, what) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
+	}
+	ws_hash_set_free(&set);
+out:
+	free(paths);
+	return rc;
+}
+
+/* ==== verify ==== */
+
+static const char *const state_word[] = {
+	[WS_VERIFY_OK] = "OK",
+	[WS_VERIFY_FAILED] = "FAILED",
+	[WS_VERIFY_MISSING] = "MISSING",
+	[WS_VERIFY_UNREADABLE] = "FAILED open or read",
+	[WS_VERIFY_IGNORED] = "",
+};
+
+static void
+print_item(FILE *f, const ws_verify_item *it)
+{
+	if (it->tensor)
+		fputs("tensor:", f);
+	ws_fput_escaped(f, it->name, it->name_len);
+	fprintf(f, ": %s", state_word[it->state]);
+	if (it->detail) {
+		fputs(" (", f);
+		ws_fput_escaped(f, it->detail, strlen(it->detail));
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
+int
+ws_cmd_verify(const ws_cli *cli, int argc, char **argv)
+{
+	ws_verify_opts o = {0};
+	const char *path = NULL, *val;
+	bool quiet = cli->quiet, status = false, strict = false, ended = false;
+	progress pr = {.what = "verifying"};
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc;
+		if (ended || a[0] != '-' || !a[1]) {
+			if (path)
+				return ws_cli_usage_error("%s: one MANIFEST or DIR, please", argv[0]);
+			path = a;
+		} else if (!strcmp(a, "--")) {
+			ended = true;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			quiet = true;
+		} else if (!strcmp(a, "--status")) {
+			status = true;
+		} else if (!strcmp(a, "--strict")) {
+			strict = true;
+		} else if (!strcmp(a, "--ignore-missing")) {
+			o.ignore_missing = true;
+		} else if (opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
+			if ((rc = parse_jobs(argv[0], val, &o.threads)) != 0)
+				return rc;
+		} else {
+			return ws_cli_usage_error("%s: unknown option '%s'", argv[0], a);
+		}
+	}
+	if (!path)
+		return ws_cli_usage_error("%s: no MANIFEST or DIR given", argv[0]);
+	if (cli->progress && !quiet && !status) {
+		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+		o.progress = show_progress;
+		o.progress_ctx = &pr;
+	}
+
+	ws_verify_result r;
+	ws_error err = {0};
+	int v = ws_verify_path(path, &o, &r, &err);
+	progress_end(&pr);
+	if (v != 0) {
+		if (status)
+			return err.code ? err.code : WS_EXIT_INPUT;
+		return ws_cli_report_error(cli, argv[0], path, &err);
+	}
+	if (!status) {
+		for (size_t i = 0; i < r.n; i++) {
+			const ws_verify_item *it = &r.items[i];
+			if (it->state == WS_VERIFY_IGNORED || (quiet && it->state == WS_VERIFY_OK))
+				continue;
+			print_item(cli->out, it);
+		}
+		fprintf(cli->out, "%zu OK, %zu FAILED, %zu MISSING", r.ok,
+			r.failed + r.unreadable, r.missing);
+		if (r.ignored)
+			fprintf(cli->out, ", %zu ignored", r.ignored);
+		fputc('\n', cli->out);
+		if (r.malformed)
+			fprintf(stderr, "weightscan: %s: %zu line%s improperly formatted (first: line %zu)\n",
+				path, r.malformed, r.malformed == 1 ? " is" : "s are", r.first_malformed);
+		if (r.ok + r.failed + r.unreadable == 0)
+			fprintf(stderr, "weightscan: %s: no file was verified\n", path);
+	}
+	int rc = WS_EXIT_OK;
+	if (r.failed || r.missing || (strict && r.malformed) ||
+	    r.ok + r.failed + r.unreadable == 0)
+		rc = WS_EXIT_FINDINGS;
+	if (r.unreadable)
+		rc = WS_EXIT_INPUT;
+	ws_verify_result_free(&r);
+	if (fflush(cli->out) != 0)
+		rc = WS_EXIT_INTERNAL;
+	return rc;
+}

@@ -1,0 +1,1078 @@
+/*
+ * formula.c - the analytic parameter count, and the comparison of a
+ * model's tensors with it.
+ *
+ * Both read one table, `rules`: one line per tensor an architecture can
+ * have, with its role, kind, where it occurs (once, every block, dense
+ * blocks, MoE blocks, every routed expert, the MTP block), the switches it
+ * needs, and its shape in PyTorch order as symbolic quantities (`qdefs`:
+ * d, V, H·dk, ...).  A new architecture is new switches on existing lines,
+ * not new code.  All arithmetic is exact and overflow-checked; an overflow
+ * names the config key with the largest value behind it.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weightscan/formula.h"
+#include "weightscan/json.h"
+#include "weightscan/util.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const role_names[WS_ROLE_COUNT] = {
+#define ROLE_NAME_(id, name) [WS_ROLE_##id] = name,
+	WS_ROLES(ROLE_NAME_)
+#undef ROLE_NAME_
+};
+
+_Static_assert(WS_ROLE_COUNT <= 64, "a layer's roles are one 64-bit mask");
+
+/* ==== quantities ==== */
+
+enum q {
+	Q_NONE = -1,
+	/* leaves: a number of the arch */
+	Q_ONE, Q_TWO, Q_D, Q_V, Q_P, Q_F, Q_FE, Q_E, Q_H, Q_HKV, Q_DK, Q_DV,
+	Q_QLORA, Q_KVLORA, Q_NOPE, Q_ROPE, Q_SHN, Q_SHF,
+	/* composites, defined from earlier entries */
+	Q_HQ, Q_HK, Q_HV, Q_HO, Q_KV2, Q_QKV, Q_F2, Q_FE2, Q_FS, Q_KVA,
+	Q_NOPEV, Q_KVB, Q_D2,
+	Q_COUNT
+};
+
+enum qop { LEAF, CONST, MUL, ADD };
+
+static const struct qdef {
+	enum qop op;
+	int a, b;       /* LEAF: a = enum ws_arch_key; CONST: a = value */
+} qdefs[Q_COUNT] = {
+	[Q_ONE] = {CONST, 1, 0}, [Q_TWO] = {CONST, 2, 0},
+	[Q_D] = {LEAF, WS_AK_HIDDEN, 0}, [Q_V] = {LEAF, WS_AK_VOCAB, 0},
+	[Q_P] = {LEAF, WS_AK_POSITIONS, 0}, [Q_F] = {LEAF, WS_AK_INTER, 0},
+	[Q_FE] = {LEAF, WS_AK_MOE_INTER, 0}, [Q_E] = {LEAF, WS_AK_EXPERTS, 0},
+	[Q_H] = {LEAF, WS_AK_HEADS, 0}, [Q_HKV] = {LEAF, WS_AK_KV_HEADS, 0},
+	[Q_DK] = {LEAF, WS_AK_HEAD_DIM, 0}, [Q_DV] = {LEAF, WS_AK_V_HEAD_DIM, 0},
+	[Q_QLORA] = {LEAF, WS_AK_Q_LORA, 0}, [Q_KVLORA] = {LEAF, WS_AK_KV_LORA, 0},
+	[Q_NOPE] = {LEAF, WS_AK_QK_NOPE, 0}, [Q_ROPE] = {LEAF, WS_AK_QK_ROPE, 0},
+	[Q_SHN] = {LEAF, WS_AK_SHARED_N, 0}, [Q_SHF] = {LEAF, WS_AK_SHARED_INTER, 0},
+	[Q_HQ] = {MUL, Q_H, Q_DK},           /* q: heads × head_dim */
+	[Q_HK] = {MUL, Q_HKV, Q_DK},         /* k: kv heads × head_dim */
+	[Q_HV] = {MUL, Q_HKV, Q_DV},
+	[Q_HO] = {MUL, Q_H, Q_DV},           /* attention output input */
+	[Q_KV2] = {ADD, Q_HK, Q_HV},
+	[Q_QKV] = {ADD, Q_HQ, Q_KV2},        /* fused qkv rows */
+	[Q_F2] = {MUL, Q_TWO, Q_F},          /* fused gate_up rows */
+	[Q_FE2] = {MUL, Q_TWO, Q_FE},
+	[Q_FS] = {MUL, Q_SHN, Q_SHF},        /* shared experts as one MLP */
+	[Q_KVA] = {ADD, Q_KVLORA, Q_ROPE},   /* MLA kv_a: latent + rope key */
+	[Q_NOPEV] = {ADD, Q_NOPE, Q_DV},
+	[Q_KVB] = {MUL, Q_H, Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
+	[Q_D2] = {MUL, Q_TWO, Q_D},          /* MTP eh_proj input */
+};
+
+/* ==== rules ==== */
+
+enum scope { S_GLOBAL, S_LAYER, S_DENSE, S_MOE, S_EXPERT, S_MTP };
+
+/* Switches beyond enum ws_arch_flag, derived from the arch. */
+#define X_NORM_W (1ull << 32)     /* norms have a weight */
+#define X_NORM_B (1ull << 33)     /* norms have a bias */
+#define X_PRE_ATTN (1ull << 34)   /* a norm before attention */
+#define X_PRE_FFN (1ull << 35)    /* a norm before the MLP */
+#define X_UNTIED (1ull << 36)
+#define X_Q (1ull << 37)          /* a plain q projection */
+#define X_KV (1ull << 38)         /* plain k and v projections */
+#define X_QLORA (1ull << 39)      /* MLA low-rank q */
+#define X_MLP_GATE (1ull << 40)
+#define X_MLP_UP (1ull << 41)
+#define X_MLP_FUSED (1ull << 42)
+#define X_SHARED (1ull << 43)     /* shared experts */
+#define X_SHARED_GATE (1ull << 44)
+#define X_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
+#define A(f) ((uint64_t)(f))
+
+struct rule {
+	ws_role role;
+	ws_kind kind;
+	enum scope scope;
+	uint64_t need;     /* all of these switches */
+	enum q dim[2];     /* PyTorch order; Q_NONE for 1-D */
+	const char *what;  /* for --explain, when the role name is not enough */
+};
+
+#define W WS_KIND_WEIGHT
+#define B WS_KIND_BIAS
+#define R(role) WS_ROLE_##role
+
+static const struct rule rules[] = {
+	{R(EMBED), W, S_GLOBAL, 0, {Q_V, Q_D}, NULL},
+	{R(POS_EMBED), W, S_GLOBAL, A(WS_ARCH_LEARNED_POS), {Q_P, Q_D}, NULL},
+	{R(EMBED_NORM), W, S_GLOBAL, A(WS_ARCH_EMBED_NORM) | X_NORM_W, {Q_D, Q_NONE}, NULL},
+	{R(EMBED_NORM), B, S_GLOBAL, A(WS_ARCH_EMBED_NORM) | X_NORM_B, {Q_D, Q_NONE}, NULL},
+	{R(FINAL_NORM), W, S_GLOBAL, X_NORM_W, {Q_D, Q_NONE}, NULL},
+	{R(FINAL_NORM), B, S_GLOBAL, X_NORM_B, {Q_D, Q_NONE}, NULL},
+	{R(LM_HEAD), W, S_GLOBAL, X_UNTIED, {Q_V, Q_D}, NULL},
+	{R(LM_HEAD), B, S_GLOBAL, A(WS_ARCH_LM_HEAD_BIAS), {Q_V, Q_NONE}, NULL},
+
+	{R(ATTN_NORM), W, S_LAYER, X_PRE_ATTN | X_NORM_W, {Q_D, Q_NONE}, NULL},
+	{R(ATTN_NORM), B, S_LAYER, X_PRE_ATTN | X_NORM_B, {Q_D, Q_NONE}, NULL},
+	{R(ATTN_Q), W, S_LAYER, X_Q, {Q_HQ, Q_D}, NULL},
+	{R(ATTN_Q), B, S_LAYER, X_Q | A(WS_ARCH_QKV_BIAS), {Q_HQ, Q_NONE}, NULL},
+	{R(ATTN_K), W, S_LAYER, X_KV, {Q_HK, Q_D}, NULL},
+	{R(ATTN_K), B, S_LAYER, X_KV | A(WS_ARCH_QKV_BIAS), {Q_HK, Q_NONE}, NULL},
+	{R(ATTN_V), W, S_LAYER, X_KV, {Q_HV, Q_D}, NULL},
+	{R(ATTN_V), B, S_LAYER, X_KV | A(WS_ARCH_QKV_BIAS), {Q_HV, Q_NONE}, NULL},
+	{R(ATTN_QKV), W, S_LAYER, A(WS_ARCH_FUSED_QKV), {Q_QKV, Q_D}, NULL},
+	{R(ATTN_QKV), B, S_LAYER, A(WS_ARCH_FUSED_QKV | WS_ARCH_QKV_BIAS), {Q_QKV, Q_NONE}, NULL},
+	{R(ATTN_Q_A), W, S_LAYER, X_QLORA, {Q_QLORA, Q_D}, NULL},
+	{R(ATTN_Q_A_NORM), W, S_LAYER, X_QLORA, {Q_QLORA, Q_NONE}, NULL},
+	{R(ATTN_Q_B), W, S_LAYER, X_QLORA, {Q_HQ, Q_QLORA}, NULL},
+	{R(ATTN_KV_A), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVA, Q_D}, NULL},
+	{R(ATTN_KV_A_NORM), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVLORA, Q_NONE}, NULL},
+	{R(ATTN_KV_B), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVB, Q_KVLORA}, NULL},
+	{R(ATTN_O), W, S_LAYER, 0, {Q_D, Q_HO}, NULL},
+	{R(ATTN_O), B, S_LAYER, A(WS_ARCH_O_BIAS), {Q_D, Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_HEAD), {Q_DK, Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {Q_DK, Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_FULL), {Q_HQ, Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {Q_HQ, Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_HEAD), {Q_DK, Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {Q_DK, Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_FULL), {Q_HK, Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {Q_HK, Q_NONE}, NULL},
+	{R(ATTN_SINKS), W, S_LAYER, A(WS_ARCH_SINKS), {Q_H, Q_NONE}, NULL},
+	{R(ATTN_POST_NORM), W, S_LAYER, A(WS_ARCH_POST_NORMS) | X_NORM_W, {Q_D, Q_NONE}, NULL},
+	{R(FFN_NORM), W, S_LAYER, X_PRE_FFN | X_NORM_W, {Q_D, Q_NONE}, NULL},
+	{R(FFN_NORM), B, S_LAYER, X_PRE_FFN | X_NORM_B, {Q_D, Q_NONE}, NULL},
+	{R(FFN_POST_NORM), W, S_LAYER, A(WS_ARCH_POST_NORMS) | X_NORM_W, {Q_D, Q_NONE}, NULL},
+
+	{R(FFN_GATE), W, S_DENSE, X_MLP_GATE, {Q_F, Q_D}, NULL},
+	{R(FFN_GATE), B, S_DENSE, X_MLP_GATE | A(WS_ARCH_MLP_BIAS), {Q_F, Q_NONE}, NULL},
+	{R(FFN_UP), W, S_DENSE, X_MLP_UP, {Q_F, Q_D}, NULL},
+	{R(FFN_UP), B, S_DENSE, X_MLP_UP | A(WS_ARCH_MLP_BIAS), {Q_F, Q_NONE}, NULL},
+	{R(FFN_GATE_UP), W, S_DENSE, X_MLP_FUSED, {Q_F2, Q_D}, NULL},
+	{R(FFN_GATE_UP), B, S_DENSE, X_MLP_FUSED | A(WS_ARCH_MLP_BIAS), {Q_F2, Q_NONE}, NULL},
+	{R(FFN_DOWN), W, S_DENSE, 0, {Q_D, Q_F}, NULL},
+	{R(FFN_DOWN), B, S_DENSE, A(WS_ARCH_MLP_BIAS), {Q_D, Q_NONE}, NULL},
+
+	{R(MOE_ROUTER), W, S_MOE, 0, {Q_E, Q_D}, NULL},
+	{R(MOE_ROUTER), B, S_MOE, A(WS_ARCH_ROUTER_BIAS), {Q_E, Q_NONE}, NULL},
+	{R(MOE_ROUTER_BIAS), W, S_MOE, A(WS_ARCH_ROUTER_SCORE_BIAS), {Q_E, Q_NONE}, NULL},
+	{R(MOE_SHARED_GATE), W, S_MOE, X_SHARED, {Q_FS, Q_D}, NULL},
+	{R(MOE_SHARED_UP), W, S_MOE, X_SHARED, {Q_FS, Q_D}, NULL},
+	{R(MOE_SHARED_DOWN), W, S_MOE, X_SHARED, {Q_D, Q_FS}, NULL},
+	{R(MOE_SHARED_ROUTER), W, S_MOE, X_SHARED_GATE, {Q_ONE, Q_D}, NULL},
+	{R(MOE_GATE), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
+	{R(MOE_UP), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
+	{R(MOE_GATE_UP), W, S_EXPERT, A(WS_ARCH_MOE_FUSED), {Q_FE2, Q_D}, NULL},
+	{R(MOE_GATE_UP), B, S_EXPERT, A(WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS), {Q_FE2, Q_NONE}, NULL},
+	{R(MOE_DOWN), W, S_EXPERT, 0, {Q_D, Q_FE}, NULL},
+	{R(MOE_DOWN), B, S_EXPERT, A(WS_ARCH_MOE_BIAS), {Q_D, Q_NONE}, NULL},
+
+	/* DeepSeek-V3 MTP: a block (counted from the block rules) plus these;
+	 * the checkpoint stores its own embedding and head copies. */
+	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "enorm"},
+	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "hnorm"},
+	{R(MTP), W, S_MTP, 0, {Q_D, Q_D2}, "eh_proj"},
+	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "shared_head.norm"},
+	{R(MTP), W, S_MTP, 0, {Q_V, Q_D}, "embed_tokens"},
+	{R(MTP), W, S_MTP, 0, {Q_V, Q_D}, "shared_head.head"},
+};
+
+#undef W
+#undef B
+#undef R
+
+static uint64_t
+arch_features(const struct ws_arch *a)
+{
+	uint64_t f = a->flags;
+	bool mla = a->flags & WS_ARCH_MLA, fused = a->flags & WS_ARCH_FUSED_QKV;
+
+	if (a->norm != WS_NORM_NONE)
+		f |= X_NORM_W;
+	if (a->norm == WS_NORM_LAYER)
+		f |= X_NORM_B;
+	if (!(a->flags & WS_ARCH_NO_PRE_NORM)) {
+		f |= X_PRE_ATTN;
+		if (!(a->flags & WS_ARCH_PARALLEL))
+			f |= X_PRE_FFN;
+	}
+	if (!(a->flags & WS_ARCH_TIED))
+		f |= X_UNTIED;
+	if (!fused && (!mla || a->q_lora_rank == 0))
+		f |= X_Q;
+	if (!fused && !mla)
+		f |= X_KV;
+	if (mla && a->q_lora_rank)
+		f |= X_QLORA;
+	if (a->mlp == WS_MLP_GATED)
+		f |= X_MLP_GATE | X_MLP_UP;
+	if (a->mlp == WS_MLP_PLAIN)
+		f |= X_MLP_UP;
+	if (a->mlp == WS_MLP_GATED_FUSED)
+		f |= X_MLP_FUSED;
+	if (a->shared_experts) {
+		f |= X_SHARED;
+		if (a->flags & WS_ARCH_SHARED_GATE)
+			f |= X_SHARED_GATE;
+	}
+	if (!(a->flags & WS_ARCH_MOE_FUSED))
+		f |= X_MOE_SPLIT;
+	return f;
+}
+
+static bool
+rule_on(const struct rule *r, uint64_t feat)
+{
+	return (feat & r->need) == r->need;
+}
+
+/* Does rule r describe a tensor of a block of kind k (0 dense, 1 MoE)? */
+static bool
+rule_in_block(const struct rule *r, int k)
+{
+	return r->scope == S_LAYER || (r->scope == S_DENSE && k == 0) ||
+	       ((r->scope == S_MOE || r->scope == S_EXPERT) && k == 1);
+}
+
+/* ==== evaluation ==== */
+
+struct qval {
+	uint64_t v[Q_COUNT];
+	const struct ws_arch *a;
+};
+
+/* The leaf behind q with the largest value: the key an overflow names. */
+static int
+q_blame(const struct qval *qv, enum q q)
+{
+	const struct qdef *d = &qdefs[q];
+	if (d->op == LEAF)
+		return d->a;
+	if (d->op == CONST)
+		return -1;
+	int x = q_blame(qv, d->a), y = q_blame(qv, d->b);
+	if (x < 0)
+		return y;
+	if (y < 0)
+		return x;
+	return ws_arch_value(qv->a, x) >= ws_arch_value(qv->a, y) ? x : y;
+}
+
+static int
+overflow(const struct qval *qv, int leaf, const char *what, ws_error *err)
+{
+	char k[160];
+	if (leaf < 0)
+		leaf = WS_AK_LAYERS;
+	return ws_err(err, WS_EXIT_INPUT, qv->a->src_path,
+		      "%s: %llu makes the %s parameter count overflow 64 bits",
+		      ws_arch_key_label(qv->a, leaf, k, sizeof k),
+		      (unsigned long long)ws_arch_value(qv->a, leaf), what);
+}
+
+static int
+q_eval(struct qval *qv, ws_error *err)
+{
+	for (int i = 0; i < Q_COUNT; i++) {
+		const struct qdef *d = &qdefs[i];
+		bool ok = true;
+		switch (d->op) {
+		case CONST: qv->v[i] = (uint64_t)d->a; break;
+		case LEAF: qv->v[i] = ws_arch_value(qv->a, d->a); break;
+		case MUL: ok = ws_mul_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		case ADD: ok = ws_add_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		}
+		if (!ok)
+			return overflow(qv, q_blame(qv, (enum q)i), "shape", err);
+	}
+	return 0;
+}
+
+/* Elements of one tensor of rule r. */
+static int
+rule_value(const struct qval *qv, const struct rule *r, uint64_t *out, ws_error *err)
+{
+	uint64_t v = qv->v[r->dim[0]];
+	if (r->dim[1] != Q_NONE && !ws_mul_u64(v, qv->v[r->dim[1]], &v)) {
+		int x = q_blame(qv, r->dim[0]), y = q_blame(qv, r->dim[1]);
+		int leaf = x < 0 ? y : y < 0 ? x
+			: ws_arch_value(qv->a, x) >= ws_arch_value(qv->a, y) ? x : y;
+		return overflow(qv, leaf, role_names[r->role], err);
+	}
+	*out = v;
+	return 0;
+}
+
+/* Add n × v into *acc, overflow naming the layer count. */
+static bool
+acc_mul(uint64_t *acc, uint64_t n, uint64_t v)
+{
+	uint64_t p;
+	return ws_mul_u64(n, v, &p) && ws_add_u64(*acc, p, acc);
+}
+
+int
+ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *err)
+{
+	struct qval qv = {.a = a};
+	uint64_t feat = arch_features(a), mtp_extra = 0, lt[2] = {0, 0};
+	uint64_t n_kind[2] = {0, 0};
+
+	memset(out, 0, sizeof *out);
+	if (!a->known)
+		return ws_err(err, WS_EXIT_INPUT, a->src_path, "no formula for architecture '%s'",
+			      a->architecture);
+	if (a->num_layers > WS_ARCH_MAX_LAYERS)
+		return overflow(&qv, WS_AK_LAYERS, "layer", err);
+	if (q_eval(&qv, err) < 0)
+		return -1;
+
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+		const struct rule *r = &rules[i];
+		uint64_t v = 0;
+		if (!rule_on(r, feat))
+			continue;
+		if (rule_value(&qv, r, &v, err) < 0)
+			return -1;
+		bool ok = true;
+		switch (r->scope) {
+		case S_GLOBAL: ok = ws_add_u64(out->by_role[r->role], v, &out->by_role[r->role]); break;
+		case S_MTP: ok = ws_add_u64(mtp_extra, v, &mtp_extra); break;
+		case S_EXPERT:
+			ok = ws_add_u64(out->per_expert, v, &out->per_expert) &&
+			     ws_mul_u64(v, a->num_experts, &v);
+			/* fall through */
+		default:
+			for (int k = 0; k < 2; k++)
+				if (ok && rule_in_block(r, k))
+					ok = ws_add_u64(out->layer_role[k][r->role], v,
+							&out->layer_role[k][r->role]);
+		}
+		if (!ok)
+			return overflow(&qv, q_blame(&qv, r->dim[0]), role_names[r->role], err);
+	}
+	for (int k = 0; k < 2; k++)
+		for (int r = 0; r < WS_ROLE_COUNT; r++)
+			if (!ws_add_u64(lt[k], out->layer_role[k][r], &lt[k]))
+				return overflow(&qv, WS_AK_HIDDEN, "block", err);
+
+	out->num_layers = a->num_layers;
+	if (a->num_layers) {
+		out->by_layer = calloc((size_t)a->num_layers, sizeof *out->by_layer);
+		if (!out->by_layer)
+			return ws_err_oom(err, a->src_path);
+	}
+	for (uint64_t i = 0; i < a->num_layers; i++) {
+		int k = ws_arch_layer_is_moe(a, i);
+		out->by_layer[i] = lt[k];
+		n_kind[k]++;
+	}
+	for (int r = 0; r < WS_ROLE_COUNT; r++)
+		for (int k = 0; k < 2; k++)
+			if (!acc_mul(&out->by_role[r], n_kind[k], out->layer_role[k][r]))
+				goto layers_overflow;
+	for (int r = 0; r < WS_ROLE_COUNT; r++)
+		if (!ws_add_u64(out->total, out->by_role[r], &out->total))
+			goto layers_overflow;
+
+	/* active: all but the routed experts a token does not reach */
+	uint64_t idle = 0;
+	if (a->num_experts) {
+		uint64_t per_layer;
+		if (!ws_mul_u64(a->num_experts - a->experts_per_tok, out->per_expert, &per_layer) ||
+		    !acc_mul(&idle, n_kind[1], per_layer))
+			goto layers_overflow;
+	}
+	out->active = out->total - idle;
+
+	for (uint64_t j = 0; j < a->num_nextn_predict_layers; j++) {
+		int k = ws_arch_layer_is_moe(a, a->num_layers + j);
+		if (!ws_add_u64(out->mtp, lt[k], &out->mtp) ||
+		    !ws_add_u64(out->mtp, mtp_extra, &out->mtp)) {
+			ws_formula_free(out);
+			return overflow(&qv, WS_AK_NEXTN, "MTP", err);
+		}
+	}
+	return 0;
+layers_overflow:
+	ws_formula_free(out);
+	return overflow(&qv, WS_AK_LAYERS, "total", err);
+}
+
+void
+ws_formula_free(struct ws_formula *f)
+{
+	if (!f)
+		return;
+	free(f->by_layer);
+	f->by_layer = NULL;
+	f->num_layers = 0;
+}
+
+/* ==== JSON ==== */
+
+static const struct flag_name {
+	uint32_t flag;
+	const char *name;
+} flag_names[] = {
+	{WS_ARCH_QKV_BIAS, "qkv_bias"},
+	{WS_ARCH_O_BIAS, "o_bias"},
+	{WS_ARCH_MLP_BIAS, "mlp_bias"},
+	{WS_ARCH_LM_HEAD_BIAS, "lm_head_bias"},
+	{WS_ARCH_FUSED_QKV, "fused_qkv"},
+	{WS_ARCH_LEARNED_POS, "learned_positions"},
+	{WS_ARCH_PARALLEL, "parallel_blocks"},
+	{WS_ARCH_NO_PRE_NORM, "post_norms_only"},
+	{WS_ARCH_POST_NORMS, "post_norms"},
+	{WS_ARCH_QK_NORM_HEAD, "qk_norm_per_head"},
+	{WS_ARCH_QK_NORM_FULL, "qk_norm_full"},
+	{WS_ARCH_QK_NORM_BIAS, "qk_norm_bias"},
+	{WS_ARCH_EMBED_NORM, "embed_norm"},
+	{WS_ARCH_SINKS, "attention_sinks"},
+	{WS_ARCH_MLA, "mla"},
+	{WS_ARCH_MOE_FUSED, "moe_fused_gate_up"},
+	{WS_ARCH_MOE_BIAS, "moe_expert_bias"},
+	{WS_ARCH_ROUTER_BIAS, "router_bias"},
+	{WS_ARCH_ROUTER_SCORE_BIAS, "router_score_bias"},
+	{WS_ARCH_SHARED_GATE, "shared_expert_gate"},
+	{WS_ARCH_NEW_DECODER, "new_decoder_architecture"},
+	{WS_ARCH_MULTI_QUERY, "multi_query"},
+};
+
+static const char *const norm_names[] = {
+	[WS_NORM_RMS] = "rmsnorm", [WS_NORM_LAYER] = "layernorm",
+	[WS_NORM_LAYER_NOBIAS] = "layernorm", [WS_NORM_NONE] = "none",
+};
+static const char *const mlp_names[] = {
+	[WS_MLP_GATED] = "gated", [WS_MLP_GATED_FUSED] = "gated_fused",
+	[WS_MLP_PLAIN] = "plain",
+};
+
+/* Fields SPEC lists always; the rest only when non-zero. */
+static const enum ws_arch_key always_keys[] = {
+	WS_AK_HIDDEN, WS_AK_LAYERS, WS_AK_HEADS, WS_AK_KV_HEADS, WS_AK_HEAD_DIM,
+	WS_AK_INTER, WS_AK_VOCAB,
+};
+
+cJSON *
+ws_arch_to_json(const struct ws_arch *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	bool ok = o != NULL;
+
+	ok = ok && cJSON_AddStringToObject(o, "source", a->source);
+	ok = ok && ws_json_add_bytes(o, "architecture", a->architecture, strlen(a->architecture));
+	for (size_t i = 0; ok && i < ARRAY_LEN(always_keys); i++)
+		ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
+				     ws_arch_value(a, always_keys[i])) != NULL;
+	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (a->flags & WS_ARCH_TIED) != 0);
+	if (ok && !a->known) {
+		ok = cJSON_AddBoolToObject(o, "known", false) &&
+		     cJSON_AddStringToObject(o, "unsupported", a->unsupported ? a->unsupported : "");
+		if (!ok)
+			goto oom;
+		return o;
+	}
+	ok = ok && cJSON_AddStringToObject(o, "norm", norm_names[a->norm]);
+	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", a->norm == WS_NORM_LAYER);
+	ok = ok && cJSON_AddStringToObject(o, "mlp", mlp_names[a->mlp]);
+	for (size_t i = 0; ok && i < ARRAY_LEN(flag_names); i++)
+		if (a->flags & flag_names[i].flag)
+			ok = cJSON_AddBoolToObject(o, flag_names[i].name, true) != NULL;
+	for (int k = 0; ok && k < WS_AK_COUNT; k++) {
+		bool always = false;
+		for (size_t i = 0; i < ARRAY_LEN(always_keys); i++)
+			always = always || always_keys[i] == (enum ws_arch_key)k;
+		uint64_t v = ws_arch_value(a, (enum ws_arch_key)k);
+		if (always || v == 0)
+			continue;
+		if (k == WS_AK_V_HEAD_DIM && v == a->head_dim)
+			continue;
+		if (k == WS_AK_MOE_STEP && v == 1)
+			continue;
+		ok = ws_json_add_u64(o, ws_arch_key_name((enum ws_arch_key)k), v) != NULL;
+	}
+	if (ok && a->n_mlp_only_layers) {
+		cJSON *arr = cJSON_AddArrayToObject(o, "mlp_only_layers");
+		for (uint32_t i = 0; arr && i < a->n_mlp_only_layers; i++) {
+			cJSON *n = ws_json_u64(a->mlp_only_layers[i]);
+			ok = n && cJSON_AddItemToArray(arr, n);
+		}
+		ok = ok && arr;
+	}
+	if (ok)
+		return o;
+oom:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+cJSON *
+ws_formula_to_json(const struct ws_formula *f)
+{
+	cJSON *o = cJSON_CreateObject(), *roles = NULL, *layers = NULL;
+	bool ok = o != NULL;
+
+	ok = ok && ws_json_add_u64(o, "total", f->total);
+	if (ok && f->active != f->total)
+		ok = ws_json_add_u64(o, "active", f->active) != NULL;
+	if (ok && f->mtp)
+		ok = ws_json_add_u64(o, "mtp", f->mtp) != NULL;
+	ok = ok && (roles = cJSON_AddObjectToObject(o, "by_role"));
+	for (int r = 0; ok && r < WS_ROLE_COUNT; r++)
+		if (f->by_role[r])
+			ok = ws_json_add_u64(roles, role_names[r], f->by_role[r]) != NULL;
+	ok = ok && (layers = cJSON_AddArrayToObject(o, "by_layer"));
+	for (uint64_t i = 0; ok && i < f->num_layers; i++) {
+		cJSON *n = ws_json_u64(f->by_layer[i]);
+		ok = n && cJSON_AddItemToArray(layers, n);
+	}
+	if (ok)
+		return o;
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* ==== text ==== */
+
+/* q rendered with its numbers: "4,096", "(8 × 128)", "(12 × 64 + 2 × 64)".
+ * parent: the operator around it, or -1 at the top (a factor of a rule,
+ * parenthesized whenever composite). */
+static void
+q_render(const struct qval *qv, enum q q, char *buf, size_t len, int parent)
+{
+	const struct qdef *d = &qdefs[q];
+	char x[96], y[96];
+
+	if (d->op == LEAF || d->op == CONST) {
+		ws_fmt_commas(qv->v[q], buf, len);
+		return;
+	}
+	q_render(qv, d->a, x, sizeof x, (int)d->op);
+	q_render(qv, d->b, y, sizeof y, (int)d->op);
+	bool paren = parent < 0 || (parent == MUL && d->op == ADD);
+	snprintf(buf, len, "%s%s %s %s%s", paren ? "(" : "", x,
+		 d->op == MUL ? "\xc3\x97" : "+", y, paren ? ")" : "");
+}
+
+/* One rule's line: "<indent><name> <count> × <dims> = <total>"; returns
+ * false (nothing printed) when the rule adds nothing. */
+static bool
+print_rule(FILE *out, const struct qval *qv, const struct rule *r, uint64_t count,
+	   const char *count_txt, const char *indent, const char *name)
+{
+	char d0[200], d1[200], tot[32], nb[48];
+	uint64_t v = qv->v[r->dim[0]], p;
+
+	if (r->dim[1] != Q_NONE)
+		v *= qv->v[r->dim[1]];   /* checked in ws_formula_compute */
+	if (!ws_mul_u64(v, count, &p) || p == 0)
+		return false;
+	if (!out)
+		return true;
+	q_render(qv, r->dim[0], d0, sizeof d0, -1);
+	d1[0] = '\0';
+	if (r->dim[1] != Q_NONE)
+		q_render(qv, r->dim[1], d1, sizeof d1, -1);
+	if (!name) {
+		snprintf(nb, sizeof nb, "%s%s", r->what ? r->what : role_names[r->role],
+			 r->kind == WS_KIND_BIAS ? ".bias" : "");
+		name = nb;
+	}
+	fprintf(out, "%s%-20s %s%s%s%s%s = %s\n", indent, name, count_txt,
+		count_txt[0] ? " \xc3\x97 " : "", d0, d1[0] ? " \xc3\x97 " : "", d1,
+		ws_fmt_commas(p, tot, sizeof tot));
+	return true;
+}
+
+void
+ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_formula *f)
+{
+	char b1[32], b2[32], b3[32];
+
+	fprintf(out, "architecture  ");
+	ws_fput_escaped(out, a->architecture, strlen(a->architecture));
+	fprintf(out, " (%s)\n", a->source);
+	fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
+		"intermediate %s, vocab %s, %s, %s, %s MLP\n",
+		ws_fmt_commas(a->hidden_size, b1, sizeof b1),
+		(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
+		(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
+		ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
+		ws_fmt_commas(a->vocab_size, b3, sizeof b3),
+		a->flags & WS_ARCH_TIED ? "tied" : "untied", norm_names[a->norm],
+		mlp_names[a->mlp]);
+	if (a->num_experts)
+		fprintf(out, "  experts %llu (top %llu), expert width %s, shared %llu\n",
+			(unsigned long long)a->num_experts, (unsigned long long)a->experts_per_tok,
+			ws_fmt_commas(a->moe_intermediate_size, b1, sizeof b1),
+			(unsigned long long)a->shared_experts);
+	if (!a->known || !f) {
+		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "unknown");
+		return;
+	}
+	fprintf(out, "formula       %s (%s)\n", ws_fmt_commas(f->total, b1, sizeof b1),
+		ws_fmt_human(f->total, b2, sizeof b2));
+	if (f->active != f->total)
+		fprintf(out, "  active      %s (%s)\n", ws_fmt_commas(f->active, b1, sizeof b1),
+			ws_fmt_human(f->active, b2, sizeof b2));
+	if (f->mtp)
+		fprintf(out, "  mtp         %s (%s), reported apart; with it %s\n",
+			ws_fmt_commas(f->mtp, b1, sizeof b1), ws_fmt_human(f->mtp, b2, sizeof b2),
+			ws_fmt_commas(f->total + f->mtp, b3, sizeof b3));
+}
+
+void
+ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formula *f,
+		      bool explain)
+{
+	char b1[32], b4[32];
+
+	ws_formula_print_summary(out, a, f);
+	if (!a->known || !f)
+		return;
+	if (!explain) {
+		for (int r = 0; r < WS_ROLE_COUNT; r++)
+			if (f->by_role[r])
+				fprintf(out, "  %-18s %20s\n", role_names[r],
+					ws_fmt_commas(f->by_role[r], b1, sizeof b1));
+		return;
+	}
+
+	struct qval qv = {.a = a};
+	ws_error err;
+	if (q_eval(&qv, &err) < 0)
+		return;
+	uint64_t feat = arch_features(a), n_kind[2] = {0, 0};
+	for (uint64_t i = 0; i < a->num_layers; i++)
+		n_kind[ws_arch_layer_is_moe(a, i)]++;
+	char nl[32], nd[32], nm[32], nt[32], ex[64], tot[32];
+	snprintf(nl, sizeof nl, "%llu", (unsigned long long)a->num_layers);
+	snprintf(nd, sizeof nd, "%llu", (unsigned long long)n_kind[0]);
+	snprintf(nm, sizeof nm, "%llu", (unsigned long long)n_kind[1]);
+	snprintf(nt, sizeof nt, "%llu", (unsigned long long)a->num_nextn_predict_layers);
+	snprintf(ex, sizeof ex, "%llu \xc3\x97 %llu", (unsigned long long)n_kind[1],
+		 (unsigned long long)a->num_experts);
+	(void)b4;
+	const struct qval *qv_ptr = &qv;
+	bool single = false;
+
+	/* A role made of one rule is one line; several (weight and bias,
+	 * MTP parts) get the role's total and a line each. */
+	for (int role = 0; role < WS_ROLE_COUNT; role++) {
+		uint64_t v = role == WS_ROLE_MTP ? f->mtp : f->by_role[role];
+		if (!v)
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			int lines = 0;
+			for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+				const struct rule *r = &rules[i];
+				if ((int)r->role != role || !rule_on(r, feat))
+					continue;
+				uint64_t cnt = 1;
+				const char *txt = "";
+				switch (r->scope) {
+				case S_GLOBAL: break;
+				case S_LAYER: cnt = a->num_layers; txt = nl; break;
+				case S_DENSE: cnt = n_kind[0]; txt = nd; break;
+				case S_MOE: cnt = n_kind[1]; txt = nm; break;
+				case S_EXPERT: cnt = n_kind[1] * a->num_experts; txt = ex; break;
+				case S_MTP: cnt = a->num_nextn_predict_layers; txt = nt; break;
+				}
+				FILE *o = pass == 0 ? NULL : out;
+				lines += print_rule(o, qv_ptr, r, cnt, txt,
+						    single ? "  " : "    ",
+						    single ? role_names[role] : NULL);
+			}
+			if (pass == 0) {
+				single = lines == 1 && role != WS_ROLE_MTP;
+				if (!single)
+					fprintf(out, "  %-20s %s\n", role_names[role],
+						ws_fmt_commas(v, tot, sizeof tot));
+			}
+		}
+	}
+	if (f->mtp)
+		fprintf(out, "  (mtp also holds %llu block%s counted like the others)\n",
+			(unsigned long long)a->num_nextn_predict_layers,
+			a->num_nextn_predict_layers == 1 ? "" : "s");
+}
+
+/* ==== comparison with the tensors ==== */
+
+#define PRESENT (1ull << 63)   /* in a block's weight mask: the block exists */
+#define FINDING_CAP 16         /* per kind of finding, then one summary */
+
+_Static_assert(WS_ROLE_COUNT <= 63, "bit 63 marks a present block");
+
+static bool
+role_compared(int role)
+{
+	return role != WS_ROLE_OTHER && role != WS_ROLE_BUFFER &&
+	       role != WS_ROLE_QUANT_AUX && role != WS_ROLE_LORA_A &&
+	       role != WS_ROLE_LORA_B && role != WS_ROLE_MTP;
+}
+
+/* One-element tensors whose kind writers disagree on (a bare name, or
+ * ".bias"): either kind matches. */
+static bool
+kind_free(int role)
+{
+	return role == WS_ROLE_MOE_ROUTER_BIAS || role == WS_ROLE_ATTN_SINKS;
+}
+
+/* The rule for a tensor: block kind k (0 dense, 1 MoE) or -1 global. */
+static const struct rule *
+find_rule(int role, ws_kind kind, int k, uint64_t feat)
+{
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+		const struct rule *r = &rules[i];
+		if ((int)r->role != role || (r->kind != kind && !kind_free(role)) ||
+		    !rule_on(r, feat))
+			continue;
+		if (k < 0 ? r->scope == S_GLOBAL : rule_in_block(r, k))
+			return r;
+	}
+	return NULL;
+}
+
+static void
+fmt_dims(const uint64_t *d, uint32_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+	o += (size_t)snprintf(buf, len, "[");
+	for (uint32_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%llu", i ? ", " : "",
+				      (unsigned long long)d[i]);
+	if (o < len)
+		snprintf(buf + o, len - o, "]");
+}
+
+static const char *
+kind_word(ws_kind k)
+{
+	return k == WS_KIND_BIAS ? "bias" : "weight";
+}
+
+/* 0 fine, 1 mismatch (finding added), -1 OOM. */
+static int
+check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_tensor *t)
+{
+	uint64_t exp[2] = {qv->v[r->dim[0]], r->dim[1] != Q_NONE ? qv->v[r->dim[1]] : 0};
+	uint32_t en = r->dim[1] != Q_NONE ? 2 : 1, n = t->ndim;
+	const uint64_t *s = t->shape;
+	bool bad = false;
+	char eb[96], ab[160];
+
+	if (r->scope == S_EXPERT && n == en + 1) {
+		/* experts stacked into one tensor: [E, ...] */
+		bad = s[0] != qv->a->num_experts;
+		s++;
+		n--;
+	}
+	if (r->role == WS_ROLE_ATTN_KV_B && n == 3)
+		return 0;  /* GGUF's k_b / v_b halves: counted, not shaped */
+	if (!bad && n == en && n == 2) {
+		bad = !((s[0] == exp[0] && s[1] == exp[1]) || (s[0] == exp[1] && s[1] == exp[0]));
+	} else if (!bad && n == en) {
+		bad = s[0] != exp[0];
+	} else if (!bad) {
+		/* a different rank (per-head norms stored [H, dk]): same count */
+		uint64_t p = 1, e = exp[0];
+		for (uint32_t i = 0; i < n; i++)
+			if (!ws_mul_u64(p, s[i], &p))
+				p = UINT64_MAX;
+		if (en == 2 && !ws_mul_u64(e, exp[1], &e))
+			e = UINT64_MAX;
+		bad = p != e;
+	}
+	if (!bad)
+		return 0;
+	uint64_t exp_elems = en == 2 ? exp[0] * exp[1] : exp[0];
+	if (r->scope == S_EXPERT && t->ndim == en + 1)
+		exp_elems *= qv->a->num_experts;
+	fmt_dims(exp, en, eb, sizeof eb);
+	fmt_dims(t->shape, t->ndim, ab, sizeof ab);
+	char where[48] = "";
+	if (t->layer >= 0)
+		snprintf(where, sizeof where, " of block %d", (int)t->layer);
+	if (ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", t->name, (int)t->role,
+				 t->layer, true, exp_elems, t->elements,
+				 "%s %s%s has shape %s; the architecture implies %s%s",
+				 role_names[t->role], kind_word(t->kind), where, ab,
+				 r->scope == S_EXPERT ? "per expert " : "", eb) < 0)
+		return -1;
+	return 1;
+}
+
+struct cmp {
+	ws_model *m;
+	const struct ws_arch *a;
+	const struct ws_formula *f;
+	uint64_t feat;
+	uint64_t *mask;          /* per block: [weight mask | PRESENT, bias mask] */
+	uint64_t *ltot;          /* per block: parameters found */
+	uint64_t gmask[2];       /* global roles found, by kind */
+	uint64_t actual[WS_ROLE_COUNT], mtp;
+	bool head_stored;
+	unsigned n_unexpected;
+};
+
+static int
+cmp_tensors(struct cmp *c, const struct qval *qv)
+{
+	const struct ws_arch *a = c->a;
+	for (uint64_t i = 0; i < c->m->n_tensors; i++) {
+		const ws_tensor *t = &c->m->tensors[i];
+		int role = (int)t->role;
+		if (role == WS_ROLE_MTP) {
+			if (!ws_add_u64(c->mtp, t->params, &c->mtp))
+				c->mtp = UINT64_MAX;
+			continue;
+		}
+		if (role < 0 || role >= WS_ROLE_COUNT || !role_compared(role))
+			continue;
+		if (!ws_add_u64(c->actual[role], t->params, &c->actual[role]))
+			c->actual[role] = UINT64_MAX;
+		int k = -1;
+		if (t->layer >= 0) {
+			if ((uint64_t)t->layer >= a->num_layers) {
+				if (c->n_unexpected++ < FINDING_CAP &&
+				    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,
+							 role, t->layer, false, 0, 0,
+							 "%s %s of block %d, beyond the %llu blocks the architecture has",
+							 role_names[role], kind_word(t->kind), (int)t->layer,
+							 (unsigned long long)a->num_layers) < 0)
+					return -1;
+				continue;
+			}
+			uint64_t l = (uint64_t)t->layer;
+			c->mask[2 * l + (t->kind == WS_KIND_BIAS)] |= 1ull << role;
+			c->mask[2 * l] |= PRESENT;
+			if (!ws_add_u64(c->ltot[l], t->params, &c->ltot[l]))
+				c->ltot[l] = UINT64_MAX;
+			k = ws_arch_layer_is_moe(a, l);
+		} else {
+			c->gmask[t->kind == WS_KIND_BIAS] |= 1ull << role;
+		}
+		if (role == WS_ROLE_LM_HEAD && (a->flags & WS_ARCH_TIED) && t->kind == WS_KIND_WEIGHT) {
+			c->head_stored = true;
+			continue;
+		}
+		const struct rule *r = find_rule(role, t->kind, k, c->feat);
+		if (!r) {
+			if (c->n_unexpected++ < FINDING_CAP &&
+			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,
+						 role, t->layer, false, 0, 0,
+						 "%s %s%s: the %s architecture has no such tensor%s",
+						 role_names[role], kind_word(t->kind),
+						 k < 0 ? "" : k ? " in a MoE block" : " in a dense block",
+						 a->architecture,
+						 k < 0 && find_rule(role, t->kind, 0, c->feat) ? " outside a block" : "") < 0)
+				return -1;
+			continue;
+		}
+		if (check_shape(c->m, qv, r, t) < 0)
+			return -1;
+	}
+	if (c->n_unexpected > FINDING_CAP &&
+	    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", NULL, -1, -1,
+				 false, 0, 0, "and %u more unexpected tensors",
+				 c->n_unexpected - FINDING_CAP) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+cmp_counts(struct cmp *c)
+{
+	char e[32], g[32];
+	const struct ws_formula *f = c->f;
+
+	if (c->head_stored &&
+	    ws_model_add_finding(c->m, WS_SEV_WARNING, "tied-embeddings", NULL, WS_ROLE_LM_HEAD, -1,
+				 false, 0, 0,
+				 "the architecture ties the output head to the embedding, but a head is stored (not compared)") < 0)
+		return -1;
+	for (int r = 0; r < WS_ROLE_COUNT; r++) {
+		if (!role_compared(r) || c->actual[r] == f->by_role[r])
+			continue;
+		if (r == WS_ROLE_LM_HEAD && (c->a->flags & WS_ARCH_TIED) && !f->by_role[r])
+			continue;
+		if (ws_model_add_finding(c->m, WS_SEV_ERROR, "count-mismatch", NULL, r, -1, true,
+					 f->by_role[r], c->actual[r],
+					 "%s holds %s parameters; the formula expects %s",
+					 role_names[r], ws_fmt_commas(c->actual[r], g, sizeof g),
+					 ws_fmt_commas(f->by_role[r], e, sizeof e)) < 0)
+			return -1;
+	}
+	/* an MTP layer is often dropped (GGUF, fine-tunes): compare only when stored */
+	if (c->mtp && c->mtp != f->mtp &&
+	    ws_model_add_finding(c->m, WS_SEV_ERROR, "count-mismatch", NULL, WS_ROLE_MTP, -1, true,
+				 f->mtp, c->mtp, "mtp holds %s parameters; the formula expects %s",
+				 ws_fmt_commas(c->mtp, g, sizeof g), ws_fmt_commas(f->mtp, e, sizeof e)) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+cmp_layers(struct cmp *c)
+{
+	const struct ws_arch *a = c->a;
+	uint64_t gaps = 0;
+
+	for (uint64_t l = 0; l < a->num_layers; l++) {
+		if (c->mask[2 * l] & PRESENT)
+			continue;
+		if (gaps++ < FINDING_CAP &&
+		    ws_model_add_finding(c->m, WS_SEV_ERROR, "layer-gap", NULL, -1, (int32_t)l, false, 0, 0,
+					 "block %llu of %llu has no tensors", (unsigned long long)l,
+					 (unsigned long long)a->num_layers) < 0)
+			return -1;
+	}
+	if (gaps > FINDING_CAP &&
+	    ws_model_add_finding(c->m, WS_SEV_ERROR, "layer-gap", NULL, -1, -1, false, 0, 0,
+				 "and %llu more missing blocks", (unsigned long long)(gaps - FINDING_CAP)) < 0)
+		return -1;
+
+	unsigned missing = 0;
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+		const struct rule *r = &rules[i];
+		if (!rule_on(r, c->feat) || r->scope == S_MTP)
+			continue;
+		uint64_t bit = 1ull << r->role;
+		int b = r->kind == WS_KIND_BIAS;
+		if (r->scope == S_GLOBAL) {
+			bool found = kind_free((int)r->role) ? ((c->gmask[0] | c->gmask[1]) & bit)
+							      : (c->gmask[b] & bit);
+			if (!found && missing++ < FINDING_CAP &&
+			    ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, (int)r->role, -1,
+						 false, 0, 0, "no %s %s tensor",
+						 role_names[r->role], kind_word(r->kind)) < 0)
+				return -1;
+			continue;
+		}
+		uint64_t want = 0, lack = 0, first = 0;
+		for (uint64_t l = 0; l < a->num_layers; l++) {
+			if (!(c->mask[2 * l] & PRESENT) || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+				continue;
+			want++;
+			uint64_t have = kind_free((int)r->role) ? (c->mask[2 * l] | c->mask[2 * l + 1])
+								: c->mask[2 * l + b];
+			if (!(have & bit) && lack++ == 0)
+				first = l;
+		}
+		if (!lack)
+			continue;
+		if (lack == want && want > 1) {
+			if (missing++ < FINDING_CAP &&
+			    ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, (int)r->role, -1,
+						 false, 0, 0, "no %s %s in any of the %llu blocks that should have one",
+						 role_names[r->role], kind_word(r->kind),
+						 (unsigned long long)want) < 0)
+				return -1;
+			continue;
+		}
+		for (uint64_t l = first; l < a->num_layers; l++) {
+			if (!(c->mask[2 * l] & PRESENT) || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+				continue;
+			uint64_t have = kind_free((int)r->role) ? (c->mask[2 * l] | c->mask[2 * l + 1])
+								: c->mask[2 * l + b];
+			if ((have & bit) || missing++ >= FINDING_CAP)
+				continue;
+			if (ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, (int)r->role,
+						 (int32_t)l, false, 0, 0, "block %llu has no %s %s",
+						 (unsigned long long)l, role_names[r->role],
+						 kind_word(r->kind)) < 0)
+				return -1;
+		}
+	}
+	if (missing > FINDING_CAP &&
+	    ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, -1, -1, false, 0, 0,
+				 "and %u more missing tensors", missing - FINDING_CAP) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* A block whose parameter total differs from most blocks of its kind. */
+static int
+cmp_siblings(struct cmp *c)
+{
+	const struct ws_arch *a = c->a;
+	uint64_t *v = malloc(((size_t)a->num_layers + 1) * sizeof *v);
+	unsigned odd = 0;
+
+	if (!v)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+		for (uint64_t l = 0; l < a->num_layers; l++)
+			if ((c->mask[2 * l] & PRESENT) && ws_arch_layer_is_moe(a, l) == k)
+				v[n++] = c->ltot[l];
+		if (n < 3)
+			continue;  /* no majority to speak of */
+		qsort(v, n, sizeof *v, u64_cmp);
+		uint64_t mode = v[0];
+		size_t best = 0, run = 0;
+		for (size_t i = 0; i < n; i++) {
+			run = i && v[i] == v[i - 1] ? run + 1 : 1;
+			if (run > best) {
+				best = run;
+				mode = v[i];
+			}
+		}
+		char g[32], e[32];
+		for (uint64_t l = 0; l < a->num_layers; l++) {
+			if (!(c->mask[2 * l] & PRESENT) || ws_arch_layer_is_moe(a, l) != k ||
+			    c->ltot[l] == mode || odd++ >= FINDING_CAP)
+				continue;
+			if (ws_model_add_finding(c->m, WS_SEV_WARNING, "layer-inconsistent", NULL, -1,
+						 (int32_t)l, true, mode, c->ltot[l],
+						 "block %llu holds %s parameters; its %s siblings hold %s",
+						 (unsigned long long)l, ws_fmt_commas(c->ltot[l], g, sizeof g),
+						 k ? "MoE" : "dense", ws_fmt_commas(mode, e, sizeof e)) < 0) {
+				free(v);
+				return -1;
+			}
+		}
+	}
+	free(v);
+	return 0;
+}
+
+int
+ws_model_compare(ws_model *m)
+{
+	struct cmp c = {.m = m, .a = m->arch, .f = m->formula};
+	ws_error e;
+	int rc = -1;
+
+	if (!c.a || !c.a->known || !c.f || c.a->num_layers > WS_ARCH_MAX_LAYERS)
+		return 0;
+	struct qval qv = {.a = c.a};
+	if (q_eval(&qv, &e) < 0)
+		return 0;
+	c.feat = arch_features(c.a);
+	c.mask = calloc((size_t)c.a->num_layers * 2 + 2, sizeof *c.mask);
+	c.ltot = calloc((size_t)c.a->num_layers + 1, sizeof *c.ltot);
+	if (!c.mask || !c.ltot)
+		goto out;
+	if (cmp_tensors(&c, &qv) < 0 || cmp_counts(&c) < 0 || cmp_layers(&c) < 0 ||
+	    cmp_siblings(&c) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(c.mask);
+	free(c.ltot);
+	return rc;
+}

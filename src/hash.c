@@ -1,0 +1,1020 @@
+/*
+ * hash.c - the hashing engine (a pool of pread workers), manifest lines
+ * (writing, escaping, parsing) and `hash`: PATHs to manifest lines.
+ *
+ * A job reads its range once, in WS_HASH_BUF chunks, and feeds every
+ * digest it asked for plus the XXH3 states of the tensors the chunk
+ * overlaps.  Tensors of a valid file do not overlap, so only one or two
+ * tensor states are live at a time whatever the tensor count.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <xxhash.h>
+/* libxxhash exports runtime-dispatched (AVX2/AVX-512) XXH3 on x86; its
+ * plain entry points are built for the baseline ISA, about 3x slower. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
+#if __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#endif
+#endif
+
+#include "internal.h"
+#include "weightscan/hash.h"
+#include "weightscan/util.h"
+
+/* ==== small helpers ==== */
+
+void
+ws_hex(const uint8_t *d, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool
+ws_unhex(const char *s, size_t n, uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
+unsigned
+ws_hash_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}
+
+/* ==== Git LFS pointers ==== */
+
+#define LFS_VERSION "version https://git-lfs.github.com/spec/v1\n"
+
+bool
+ws_lfs_pointer_parse(const char *buf, size_t len, char oid_hex[65],
+		     uint64_t *size)
+{
+	size_t vl = strlen(LFS_VERSION);
+	bool have_oid = false, have_size = false;
+
+	/* The spec caps pointers well under 1 KiB. */
+	if (len > 1024 || len < vl || memcmp(buf, LFS_VERSION, vl) != 0)
+		return false;
+	for (size_t i = vl; i < len;) {
+		const char *line = buf + i;
+		const char *nl = memchr(line, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - line) : len - i;
+		i += ll + 1;
+		if (ll == 11 + 64 && memcmp(line, "oid sha256:", 11) == 0) {
+			uint8_t tmp[32];
+			if (!ws_unhex(line + 11, 32, tmp))
+				return false;
+			ws_hex(tmp, 32, oid_hex);
+			have_oid = true;
+		} else if (ll > 5 && memcmp(line, "size ", 5) == 0) {
+			uint64_t v = 0;
+			for (size_t k = 5; k < ll; k++) {
+				if (line[k] < '0' || line[k] > '9' ||
+				    !ws_mul_u64(v, 10, &v) ||
+				    !ws_add_u64(v, (uint64_t)(line[k] - '0'), &v))
+					return false;
+			}
+			*size = v;
+			have_size = true;
+		}
+	}
+	return have_oid && have_size;
+}
+
+void
+ws_lfs_message(const char *oid_hex, uint64_t size, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "an LFS pointer for a %llu-byte file with sha256 %s; the weights were not downloaded",
+		 (unsigned long long)size, oid_hex);
+}
+
+/* ==== the engine ==== */
+
+typedef struct pool {
+	ws_hash_job *jobs;
+	size_t *order;          /* biggest first, for balance */
+	size_t n;
+	atomic_size_t next;
+	atomic_uint_fast64_t done;
+	atomic_uint running;
+} pool;
+
+typedef struct job_state {
+	XXH3_state_t *xxh;
+	EVP_MD_CTX *sha256, *sha1;
+	XXH3_state_t **sub;     /* one per sub, created when first touched */
+} job_state;
+
+static void
+canon128(XXH128_hash_t h, uint8_t out[16])
+{
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, h);
+	memcpy(out, c.digest, 16);
+}
+
+static void
+sub_finish(job_state *st, ws_hash_sub *s, size_t k)
+{
+	if (st->sub[k]) {
+		canon128(XXH3_128bits_digest(st->sub[k]), s->xxh128);
+		XXH3_freeState(st->sub[k]);
+		st->sub[k] = NULL;
+	} else {
+		canon128(XXH3_128bits(NULL, 0), s->xxh128);
+	}
+}
+
+static void
+job_state_free(job_state *st, size_t n_subs)
+{
+	XXH3_freeState(st->xxh);
+	EVP_MD_CTX_free(st->sha256);
+	EVP_MD_CTX_free(st->sha1);
+	if (st->sub)
+		for (size_t k = 0; k < n_subs; k++)
+			XXH3_freeState(st->sub[k]);
+	free(st->sub);
+}
+
+static int
+md_init(EVP_MD_CTX **ctx, const EVP_MD *md)
+{
+	*ctx = EVP_MD_CTX_new();
+	return *ctx && EVP_DigestInit_ex(*ctx, md, NULL) == 1 ? 0 : -1;
+}
+
+static int
+job_state_init(ws_hash_job *j, job_state *st, uint64_t len)
+{
+	memset(st, 0, sizeof *st);
+	if ((j->algos & WS_HASH_XXH128) &&
+	    (!(st->xxh = XXH3_createState()) || XXH3_128bits_reset(st->xxh) != XXH_OK))
+		return -1;
+	if ((j->algos & WS_HASH_SHA256) && md_init(&st->sha256, EVP_sha256()) != 0)
+		return -1;
+	if ((j->algos & (WS_HASH_SHA1 | WS_HASH_GITBLOB)) &&
+	    md_init(&st->sha1, EVP_sha1()) != 0)
+		return -1;
+	if (j->algos & WS_HASH_GITBLOB) {
+		/* git hashes the object header, NUL included, before the content */
+		char hdr[40];
+		int hl = snprintf(hdr, sizeof hdr, "blob %llu", (unsigned long long)len);
+		if (EVP_DigestUpdate(st->sha1, hdr, (size_t)hl + 1) != 1)
+			return -1;
+	}
+	if (j->n_subs && !(st->sub = calloc(j->n_subs, sizeof *st->sub)))
+		return -1;
+	return 0;
+}
+
+/* Feed chunk [a, a+n) to every sub it overlaps; finish the subs that end
+ * inside it.  *lo is the first sub not finished yet. */
+static int
+feed_subs(ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
+	  uint64_t a, uint64_t n)
+{
+	uint64_t b = a + n;
+	for (size_t k = *lo; k < j->n_subs && j->subs[k].offset < b; k++) {
+		ws_hash_sub *s = &j->subs[k];
+		uint64_t se = s->offset + s->length;
+		if (se <= a)
+			continue;
+		uint64_t oa = s->offset > a ? s->offset : a;
+		uint64_t ob = se < b ? se : b;
+		if (!st->sub[k]) {
+			if (!(st->sub[k] = XXH3_createState()) ||
+			    XXH3_128bits_reset(st->sub[k]) != XXH_OK)
+				return -1;
+		}
+		XXH3_128bits_update(st->sub[k], buf + (oa - a), (size_t)(ob - oa));
+	}
+	while (*lo < j->n_subs && j->subs[*lo].offset + j->subs[*lo].length <= b) {
+		sub_finish(st, &j->subs[*lo], *lo);
+		(*lo)++;
+	}
+	return 0;
+}
+
+static void
+run_job(pool *p, ws_hash_job *j, uint8_t *buf)
+{
+	job_state st;
+	struct stat sb;
+	int fd = j->fd;
+	bool own = false;
+	uint64_t start = j->offset, len, end, pos;
+	size_t lo = 0;
+
+	j->status = WS_JOB_ERROR;
+	if (fd < 0) {
+		fd = open(j->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			if (e == ENOENT || e == ENOTDIR)
+				j->status = WS_JOB_MISSING;
+			ws_err(&j->err, WS_EXIT_INPUT, j->path, "cannot open: %s", strerror(e));
+			return;
+		}
+		own = true;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		ws_err(&j->err, WS_EXIT_INPUT, j->path, "not a readable regular file");
+		goto out_fd;
+	}
+	uint64_t fsize = (uint64_t)sb.st_size;
+	if (start > fsize) {
+		ws_err_at(&j->err, j->path, fsize, "range starts at %llu, past the end of the file",
+			  (unsigned long long)start);
+		goto out_fd;
+	}
+	len = j->length == WS_HASH_TO_END ? fsize - start : j->length;
+	if (!ws_add_u64(start, len, &end) || end > fsize) {
+		ws_err_at(&j->err, j->path, fsize,
+			  "range %llu+%llu extends past the end of the file (%llu bytes)",
+			  (unsigned long long)start, (unsigned long long)len,
+			  (unsigned long long)fsize);
+		goto out_fd;
+	}
+	for (size_t k = 0; k < j->n_subs; k++) {
+		uint64_t se;
+		assert(k == 0 || j->subs[k - 1].offset <= j->subs[k].offset);
+		if (j->subs[k].offset < start ||
+		    !ws_add_u64(j->subs[k].offset, j->subs[k].length, &se) || se > end) {
+			ws_err_at(&j->err, j->path, j->subs[k].offset,
+				  "tensor data extends past the end of the file (%llu bytes)",
+				  (unsigned long long)fsize);
+			goto out_fd;
+		}
+	}
+	if (job_state_init(j, &st, len) != 0) {
+		job_state_free(&st, j->n_subs);
+		ws_err_oom(&j->err, j->path);
+		j->err.code = WS_EXIT_INTERNAL;
+		goto out_fd;
+	}
+	posix_fadvise(fd, (off_t)start, (off_t)len, POSIX_FADV_SEQUENTIAL);
+	for (pos = start; pos < end;) {
+		uint64_t want = end - pos < WS_HASH_BUF ? end - pos : WS_HASH_BUF;
+		ssize_t r = pread(fd, buf, (size_t)want, (off_t)pos);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ws_err_at(&j->err, j->path, pos, "read error: %s", strerror(errno));
+			goto out_state;
+		}
+		if (r == 0) {
+			/* The file shrank since it was opened: report, never SIGBUS. */
+			ws_err_at(&j->err, j->path, pos,
+				  "file ended while being read (expected %llu bytes): it shrank",
+				  (unsigned long long)end);
+			goto out_state;
+		}
+		uint64_t n = (uint64_t)r;
+		if (st.xxh)
+			XXH3_128bits_update(st.xxh, buf, (size_t)n);
+		if ((st.sha256 && EVP_DigestUpdate(st.sha256, buf, (size_t)n) != 1) ||
+		    (st.sha1 && EVP_DigestUpdate(st.sha1, buf, (size_t)n) != 1) ||
+		    (j->n_subs && feed_subs(j, &st, &lo, buf, pos, n) != 0)) {
+			ws_err(&j->err, WS_EXIT_INTERNAL, j->path, "out of memory or digest failure");
+			goto out_state;
+		}
+		pos += n;
+		atomic_fetch_add(&p->done, n);
+	}
+	for (; lo < j->n_subs; lo++)
+		sub_finish(&st, &j->subs[lo], lo);
+	if (st.xxh)
+		canon128(XXH3_128bits_digest(st.xxh), j->digest.xxh128);
+	if (st.sha256)
+		EVP_DigestFinal_ex(st.sha256, j->digest.sha256, NULL);
+	if (st.sha1)
+		EVP_DigestFinal_ex(st.sha1, j->digest.sha1, NULL);
+	j->size = len;
+	j->status = WS_JOB_OK;
+out_state:
+	job_state_free(&st, j->n_subs);
+out_fd:
+	if (own)
+		close(fd);
+}
+
+static void *
+worker(void *arg)
+{
+	pool *p = arg;
+	uint8_t *buf = malloc(WS_HASH_BUF);
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->n)
+			break;
+		ws_hash_job *j = &p->jobs[p->order[i]];
+		if (!buf) {
+			j->status = WS_JOB_ERROR;
+			ws_err_oom(&j->err, j->path);
+			continue;
+		}
+		run_job(p, j, buf);
+	}
+	free(buf);
+	atomic_fetch_sub(&p->running, 1);
+	return NULL;
+}
+
+static uint64_t
+job_estimate(const ws_hash_job *j)
+{
+	struct stat sb;
+	if (j->length != WS_HASH_TO_END)
+		return j->length;
+	if ((j->fd >= 0 ? fstat(j->fd, &sb) : stat(j->path, &sb)) != 0 ||
+	    (uint64_t)sb.st_size < j->offset)
+		return 0;
+	return (uint64_t)sb.st_size - j->offset;
+}
+
+static const uint64_t *sort_sizes;
+
+static int
+cmp_order(const void *a, const void *b)
+{
+	uint64_t x = sort_sizes[*(const size_t *)a], y = sort_sizes[*(const size_t *)b];
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+int
+ws_hash_run(ws_hash_job *jobs, size_t n, unsigned threads,
+	    ws_progress_fn progress, void *ctx, ws_error *err)
+{
+	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+	pool p = {.jobs = jobs, .n = n};
+	uint64_t total = 0;
+	uint64_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+	pthread_t tid[256];
+	unsigned started = 0;
+
+	p.order = malloc((n ? n : 1) * sizeof *p.order);
+	if (!sizes || !p.order) {
+		free(sizes);
+		free(p.order);
+		return ws_err_oom(err, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].status = WS_JOB_PENDING;
+		memset(&jobs[i].err, 0, sizeof jobs[i].err);
+		sizes[i] = job_estimate(&jobs[i]);
+		p.order[i] = i;
+		ws_add_u64(total, sizes[i], &total);
+	}
+	pthread_mutex_lock(&sort_lock);
+	sort_sizes = sizes;
+	qsort(p.order, n, sizeof *p.order, cmp_order);
+	pthread_mutex_unlock(&sort_lock);
+
+	if (threads == 0)
+		threads = ws_hash_default_threads();
+	if (threads > 256)
+		threads = 256;
+	if (threads > n)
+		threads = n ? (unsigned)n : 1;
+	atomic_store(&p.running, threads);
+	for (unsigned t = 0; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, worker, &p) != 0)
+			break;
+		started++;
+	}
+	if (started < threads)
+		atomic_fetch_sub(&p.running, threads - started);
+	if (started == 0) {
+		/* No thread could start: do the work here. */
+		atomic_store(&p.running, 1);
+		worker(&p);
+	}
+	if (progress) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		while (atomic_load(&p.running) > 0) {
+			progress(ctx, atomic_load(&p.done), total);
+			nanosleep(&ts, NULL);
+		}
+		progress(ctx, atomic_load(&p.done), total);
+	}
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	free(sizes);
+	free(p.order);
+	return 0;
+}
+
+/* ==== manifest lines ==== */
+
+static bool
+needs_escape(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\\' || s[i] == '\n' || s[i] == '\r' || s[i] == '\0')
+			return true;
+	return false;
+}
+
+static void
+put_escaped(FILE *f, const char *s, size_t len)
+{
+	size_t run = 0;
+	for (size_t i = 0; i < len; i++) {
+		const char *e = s[i] == '\\' ? "\\\\" : s[i] == '\n' ? "\\n"
+			: s[i] == '\r' ? "\\r" : s[i] == '\0' ? "\\0" : NULL;
+		if (!e) {
+			run++;
+			continue;
+		}
+		fwrite(s + i - run, 1, run, f);
+		run = 0;
+		fputs(e, f);
+	}
+	fwrite(s + len - run, 1, run, f);
+}
+
+int
+ws_manifest_put_line(FILE *f, const uint8_t *digest, size_t n,
+		     const char *prefix, const char *name, size_t len)
+{
+	char hex[2 * WS_SHA256_LEN + 1];
+	bool esc = needs_escape(prefix, strlen(prefix)) || needs_escape(name, len);
+
+	ws_hex(digest, n, hex);
+	if (esc)
+		fputc('\\', f);
+	fputs(hex, f);
+	fputs("  ", f);
+	fputs(prefix, f);
+	if (esc)
+		put_escaped(f, name, len);
+	else
+		fwrite(name, 1, len, f);
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+#define MANIFEST_MAX_LINE (64u * 1024u)
+
+/* Unescape s[0..len) in place; new length or -1 for an unknown escape. */
+static long
+unescape(char *s, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] != '\\') {
+			s[o++] = s[i];
+			continue;
+		}
+		if (++i == len)
+			return -1;
+		char c = s[i] == '\\' ? '\\' : s[i] == 'n' ? '\n' : s[i] == 'r' ? '\r'
+			: s[i] == '0' ? '\0' : 'x';
+		if (c == 'x')
+			return -1;
+		s[o++] = c;
+	}
+	return (long)o;
+}
+
+/* Parse one line; 1 = entry added, 0 = malformed, -1 = OOM. */
+static int
+parse_line(const char *p, size_t len, size_t lineno, ws_manifest *m)
+{
+	bool esc = false;
+	size_t nhex = 0;
+
+	if (len > MANIFEST_MAX_LINE)
+		return 0;
+	if (len && p[len - 1] == '\r')
+		len--;
+	if (len && p[0] == '\\') {
+		esc = true;
+		p++;
+		len--;
+	}
+	while (nhex < len && hexval(p[nhex]) >= 0)
+		nhex++;
+	if ((nhex != 2 * WS_XXH128_LEN && nhex != 2 * WS_SHA256_LEN) ||
+	    len < nhex + 3 || p[nhex] != ' ' || (p[nhex + 1] != ' ' && p[nhex + 1] != '*'))
+		return 0;
+	ws_manifest_entry e = {0};
+	e.algo = nhex == 2 * WS_XXH128_LEN ? WS_HASH_XXH128 : WS_HASH_SHA256;
+	ws_unhex(p, nhex / 2, e.digest);
+	e.line = lineno;
+	const char *name = p + nhex + 2;
+	size_t nl = len - nhex - 2;
+	if (!(e.name = malloc(nl + 1)))
+		return -1;
+	memcpy(e.name, name, nl);
+	e.name[nl] = '\0';
+	if (esc) {
+		long u = unescape(e.name, nl);
+		if (u < 0) {
+			free(e.name);
+			return 0;
+		}
+		nl = (size_t)u;
+		e.name[nl] = '\0';
+	}
+	if (nl > 7 && memcmp(e.name, "tensor:", 7) == 0) {
+		if (e.algo != WS_HASH_XXH128) {
+			free(e.name);
+			return 0;
+		}
+		e.tensor = true;
+		memmove(e.name, e.name + 7, nl - 7 + 1);
+		nl -= 7;
+	}
+	e.name_len = nl;
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		ws_manifest_entry *ne = realloc(m->entries, nc * sizeof *ne);
+		if (!ne) {
+			free(e.name);
+			return -1;
+		}
+		m->entries = ne;
+		m->cap = nc;
+	}
+	m->entries[m->n++] = e;
+	return 1;
+}
+
+int
+ws_manifest_parse(const char *text, size_t len, ws_manifest *m, ws_error *err)
+{
+	size_t lineno = 0;
+	memset(m, 0, sizeof *m);
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - (text + i)) : len - i;
+		lineno++;
+		if (ll > 0 && !(ll == 1 && text[i] == '\r')) {
+			int r = parse_line(text + i, ll, lineno, m);
+			if (r < 0) {
+				ws_manifest_free(m);
+				return ws_err_oom(err, NULL);
+			}
+			if (r == 0 && m->malformed++ == 0)
+				m->first_malformed = lineno;
+		}
+		i += ll + 1;
+	}
+	return 0;
+}
+
+void
+ws_manifest_free(ws_manifest *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->entries[i].name);
+	free(m->entries);
+	memset(m, 0, sizeof *m);
+}
+
+/* ==== hash: PATHs to lines ==== */
+
+/* realpath of PATH's folder + "/" + its last component: keeps a symlink
+ * (an HF snapshot entry) named as itself. */
+static char *
+abs_keep_last(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *rdir, *out = NULL;
+
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return NULL;
+	rdir = realpath(dir, NULL);
+	free(dir);
+	if (!rdir)
+		return NULL;
+	const char *base = slash ? slash + 1 : path;
+	if (asprintf(&out, "%s%s%s", rdir, strcmp(rdir, "/") ? "/" : "", base) < 0)
+		out = NULL;
+	free(rdir);
+	return out;
+}
+
+/* TARGET (absolute) relative to folder BASE (absolute, resolved). */
+static char *
+relative_to(const char *base, const char *target)
+{
+	size_t i = 0, common = 0, ups = 0;
+
+	/* common = index of the last '/' both share as a component boundary */
+	while (base[i] && base[i] == target[i]) {
+		if (base[i] == '/')
+			common = i;
+		i++;
+	}
+	if (base[i] == '\0' && target[i] == '/')
+		common = i;
+	for (const char *q = base + common; *q; q++)
+		if (*q == '/' && q[1])
+			ups++;
+	const char *rest = target + common + 1;
+	size_t rl = strlen(rest);
+	char *out = malloc(ups * 3 + rl + 1);
+	if (!out)
+		return NULL;
+	char *o = out;
+	for (size_t k = 0; k < ups; k++, o += 3)
+		memcpy(o, "../", 3);
+	memcpy(o, rest, rl + 1);
+	return out;
+}
+
+typedef struct unit {
+	char *name;             /* display name */
+	const char *path;       /* to open (borrowed) */
+	int fd;
+	ws_model *model;        /* NULL for a plain file */
+	uint32_t file;          /* file index in the model */
+	bool is_model_file;
+} unit;
+
+static bool
+ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+typedef struct hash_ctx {
+	const ws_hash_opts *o;
+	char *base;             /* resolved base folder, or NULL */
+	unit *units;
+	size_t n_units, cap_units;
+	ws_model **models;
+	size_t n_models;
+} hash_ctx;
+
+static int
+add_unit(hash_ctx *c, const char *path, int fd, ws_model *m, uint32_t file,
+	 bool is_model_file, ws_error *err)
+{
+	char *name;
+	if (c->base) {
+		char *abs = abs_keep_last(path);
+		if (!abs)
+			return ws_err(err, WS_EXIT_INPUT, path, "cannot resolve: %s", strerror(errno));
+		name = relative_to(c->base, abs);
+		free(abs);
+	} else {
+		name = strdup(path);
+	}
+	if (!name)
+		return ws_err_oom(err, path);
+	for (size_t i = 0; i < c->n_units; i++) {
+		if (strcmp(c->units[i].name, name) == 0) {
+			free(name); /* the same file named twice */
+			return 0;
+		}
+	}
+	if (c->n_units == c->cap_units) {
+		size_t nc = c->cap_units ? c->cap_units * 2 : 16;
+		unit *nu = realloc(c->units, nc * sizeof *nu);
+		if (!nu) {
+			free(name);
+			return ws_err_oom(err, path);
+		}
+		c->units = nu;
+		c->cap_units = nc;
+	}
+	c->units[c->n_units++] = (unit){name, path, fd, m, file, is_model_file};
+	return 0;
+}
+
+static int
+add_path(hash_ctx *c, const char *path, ws_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+	bool dir = S_ISDIR(sb.st_mode);
+	bool index = ends_with(path, ".index.json");
+	bool model = dir || index || ends_with(path, ".safetensors") || ends_with(path, ".gguf");
+	if (!model)
+		return add_unit(c, path, -1, NULL, 0, false, err);
+
+	ws_model *m = NULL;
+	if (ws_model_open(path, NULL, &m, err) != 0)
+		return -1;
+	ws_model **nm = realloc(c->models, (c->n_models + 1) * sizeof *nm);
+	if (!nm) {
+		ws_model_free(m);
+		return ws_err_oom(err, path);
+	}
+	c->models = nm;
+	c->models[c->n_models++] = m;
+	if ((dir || index) && m->index_path && add_unit(c, m->index_path, -1, NULL, 0, false, err))
+		return -1;
+	if (dir && m->config_path && add_unit(c, m->config_path, -1, NULL, 0, false, err))
+		return -1;
+	/* shards in name order (00001 before 00002), whatever the index says */
+	uint32_t *ord = malloc((m->n_files ? m->n_files : 1) * sizeof *ord);
+	if (!ord)
+		return ws_err_oom(err, path);
+	for (uint32_t f = 0; f < m->n_files; f++) {
+		uint32_t k = f;
+		for (; k > 0 && strcmp(m->files[ord[k - 1]].path, m->files[f].path) > 0; k--)
+			ord[k] = ord[k - 1];
+		ord[k] = f;
+	}
+	int rc = 0;
+	for (uint32_t i = 0; i < m->n_files && rc == 0; i++)
+		rc = add_unit(c, m->files[ord[i]].path, m->files[ord[i]].fd, m, ord[i], true, err);
+	free(ord);
+	return rc;
+}
+
+static const ws_tensor *cmp_tensors;
+
+static int
+cmp_tensor_offset(const void *a, const void *b)
+{
+	const ws_tensor *x = &cmp_tensors[*(const uint64_t *)a];
+	const ws_tensor *y = &cmp_tensors[*(const uint64_t *)b];
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+static int
+push_line(ws_hash_set *s, const char *name, size_t len, bool tensor)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		ws_hash_line *nl = realloc(s->lines, nc * sizeof *nl);
+		if (!nl)
+			return -1;
+		s->lines = nl;
+		s->cap = nc;
+	}
+	ws_hash_line *l = &s->lines[s->n];
+	memset(l, 0, sizeof *l);
+	if (!(l->name = malloc(len + 1)))
+		return -1;
+	memcpy(l->name, name, len);
+	l->name[len] = '\0';
+	l->name_len = len;
+	l->tensor = tensor;
+	s->n++;
+	return 0;
+}
+
+/* Per unit: its job, its subs, and which tensor each sub is. */
+typedef struct unit_work {
+	ws_hash_sub *subs;
+	uint64_t *tensor_of;
+} unit_work;
+
+int
+ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
+	      const ws_hash_opts *o, ws_hash_set *out, ws_error *err)
+{
+	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+	hash_ctx c = {.o = o};
+	ws_hash_job *jobs = NULL;
+	unit_work *work = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (base_dir && !(c.base = realpath(base_dir, NULL))) {
+		ws_err(err, WS_EXIT_INPUT, base_dir, "cannot resolve folder: %s", strerror(errno));
+		goto done;
+	}
+	for (size_t i = 0; i < n_paths; i++)
+		if (add_path(&c, paths[i], err) != 0)
+			goto done;
+
+	jobs = calloc(c.n_units ? c.n_units : 1, sizeof *jobs);
+	work = calloc(c.n_units ? c.n_units : 1, sizeof *work);
+	if (!jobs || !work) {
+		ws_err_oom(err, NULL);
+		goto done;
+	}
+	for (size_t u = 0; u < c.n_units; u++) {
+		unit *un = &c.units[u];
+		ws_hash_job *j = &jobs[u];
+		j->path = un->path;
+		j->fd = un->fd;
+		j->offset = 0;
+		j->length = WS_HASH_TO_END;
+		j->algos = WS_HASH_XXH128 | (o->sha256 ? WS_HASH_SHA256 : 0);
+		if (!o->per_tensor || !un->is_model_file)
+			continue;
+		ws_model *m = un->model;
+		size_t k = 0;
+		for (uint64_t t = 0; t < m->n_tensors; t++)
+			k += m->tensors[t].file == un->file;
+		if (!k)
+			continue;
+		work[u].subs = calloc(k, sizeof *work[u].subs);
+		work[u].tensor_of = calloc(k, sizeof *work[u].tensor_of);
+		if (!work[u].subs || !work[u].tensor_of) {
+			ws_err_oom(err, un->path);
+			goto done;
+		}
+		k = 0;
+		for (uint64_t t = 0; t < m->n_tensors; t++)
+			if (m->tensors[t].file == un->file)
+				work[u].tensor_of[k++] = t;
+		pthread_mutex_lock(&sort_lock);
+		cmp_tensors = m->tensors;
+		qsort(work[u].tensor_of, k, sizeof *work[u].tensor_of, cmp_tensor_offset);
+		pthread_mutex_unlock(&sort_lock);
+		for (size_t s = 0; s < k; s++) {
+			const ws_tensor *t = &m->tensors[work[u].tensor_of[s]];
+			work[u].subs[s].offset = t->offset;
+			work[u].subs[s].length = t->bytes;
+		}
+		j->subs = work[u].subs;
+		j->n_subs = k;
+	}
+	if (ws_hash_run(jobs, c.n_units, o->threads, o->progress, o->progress_ctx, err) != 0)
+		goto done;
+	for (size_t u = 0; u < c.n_units; u++) {
+		if (jobs[u].status != WS_JOB_OK) {
+			*err = jobs[u].err;
+			goto done;
+		}
+	}
+	/* file lines in PATH order, then tensor lines in model order */
+	out->has_sha256 = o->sha256;
+	for (size_t u = 0; u < c.n_units; u++) {
+		if (push_line(out, c.units[u].name, strlen(c.units[u].name), false) != 0) {
+			ws_err_oom(err, NULL);
+			goto done;
+		}
+		memcpy(out->lines[out->n - 1].xxh128, jobs[u].digest.xxh128, WS_XXH128_LEN);
+		memcpy(out->lines[out->n - 1].sha256, jobs[u].digest.sha256, WS_SHA256_LEN);
+	}
+	for (size_t u = 0; u < c.n_units; u++) {
+		if (!jobs[u].n_subs)
+			continue;
+		ws_model *m = c.units[u].model;
+		/* model order: walk the model's tensors, find each one's sub */
+		for (uint64_t t = 0; t < m->n_tensors; t++) {
+			if (m->tensors[t].file != c.units[u].file)
+				continue;
+			size_t s = 0;
+			while (work[u].tensor_of[s] != t)
+				s++;
+			if (push_line(out, m->tensors[t].name, m->tensors[t].name_len, true) != 0) {
+				ws_err_oom(err, NULL);
+				goto done;
+			}
+			memcpy(out->lines[out->n - 1].xxh128, work[u].subs[s].xxh128, WS_XXH128_LEN);
+		}
+	}
+	rc = 0;
+done:
+	if (rc != 0)
+		ws_hash_set_free(out);
+	for (size_t u = 0; work && u < c.n_units; u++) {
+		free(work[u].subs);
+		free(work[u].tensor_of);
+	}
+	free(work);
+	free(jobs);
+	for (size_t u = 0; u < c.n_units; u++)
+		free(c.units[u].name);
+	free(c.units);
+	for (size_t i = 0; i < c.n_models; i++)
+		ws_model_free(c.models[i]);
+	free(c.models);
+	free(c.base);
+	return rc;
+}
+
+void
+ws_hash_set_free(ws_hash_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->lines[i].name);
+	free(s->lines);
+	memset(s, 0, sizeof *s);
+}
+
+int
+ws_hash_print(FILE *f, const ws_hash_set *s, unsigned what)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const ws_hash_line *l = &s->lines[i];
+		int r = 0;
+		if (l->tensor && (what & WS_PRINT_TENSORS))
+			r = ws_manifest_put_line(f, l->xxh128, WS_XXH128_LEN, "tensor:",
+						 l->name, l->name_len);
+		if (!l->tensor && (what & WS_PRINT_FILES_XXH))
+			r = ws_manifest_put_line(f, l->xxh128, WS_XXH128_LEN, "",
+						 l->name, l->name_len);
+		if (!l->tensor && (what & WS_PRINT_FILES_SHA256) && s->has_sha256)
+			r = ws_manifest_put_line(f, l->sha256, WS_SHA256_LEN, "",
+						 l->name, l->name_len);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write `what` lines to PATH through a temporary file in the same folder
+ * and a rename, so a reader never sees half a manifest. */
+static int
+write_atomic(const char *path, const ws_hash_set *s, unsigned what, ws_error *err)
+{
+	char *tmp = NULL;
+	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
+		return ws_err_oom(err, path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		ws_err(err, WS_EXIT_INTERNAL, path, "cannot create: %s", strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	mode_t um = umask(022);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		goto fail;
+	}
+	int r = ws_hash_print(f, s, what);
+	if (fflush(f) != 0 || r != 0 || fsync(fileno(f)) != 0) {
+		fclose(f);
+		goto fail;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	ws_err(err, WS_EXIT_INTERNAL, path, "cannot write: %s", strerror(errno));
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+int
+ws_hash_write_manifest(const char *path, const ws_hash_set *s, ws_error *err)
+{
+	if (write_atomic(path, s, WS_PRINT_FILES_XXH | WS_PRINT_TENSORS, err) != 0)
+		return -1;
+	if (!s->has_sha256)
+		return 0;
+	char *p2 = NULL;
+	if (asprintf(&p2, "%s.sha256", path) < 0)
+		return ws_err_oom(err, path);
+	int r = write_atomic(p2, s, WS_PRINT_FILES_SHA256, err);
+	free(p2);
+	return r;
+}

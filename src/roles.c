@@ -1,0 +1,905 @@
+/*
+ * roles.c - the role table and its matcher.
+ *
+ * The table below is the whole mapping from tensor names to roles (SPEC
+ * "Roles"); the pattern language is described in weightscan/roles.h.  A
+ * new architecture is a few table lines.  Matching is a small backtracking
+ * glob over bytes (no regex library, no global state).  ws_roles_assign()
+ * classifies each distinct name "skeleton" (digit segments replaced by a
+ * placeholder) once and reuses the answer, so `layers.0` .. `layers.79`
+ * cost one table walk per tensor kind, not per tensor.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "weightscan/model.h"
+#include "weightscan/roles.h"
+
+/* ==== role names ==== */
+
+static const char *const role_names[WS_ROLE_COUNT] = {
+#define WS_ROLE_NAME_(id, name) [WS_ROLE_##id] = name,
+	WS_ROLES(WS_ROLE_NAME_)
+#undef WS_ROLE_NAME_
+};
+
+const char *
+ws_role_name(ws_role r)
+{
+	/* An out-of-range value prints as "other" rather than crashing a
+	 * report. */
+	if ((unsigned)r >= WS_ROLE_COUNT)
+		return role_names[WS_ROLE_OTHER];
+	return role_names[r];
+}
+
+int
+ws_role_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int r = 0; r < WS_ROLE_COUNT; r++)
+		if (strcmp(role_names[r], name) == 0)
+			return r;
+	return -1;
+}
+
+/* ==== the table ==== */
+
+enum { F_HF = 1u << WS_FORMAT_SAFETENSORS, F_GG = 1u << WS_FORMAT_GGUF };
+
+typedef struct role_line {
+	unsigned formats;  /* F_HF / F_GG */
+	const char *arch;  /* space-separated model types; "" = all */
+	const char *pat;
+	ws_role role;
+} role_line;
+
+#define HF(arch, pat, role) { F_HF, arch, pat, WS_ROLE_##role }
+#define GG(arch, pat, role) { F_GG, arch, pat, WS_ROLE_##role }
+
+/* First match wins: specific lines before general ones, and
+ * architecture-specific lines before the default meaning of a name. */
+static const role_line lines[] = {
+	/* ---- Hugging Face names (after wrapper prefixes are stripped) ---- */
+
+	/* PEFT LoRA: the adapted module's name sits in the middle. */
+	HF("", "{B}.*.experts.{E}.*.lora_A{K}", LORA_A),
+	HF("", "{B}.*.experts.{E}.*.lora_B{K}", LORA_B),
+	HF("", "{B}.*.lora_A{K}", LORA_A),
+	HF("", "{B}.*.lora_B{K}", LORA_B),
+	HF("", "{B}.*.lora_embedding_A{K}", LORA_A),
+	HF("", "{B}.*.lora_embedding_B{K}", LORA_B),
+	HF("", "*.lora_A{K}", LORA_A),
+	HF("", "*.lora_B{K}", LORA_B),
+	HF("", "*.lora_embedding_A{K}", LORA_A),
+	HF("", "*.lora_embedding_B{K}", LORA_B),
+
+	/* Non-parameter buffers saved by older transformers versions. */
+	HF("", "{B}.*.inv_freq", BUFFER),
+	HF("", "*inv_freq", BUFFER),
+	HF("", "{B}.attn.bias", BUFFER),
+	HF("", "{B}.attn.masked_bias", BUFFER),
+	HF("", "{B}.attention.bias", BUFFER),
+	HF("", "{B}.attention.masked_bias", BUFFER),
+	HF("", "*.masked_bias", BUFFER),
+	HF("", "*position_ids", BUFFER),
+
+	/* Embeddings, final norm, head. */
+	HF("", "embed_tokens{K}", EMBED),
+	HF("", "wte{K}", EMBED),
+	HF("", "embd.wte{K}", EMBED),
+	HF("", "tok_embeddings{K}", EMBED),
+	HF("", "word_embeddings{K}", EMBED),
+	HF("", "embedding.word_embeddings{K}", EMBED),
+	HF("", "embeddings.word_embeddings{K}", EMBED),
+	HF("", "embed_in{K}", EMBED),
+	HF("", "wpe{K}", POS_EMBED),
+	HF("", "embed_positions{K}", POS_EMBED),
+	HF("", "embeddings.position_embeddings{K}", POS_EMBED),
+	HF("", "word_embeddings_layernorm{K}", EMBED_NORM),
+	HF("", "embeddings.LayerNorm{K}", EMBED_NORM),
+	HF("", "norm{K}", FINAL_NORM),
+	HF("", "ln_f{K}", FINAL_NORM),
+	HF("", "norm_f{K}", FINAL_NORM),
+	HF("", "final_layernorm{K}", FINAL_NORM),
+	HF("", "final_layer_norm{K}", FINAL_NORM),
+	HF("", "encoder.final_layernorm{K}", FINAL_NORM),
+	HF("", "lm_head.ln{K}", FINAL_NORM),
+	HF("", "lm_head{K}", LM_HEAD),
+	HF("", "lm_head.linear{K}", LM_HEAD),
+	HF("", "embed_out{K}", LM_HEAD),
+	HF("", "output{K}", LM_HEAD),
+	HF("", "output_layer{K}", LM_HEAD),
+	HF("", "ff_out{K}", LM_HEAD),
+
+	/* ChatGLM: blocks under encoder.layers, fused SwiGLU up-projection. */
+	HF("", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
+	HF("", "encoder.layers.{L}.self_attention.query_key_value{K}", ATTN_QKV),
+	HF("", "encoder.layers.{L}.self_attention.dense{K}", ATTN_O),
+	HF("", "encoder.layers.{L}.post_attention_layernorm{K}", FFN_NORM),
+	HF("", "encoder.layers.{L}.mlp.dense_h_to_4h{K}", FFN_GATE_UP),
+	HF("", "encoder.layers.{L}.mlp.dense_4h_to_h{K}", FFN_DOWN),
+	HF("", "encoder.layers.{L}.*{K}", OTHER),
+
+	/* Block norms.  Gemma 2/3 and OLMo 2 put a norm after attention under
+	 * the name llama uses for the norm before the MLP. */
+	HF("gemma2 gemma3* olmo2", "{B}.post_attention_layernorm{K}", ATTN_POST_NORM),
+	HF("", "{B}.input_layernorm{K}", ATTN_NORM),
+	HF("", "{B}.post_attention_layernorm{K}", FFN_NORM),
+	HF("", "{B}.pre_feedforward_layernorm{K}", FFN_NORM),
+	HF("", "{B}.post_feedforward_layernorm{K}", FFN_POST_NORM),
+	HF("", "{B}.post_self_attn_layernorm{K}", ATTN_POST_NORM),
+	HF("", "{B}.post_mlp_layernorm{K}", FFN_POST_NORM),
+	HF("", "{B}.ln_1{K}", ATTN_NORM),
+	HF("", "{B}.ln_2{K}", FFN_NORM),
+	HF("", "{B}.ln_attn{K}", ATTN_NORM),
+	HF("", "{B}.ln_mlp{K}", FFN_NORM),
+	HF("", "{B}.ln{K}", ATTN_NORM),
+	HF("", "{B}.norm_1{K}", ATTN_NORM),
+	HF("", "{B}.norm_2{K}", FFN_NORM),
+	HF("", "{B}.attn_norm{K}", ATTN_NORM),
+	HF("", "{B}.ff_norm{K}", FFN_NORM),
+	HF("", "{B}.attention_norm{K}", ATTN_NORM),
+	HF("", "{B}.ffn_norm{K}", FFN_NORM),
+
+	/* Attention: llama family. */
+	HF("", "{B}.self_attn.q_proj{K}", ATTN_Q),
+	HF("", "{B}.self_attn.k_proj{K}", ATTN_K),
+	HF("", "{B}.self_attn.v_proj{K}", ATTN_V),
+	HF("", "{B}.self_attn.o_proj{K}", ATTN_O),
+	HF("", "{B}.self_attn.qkv_proj{K}", ATTN_QKV),
+	HF("", "{B}.self_attn.W_pack{K}", ATTN_QKV),
+	HF("", "{B}.self_attn.query_key_value{K}", ATTN_QKV),
+	HF("", "{B}.self_attn.dense{K}", ATTN_O),
+	HF("", "{B}.self_attn.out_proj{K}", ATTN_O),
+	HF("", "{B}.self_attn.q_norm{K}", ATTN_Q_NORM),
+	HF("", "{B}.self_attn.k_norm{K}", ATTN_K_NORM),
+	HF("", "{B}.self_attn.q_layernorm{K}", ATTN_Q_NORM),
+	HF("", "{B}.self_attn.k_layernorm{K}", ATTN_K_NORM),
+	HF("", "{B}.self_attn.q_layernorm.norms.{N}{K}", ATTN_Q_NORM),
+	HF("", "{B}.self_attn.k_layernorm.norms.{N}{K}", ATTN_K_NORM),
+	HF("", "{B}.self_attn.sinks{K}", ATTN_SINKS),
+	/* DeepSeek MLA. */
+	HF("", "{B}.self_attn.q_a_proj{K}", ATTN_Q_A),
+	HF("", "{B}.self_attn.q_a_layernorm{K}", ATTN_Q_A_NORM),
+	HF("", "{B}.self_attn.q_b_proj{K}", ATTN_Q_B),
+	HF("", "{B}.self_attn.kv_a_proj_with_mqa{K}", ATTN_KV_A),
+	HF("", "{B}.self_attn.kv_a_layernorm{K}", ATTN_KV_A_NORM),
+	HF("", "{B}.self_attn.kv_b_proj{K}", ATTN_KV_B),
+	/* GPT-2 / StarCoder (Conv1D), GPT-J, MPT, phi-1.5. */
+	HF("", "{B}.attn.c_attn{K}", ATTN_QKV),
+	HF("", "{B}.attn.c_proj{K}", ATTN_O),
+	HF("", "{B}.attn.q_proj{K}", ATTN_Q),
+	HF("", "{B}.attn.k_proj{K}", ATTN_K),
+	HF("", "{B}.attn.v_proj{K}", ATTN_V),
+	HF("", "{B}.attn.out_proj{K}", ATTN_O),
+	HF("", "{B}.attn.Wqkv{K}", ATTN_QKV),
+	HF("", "{B}.mixer.Wqkv{K}", ATTN_QKV),
+	HF("", "{B}.mixer.out_proj{K}", ATTN_O),
+	/* GPT-NeoX, Falcon, BLOOM. */
+	HF("", "{B}.attention.query_key_value{K}", ATTN_QKV),
+	HF("", "{B}.attention.dense{K}", ATTN_O),
+	HF("", "{B}.self_attention.query_key_value{K}", ATTN_QKV),
+	HF("", "{B}.self_attention.dense{K}", ATTN_O),
+	/* Meta's original checkpoints, InternLM2. */
+	HF("", "{B}.attention.wq{K}", ATTN_Q),
+	HF("", "{B}.attention.wk{K}", ATTN_K),
+	HF("", "{B}.attention.wv{K}", ATTN_V),
+	HF("", "{B}.attention.wo{K}", ATTN_O),
+	HF("", "{B}.attention.wqkv{K}", ATTN_QKV),
+	/* OLMo (original hf_olmo layout). */
+	HF("", "{B}.att_proj{K}", ATTN_QKV),
+	HF("", "{B}.attn_out{K}", ATTN_O),
+
+	/* Dense MLP. */
+	HF("", "{B}.mlp.gate_proj{K}", FFN_GATE),
+	HF("", "{B}.mlp.up_proj{K}", FFN_UP),
+	HF("", "{B}.mlp.down_proj{K}", FFN_DOWN),
+	HF("", "{B}.mlp.gate_up_proj{K}", FFN_GATE_UP),
+	HF("", "{B}.mlp.fc1{K}", FFN_UP),
+	HF("", "{B}.mlp.fc2{K}", FFN_DOWN),
+	HF("", "{B}.mlp.c_fc{K}", FFN_UP),
+	HF("", "{B}.mlp.c_proj{K}", FFN_DOWN),
+	HF("", "{B}.mlp.fc_in{K}", FFN_UP),
+	HF("", "{B}.mlp.fc_out{K}", FFN_DOWN),
+	HF("", "{B}.mlp.dense_h_to_4h{K}", FFN_UP),
+	HF("", "{B}.mlp.dense_4h_to_h{K}", FFN_DOWN),
+	HF("", "{B}.feed_forward.w1{K}", FFN_GATE),
+	HF("", "{B}.feed_forward.w3{K}", FFN_UP),
+	HF("", "{B}.feed_forward.w2{K}", FFN_DOWN),
+	HF("", "{B}.feed_forward.gate_proj{K}", FFN_GATE),
+	HF("", "{B}.feed_forward.up_proj{K}", FFN_UP),
+	HF("", "{B}.feed_forward.down_proj{K}", FFN_DOWN),
+	HF("", "{B}.ffn.up_proj{K}", FFN_UP),
+	HF("", "{B}.ffn.down_proj{K}", FFN_DOWN),
+	HF("", "{B}.ff_proj{K}", FFN_GATE_UP),
+	HF("", "{B}.ff_out{K}", FFN_DOWN),
+
+	/* MoE: Mixtral, PhiMoE, GraniteMoE. */
+	HF("", "{B}.block_sparse_moe.gate{K}", MOE_ROUTER),
+	HF("", "{B}.block_sparse_moe.experts.{E}.w1{K}", MOE_GATE),
+	HF("", "{B}.block_sparse_moe.experts.{E}.w3{K}", MOE_UP),
+	HF("", "{B}.block_sparse_moe.experts.{E}.w2{K}", MOE_DOWN),
+	HF("", "{B}.block_sparse_moe.router.layer{K}", MOE_ROUTER),
+	HF("", "{B}.block_sparse_moe.input_linear{K}", MOE_GATE_UP),
+	HF("", "{B}.block_sparse_moe.output_linear{K}", MOE_DOWN),
+	/* MoE: Qwen2/3-MoE, OLMoE, DeepSeek-V2/V3, gpt-oss. */
+	HF("", "{B}.mlp.gate.e_score_correction_bias", MOE_ROUTER_BIAS),
+	HF("", "{B}.mlp.gate{K}", MOE_ROUTER),
+	HF("", "{B}.mlp.router{K}", MOE_ROUTER),
+	HF("", "{B}.mlp.experts.{E}.gate_proj{K}", MOE_GATE),
+	HF("", "{B}.mlp.experts.{E}.up_proj{K}", MOE_UP),
+	HF("", "{B}.mlp.experts.{E}.down_proj{K}", MOE_DOWN),
+	HF("", "{B}.mlp.experts.{E}.w1{K}", MOE_GATE),
+	HF("", "{B}.mlp.experts.{E}.w3{K}", MOE_UP),
+	HF("", "{B}.mlp.experts.{E}.w2{K}", MOE_DOWN),
+	HF("", "{B}.mlp.experts.gate_up_proj{K}", MOE_GATE_UP),
+	HF("", "{B}.mlp.experts.gate_proj{K}", MOE_GATE),
+	HF("", "{B}.mlp.experts.up_proj{K}", MOE_UP),
+	HF("", "{B}.mlp.experts.down_proj{K}", MOE_DOWN),
+	HF("", "{B}.mlp.shared_expert.gate_proj{K}", MOE_SHARED_GATE),
+	HF("", "{B}.mlp.shared_expert.up_proj{K}", MOE_SHARED_UP),
+	HF("", "{B}.mlp.shared_expert.down_proj{K}", MOE_SHARED_DOWN),
+	HF("", "{B}.mlp.shared_experts.gate_proj{K}", MOE_SHARED_GATE),
+	HF("", "{B}.mlp.shared_experts.up_proj{K}", MOE_SHARED_UP),
+	HF("", "{B}.mlp.shared_experts.down_proj{K}", MOE_SHARED_DOWN),
+	HF("", "{B}.mlp.shared_expert_gate{K}", MOE_SHARED_ROUTER),
+	/* MoE: Llama 4. */
+	HF("", "{B}.feed_forward.router{K}", MOE_ROUTER),
+	HF("", "{B}.feed_forward.experts.gate_up_proj{K}", MOE_GATE_UP),
+	HF("", "{B}.feed_forward.experts.down_proj{K}", MOE_DOWN),
+	HF("", "{B}.feed_forward.experts.{E}.gate_proj{K}", MOE_GATE),
+	HF("", "{B}.feed_forward.experts.{E}.up_proj{K}", MOE_UP),
+	HF("", "{B}.feed_forward.experts.{E}.down_proj{K}", MOE_DOWN),
+	HF("", "{B}.feed_forward.shared_expert.gate_proj{K}", MOE_SHARED_GATE),
+	HF("", "{B}.feed_forward.shared_expert.up_proj{K}", MOE_SHARED_UP),
+	HF("", "{B}.feed_forward.shared_expert.down_proj{K}", MOE_SHARED_DOWN),
+
+	/* Unknown tensors keep their block index; a quantization side tail
+	 * still makes them quant_aux. */
+	HF("", "{B}.*{K}", OTHER),
+	HF("", "*{K}", OTHER),
+
+	/* ---- GGUF names (llama.cpp gguf-py TENSOR_NAMES) ---- */
+	GG("", "token_embd{K}", EMBED),
+	GG("", "token_embd_norm{K}", EMBED_NORM),
+	GG("", "position_embd{K}", POS_EMBED),
+	GG("", "output_norm{K}", FINAL_NORM),
+	GG("", "output{K}", LM_HEAD),
+	GG("", "rope_freqs{K}", BUFFER),
+	GG("", "rope_factors_long{K}", BUFFER),
+	GG("", "rope_factors_short{K}", BUFFER),
+	GG("", "blk.{L}.rope_freqs{K}", BUFFER),
+	GG("", "blk.{L}.attn_rot_embd{K}", BUFFER),
+	GG("", "blk.{L}.*.lora_a", LORA_A),
+	GG("", "blk.{L}.*.lora_b", LORA_B),
+	GG("", "*.lora_a", LORA_A),
+	GG("", "*.lora_b", LORA_B),
+	GG("", "blk.{L}.attn_norm{K}", ATTN_NORM),
+	/* Falcon-40B: ln_attn is attn_norm_2 and ln_mlp attn_norm; both are
+	 * [d] + bias, so mapping attn_norm_2 to ffn_norm keeps role totals. */
+	GG("", "blk.{L}.attn_norm_2{K}", FFN_NORM),
+	GG("", "blk.{L}.attn_q{K}", ATTN_Q),
+	GG("", "blk.{L}.attn_k{K}", ATTN_K),
+	GG("", "blk.{L}.attn_v{K}", ATTN_V),
+	GG("", "blk.{L}.attn_qkv{K}", ATTN_QKV),
+	GG("", "blk.{L}.attn_output{K}", ATTN_O),
+	GG("", "blk.{L}.attn_q_norm{K}", ATTN_Q_NORM),
+	GG("", "blk.{L}.attn_k_norm{K}", ATTN_K_NORM),
+	GG("", "blk.{L}.attn_sinks{K}", ATTN_SINKS),
+	GG("", "blk.{L}.attn_q_a{K}", ATTN_Q_A),
+	GG("", "blk.{L}.attn_q_a_norm{K}", ATTN_Q_A_NORM),
+	GG("", "blk.{L}.attn_q_b{K}", ATTN_Q_B),
+	GG("", "blk.{L}.attn_kv_a_mqa{K}", ATTN_KV_A),
+	GG("", "blk.{L}.attn_kv_a_norm{K}", ATTN_KV_A_NORM),
+	GG("", "blk.{L}.attn_kv_b{K}", ATTN_KV_B),
+	GG("", "blk.{L}.attn_k_b{K}", ATTN_KV_B),
+	GG("", "blk.{L}.attn_v_b{K}", ATTN_KV_B),
+	GG("", "blk.{L}.ffn_norm{K}", FFN_NORM),
+	GG("", "blk.{L}.post_attention_norm{K}", ATTN_POST_NORM),
+	GG("", "blk.{L}.post_ffw_norm{K}", FFN_POST_NORM),
+	GG("", "blk.{L}.attn_output_norm{K}", ATTN_POST_NORM),
+	GG("", "blk.{L}.layer_output_norm{K}", FFN_POST_NORM),
+	/* Fused gate+up stored as ffn_up ([d, 2F]). */
+	GG("phi3 chatglm glm4", "blk.{L}.ffn_up{K}", FFN_GATE_UP),
+	GG("", "blk.{L}.ffn_gate{K}", FFN_GATE),
+	GG("", "blk.{L}.ffn_up{K}", FFN_UP),
+	GG("", "blk.{L}.ffn_down{K}", FFN_DOWN),
+	/* Early Mixtral GGUFs: one 2-D tensor per expert. */
+	GG("", "blk.{L}.ffn_gate.{E}{K}", MOE_GATE),
+	GG("", "blk.{L}.ffn_up.{E}{K}", MOE_UP),
+	GG("", "blk.{L}.ffn_down.{E}{K}", MOE_DOWN),
+	GG("", "blk.{L}.ffn_gate_inp{K}", MOE_ROUTER),
+	GG("", "blk.{L}.exp_probs_b{K}", MOE_ROUTER_BIAS),
+	GG("", "blk.{L}.ffn_gate_exps{K}", MOE_GATE),
+	GG("", "blk.{L}.ffn_up_exps{K}", MOE_UP),
+	GG("", "blk.{L}.ffn_down_exps{K}", MOE_DOWN),
+	GG("", "blk.{L}.ffn_gate_up_exps{K}", MOE_GATE_UP),
+	GG("", "blk.{L}.ffn_gate_shexp{K}", MOE_SHARED_GATE),
+	GG("", "blk.{L}.ffn_up_shexp{K}", MOE_SHARED_UP),
+	GG("", "blk.{L}.ffn_down_shexp{K}", MOE_SHARED_DOWN),
+	GG("", "blk.{L}.ffn_gate_inp_shexp{K}", MOE_SHARED_ROUTER),
+	GG("", "blk.{L}.*{K}", OTHER),
+	GG("", "*{K}", OTHER),
+};
+
+#define N_LINES (sizeof lines / sizeof lines[0])
+
+size_t
+ws_role_table_size(void)
+{
+	return N_LINES;
+}
+
+/* ==== tails: what {K} accepts ==== */
+
+enum tail_class { T_WEIGHT, T_BIAS, T_AUX };
+
+typedef struct tail {
+	const char *s;
+	unsigned char len;
+	unsigned char cls;
+	bool prefix;          /* the rest of the name only starts with s */
+} tail;
+
+#define TL(str, cls) { str, sizeof str - 1, cls, false }
+#define TLP(str, cls) { str, sizeof str - 1, cls, true }
+
+/* SPEC quant_aux list and research/quantized.md: packed weights keep their
+ * module's role; scales, zero points, group indices, absmax, code books
+ * and serialized quant states are side tensors. */
+static const tail tails[] = {
+	TL("", T_WEIGHT),                 /* gpt-oss sinks, fused experts */
+	TL(".weight", T_WEIGHT),
+	TL(".bias", T_BIAS),
+	TL(".qweight", T_WEIGHT),         /* GPTQ, AWQ */
+	TL(".weight_packed", T_WEIGHT),   /* compressed-tensors */
+	TL(".B", T_WEIGHT),               /* GPTQ Marlin */
+	TL("_blocks", T_WEIGHT),          /* MXFP4 */
+	TL("_bias", T_BIAS),              /* gpt-oss fused expert biases */
+	TL(".scales", T_AUX),             /* GPTQ, AWQ, MLX */
+	TL(".biases", T_AUX),             /* MLX affine (not .bias) */
+	TL(".qzeros", T_AUX),
+	TL(".zeros", T_AUX),
+	TL(".g_idx", T_AUX),
+	TL(".s", T_AUX),                  /* GPTQ Marlin scales */
+	TL(".weight_scale", T_AUX),
+	TL(".weight_scale_inv", T_AUX),
+	TL(".weight_scale_2", T_AUX),
+	TL(".weight_shape", T_AUX),
+	TL(".weight_zero_point", T_AUX),
+	TL(".weight_g_idx", T_AUX),
+	TL(".weight_global_scale", T_AUX),
+	TL(".input_scale", T_AUX),
+	TL(".input_global_scale", T_AUX),
+	TL(".input_zero_point", T_AUX),
+	TL(".output_scale", T_AUX),
+	TL(".k_scale", T_AUX),
+	TL(".v_scale", T_AUX),
+	TL(".SCB", T_AUX),                /* bitsandbytes int8 */
+	TL(".weight_format", T_AUX),
+	TL(".weight.absmax", T_AUX),      /* bitsandbytes 4-bit */
+	TL(".weight.quant_map", T_AUX),
+	TL(".weight.nested_absmax", T_AUX),
+	TL(".weight.nested_quant_map", T_AUX),
+	TLP(".weight.quant_state.", T_AUX),
+	TL("_scales", T_AUX),             /* MXFP4 */
+	TL("_scale", T_AUX),              /* fbgemm FP8 fused experts */
+	TL("_scale_inv", T_AUX),
+	TL("_scales_inv", T_AUX),
+};
+
+#define N_TAILS (sizeof tails / sizeof tails[0])
+
+static int
+tail_lookup(const char *s, size_t n)
+{
+	for (size_t i = 0; i < N_TAILS; i++) {
+		const tail *t = &tails[i];
+		if (t->prefix ? n < t->len : n != t->len)
+			continue;
+		if (memcmp(s, t->s, t->len) == 0)
+			return t->cls;
+	}
+	return -1;
+}
+
+/* ==== the matcher ==== */
+
+#define MAX_DIGITS 9  /* fits int32; longer digit runs are not indices */
+
+/* Length of a digit-only segment starting at s[i] (1..MAX_DIGITS), or 0. */
+static size_t
+digit_seg(const char *s, size_t n, size_t i)
+{
+	if (i > 0 && s[i - 1] != '.')
+		return 0;
+	size_t d = 0;
+	while (i + d < n && s[i + d] >= '0' && s[i + d] <= '9') {
+		if (++d > MAX_DIGITS)
+			return 0;
+	}
+	if (d == 0 || (i + d < n && s[i + d] != '.'))
+		return 0;
+	return d;
+}
+
+/* Block containers {B} accepts, each followed by the layer segment. */
+static const struct { const char *s; size_t len; } blocks[] = {
+	{ "layers.", 7 }, { "h.", 2 }, { "blocks.", 7 },
+};
+
+/* Length of a "{B}" block ("layers.12") starting at s[i], or 0; *digits
+ * gets the offset of its layer digits. */
+static size_t
+block_len(const char *s, size_t n, size_t i, size_t *digits)
+{
+	if (i > 0 && s[i - 1] != '.')
+		return 0;
+	for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+		size_t k = blocks[b].len;
+		if (n - i > k && memcmp(s + i, blocks[b].s, k) == 0) {
+			size_t d = digit_seg(s, n, i + k);
+			*digits = i + k;
+			return d ? k + d : 0;
+		}
+	}
+	return 0;
+}
+
+typedef struct caps {
+	long layer_at;   /* byte offset of the layer digits, or -1 */
+	long expert_at;
+	int tail;        /* enum tail_class, or -1 when no {K} */
+} caps;
+
+static bool
+match_at(const char *p, const char *s, size_t n, size_t i, caps *c)
+{
+	for (;;) {
+		char pc = *p;
+		if (pc == '\0')
+			return i == n;
+		if (pc == '*') {
+			/* Shortest first, so `*{K}` takes the longest tail.  A
+			 * literal after the star must start the rest; a tail
+			 * starts with '.' or '_' or is empty. */
+			char next = p[1];
+			bool tail_next = next == '{' && p[2] == 'K';
+			for (size_t j = i; j <= n; j++) {
+				if (j < n && next != '{' && next != '*' &&
+				    s[j] != next)
+					continue;
+				if (j < n && tail_next && s[j] != '.' && s[j] != '_')
+					continue;
+				caps c2 = *c;
+				if (match_at(p + 1, s, n, j, &c2)) {
+					*c = c2;
+					return true;
+				}
+			}
+			return false;
+		}
+		if (pc == '{') {
+			char tok = p[1];
+			p += 3;
+			if (tok == 'K') {
+				int cls = tail_lookup(s + i, n - i);
+				if (cls < 0)
+					return false;
+				c->tail = cls;
+				return *p == '\0';
+			}
+			if (tok == 'B') {
+				size_t at, bl = block_len(s, n, i, &at);
+				if (bl == 0)
+					return false;
+				c->layer_at = (long)at;
+				i += bl;
+				continue;
+			}
+			size_t d = digit_seg(s, n, i);
+			if (d == 0)
+				return false;
+			if (tok == 'L')
+				c->layer_at = (long)i;
+			else if (tok == 'E')
+				c->expert_at = (long)i;
+			i += d;
+			continue;
+		}
+		if (i >= n || s[i] != pc)
+			return false;
+		i++;
+		p++;
+	}
+}
+
+/* ==== architectures ==== */
+
+static char
+arch_fold(char ch)
+{
+	return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
+/* arch -> lower case without '_' and '-' ("deepseek_v3" -> "deepseekv3"). */
+static void
+arch_normalize(const char *arch, size_t max, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; arch && i < max && arch[i] && o + 1 < cap; i++) {
+		if (arch[i] == '_' || arch[i] == '-')
+			continue;
+		out[o++] = arch_fold(arch[i]);
+	}
+	out[o] = '\0';
+}
+
+static bool
+arch_token_match(const char *tok, size_t len, const char *arch)
+{
+	size_t a = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = tok[i];
+		if (ch == '_' || ch == '-')
+			continue;
+		if (ch == '*' && i + 1 == len)
+			return true;
+		if (arch[a] != arch_fold(ch))
+			return false;
+		a++;
+	}
+	return arch[a] == '\0';
+}
+
+static bool
+arch_ok(const char *list, const char *arch)
+{
+	if (!list[0])
+		return true;
+	if (!arch[0])
+		return false;
+	for (const char *p = list; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *start = p;
+		while (*p && *p != ' ')
+			p++;
+		if (p > start && arch_token_match(start, (size_t)(p - start), arch))
+			return true;
+	}
+	return false;
+}
+
+/* ==== classification ==== */
+
+/* Wrapper prefixes of Hugging Face names (CausalLM wrappers, multimodal
+ * language models, PEFT). */
+static const struct { const char *s; size_t len; } wrappers[] = {
+	{ "model.", 6 }, { "language_model.", 15 }, { "transformer.", 12 },
+	{ "base_model.", 11 }, { "gpt_neox.", 9 },
+};
+
+static size_t
+strip_wrappers(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t w = 0; w < sizeof wrappers / sizeof wrappers[0]; w++) {
+			size_t l = wrappers[w].len;
+			if (n - i > l && memcmp(s + i, wrappers[w].s, l) == 0) {
+				i += l;
+				again = true;
+				break;
+			}
+		}
+	}
+	return i;
+}
+
+static bool
+ends_with_bias(const char *s, size_t n)
+{
+	return n >= 4 && memcmp(s + n - 4, "bias", 4) == 0;
+}
+
+typedef struct result {
+	ws_role role;
+	ws_kind kind;
+	long layer_at;   /* byte offsets into the full name, or -1 */
+	long expert_at;
+} result;
+
+static void
+classify_raw(unsigned fmtbit, const char *arch, const char *name, size_t len,
+	     result *r)
+{
+	r->role = WS_ROLE_OTHER;
+	r->kind = ends_with_bias(name, len) ? WS_KIND_BIAS : WS_KIND_WEIGHT;
+	r->layer_at = r->expert_at = -1;
+	if (len > WS_ROLE_MAX_NAME)
+		return;
+	size_t off = fmtbit == F_HF ? strip_wrappers(name, len) : 0;
+	const char *s = name + off;
+	size_t n = len - off;
+
+	/* Cheap rejections before the matcher: the first byte of a literal
+	 * start, and for block lines the block and the byte after it. */
+	size_t at, bl = block_len(s, n, 0, &at);
+	for (size_t li = 0; li < N_LINES; li++) {
+		const role_line *l = &lines[li];
+		if (!(l->formats & fmtbit))
+			continue;
+		const char *p = l->pat;
+		if (p[0] == '{' && p[1] == 'B') {
+			if (bl == 0)
+				continue;
+			if (p[3] == '.' && p[4] != '*' && p[4] != '{' &&
+			    (bl + 1 >= n || s[bl + 1] != p[4]))
+				continue;
+		} else if (p[0] != '{' && p[0] != '*' && (n == 0 || s[0] != p[0])) {
+			continue;
+		}
+		caps c = { -1, -1, -1 };
+		if (!match_at(p, s, n, 0, &c) || !arch_ok(l->arch, arch))
+			continue;
+		r->role = c.tail == T_AUX ? WS_ROLE_QUANT_AUX : l->role;
+		if (c.tail >= 0)
+			r->kind = c.tail == T_BIAS ? WS_KIND_BIAS : WS_KIND_WEIGHT;
+		r->layer_at = c.layer_at < 0 ? -1 : c.layer_at + (long)off;
+		r->expert_at = c.expert_at < 0 ? -1 : c.expert_at + (long)off;
+		return;
+	}
+}
+
+static int32_t
+digits_at(const char *s, size_t n, long at)
+{
+	int32_t v = 0;
+	if (at < 0)
+		return -1;
+	for (size_t i = (size_t)at; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (s[i] - '0');   /* <= MAX_DIGITS digits: no overflow */
+	return v;
+}
+
+static unsigned
+format_bit(ws_format fmt)
+{
+	return fmt == WS_FORMAT_GGUF ? F_GG : F_HF;
+}
+
+int
+ws_role_classify(ws_format fmt, const char *arch, const char *name,
+		 size_t len, ws_role *role, int32_t *layer, int32_t *expert,
+		 ws_kind *kind)
+{
+	char an[64];
+	result r;
+
+	arch_normalize(arch, SIZE_MAX, an, sizeof an);
+	if (!name)
+		len = 0;
+	classify_raw(format_bit(fmt), an, name ? name : "", len, &r);
+	if (role)
+		*role = r.role;
+	if (layer)
+		*layer = digits_at(name, len, r.layer_at);
+	if (expert)
+		*expert = digits_at(name, len, r.expert_at);
+	if (kind)
+		*kind = r.kind;
+	return r.role != WS_ROLE_OTHER;
+}
+
+/* ==== the skeleton cache used by ws_roles_assign ==== */
+
+#define MAX_SEGS 16   /* digit segments remembered per name */
+
+typedef struct skel {
+	unsigned char *key;
+	size_t len, cap;
+	uint32_t nseg;
+	uint32_t seg_at[MAX_SEGS];   /* byte offsets of digit segments */
+} skel;
+
+/* The name with each 1-9 digit segment replaced by the pair FF 23 and each
+ * literal FF byte escaped as FF FE, so distinct shapes never collide.
+ * Returns false when the name has too many digit segments to cache. */
+static bool
+skel_build(skel *k, const char *s, size_t n)
+{
+	k->len = 0;
+	k->nseg = 0;
+	for (size_t i = 0;;) {
+		const char *dot = memchr(s + i, '.', n - i);
+		size_t end = dot ? (size_t)(dot - s) : n;
+		size_t sl = end - i;
+		bool digits = sl >= 1 && sl <= MAX_DIGITS;
+		for (size_t j = i; digits && j < end; j++)
+			digits = s[j] >= '0' && s[j] <= '9';
+		if (digits) {
+			if (k->nseg == MAX_SEGS)
+				return false;
+			k->seg_at[k->nseg++] = (uint32_t)i;
+			k->key[k->len++] = 0xFF;
+			k->key[k->len++] = '#';
+		} else if (!memchr(s + i, 0xFF, sl)) {
+			memcpy(k->key + k->len, s + i, sl);
+			k->len += sl;
+		} else {
+			for (size_t j = i; j < end; j++) {
+				unsigned char ch = (unsigned char)s[j];
+				k->key[k->len++] = ch;
+				if (ch == 0xFF)
+					k->key[k->len++] = 0xFE;
+			}
+		}
+		if (!dot)
+			return true;
+		k->key[k->len++] = '.';
+		i = end + 1;
+	}
+}
+
+typedef struct centry {
+	uint64_t hash;
+	size_t koff;
+	uint32_t klen;
+	bool used;
+	unsigned char role, kind;
+	signed char lord, eord;  /* digit segment ordinals, or -1 */
+} centry;
+
+typedef struct cache {
+	centry *e;
+	size_t cap, n;           /* cap: power of two */
+	unsigned char *keys;
+	size_t klen, kcap;
+} cache;
+
+static centry *
+cache_find(cache *c, uint64_t h, const unsigned char *key, size_t len)
+{
+	size_t mask = c->cap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		centry *e = &c->e[i];
+		if (!e->used)
+			return e;
+		if (e->hash == h && e->klen == len &&
+		    (len == 0 || memcmp(c->keys + e->koff, key, len) == 0))
+			return e;
+	}
+}
+
+static bool
+cache_grow(cache *c)
+{
+	size_t ncap = c->cap ? c->cap * 2 : 1024;
+	centry *ne = calloc(ncap, sizeof *ne);
+	if (!ne)
+		return false;
+	for (size_t i = 0; i < c->cap; i++) {
+		if (!c->e[i].used)
+			continue;
+		size_t j = (size_t)c->e[i].hash & (ncap - 1);
+		while (ne[j].used)
+			j = (j + 1) & (ncap - 1);
+		ne[j] = c->e[i];
+	}
+	free(c->e);
+	c->e = ne;
+	c->cap = ncap;
+	return true;
+}
+
+/* Store key -> r in a free slot e; false on OOM (the cache just misses). */
+static bool
+cache_put(cache *c, centry *e, uint64_t h, const skel *k, const result *r)
+{
+	signed char ord[2] = { -1, -1 };
+	long at[2] = { r->layer_at, r->expert_at };
+	for (int w = 0; w < 2; w++) {
+		if (at[w] < 0)
+			continue;
+		for (uint32_t s = 0; s < k->nseg; s++)
+			if (k->seg_at[s] == (uint32_t)at[w])
+				ord[w] = (signed char)s;
+		if (ord[w] < 0)
+			return true;  /* not a digit segment: do not cache */
+	}
+	if (c->klen + k->len > c->kcap) {
+		size_t nk = c->kcap ? c->kcap * 2 : 64 * 1024;
+		while (nk < c->klen + k->len)
+			nk *= 2;
+		unsigned char *p = realloc(c->keys, nk);
+		if (!p)
+			return false;
+		c->keys = p;
+		c->kcap = nk;
+	}
+	if (k->len)  /* keys is still NULL for an empty first name */
+		memcpy(c->keys + c->klen, k->key, k->len);
+	e->hash = h;
+	e->koff = c->klen;
+	e->klen = (uint32_t)k->len;
+	e->used = true;
+	e->role = (unsigned char)r->role;
+	e->kind = (unsigned char)r->kind;
+	e->lord = ord[0];
+	e->eord = ord[1];
+	c->klen += k->len;
+	c->n++;
+	return true;
+}
+
+static int32_t
+seg_value(const char *s, size_t n, const skel *k, signed char ord)
+{
+	return ord < 0 ? -1 : digits_at(s, n, (long)k->seg_at[(int)ord]);
+}
+
+int
+ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
+{
+	char an[64];
+	unsigned fmtbit = format_bit(m->format);
+	cache c = { 0 };
+	skel k = { 0 };
+	bool oom = false;
+
+	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
+	/* Escaping at most doubles a name; longer names are not classified. */
+	k.key = malloc(2 * WS_ROLE_MAX_NAME + 2);
+	if (!k.key || !cache_grow(&c))
+		oom = true;
+
+	for (uint64_t ti = 0; ti < m->n_tensors; ti++) {
+		ws_tensor *t = &m->tensors[ti];
+		const char *s = t->name ? t->name : "";
+		size_t n = t->name ? t->name_len : 0;
+		result r;
+		bool done = false;
+
+		if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
+			uint64_t h = XXH3_64bits(k.key, k.len);
+			centry *e = cache_find(&c, h, k.key, k.len);
+			if (e->used) {
+				t->role = (ws_role)e->role;
+				t->kind = (ws_kind)e->kind;
+				t->layer = seg_value(s, n, &k, e->lord);
+				t->expert = seg_value(s, n, &k, e->eord);
+				done = true;
+			} else {
+				classify_raw(fmtbit, an, s, n, &r);
+				if (!cache_put(&c, e, h, &k, &r))
+					oom = true;
+				else if (c.n * 2 > c.cap && !cache_grow(&c))
+					oom = true;
+			}
+		} else {
+			classify_raw(fmtbit, an, s, n, &r);
+		}
+		if (!done) {
+			t->role = r.role;
+			t->kind = r.kind;
+			t->layer = digits_at(s, n, r.layer_at);
+			t->expert = digits_at(s, n, r.expert_at);
+		}
+		if (num_hidden_layers > 0 && t->layer >= num_hidden_layers &&
+		    t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
+			t->role = WS_ROLE_MTP;
+		t->params = (t->role == WS_ROLE_BUFFER ||
+			     t->role == WS_ROLE_QUANT_AUX) ? 0 : t->elements;
+	}
+	free(k.key);
+	free(c.e);
+	free(c.keys);
+	return oom ? -1 : 0;
+}

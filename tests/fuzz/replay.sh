@@ -1,0 +1,37 @@
+#!/bin/sh
+# replay.sh TARGET REPLAY_BIN - build the target's seed corpus from the
+# project's generators (plus tests/fuzz/corpus/TARGET: minimized inputs
+# worth keeping), then replay every input through the target.
+# replay.sh TARGET --seed DIR - only write the seed corpus into DIR.
+set -eu
+target=$1
+bin=$2
+src=$WS_SRCDIR
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/c"
+case "$target" in
+  safetensors)
+    "$WS_MKFIXTURE" bad "$work/bad"
+    "$WS_MKFIXTURE" tiny "$work/tiny"
+    cp "$work"/bad/*.safetensors "$work/c/"
+    cp "$work/tiny/model.safetensors" "$work/c/tiny.safetensors"
+    [ -d "$WS_SHARED/realdata/safetensors" ] && cp "$WS_SHARED"/realdata/safetensors/*.safetensors "$work/c/" ;;
+  gguf)
+    mkdir -p "$work/v" "$work/b"
+    "$WS_MKGGUF" valid "$work/v"
+    "$WS_MKGGUF" bad "$work/b"
+    find "$work/v" "$work/b" -name '*.gguf' -exec cp {} "$work/c/" \; ;;
+  config)
+    cp "$src"/testdata/tiny-llama/config.json "$work/c/tiny.json"
+    [ -d "$WS_SHARED/realdata/configs" ] && cp "$WS_SHARED"/realdata/configs/*.json "$work/c/" ;;
+  index)
+    printf '{"weight_map":{"x":"a.safetensors","y":"b.safetensors"},"metadata":{"total_size":16}}' > "$work/c/ok.json" ;;
+esac
+[ -d "$src/tests/fuzz/corpus/$target" ] && cp "$src/tests/fuzz/corpus/$target"/* "$work/c/" 2>/dev/null || true
+if [ "$bin" = "--seed" ]; then
+  mkdir -p "$3"
+  cp "$work"/c/* "$3/"
+  exit 0
+fi
+"$bin" "$work/c"

@@ -1,0 +1,187 @@
+/* test_cli.c - the command line: options, exit codes, JSON Lines, golden
+ * outputs of the shipped tiny model (WS_UPDATE_GOLDEN=1 rewrites them). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "testutil.h"
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	cr_assert(b && fread(b, 1, (size_t)n, f) == (size_t)n);
+	b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+/* Run in testdata/ so the printed paths are stable, compare with
+ * tests/golden/NAME. */
+static void
+golden(const char *name, int want_status, const char *a1, const char *a2,
+       const char *a3, const char *a4)
+{
+	const char *src = getenv("WS_SRCDIR");
+	cr_assert(src);
+	char *td = ws_join(src, "testdata");
+	cr_assert(chdir(td) == 0);
+	ws_run r = ws_run_cli(a1, a2, a3, a4, NULL);
+	cr_expect_eq(r.status, want_status, "%s: status %d, stderr %s", name, r.status, r.err);
+	char *gd = ws_join(src, "tests/golden");
+	char *gp = ws_join(gd, name);
+	if (getenv("WS_UPDATE_GOLDEN")) {
+		FILE *f = fopen(gp, "wb");
+		cr_assert(f);
+		fputs(r.out, f);
+		fclose(f);
+	}
+	char *want = slurp(gp);
+	cr_assert(want, "missing golden file %s (run with WS_UPDATE_GOLDEN=1)", gp);
+	cr_expect_str_eq(r.out, want, "%s differs from its golden output", name);
+	free(want);
+	free(gp);
+	free(gd);
+	free(td);
+	ws_run_free(&r);
+}
+
+Test(cli, golden_inspect_text) { golden("inspect-tiny.txt", 0, "tiny-llama", NULL, NULL, NULL); }
+Test(cli, golden_inspect_json) { golden("inspect-tiny.json", 0, "--json", "tiny-llama", NULL, NULL); }
+Test(cli, golden_ls_text) { golden("ls-tiny.txt", 0, "ls", "tiny-llama", NULL, NULL); }
+Test(cli, golden_ls_json) { golden("ls-tiny.json", 0, "ls", "--json", "tiny-llama", NULL); }
+Test(cli, golden_meta_text) { golden("meta-tiny.txt", 0, "meta", "tiny-llama", NULL, NULL); }
+
+Test(cli, version_and_help)
+{
+	ws_run r = ws_run_cli("--version", NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "weightscan "));
+	ws_run_free(&r);
+	r = ws_run_cli("--help", NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "usage:"));
+	cr_expect(ws_contains(r.out, "ls PATH"));
+	ws_run_free(&r);
+}
+
+Test(cli, usage_errors_exit_2)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("--bogus", tiny, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "--bogus"));
+	ws_run_free(&r);
+	r = ws_run_cli("ls", NULL);
+	cr_expect_eq(r.status, 2);
+	ws_run_free(&r);
+	r = ws_run_cli("--format", "yaml", tiny, NULL);
+	cr_expect_eq(r.status, 2);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", tiny, "--sort", "color", NULL);
+	cr_expect_eq(r.status, 2);
+	ws_run_free(&r);
+	free(tiny);
+}
+
+Test(cli, several_paths_json_lines_and_worst_exit)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	char *dir = ws_tmpdir();
+	char *bad = ws_write_file(dir, "x.safetensors", "version https://git-lfs.github.com/spec/v1\noid sha256:", 52);
+	ws_run r = ws_run_cli("--json", tiny, bad, tiny, "/nonexistent/x.safetensors", NULL);
+	cr_expect_eq(r.status, 3);
+	int lines = 0;
+	for (char *p = r.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_expect_eq(lines, 4, "one JSON object per PATH: %s", r.out);
+	char *save, *line = strtok_r(r.out, "\n", &save);
+	int errors = 0;
+	for (; line; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *o = cJSON_Parse(line);
+		cr_assert(o, "invalid JSON line: %s", line);
+		cr_expect(cJSON_IsString(cJSON_GetObjectItem(o, "weightscan")));
+		cr_expect_eq(cJSON_GetObjectItem(o, "schema")->valueint, 1);
+		cr_expect_str_eq(cJSON_GetObjectItem(o, "command")->valuestring, "inspect");
+		errors += cJSON_GetObjectItem(o, "error") != NULL;
+		cJSON_Delete(o);
+	}
+	cr_expect_eq(errors, 2);
+	ws_run_free(&r);
+	free(bad);
+	ws_rmtree(dir);
+	free(dir);
+	free(tiny);
+}
+
+Test(cli, double_dash_takes_a_folder_named_like_a_command)
+{
+	char *dir = ws_tmpdir();
+	cr_assert(chdir(dir) == 0);
+	ws_mkfixture("tiny", "ls", NULL);
+	ws_run r = ws_run_cli("--", "ls", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "format         safetensors"), "%s", r.out);
+	ws_run_free(&r);
+	cr_assert(chdir("/") == 0);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(cli, ls_filters_and_sorts)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("ls", tiny, "--match", "*.k_proj.*", "--sort", "name", NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "model.layers.0.self_attn.k_proj.weight"));
+	cr_expect(ws_contains(r.out, "model.layers.1.self_attn.k_proj.weight"));
+	cr_expect_not(ws_contains(r.out, "q_proj"));
+	ws_run_free(&r);
+	r = ws_run_cli("ls", tiny, "--sort", "size", NULL);
+	cr_expect_eq(r.status, 0);
+	/* the largest tensors come first: the MLP's 2,816 elements beat the
+	 * embedding's 2,048 */
+	const char *first = strchr(r.out, '\n');
+	cr_assert(first && strncmp(r.out, "name ", 5) == 0, "a header line first: %s", r.out);
+	cr_expect_eq(strncmp(first + 1, "model.layers.0.mlp.down_proj.weight", 35), 0, "%s", r.out);
+	ws_run_free(&r);
+	free(tiny);
+}
+
+Test(cli, sigpipe_ends_quietly)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "'%s' ls '%s' '%s' 2>&1 | head -c 10 >/dev/null; exit ${PIPESTATUS:-0}",
+			   getenv("WS_BIN"), tiny, tiny) > 0);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_expect_eq(r.status, 0);
+	cr_expect_str_eq(r.out, "");
+	ws_run_free(&r);
+	free(cmd);
+	free(tiny);
+}
+
+Test(cli, write_error_is_exit_4)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "'%s' ls '%s' >/dev/full", getenv("WS_BIN"), tiny) > 0);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_expect_eq(r.status, 4, "status %d: %s", r.status, r.err);
+	ws_run_free(&r);
+	free(cmd);
+	free(tiny);
+}
