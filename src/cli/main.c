@@ -23,6 +23,8 @@ static const cmd_entry commands[] = {
 	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size]"},
 	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] metadata key/values"},
 	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone"},
+	{"hash", ws_cmd_hash, "hash PATH... [-j N] [--per-tensor] [--sha256] [-o MANIFEST]"},
+	{"verify", ws_cmd_verify, "verify MANIFEST|DIR [-j N] [--quiet] [--status] [--strict] [--ignore-missing]"},
 	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--strict] [--fail-on CODES] [--ignore FILE]"},
 };
 
