@@ -12,6 +12,7 @@
 #include "weightscan/formula.h"
 #include "weightscan/roles.h"
 #include "weightscan/report.h"
+#include "weightscan/util.h"
 
 /* total_parameters from the index (transformers writes it) against ours. */
 static void
@@ -48,12 +49,24 @@ ws_model_analyze(ws_model *m, ws_error *err)
 		}
 		have = 1;
 	} else if (m->format == WS_FORMAT_GGUF && ws_model_find_kv(m, "general.architecture")) {
-		if (ws_arch_from_gguf(m, a, err)) {
+		/* Missing or contradictory {arch}.* keys break no GGUF rule, but
+		 * llama.cpp refuses such a file: a finding, not exit 3. */
+		ws_error aerr = {0};
+		if (ws_arch_from_gguf(m, a, &aerr) == 0) {
+			have = 1;
+		} else {
 			ws_arch_free(a);
-			free(a);
-			return -1;
+			if (aerr.code == WS_EXIT_INTERNAL) {
+				free(a);
+				*err = aerr;
+				return -1;
+			}
+			char *msg = ws_escape_text(aerr.message, strlen(aerr.message));
+			ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1, -1, false,
+					     0, 0, "architecture metadata unusable: %s",
+					     msg ? msg : "?");
+			free(msg);
 		}
-		have = 1;
 	}
 	if (have)
 		m->arch = a;

@@ -438,6 +438,9 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 
 	if (g.len < 4 || memcmp(g.p, "GGUF", 4) != 0) {
 		char mb[64];
+		/* an LFS pointer or an error page saved as x.gguf: say so */
+		if (ws_sniff(g.path, g.p, g.len, f->size, err))
+			return -1;
 		ws_err_at(err, g.path, 0, "bad magic %s: not a GGUF file",
 			  g.len ? esc(mb, sizeof mb, (const char *)g.p, g.len < 4 ? (size_t)g.len : 4)
 				: "(empty file)");

@@ -79,7 +79,18 @@ json_quote(const char *s, size_t len, bool *lossy)
 					n = k;
 					break;
 				}
-			if (n) {
+			/* C1 controls and bidi overrides are valid UTF-8 but
+			 * escaped, so no viewer of the JSON is misled */
+			unsigned cp = 0;
+			if (n == 2)
+				cp = (p[i] & 0x1Fu) << 6 | (p[i + 1] & 0x3Fu);
+			else if (n == 3)
+				cp = (p[i] & 0x0Fu) << 12 | (p[i + 1] & 0x3Fu) << 6 | (p[i + 2] & 0x3Fu);
+			if (n && ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+				  (cp >= 0x2066 && cp <= 0x2069))) {
+				o += (size_t)snprintf(out + o, cap - o, "\\u%04x", cp);
+				i += n;
+			} else if (n) {
 				memcpy(out + o, s + i, n);
 				o += n;
 				i += n;

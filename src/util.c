@@ -168,6 +168,20 @@ sink_put(sink *k, const char *s, size_t n)
 	k->buf[k->len] = '\0';
 }
 
+/* Valid UTF-8 that still must not reach a terminal raw: C1 controls and
+ * the bidirectional overrides and isolates ("Trojan Source"). */
+static bool
+unsafe_codepoint(const unsigned char *p, size_t n)
+{
+	if (n == 2 && p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+		return true;
+	if (n == 3 && p[0] == 0xE2 && p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE)
+		return true;
+	if (n == 3 && p[0] == 0xE2 && p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)
+		return true;
+	return false;
+}
+
 static void
 escape_into(sink *k, const char *s, size_t len)
 {
@@ -177,6 +191,17 @@ escape_into(sink *k, const char *s, size_t len)
 	while (i < len) {
 		unsigned c = p[i];
 		size_t n = (c >= 0x20 && c != 0x7F && c != '\\') ? utf8_seq(p + i, len - i) : 0;
+		if (n > 1 && unsafe_codepoint(p + i, n)) {
+			sink_put(k, (const char *)p + i - run, run);
+			run = 0;
+			for (size_t b = 0; b < n; b++) {
+				char esc[5];
+				snprintf(esc, sizeof esc, "\\x%02X", p[i + b]);
+				sink_put(k, esc, 4);
+			}
+			i += n;
+			continue;
+		}
 		if (n) {
 			i += n;
 			run += n;

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
+#include "weightscan/util.h"
 
 static char *
 slurp(const char *path)
@@ -184,4 +185,90 @@ Test(cli, write_error_is_exit_4)
 	ws_run_free(&r);
 	free(cmd);
 	free(tiny);
+}
+
+/* ==== hostile names: escaped in every output format ==== */
+
+static void
+assert_clean_text(const char *what, const char *out)
+{
+	for (const char *p = out; *p; p++)
+		cr_assert((unsigned char)*p != 0x1b && (unsigned char)*p != 0x07,
+			  "%s: raw control byte in output", what);
+	cr_expect_not(ws_contains(out, "\n::"), "%s: a line starts with '::'", what);
+	cr_expect(ws_utf8_valid(out, strlen(out)) || !*out, "%s: invalid UTF-8", what);
+	cr_expect_not(ws_contains(out, "\xe2\x80\xae"), "%s: raw bidi override", what);
+}
+
+static void
+hostile_case(const char *golden_name, const char *a1, const char *a2, const char *a3)
+{
+	const char *src = getenv("WS_SRCDIR");
+	char *dir = ws_tmpdir();
+	ws_mkfixture("hostile", dir, NULL);
+	cr_assert(chdir(dir) == 0);
+	ws_run r = ws_run_cli(a1, a2, a3, NULL);
+	assert_clean_text(golden_name, r.out);
+	assert_clean_text(golden_name, r.err);
+	if (ws_contains(golden_name, ".json")) {
+		char *save = NULL;
+		for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			cJSON *o = cJSON_Parse(l);
+			cr_expect(o, "%s: invalid JSON line", golden_name);
+			cJSON_Delete(o);
+		}
+		ws_run_free(&r);
+		r = ws_run_cli(a1, a2, a3, NULL);
+	}
+	char *gd = ws_join(src, "tests/golden");
+	char *gp = ws_join(gd, golden_name);
+	if (getenv("WS_UPDATE_GOLDEN")) {
+		FILE *f = fopen(gp, "wb");
+		cr_assert(f);
+		fputs(r.out, f);
+		fclose(f);
+	}
+	char *want = slurp(gp);
+	cr_assert(want, "missing golden file %s", gp);
+	cr_expect_str_eq(r.out, want, "%s differs from its golden output", golden_name);
+	free(want);
+	free(gp);
+	free(gd);
+	ws_run_free(&r);
+	cr_assert(chdir("/") == 0);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(hostile, ls_text_safetensors) { hostile_case("hostile-ls-st.txt", "ls", "hostile.safetensors", NULL); }
+Test(hostile, ls_json_safetensors) { hostile_case("hostile-ls-st.json", "ls", "--json", "hostile.safetensors"); }
+Test(hostile, ls_text_gguf) { hostile_case("hostile-ls-gguf.txt", "ls", "hostile.gguf", NULL); }
+Test(hostile, ls_json_gguf) { hostile_case("hostile-ls-gguf.json", "ls", "--json", "hostile.gguf"); }
+Test(hostile, inspect_text_gguf) { hostile_case("hostile-inspect-gguf.txt", "hostile.gguf", NULL, NULL); }
+Test(hostile, inspect_json_gguf) { hostile_case("hostile-inspect-gguf.json", "--json", "hostile.gguf", NULL); }
+Test(hostile, meta_text) { hostile_case("hostile-meta-gguf.txt", "meta", "hostile.gguf", NULL); }
+Test(hostile, meta_json) { hostile_case("hostile-meta-gguf.json", "meta", "--json", "hostile.gguf"); }
+Test(hostile, meta_text_safetensors) { hostile_case("hostile-meta-st.txt", "meta", "hostile.safetensors", NULL); }
+
+Test(cli, not_a_weight_file_diagnoses)
+{
+	char *dir = ws_tmpdir();
+	static const struct { const char *name, *content, *expect; } cases[] = {
+		{"m.gguf", "version https://git-lfs.github.com/spec/v1\noid sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\nsize 4920\n",
+		 "an LFS pointer for a 4,920-byte file with sha256 0123456789abcdef"},
+		{"m.safetensors", "<!doctype html><html>rate limited</html>", "HTML"},
+		{"e.safetensors", "", "empty file"},
+		{"j.gguf", "{\"error\":\"Entry not found\"}", "JSON document"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = ws_write_file(dir, cases[i].name, cases[i].content, strlen(cases[i].content));
+		ws_run r = ws_run_cli(p, NULL);
+		cr_expect_eq(r.status, 3, "%s", cases[i].name);
+		cr_expect(ws_contains(r.err, cases[i].expect), "%s: %s", cases[i].name, r.err);
+		cr_expect(ws_contains(r.err, p), "%s names the file", cases[i].name);
+		ws_run_free(&r);
+		free(p);
+	}
+	ws_rmtree(dir);
+	free(dir);
 }

@@ -56,3 +56,16 @@ Test(util, json_exact_and_valid)
 	free(s);
 	cJSON_Delete(o);
 }
+
+Test(util, bidi_and_c1_controls_escaped)
+{
+	char *s = ws_escape_text("a\xe2\x80\xae" "b\xc2\x9b" "c\xe2\x81\xa6", 11);
+	cr_assert_str_eq(s, "a\\xE2\\x80\\xAEb\\xC2\\x9Bc\\xE2\\x81\\xA6");
+	free(s);
+	cJSON *o = cJSON_CreateObject();
+	ws_json_add_bytes(o, "n", "x\xe2\x80\xae", 4);
+	char *j = cJSON_PrintUnformatted(o);
+	cr_assert_str_eq(j, "{\"n\":\"x\\u202e\"}");
+	free(j);
+	cJSON_Delete(o);
+}

@@ -473,9 +473,91 @@ cmd_bad(const char *dir)
 	return 0;
 }
 
+/* ==== hostile names: what must never reach a terminal or a CI log raw ==== */
+
+static void
+put_u32(uint8_t **p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		*(*p)++ = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_u64(uint8_t **p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*(*p)++ = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_str(uint8_t **p, const char *s, size_t n)
+{
+	put_u64(p, n);
+	memcpy(*p, s, n);
+	*p += n;
+}
+
+/* Names with a newline + GitHub command, ANSI escapes, a bidi override,
+ * percent signs; the GGUF adds invalid UTF-8 and a NUL byte. */
+static const char *const hostile_st[] = {
+	"a\\n::error::pwned",
+	"b\\u001b[31mred\\u001b[0m",
+	"c\\u202eoverride",
+	"d%0A%25,:x",
+};
+
+static int
+cmd_hostile(const char *dir)
+{
+	char h[1024];
+	size_t o = 0;
+	o += (size_t)snprintf(h + o, sizeof h - o, "{\"__metadata__\":{\"k\\u001b]0;title\\u0007\":\"v\\n::warning::x\"}");
+	for (size_t i = 0; i < 4; i++)
+		o += (size_t)snprintf(h + o, sizeof h - o,
+				      ",\"%s\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%zu,%zu]}",
+				      hostile_st[i], 4 * i, 4 * i + 4);
+	h[o++] = '}';
+	write_header_file(dir, "hostile.safetensors", h, o, 16);
+
+#define LIT(s) {s, sizeof s - 1}
+	static const struct { const char *name; size_t len; } gn[] = {
+		LIT("bad\xff\xfeutf8"),
+		LIT("nul\0hidden"),
+		LIT("esc\x1b]8;;http://x\x07link"),
+	};
+#undef LIT
+	uint8_t buf[1024], *p = buf;
+	memcpy(p, "GGUF", 4);
+	p += 4;
+	put_u32(&p, 3);
+	put_u64(&p, 3); /* tensors */
+	put_u64(&p, 2); /* kv */
+	put_str(&p, "general.architecture", 20);
+	put_u32(&p, 8);
+	put_str(&p, "llama", 5);
+	put_str(&p, "general.name", 12);
+	put_u32(&p, 8);
+	put_str(&p, "x\n::error::y\x1b[2J", 16);
+	for (size_t i = 0; i < 3; i++) {
+		put_str(&p, gn[i].name, gn[i].len);
+		put_u32(&p, 1);
+		put_u64(&p, 8);
+		put_u32(&p, 0); /* F32 */
+		put_u64(&p, 32 * i);
+	}
+	size_t hl = (size_t)(p - buf), pad = (32 - hl % 32) % 32;
+	memset(p, 0, pad + 96);
+	write_file(dir, "hostile.gguf", buf, hl + pad + 96);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "hostile")) {
+		mkdir(argv[2], 0755);
+		return cmd_hostile(argv[2]);
+	}
 	if (argc >= 3 && !strcmp(argv[1], "tiny")) {
 		bool tied = false, f32 = false;
 		for (int i = 3; i < argc; i++) {
@@ -509,6 +591,7 @@ main(int argc, char **argv)
 	}
 	fputs("usage: mkfixture tiny DIR [--tied] [--f32]\n"
 	      "       mkfixture bad DIR\n"
+	      "       mkfixture hostile DIR\n"
 	      "       mkfixture sparse DIR CONFIG [--shards N] [--dtype BF16|F32]\n", stderr);
 	return 2;
 }
