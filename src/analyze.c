@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "weightscan/formula.h"
+#include "weightscan/quant.h"
 #include "weightscan/roles.h"
 #include "weightscan/report.h"
 #include "weightscan/util.h"
@@ -76,6 +77,8 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_layers <= INT32_MAX ? (int32_t)m->arch->num_layers : -1;
 	if (ws_roles_assign(m, layers))
 		return ws_err_oom(err, m->path);
+	if (ws_quant_apply(m, err))
+		return -1;
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {
 		ws_model_add_finding(m, WS_SEV_INFO, "vocab-only", NULL, -1, -1, false, 0, 0,

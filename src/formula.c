@@ -757,13 +757,16 @@ kind_word(ws_kind k)
 	return k == WS_KIND_BIAS ? "bias" : "weight";
 }
 
-/* 0 fine, 1 mismatch (finding added), -1 OOM. */
+/* 0 fine, 1 mismatch (finding added when `report`), -1 OOM. */
 static int
-check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_tensor *t)
+check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_tensor *t,
+	    bool report)
 {
 	uint64_t exp[2] = {qv->v[r->dim[0]], r->dim[1] != Q_NONE ? qv->v[r->dim[1]] : 0};
-	uint32_t en = r->dim[1] != Q_NONE ? 2 : 1, n = t->ndim;
-	const uint64_t *s = t->shape;
+	/* a packed quantized weight is compared by its unpacked shape */
+	uint32_t en = r->dim[1] != Q_NONE ? 2 : 1;
+	uint32_t nd = t->logical_shape ? t->logical_ndim : t->ndim, n = nd;
+	const uint64_t *shape = t->logical_shape ? t->logical_shape : t->shape, *s = shape;
 	bool bad = false;
 	char eb[96], ab[160];
 
@@ -789,24 +792,35 @@ check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_t
 			e = UINT64_MAX;
 		bad = p != e;
 	}
-	if (!bad)
-		return 0;
+	if (!bad || !report)
+		return bad;
 	uint64_t exp_elems = en == 2 ? exp[0] * exp[1] : exp[0];
-	if (r->scope == S_EXPERT && t->ndim == en + 1)
+	if (r->scope == S_EXPERT && nd == en + 1)
 		exp_elems *= qv->a->num_experts;
 	fmt_dims(exp, en, eb, sizeof eb);
-	fmt_dims(t->shape, t->ndim, ab, sizeof ab);
+	fmt_dims(shape, nd, ab, sizeof ab);
+	char per[48] = "per expert ";
+	if (r->scope == S_EXPERT && nd == en + 1)
+		snprintf(per, sizeof per, "%llu experts of ",
+			 (unsigned long long)qv->a->num_experts);
 	char where[48] = "";
 	if (t->layer >= 0)
 		snprintf(where, sizeof where, " of block %d", (int)t->layer);
 	if (ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", t->name, (int)t->role,
-				 t->layer, true, exp_elems, t->elements,
+				 t->layer, true, exp_elems, t->logical_shape ? t->params : t->elements,
 				 "%s %s%s has shape %s; the architecture implies %s%s",
 				 role_names[t->role], kind_word(t->kind), where, ab,
-				 r->scope == S_EXPERT ? "per expert " : "", eb) < 0)
+				 r->scope == S_EXPERT ? per : "", eb) < 0)
 		return -1;
 	return 1;
 }
+
+/* One per-expert tensor (HF layout): which block, role and expert. */
+struct etrip {
+	uint64_t layer, expert;
+	uint32_t role, kind;
+	uint64_t tensor;         /* index into m->tensors */
+};
 
 struct cmp {
 	ws_model *m;
@@ -819,6 +833,9 @@ struct cmp {
 	uint64_t actual[WS_ROLE_COUNT], mtp;
 	bool head_stored;
 	unsigned n_unexpected;
+	unsigned n_shape[WS_ROLE_COUNT];  /* shape-mismatch findings per role */
+	struct etrip *et;        /* per-expert tensors of MoE blocks */
+	size_t n_et;
 };
 
 static int
@@ -875,9 +892,24 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 				return -1;
 			continue;
 		}
-		if (check_shape(c->m, qv, r, t) < 0)
+		if (r->scope == S_EXPERT && t->expert >= 0 && k == 1 && c->et) {
+			struct etrip *e = &c->et[c->n_et++];
+			*e = (struct etrip){(uint64_t)t->layer, (uint64_t)t->expert, (uint32_t)role,
+					    (uint32_t)t->kind, i};
+		}
+		/* a wrong config size puts every block off: name the first
+		 * few tensors of each role, then count the rest */
+		int sr = check_shape(c->m, qv, r, t, c->n_shape[role] < FINDING_CAP);
+		if (sr < 0)
 			return -1;
+		c->n_shape[role] += (unsigned)sr;
 	}
+	for (int r = 0; r < WS_ROLE_COUNT; r++)
+		if (c->n_shape[r] > FINDING_CAP &&
+		    ws_model_add_finding(c->m, WS_SEV_ERROR, "shape-mismatch", NULL, r, -1, false, 0, 0,
+					 "and %u more %s tensors with a wrong shape", c->n_shape[r] - FINDING_CAP,
+					 role_names[r]) < 0)
+			return -1;
 	if (c->n_unexpected > FINDING_CAP &&
 	    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", NULL, -1, -1,
 				 false, 0, 0, "and %u more unexpected tensors",
@@ -998,6 +1030,107 @@ cmp_layers(struct cmp *c)
 }
 
 static int
+etrip_cmp(const void *x, const void *y)
+{
+	const struct etrip *a = x, *b = y;
+	if (a->layer != b->layer)
+		return a->layer < b->layer ? -1 : 1;
+	if (a->role != b->role || a->kind != b->kind)
+		return a->role != b->role ? (a->role < b->role ? -1 : 1) : (a->kind < b->kind ? -1 : 1);
+	return a->expert < b->expert ? -1 : a->expert > b->expert;
+}
+
+/* The name of expert `e`'s tensor, from a sibling's name: the digits after
+ * "experts." replaced.  Empty when the name has no such part. */
+static void
+expert_name(const ws_tensor *sib, uint64_t e, char *buf, size_t len)
+{
+	const char *n = sib->name, *end = n + sib->name_len, *p = n;
+	buf[0] = '\0';
+	for (; p + 8 <= end; p++) {
+		if (memcmp(p, "experts.", 8) || p + 8 >= end || p[8] < '0' || p[8] > '9')
+			continue;
+		const char *q = p + 8;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		snprintf(buf, len, "%.*s%llu%.*s", (int)(p + 8 - n), n, (unsigned long long)e,
+			 (int)(end - q), q);
+		return;
+	}
+}
+
+/* Experts stored one tensor each: name every expert missing from a block
+ * (missing-tensor), or say once that every block stores the same number
+ * of experts and the architecture declares another. */
+static int
+cmp_experts(struct cmp *c)
+{
+	uint64_t n_exp = c->a->num_experts, common = 0, missing = 0;
+	bool uniform = true;
+	char name[256], key[96];
+
+	if (!c->n_et)
+		return 0;
+	qsort(c->et, c->n_et, sizeof *c->et, etrip_cmp);
+	/* pass 0: is every (block, role) group experts 0..D-1 for one D?
+	 * pass 1 (not uniform): the gaps in 0..n_exp-1, group by group */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0, j; i < c->n_et; i = j) {
+			uint64_t distinct = 0;
+			for (j = i; j < c->n_et && c->et[j].layer == c->et[i].layer &&
+				    c->et[j].role == c->et[i].role && c->et[j].kind == c->et[i].kind; j++)
+				if (j == i || c->et[j].expert != c->et[j - 1].expert)
+					distinct++;
+			if (pass == 0) {
+				common = i ? common : distinct;
+				uniform = uniform && distinct == common && c->et[j - 1].expert + 1 == distinct;
+				continue;
+			}
+			const struct etrip *g = &c->et[i];
+			const ws_tensor *sib = &c->m->tensors[g->tensor];
+			uint64_t want = 0;  /* the next expert index not yet seen */
+			for (size_t k = i; k <= j && want < n_exp; k++) {
+				uint64_t upto = k < j && c->et[k].expert < n_exp ? c->et[k].expert : n_exp;
+				if (k < j && c->et[k].expert < want)
+					continue;  /* a duplicate index */
+				/* name the first few, count the rest without a walk */
+				for (; want < upto && missing < FINDING_CAP; want++, missing++) {
+					expert_name(sib, want, name, sizeof name);
+					if (ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor",
+								 name[0] ? name : NULL, (int)g->role,
+								 (int32_t)g->layer, false, 0, 0,
+								 "block %llu has no %s %s for expert %llu",
+								 (unsigned long long)g->layer, role_names[g->role],
+								 kind_word((ws_kind)g->kind),
+								 (unsigned long long)want) < 0)
+						return -1;
+				}
+				if (want < upto) {
+					missing += upto - want;
+					want = upto;
+				}
+				if (k < j)
+					want = upto + 1;
+			}
+		}
+		if (uniform)
+			break;
+	}
+	if (missing > FINDING_CAP &&
+	    ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, -1, -1, false, 0, 0,
+				 "and %llu more missing expert tensors",
+				 (unsigned long long)(missing - FINDING_CAP)) < 0)
+		return -1;
+	if (uniform && common != n_exp &&
+	    ws_model_add_finding(c->m, WS_SEV_ERROR, "count-mismatch", NULL, -1, -1, true, n_exp, common,
+				 "every MoE block stores %llu experts; the architecture declares %llu (%s)",
+				 (unsigned long long)common, (unsigned long long)n_exp,
+				 ws_arch_key_label(c->a, WS_AK_EXPERTS, key, sizeof key)) < 0)
+		return -1;
+	return 0;
+}
+
+static int
 u64_cmp(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -1067,11 +1200,15 @@ ws_model_compare(ws_model *m)
 	c.ltot = calloc((size_t)c.a->num_layers + 1, sizeof *c.ltot);
 	if (!c.mask || !c.ltot)
 		goto out;
+	if (c.a->num_experts && m->n_tensors &&
+	    !(c.et = malloc((size_t)m->n_tensors * sizeof *c.et)))
+		goto out;
 	if (cmp_tensors(&c, &qv) < 0 || cmp_counts(&c) < 0 || cmp_layers(&c) < 0 ||
-	    cmp_siblings(&c) < 0)
+	    cmp_experts(&c) < 0 || cmp_siblings(&c) < 0)
 		goto out;
 	rc = 0;
 out:
+	free(c.et);
 	free(c.mask);
 	free(c.ltot);
 	return rc;

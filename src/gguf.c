@@ -56,6 +56,8 @@ typedef struct gg {
 	uint32_t fidx;
 	const uint8_t *p;
 	uint64_t len, off;
+	uint64_t size;      /* file size; len < size for a remote prefix */
+	bool more;          /* ran past the prefix: fetch more, parse again */
 	bool swap;
 	uint64_t align;
 	ws_strset keys;
@@ -72,11 +74,21 @@ raw(const uint8_t *p, unsigned n, bool swap)
 	return v;
 }
 
+/* n bytes wanted at g->off lie past a remote file's fetched prefix but
+ * inside the file: not malformed, only not fetched yet. */
+static void
+past_prefix(gg *g, uint64_t n)
+{
+	if (g->len < g->size && n <= g->size - g->off)
+		g->more = true;
+}
+
 static bool
 need(gg *g, uint64_t n, const char *what)
 {
 	if (g->len - g->off >= n)
 		return true;
+	past_prefix(g, n);
 	ws_err_at(g->err, g->path, g->off,
 		  "truncated: %s needs %llu bytes but only %llu remain",
 		  what, (unsigned long long)n,
@@ -117,6 +129,7 @@ rd_string(gg *g, const uint8_t **s, uint64_t *n, const char *what)
 		return false;
 	}
 	if (*n > g->len - g->off) {
+		past_prefix(g, *n);
 		ws_err_at(g->err, g->path, at,
 			  "%s: string of %llu bytes runs past the end of the file (%llu bytes remain)",
 			  what, (unsigned long long)*n,
@@ -149,7 +162,7 @@ skip_array(gg *g, uint64_t at, ws_vtype et, uint64_t count, int depth,
 	if (scalar_size[et]) {
 		uint64_t n;
 		if (!ws_mul_u64(count, scalar_size[et], &n) || n > g->len - g->off)
-			return ws_err_at(g->err, g->path, at,
+			return past_prefix(g, n), ws_err_at(g->err, g->path, at,
 					 "array of %llu %s runs past the end of the file",
 					 (unsigned long long)count, ws_vtype_name(et)), false;
 		g->off += n;
@@ -158,7 +171,7 @@ skip_array(gg *g, uint64_t at, ws_vtype et, uint64_t count, int depth,
 	/* Strings take at least 8 bytes, arrays 12: refuse a count the file
 	 * cannot hold before walking it. */
 	uint64_t min = et == WS_V_STRING ? 8 : 12;
-	if (count > (g->len - g->off) / min)
+	if (count > (g->size - g->off) / min)
 		return ws_err_at(g->err, g->path, at,
 				 "array of %llu %s runs past the end of the file",
 				 (unsigned long long)count, ws_vtype_name(et)), false;
@@ -429,9 +442,17 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 	int idx = ws_model_add_file(m, path, err);
 	if (idx < 0)
 		return -1;
+	return ws_gguf_parse(m, (uint32_t)idx, names, err);
+}
+
+/* Metadata is parsed from map[0..map_len) (a remote file's fetched
+ * prefix); counts and data ranges are checked against the file size. */
+int
+ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
+{
 	ws_file *f = &m->files[idx];
-	gg g = {.m = m, .err = err, .path = f->path, .fidx = (uint32_t)idx,
-		.p = f->map, .len = f->map ? f->map_len : 0,
+	gg g = {.m = m, .err = err, .path = f->path, .fidx = idx,
+		.p = f->map, .len = f->map ? f->map_len : 0, .size = f->size,
 		.align = GGUF_DEFAULT_ALIGN};
 	uint64_t version, n_tensors, n_kv, expect = 0;
 	int rc = -1;
@@ -468,7 +489,7 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 		return -1;
 	/* Counts are checked against the bytes present before anything is
 	 * sized by them. */
-	uint64_t left = g.len - g.off;
+	uint64_t left = g.size - g.off;
 	if (n_tensors > left / MIN_TENSOR_BYTES)
 		return ws_err_at(err, g.path, 8,
 				 "tensor count %llu cannot fit in the %llu bytes that follow",
@@ -520,7 +541,7 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 	rc = 0;
 out:
 	ws_strset_free(&g.keys);
-	return rc;
+	return rc && g.more ? WS_NEED_MORE : rc;
 }
 
 /* ==== split sets ==== */
@@ -618,6 +639,18 @@ check_split(ws_model *m, unsigned count, ws_error *err)
 }
 
 /* ==== entry point ==== */
+
+static void set_arch(ws_model *m);
+
+int
+ws_gguf_finish(ws_model *m, unsigned parts, ws_error *err)
+{
+	m->format = WS_FORMAT_GGUF;
+	if (parts > 1 && check_split(m, parts, err) < 0)
+		return -1;
+	set_arch(m);
+	return 0;
+}
 
 static void
 set_arch(ws_model *m)

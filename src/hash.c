@@ -8,6 +8,8 @@
  * tensor states are live at a time whatever the tensor count.
  */
 #include <assert.h>
+#include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -162,12 +164,59 @@ sub_finish(job_state *st, ws_hash_sub *s, size_t k)
 	}
 }
 
+/* libcrypto is loaded on the first SHA digest, not at start: mapping and
+ * relocating it costs ~1.2 ms, more than inspecting 191 shards. */
+static struct evp_api {
+	EVP_MD_CTX *(*ctx_new)(void);
+	void (*ctx_free)(EVP_MD_CTX *);
+	int (*init)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+	int (*update)(EVP_MD_CTX *, const void *, size_t);
+	int (*final)(EVP_MD_CTX *, unsigned char *, unsigned int *);
+	const EVP_MD *(*sha256)(void);
+	const EVP_MD *(*sha1)(void);
+} evp;
+static bool evp_ok;
+static pthread_once_t evp_once = PTHREAD_ONCE_INIT;
+
+static const struct {
+	const char *name;
+	size_t off;
+} evp_syms[] = {
+	{"EVP_MD_CTX_new", offsetof(struct evp_api, ctx_new)},
+	{"EVP_MD_CTX_free", offsetof(struct evp_api, ctx_free)},
+	{"EVP_DigestInit_ex", offsetof(struct evp_api, init)},
+	{"EVP_DigestUpdate", offsetof(struct evp_api, update)},
+	{"EVP_DigestFinal_ex", offsetof(struct evp_api, final)},
+	{"EVP_sha256", offsetof(struct evp_api, sha256)},
+	{"EVP_sha1", offsetof(struct evp_api, sha1)},
+};
+
+static void
+evp_load(void)
+{
+	void *h = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libcrypto.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	for (size_t i = 0; i < sizeof evp_syms / sizeof evp_syms[0]; i++) {
+		void *f = dlsym(h, evp_syms[i].name);
+		if (!f)
+			return;
+		/* POSIX: a dlsym result converts to a function pointer */
+		memcpy((char *)&evp + evp_syms[i].off, &f, sizeof f);
+	}
+	evp_ok = true;
+}
+
 static void
 job_state_free(job_state *st, size_t n_subs)
 {
 	XXH3_freeState(st->xxh);
-	EVP_MD_CTX_free(st->sha256);
-	EVP_MD_CTX_free(st->sha1);
+	if (st->sha256)
+		evp.ctx_free(st->sha256);
+	if (st->sha1)
+		evp.ctx_free(st->sha1);
 	if (st->sub)
 		for (size_t k = 0; k < n_subs; k++)
 			XXH3_freeState(st->sub[k]);
@@ -175,10 +224,13 @@ job_state_free(job_state *st, size_t n_subs)
 }
 
 static int
-md_init(EVP_MD_CTX **ctx, const EVP_MD *md)
+md_init(EVP_MD_CTX **ctx, bool sha256)
 {
-	*ctx = EVP_MD_CTX_new();
-	return *ctx && EVP_DigestInit_ex(*ctx, md, NULL) == 1 ? 0 : -1;
+	pthread_once(&evp_once, evp_load);
+	if (!evp_ok)
+		return -1;
+	*ctx = evp.ctx_new();
+	return *ctx && evp.init(*ctx, sha256 ? evp.sha256() : evp.sha1(), NULL) == 1 ? 0 : -1;
 }
 
 static int
@@ -188,16 +240,16 @@ job_state_init(ws_hash_job *j, job_state *st, uint64_t len)
 	if ((j->algos & WS_HASH_XXH128) &&
 	    (!(st->xxh = XXH3_createState()) || XXH3_128bits_reset(st->xxh) != XXH_OK))
 		return -1;
-	if ((j->algos & WS_HASH_SHA256) && md_init(&st->sha256, EVP_sha256()) != 0)
+	if ((j->algos & WS_HASH_SHA256) && md_init(&st->sha256, true) != 0)
 		return -1;
 	if ((j->algos & (WS_HASH_SHA1 | WS_HASH_GITBLOB)) &&
-	    md_init(&st->sha1, EVP_sha1()) != 0)
+	    md_init(&st->sha1, false) != 0)
 		return -1;
 	if (j->algos & WS_HASH_GITBLOB) {
 		/* git hashes the object header, NUL included, before the content */
 		char hdr[40];
 		int hl = snprintf(hdr, sizeof hdr, "blob %llu", (unsigned long long)len);
-		if (EVP_DigestUpdate(st->sha1, hdr, (size_t)hl + 1) != 1)
+		if (evp.update(st->sha1, hdr, (size_t)hl + 1) != 1)
 			return -1;
 	}
 	if (j->n_subs && !(st->sub = calloc(j->n_subs, sizeof *st->sub)))
@@ -310,8 +362,8 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 		uint64_t n = (uint64_t)r;
 		if (st.xxh)
 			XXH3_128bits_update(st.xxh, buf, (size_t)n);
-		if ((st.sha256 && EVP_DigestUpdate(st.sha256, buf, (size_t)n) != 1) ||
-		    (st.sha1 && EVP_DigestUpdate(st.sha1, buf, (size_t)n) != 1) ||
+		if ((st.sha256 && evp.update(st.sha256, buf, (size_t)n) != 1) ||
+		    (st.sha1 && evp.update(st.sha1, buf, (size_t)n) != 1) ||
 		    (j->n_subs && feed_subs(j, &st, &lo, buf, pos, n) != 0)) {
 			ws_err(&j->err, WS_EXIT_INTERNAL, j->path, "out of memory or digest failure");
 			goto out_state;
@@ -324,9 +376,9 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 	if (st.xxh)
 		canon128(XXH3_128bits_digest(st.xxh), j->digest.xxh128);
 	if (st.sha256)
-		EVP_DigestFinal_ex(st.sha256, j->digest.sha256, NULL);
+		evp.final(st.sha256, j->digest.sha256, NULL);
 	if (st.sha1)
-		EVP_DigestFinal_ex(st.sha1, j->digest.sha1, NULL);
+		evp.final(st.sha1, j->digest.sha1, NULL);
 	j->size = len;
 	j->status = WS_JOB_OK;
 out_state:
@@ -736,6 +788,8 @@ add_unit(hash_ctx *c, const char *path, int fd, ws_model *m, uint32_t file,
 static int
 add_path(hash_ctx *c, const char *path, ws_error *err)
 {
+	if (ws_remote_needs_data(path, "hash", err))
+		return -1;
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));

@@ -5,6 +5,7 @@
 #define WS_INTERNAL_H
 
 #include "weightscan/model.h"
+#include "weightscan/remote.h"
 
 /* Readers: fill m from one file (safetensors) or a file and its split set
  * (GGUF).  Return 0 or -1 with err set. */
@@ -32,5 +33,40 @@ typedef struct ws_strset {
 int ws_strset_add(ws_strset *s, const char *key, size_t len);
 bool ws_strset_has(const ws_strset *s, const char *key, size_t len);
 void ws_strset_free(ws_strset *s);
+
+/* ==== remote files (src/remote.c) ==== */
+
+/* A reader ran past the fetched prefix of a remote file (map_len < size):
+ * fetch more bytes and parse again.  err holds a "truncated" message. */
+#define WS_NEED_MORE (-2)
+/* Add a file whose header bytes are buf[0..len) (malloc'd; the model owns
+ * it from here on, even on failure), size the remote size, fd -1. */
+int ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
+			uint64_t size, ws_error *err);
+/* Parse file idx, already added (its header in map[0..map_len)). */
+int ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err);
+/* GGUF: parse file idx (0, -1 or WS_NEED_MORE); `names` collects tensor
+ * names across a split set.  Then ws_gguf_finish checks a set of `parts`
+ * files (split keys when more than one) and names the architecture. */
+int ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err);
+int ws_gguf_finish(ws_model *m, unsigned parts, ws_error *err);
+/* index.json, from memory: the distinct shards weight_map names, in the
+ * order it first names them (validated; pointers into idx, array
+ * malloc'd), and the cross-check of the map against the loaded headers. */
+struct cJSON;
+int ws_index_shards(const struct cJSON *idx, const char *index_path,
+		    const char ***names, size_t *n, ws_error *err);
+int ws_index_check(ws_model *m, ws_error *err);
+/* Parse JSON text (whole buffer; trailing garbage refused). */
+struct cJSON *ws_parse_json_buf(const char *buf, size_t len, const char *name,
+				ws_error *err);
+/* Take c (a parsed config.json) as the model's architecture source. */
+int ws_model_set_config(ws_model *m, struct cJSON *c, const char *config_path,
+			ws_error *err);
+/* Remote inputs: http(s):// and hf:// (src/remote.c). */
+int ws_remote_open(const char *url, const ws_open_opts *opts, ws_model **out,
+		   ws_error *err);
+/* A config.json URL as the model's architecture source. */
+int ws_remote_load_config(ws_model *m, const char *url, ws_error *err);
 
 #endif

@@ -185,6 +185,35 @@ ws_model_add_file(ws_model *m, const char *path, ws_error *err)
 	return (int)m->n_files++;
 }
 
+/* A remote file: the header prefix fetched over HTTP stands in for the
+ * mapping (buf is malloc'd, owned from here on), size is the remote size
+ * and fd is -1 because there is no local data to pread. */
+int
+ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
+		    uint64_t size, ws_error *err)
+{
+	model_priv *p = (model_priv *)m;
+	uint64_t cap = p->cap_files;
+
+	if (!grow((void **)&m->files, sizeof *m->files, m->n_files, &cap)) {
+		free(buf);
+		return ws_err_oom(err, path);
+	}
+	p->cap_files = (uint32_t)cap;
+	ws_file *f = &m->files[m->n_files];
+	memset(f, 0, sizeof *f);
+	f->fd = -1;
+	f->path = strdup(path);
+	if (!f->path) {
+		free(buf);
+		return ws_err_oom(err, path);
+	}
+	f->map = buf;
+	f->map_len = len;
+	f->size = size;
+	return (int)m->n_files++;
+}
+
 /* ==== findings ==== */
 
 int
@@ -200,14 +229,21 @@ ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 
 	ws_finding *f = &m->findings[m->n_findings];
 	memset(f, 0, sizeof *f);
+	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&f->message, fmt, ap) < 0)
-		f->message = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
+	if (!raw)
+		return -1;
+	/* whatever the callers put in (a model_type, a name), no control
+	 * byte, ESC or invalid UTF-8 leaves here raw */
+	f->message = ws_sanitize_text(raw, strlen(raw));
+	free(raw);
 	if (!f->message)
 		return -1;
-	if (tensor && !(f->tensor = strdup(tensor))) {
+	if (tensor && !(f->tensor = ws_sanitize_text(tensor, strlen(tensor)))) {
 		free(f->message);
 		return -1;
 	}
@@ -231,8 +267,10 @@ ws_model_free(ws_model *m)
 		return;
 	for (uint32_t i = 0; i < m->n_files; i++) {
 		ws_file *f = &m->files[i];
-		if (f->map)
+		if (f->map && f->fd >= 0)
 			munmap((void *)f->map, (size_t)f->map_len);
+		else
+			free((void *)f->map); /* a remote file's fetched prefix */
 		if (f->fd >= 0)
 			close(f->fd);
 		free(f->path);

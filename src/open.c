@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "weightscan/remote.h"
 #include "weightscan/util.h"
 
 #define MAX_JSON_FILE (64ull << 20) /* config.json / index.json cap */
@@ -86,14 +87,10 @@ ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 	return 0;
 }
 
-/* Parse a JSON file; a syntax error names its byte offset. */
-static cJSON *
-parse_json_file(const char *path, ws_error *err)
+/* Parse JSON text; a syntax error names its byte offset. */
+cJSON *
+ws_parse_json_buf(const char *buf, size_t len, const char *path, ws_error *err)
 {
-	char *buf;
-	size_t len;
-	if (ws_read_small_file(path, MAX_JSON_FILE, &buf, &len, err))
-		return NULL;
 	const char *end = NULL;
 	cJSON *j = cJSON_ParseWithLengthOpts(buf, len, &end, false);
 	if (!j) {
@@ -113,6 +110,17 @@ parse_json_file(const char *path, ws_error *err)
 			ws_err_at(err, path, o, "invalid JSON: trailing characters");
 		}
 	}
+	return j;
+}
+
+static cJSON *
+parse_json_file(const char *path, ws_error *err)
+{
+	char *buf;
+	size_t len;
+	if (ws_read_small_file(path, MAX_JSON_FILE, &buf, &len, err))
+		return NULL;
+	cJSON *j = ws_parse_json_buf(buf, len, path, err);
 	free(buf);
 	return j;
 }
@@ -143,11 +151,19 @@ static int
 load_config(ws_model *m, const char *config_path, bool required, ws_error *err)
 {
 	struct stat st;
+	if (ws_remote_is_url(config_path))
+		return ws_remote_load_config(m, config_path, err);
 	if (!required && stat(config_path, &st) != 0)
 		return 0;
 	cJSON *c = parse_json_file(config_path, err);
 	if (!c)
 		return -1;
+	return ws_model_set_config(m, c, config_path, err);
+}
+
+int
+ws_model_set_config(ws_model *m, cJSON *c, const char *config_path, ws_error *err)
+{
 	if (!cJSON_IsObject(c)) {
 		cJSON_Delete(c);
 		return ws_err_at(err, config_path, 0, "config.json is not a JSON object");
@@ -223,27 +239,19 @@ safe_relative(const char *s)
 }
 
 int
-ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
+ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
+		size_t *n_out, ws_error *err)
 {
-	cJSON *idx = parse_json_file(index_path, err);
-	if (!idx)
-		return -1;
-	m->index = idx;
-	m->index_path = strdup(index_path);
-	if (!m->index_path)
-		return ws_err_oom(err, index_path);
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
+	const char **v = NULL;
+	size_t n = 0, cap = 0;
+	ws_strset shards = {0}, names = {0};
+	int rc = -1;
+
+	*out = NULL;
+	*n_out = 0;
 	if (!cJSON_IsObject(wm))
 		return ws_err_at(err, index_path, 0, "index has no \"weight_map\" object");
-
-	char *dir = dir_of(index_path);
-	if (!dir)
-		return ws_err_oom(err, index_path);
-	int rc = -1;
-	ws_strset shards = {0}, names = {0};
-	uint64_t *order = NULL;
-	m->format = WS_FORMAT_SAFETENSORS;
-
 	/* every distinct shard, in the order the map first names it */
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		if (!cJSON_IsString(e) || !e->string) {
@@ -276,24 +284,80 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 		}
 		if (added == 0)
 			continue;
-		char *sp = join(dir, e->valuestring);
-		if (!sp) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			const char **nv = realloc(v, cap * sizeof *nv);
+			if (!nv) {
+				ws_err_oom(err, index_path);
+				goto out;
+			}
+			v = nv;
+		}
+		v[n++] = e->valuestring;
+	}
+	rc = 0;
+out:
+	ws_strset_free(&shards);
+	ws_strset_free(&names);
+	if (rc) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+int
+ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
+{
+	cJSON *idx = parse_json_file(index_path, err);
+	if (!idx)
+		return -1;
+	m->index = idx;
+	m->index_path = strdup(index_path);
+	if (!m->index_path)
+		return ws_err_oom(err, index_path);
+	m->format = WS_FORMAT_SAFETENSORS;
+
+	const char **shards;
+	size_t n;
+	if (ws_index_shards(idx, index_path, &shards, &n, err))
+		return -1;
+	char *dir = dir_of(index_path);
+	int rc = dir ? 0 : ws_err_oom(err, index_path);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *sp = join(dir, shards[i]);
+		struct stat st;
+		if (!sp)
+			rc = ws_err_oom(err, index_path);
+		else if (stat(sp, &st) != 0)
+			rc = ws_err(err, WS_EXIT_INPUT, sp, "shard named by %s is missing", index_path);
+		else
+			rc = ws_safetensors_load(m, sp, err);
+		free(sp);
+	}
+	free(shards);
+	free(dir);
+	return rc ? -1 : ws_index_check(m, err);
+}
+
+/* The map against the loaded headers; mismatches are findings. */
+int
+ws_index_check(ws_model *m, ws_error *err)
+{
+	const char *index_path = m->index_path;
+	const cJSON *idx = m->index;
+	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
+	ws_strset names = {0};
+	uint64_t *order = NULL;
+	int rc = -1;
+
+	for (const cJSON *e = wm->child; e; e = e->next)
+		if (ws_strset_add(&names, e->string, strlen(e->string)) < 0) {
 			ws_err_oom(err, index_path);
 			goto out;
 		}
-		struct stat st;
-		if (stat(sp, &st) != 0) {
-			ws_err(err, WS_EXIT_INPUT, sp, "shard named by %s is missing", index_path);
-			free(sp);
-			goto out;
-		}
-		uint64_t before = m->n_tensors;
-		int r = ws_safetensors_load(m, sp, err);
-		free(sp);
-		if (r)
-			goto out;
-		(void)before;
-	}
 
 	/* cross-check the map against the headers, in O(n log n) */
 	order = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *order);
@@ -363,9 +427,7 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 	rc = 0;
 out:
 	free(order);
-	ws_strset_free(&shards);
 	ws_strset_free(&names);
-	free(dir);
 	return rc;
 }
 
@@ -521,6 +583,77 @@ out:
 	return rc;
 }
 
+/* "x-00002-of-00003.gguf" -> true, with the prefix length in *plen. */
+static bool
+split_part(const char *name, size_t *plen)
+{
+	static const char tmpl[] = "-#####-of-#####.gguf"; /* # = a digit */
+	size_t n = strlen(name), t = sizeof tmpl - 1;
+	if (n < t)
+		return false;
+	const char *p = name + n - t;
+	for (size_t i = 0; i < t; i++)
+		if (tmpl[i] == '#' ? !(p[i] >= '0' && p[i] <= '9') : p[i] != tmpl[i])
+			return false;
+	*plen = n - t;
+	return true;
+}
+
+int
+ws_expand_path(const char *path, char ***out, size_t *n_out)
+{
+	struct stat st;
+	char **v = NULL, **res = NULL;
+	size_t n = 0, k = 0;
+	ws_error err = {0};
+
+	*out = NULL;
+	*n_out = 0;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	/* safetensors (or an index) make the folder one model */
+	if (list_dir(path, ".safetensors", &v, &n, &err))
+		return 0;
+	free_list(v, n);
+	if (n)
+		return 0;
+	if (list_dir(path, ".safetensors.index.json", &v, &n, &err))
+		return 0;
+	free_list(v, n);
+	if (n)
+		return 0;
+	if (list_dir(path, ".gguf", &v, &n, &err) || n < 2) {
+		free_list(v, n);
+		return 0;
+	}
+	res = calloc(n, sizeof *res);
+	if (!res) {
+		free_list(v, n);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t pl, ql;
+		/* later parts of a split set are reported with their first */
+		if (i > 0 && split_part(v[i], &pl) && split_part(v[i - 1], &ql) &&
+		    pl == ql && !strncmp(v[i], v[i - 1], pl))
+			continue;
+		if (!(res[k] = join(path, v[i]))) {
+			free_list(res, k);
+			free_list(v, n);
+			return -1;
+		}
+		k++;
+	}
+	free_list(v, n);
+	if (k < 2) {
+		free_list(res, k);
+		return 0;
+	}
+	*out = res;
+	*n_out = k;
+	return 0;
+}
+
 /* ==== the entry point ==== */
 
 static bool
@@ -544,6 +677,8 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 	int rc = -1;
 
 	*out = NULL;
+	if (ws_remote_is_url(path))
+		return ws_remote_open(path, opts, out, err);
 	ws_model *m = ws_model_new(path);
 	if (!m)
 		return ws_err_oom(err, path);

@@ -10,6 +10,7 @@
 #include "weightscan/util.h"
 
 #include "weightscan/formula.h"
+#include "weightscan/quant.h"
 
 static const char *const severity_names[] = {"info", "warning", "error"};
 
@@ -70,6 +71,20 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 			s->params_by_layer[t->layer] += t->params;
 		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED)
 			s->non_embedding += t->params;
+	}
+	/* Active parameters of a MoE: everything but the routed experts and
+	 * the MTP layer, plus top-k / num_experts of the routed experts. */
+	if (m->arch && m->arch->num_experts && m->arch->experts_per_tok) {
+		uint64_t routed = 0, mtp = s->params_by_role[WS_ROLE_MTP];
+		static const ws_role experts[] = {WS_ROLE_MOE_GATE, WS_ROLE_MOE_UP,
+						  WS_ROLE_MOE_DOWN, WS_ROLE_MOE_GATE_UP};
+		for (size_t i = 0; i < sizeof experts / sizeof experts[0]; i++)
+			routed += s->params_by_role[experts[i]];
+		uint64_t e = m->arch->num_experts, k = m->arch->experts_per_tok;
+		/* routed * k / e without overflow: k <= e, both small */
+		uint64_t part = routed / e * k + routed % e * k / e;
+		s->active = s->params - mtp - routed + part;
+		s->has_active = true;
 	}
 	return 0;
 }
@@ -152,6 +167,8 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	cJSON *pa = cJSON_AddObjectToObject(obj, "params");
 	ws_json_add_u64(pa, "total", s.params);
 	ws_json_add_u64(pa, "non_embedding", s.non_embedding);
+	if (s.has_active)
+		ws_json_add_u64(pa, "active", s.active);
 	cJSON_AddItemToObject(pa, "by_dtype", dtype_map(s.params_by_dtype, s.params_by_dtype));
 	cJSON *br = cJSON_AddObjectToObject(pa, "by_role");
 	for (int r = 0; br && r < WS_ROLE_COUNT; r++)
@@ -171,6 +188,10 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	cJSON *qa = cJSON_AddObjectToObject(obj, "quant_aux");
 	ws_json_add_u64(qa, "total", s.quant_aux);
 	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
+	if (ws_quant_report_json(m, obj) < 0) {
+		ws_summary_free(&s);
+		return -1;
+	}
 
 	if (m->arch)
 		cJSON_AddItemToObject(obj, "arch", ws_arch_to_json(m->arch));
@@ -196,22 +217,51 @@ param_line(FILE *f, const char *label, uint64_t v)
 		ws_fmt_human(v, h, sizeof h));
 }
 
+#define LAYER_BAR_COL 42    /* bars start here, whatever the line */
+#define LAYER_BAR_CELLS 24  /* the largest layer's bar */
+
+/* One per-layer line and its bar: the layer's share of the largest layer
+ * in eighth-of-a-cell Unicode blocks (U+2588 full .. U+258F one eighth),
+ * so layers of different sizes and an empty block stand out. */
+static void
+layer_bar(FILE *f, const char *line, uint64_t v, uint64_t max)
+{
+	fputs(line, f);
+	if (v && max) {
+		uint64_t n8 = (uint64_t)((double)v * (LAYER_BAR_CELLS * 8) / (double)max + 0.5);
+		if (n8 == 0)
+			n8 = 1;
+		fprintf(f, "%*s", (int)(strlen(line) < LAYER_BAR_COL ? LAYER_BAR_COL - strlen(line) : 1), "");
+		for (uint64_t i = 0; i < n8 / 8; i++)
+			fputs("\xe2\x96\x88", f);
+		if (n8 % 8)
+			fprintf(f, "\xe2\x96%c", (int)(0x90 - n8 % 8));
+	}
+	fputc('\n', f);
+}
+
 /* A compact per-layer view: runs of identical layers share one line. */
 static void
 layers_text(FILE *f, const ws_summary *s)
 {
+	uint64_t max = 0;
+	for (int32_t i = 0; i < s->n_layers; i++)
+		if (s->params_by_layer[i] > max)
+			max = s->params_by_layer[i];
 	int32_t l = 0;
 	while (l < s->n_layers) {
 		int32_t e = l;
 		while (e + 1 < s->n_layers && s->params_by_layer[e + 1] == s->params_by_layer[l])
 			e++;
-		char c[32];
+		char c[32], line[96];
 		if (e == l)
-			fprintf(f, "  layer %-11d %s\n", l,
-				ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+			snprintf(line, sizeof line, "  layer %-11d %s", l,
+				 ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
 		else
-			fprintf(f, "  layers %d-%-*d %s each\n", l, 9 - (l > 9) - (l > 99), e,
-				ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+			snprintf(line, sizeof line, "  layers %d-%-*d %s each", l,
+				 9 - (l > 9) - (l > 99), e,
+				 ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+		layer_bar(f, line, s->params_by_layer[l], max);
 		l = e + 1;
 	}
 }
@@ -230,6 +280,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors", m->n_files,
 		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
 	param_line(f, "parameters", s.params);
+	if (s.has_active)
+		param_line(f, "active", s.active);
 	if (s.buffers)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "buffers",
 			ws_fmt_commas(s.buffers, c1, sizeof c1), (unsigned long long)s.n_buffers);
@@ -238,6 +290,7 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 			ws_fmt_commas(s.quant_aux, c1, sizeof c1), (unsigned long long)s.n_quant_aux);
 	fprintf(f, "stored bytes   %s (%s)\n", ws_fmt_commas(s.bytes, c1, sizeof c1),
 		ws_fmt_bytes(s.bytes, c2, sizeof c2));
+	ws_quant_report_text(f, m);
 
 	fputs("\nby dtype       tensors        elements           bytes  bits/weight\n", f);
 	for (int d = 0; d < WS_DT_COUNT; d++) {

@@ -183,14 +183,15 @@ unsafe_codepoint(const unsigned char *p, size_t n)
 }
 
 static void
-escape_into(sink *k, const char *s, size_t len)
+escape_into(sink *k, const char *s, size_t len, bool backslash)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 
 	while (i < len) {
 		unsigned c = p[i];
-		size_t n = (c >= 0x20 && c != 0x7F && c != '\\') ? utf8_seq(p + i, len - i) : 0;
+		size_t n = (c >= 0x20 && c != 0x7F && (c != '\\' || !backslash))
+				   ? utf8_seq(p + i, len - i) : 0;
 		if (n > 1 && unsafe_codepoint(p + i, n)) {
 			sink_put(k, (const char *)p + i - run, run);
 			run = 0;
@@ -225,7 +226,7 @@ void
 ws_fput_escaped(FILE *f, const char *s, size_t len)
 {
 	sink k = {.f = f};
-	escape_into(&k, s, len);
+	escape_into(&k, s, len, true);
 }
 
 char *
@@ -233,7 +234,20 @@ ws_escape_text(const char *s, size_t len)
 {
 	sink k = {0};
 	sink_put(&k, "", 0);
-	escape_into(&k, s, len);
+	escape_into(&k, s, len, true);
+	if (k.oom) {
+		free(k.buf);
+		return NULL;
+	}
+	return k.buf;
+}
+
+char *
+ws_sanitize_text(const char *s, size_t len)
+{
+	sink k = {0};
+	sink_put(&k, "", 0);
+	escape_into(&k, s, len, false);
 	if (k.oom) {
 		free(k.buf);
 		return NULL;

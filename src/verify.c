@@ -308,6 +308,8 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 	char *model_err = NULL;
 	bool model_tried = false;
 	tindex ti = {0};
+	if (ws_remote_needs_data(path, "verify", err))
+		return -1;
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);

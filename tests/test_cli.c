@@ -272,3 +272,27 @@ Test(cli, not_a_weight_file_diagnoses)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+Test(hostile, config_strings_in_findings_are_escaped)
+{
+	char *dir = ws_tmpdir();
+	ws_mkfixture("tiny", dir, NULL);
+	char *cfg = ws_join(dir, "config.json");
+	FILE *f = fopen(cfg, "w");
+	cr_assert(f);
+	fputs("{\"model_type\": \"evil\\n::error::pwned\\u001b[2J\\u202e\", \"hidden_size\": 32}", f);
+	fclose(f);
+	ws_run r = ws_run_cli(dir, NULL);
+	assert_clean_text("inspect", r.out);
+	cr_expect(ws_contains(r.out, "evil\\x0A::error::pwned\\x1B[2J\\xE2\\x80\\xAE"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "--json", dir, NULL);
+	assert_clean_text("check json", r.out);
+	cJSON *o = cJSON_Parse(r.out);
+	cr_expect(o, "invalid JSON: %s", r.out);
+	cJSON_Delete(o);
+	ws_run_free(&r);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}

@@ -119,7 +119,8 @@ typedef enum ws_format { WS_FORMAT_SAFETENSORS = 0, WS_FORMAT_GGUF = 1 } ws_form
 
 typedef struct ws_file {
 	char *path;            /* path as opened */
-	int fd;                /* O_RDONLY; data is read with pread */
+	int fd;                /* O_RDONLY; data is read with pread; -1 for a
+				* remote file (map: its fetched header) */
 	const uint8_t *map;    /* PROT_READ mapping of the header part */
 	uint64_t map_len;
 	uint64_t size;         /* st_size when opened */
@@ -146,6 +147,10 @@ typedef struct ws_tensor {
 	int32_t expert;        /* expert index, or -1 */
 	ws_kind kind;
 	uint64_t params;       /* logical parameters (0 for buffers/quant aux) */
+	/* packed quantized weights (ws_quant_apply): the unpacked shape in
+	 * PyTorch order; NULL when it is the stored shape */
+	const uint64_t *logical_shape;
+	uint32_t logical_ndim;
 } ws_tensor;
 
 /* Metadata value types: the GGUF ids (safetensors __metadata__ is STRING). */
@@ -188,6 +193,7 @@ struct ws_arena;
 struct cJSON;
 struct ws_arch;
 struct ws_formula;
+struct ws_quant;
 
 typedef struct ws_model {
 	ws_format format;
@@ -205,6 +211,7 @@ typedef struct ws_model {
 	char arch_name[64];       /* model_type / general.architecture */
 	struct ws_arch *arch;     /* owned; see weightscan/formula.h */
 	struct ws_formula *formula;
+	struct ws_quant *quant;   /* quantization found (arena), or NULL */
 	ws_finding *findings;
 	size_t n_findings, cap_findings;
 	struct ws_arena *arena;   /* names, shapes and strings */
@@ -212,6 +219,7 @@ typedef struct ws_model {
 
 typedef struct ws_open_opts {
 	const char *config_path;  /* --config FILE, or NULL for auto */
+	bool allow_full_download; /* remote: accept a server ignoring Range */
 } ws_open_opts;
 
 /*
@@ -243,6 +251,14 @@ int ws_model_compare_data(ws_model *m, ws_error *err);
  * read error (err names the file and offset). */
 int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
 		    ws_error *err);
+
+/*
+ * A folder of several GGUF models is reported model by model (a split set
+ * as one): when PATH is such a folder, *out lists one path per model
+ * (malloc'd, each malloc'd) and *n their count; otherwise *n is 0.
+ * Returns -1 on OOM.
+ */
+int ws_expand_path(const char *path, char ***out, size_t *n);
 
 /* Parse config_path as the model's config.json (architecture source). */
 int ws_model_load_config(ws_model *m, const char *config_path, ws_error *err);

@@ -41,6 +41,9 @@ bool ws_utf8_valid(const char *s, size_t len);
 void ws_fput_escaped(FILE *f, const char *s, size_t len);
 /* The same into a malloc'd NUL-terminated string (NULL on OOM). */
 char *ws_escape_text(const char *s, size_t len);
+/* Like ws_escape_text but a backslash passes as it is: safe to apply to
+ * text that may already hold escaped names (finding messages). */
+char *ws_sanitize_text(const char *s, size_t len);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "weightscan.h"
+#include "weightscan/remote.h"
 
 enum ws_out_format { WS_OUT_TEXT, WS_OUT_JSON, WS_OUT_SARIF, WS_OUT_GITHUB };
 
@@ -21,6 +22,8 @@ typedef struct ws_cli {
 	bool color;       /* stdout is a terminal and colour not disabled */
 	bool progress;    /* stderr is a terminal */
 	FILE *out;        /* stdout */
+	bool allow_full_download; /* remote: accept a server ignoring Range */
+	struct ws_sarif *sarif; /* --format sarif: the log main.c writes at exit */
 } ws_cli;
 
 typedef int (*ws_cmd_fn)(const ws_cli *cli, int argc, char **argv);
@@ -48,5 +51,9 @@ int ws_cmd_check(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_formula(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_hash(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_verify(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_report(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_diff(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_scan(const ws_cli *cli, int argc, char **argv);
+int ws_cmd_flops(const ws_cli *cli, int argc, char **argv);
 
 #endif

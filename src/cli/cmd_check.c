@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "weightscan/report.h"
 
 typedef struct ignore_rule {
@@ -172,7 +173,7 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 {
 	ws_model *m = NULL;
 	ws_error err = {0};
-	ws_open_opts oo = {.config_path = o->config};
+	ws_open_opts oo = {.config_path = o->config, .allow_full_download = cli->allow_full_download};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
 	    ws_model_compare_data(m, &err)) {
 		ws_model_free(m);
@@ -207,6 +208,8 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 		if (ws_json_print_line(cli->out, obj))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
+	} else if (ws_out_findings_format(cli)) {
+		rc = ws_exit_worst(rc, ws_out_model(cli, path, m));
 	} else {
 		ws_report_inspect_text(cli->out, m, cli->color);
 		fprintf(cli->out, "\ncheck          %s\n", failed ? "FAILED" : "passed");

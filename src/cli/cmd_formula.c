@@ -31,7 +31,8 @@ formula_one(const ws_cli *cli, const char *path, bool explain)
 		(void)o;
 		if (ws_model_load_config(m, path, &err))
 			goto fail;
-	} else if (ws_model_open(path, NULL, &m, &err)) {
+	} else if (ws_model_open(path, &(ws_open_opts){.allow_full_download = cli->allow_full_download},
+				 &m, &err)) {
 		goto fail;
 	}
 	if (ws_model_analyze(m, &err))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
 #include "weightscan/kv.h"
 #include "weightscan/report.h"
 
@@ -15,7 +16,7 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	  const char *config, ws_model **out)
 {
 	ws_error err = {0};
-	ws_open_opts o = {.config_path = config};
+	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
@@ -25,6 +26,9 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 }
 
 /* ==== inspect ==== */
+
+static int inspect_one(const ws_cli *cli, const char *command, const char *path,
+		       const char *config, bool not_first);
 
 int
 ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
@@ -57,25 +61,46 @@ ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
 		return ws_cli_usage_error("%s: no PATH given", argv[0]);
 	}
 	for (int i = 0; i < n; i++) {
-		ws_model *m;
-		int r = open_path(cli, argv[0], paths[i], config, &m);
-		if (r) {
-			rc = ws_exit_worst(rc, r);
+		/* a folder of several GGUF models: each on its own */
+		char **sub = NULL;
+		size_t nsub = 0;
+		if (ws_expand_path(paths[i], &sub, &nsub)) {
+			rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
 			continue;
 		}
-		if (cli->format == WS_OUT_JSON) {
-			cJSON *o = ws_cli_json_header(argv[0], paths[i]);
-			if (!o || ws_report_inspect_json(m, o) || ws_json_print_line(cli->out, o))
-				rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
-			cJSON_Delete(o);
-		} else {
-			if (i)
-				fputc('\n', cli->out);
-			ws_report_inspect_text(cli->out, m, cli->color);
+		for (size_t k = 0; k < nsub; k++) {
+			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], sub[k], config, i + k > 0));
+			free(sub[k]);
 		}
-		ws_model_free(m);
+		free(sub);
+		if (!nsub)
+			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], paths[i], config, i > 0));
 	}
 	free(paths);
+	return rc;
+}
+
+static int
+inspect_one(const ws_cli *cli, const char *command, const char *path, const char *config,
+	    bool not_first)
+{
+	ws_model *m;
+	int rc = open_path(cli, command, path, config, &m);
+	if (rc)
+		return rc;
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *o = ws_cli_json_header(command, path);
+		if (!o || ws_report_inspect_json(m, o) || ws_json_print_line(cli->out, o))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(o);
+	} else if (ws_out_findings_format(cli)) {
+		rc = ws_out_model(cli, path, m);
+	} else {
+		if (not_first)
+			fputc('\n', cli->out);
+		ws_report_inspect_text(cli->out, m, cli->color);
+	}
+	ws_model_free(m);
 	return rc;
 }
 
@@ -371,7 +396,7 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 		return ws_cli_usage_error("meta: no PATH given");
 	ws_model *m;
 	ws_error err = {0};
-	ws_open_opts o = {.config_path = config};
+	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download};
 	if (ws_model_open(path, &o, &m, &err))
 		return ws_cli_report_error(cli, "meta", path, &err);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 
 typedef struct cmd_entry {
 	const char *name;
@@ -25,7 +26,11 @@ static const cmd_entry commands[] = {
 	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone"},
 	{"hash", ws_cmd_hash, "hash PATH... [-j N] [--per-tensor] [--sha256] [-o MANIFEST]"},
 	{"verify", ws_cmd_verify, "verify MANIFEST|DIR [-j N] [--quiet] [--status] [--strict] [--ignore-missing]"},
+	{"flops", ws_cmd_flops, "flops PATH [--seq N] [--layers SPEC]... [--kv-dtype T] MACs a*N + b*N^2 from real shapes"},
+	{"report", ws_cmd_report, "report PATH [B] [-o FILE] [--svg] [--config F]  self-contained HTML/SVG picture"},
 	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--strict] [--fail-on CODES] [--ignore FILE]"},
+	{"diff", ws_cmd_diff, "diff A B [-j N]             what changed: tensors, dtypes, shapes, content, per-role deltas"},
+	{"scan", ws_cmd_scan, "scan PATH [-j N]            NaN, Inf, all-zero tensors, min/max/mean/std"},
 };
 
 static void
@@ -38,6 +43,7 @@ usage(FILE *f)
 	fputs("\ncommon options:\n"
 	      "  --json, --format text|json|sarif|github\n"
 	      "  --quiet, --no-color, -h/--help, --version, -- (end of options)\n"
+	      "  --allow-full-download  (http(s)://, hf:// PATHs) accept a server that ignores Range\n"
 	      "\nexit status: 0 ok, 1 findings/check failed, 2 usage, 3 malformed or\n"
 	      "unreadable input, 4 internal error.\n", f);
 }
@@ -96,6 +102,10 @@ ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
 			ws_json_print_line(cli->out, o);
 		}
 		cJSON_Delete(o);
+	} else if (cli->sarif) {
+		ws_sarif_add_error(cli->sarif, path, e);
+	} else if (cli->format == WS_OUT_GITHUB) {
+		ws_github_error(cli->out, path, e);
 	}
 	char buf[2048];
 	ws_error_format(e, buf, sizeof buf);
@@ -189,6 +199,8 @@ main(int argc, char **argv)
 			cli.quiet = true;
 		} else if (!strcmp(a, "--no-color")) {
 			no_color = true;
+		} else if (!strcmp(a, "--allow-full-download")) {
+			cli.allow_full_download = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			free(rest);
@@ -205,6 +217,11 @@ main(int argc, char **argv)
 	cli.progress = !cli.quiet && isatty(STDERR_FILENO);
 	if (!cmd)
 		cmd = &commands[0];
+	if (!ws_out_supported(cmd->name, cli.format)) {
+		free(rest);
+		return ws_cli_usage_error("%s: --format %s is for inspect and check", cmd->name,
+					  cli.format == WS_OUT_SARIF ? "sarif" : "github");
+	}
 
 	/* argv for the command: its name, then its words and options */
 	char **cargv = calloc((size_t)nrest + 2, sizeof *cargv);
@@ -214,7 +231,13 @@ main(int argc, char **argv)
 	}
 	cargv[0] = (char *)cmd->name;
 	memcpy(cargv + 1, rest, (size_t)nrest * sizeof *rest);
-	int rc = cmd->fn(&cli, nrest + 1, cargv);
+	int rc = WS_EXIT_INTERNAL;
+	if (cli.format != WS_OUT_SARIF || (cli.sarif = ws_sarif_new()))
+		rc = cmd->fn(&cli, nrest + 1, cargv);
+	/* one SARIF log per invocation, even when every PATH failed */
+	if (cli.sarif && rc != WS_EXIT_USAGE && ws_sarif_write(cli.sarif, stdout, rc))
+		rc = WS_EXIT_INTERNAL;
+	ws_sarif_free(cli.sarif);
 	free(cargv);
 	free(rest);
 	/* a failed write is an internal error, not a silent success */

@@ -1,0 +1,146 @@
+/*
+ * weightscan/flops.h - compute per forward pass from the real tensor
+ * shapes: MACs = a·N + b·N² over N tokens (FLOPs = 2 × MACs), the KV cache
+ * per token and the memory a context needs, for a selection of blocks.
+ *
+ *   a  every matmul weight element a token passes through: attention
+ *      projections (MLA included), MLP, router and shared experts, the
+ *      routed experts at top-k of num_experts, and the head (the embedding
+ *      when the head is tied).  Embedding lookups, norms and biases are
+ *      not matmuls and are left out.
+ *   b  for each block run, heads × (qk_head_dim + v_head_dim): the score
+ *      matrix Q·Kᵀ plus the weighted sum of V, per pair of tokens.  Blocks
+ *      with a sliding window are summed apart (b_sliding): they cost
+ *      b_sliding · N · min(N, window).
+ *
+ * A selection lists blocks in the order they run; a block may repeat
+ * (depth expansion) and then counts every time it runs, in a, b and the KV
+ * cache; parameters and weight bytes count each stored block once.
+ */
+#ifndef WEIGHTSCAN_FLOPS_H
+#define WEIGHTSCAN_FLOPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "weightscan/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cJSON;
+
+/* Blocks one selection may run, repeats included: far beyond any real
+ * depth-expansion experiment, and it bounds the arithmetic. */
+#define WS_LAYERS_MAX_RUN (1u << 24)
+
+typedef struct ws_layer_range {
+	uint32_t first, last;      /* inclusive, first <= last */
+} ws_layer_range;
+
+/* A parsed --layers SPEC: ranges in running order. */
+typedef struct ws_layer_sel {
+	ws_layer_range *ranges;    /* malloc'd */
+	size_t n;
+	uint64_t blocks;           /* blocks run (sum of range lengths) */
+} ws_layer_sel;
+
+/*
+ * Parse "0-23,27-31" / "5" / "0-15,8-15,16-31": comma-separated block
+ * indices or inclusive ranges, in running order.  No spaces, no empty
+ * items, first <= last.  Returns 0, or -1 with why[] set (a usage error);
+ * on -1 nothing is left to free.
+ */
+int ws_layer_sel_parse(const char *spec, ws_layer_sel *out, char *why,
+		       size_t whylen);
+void ws_layer_sel_free(ws_layer_sel *s);
+/* "0-23,27-31" into buf (truncated with "..." when too long). */
+char *ws_layer_sel_format(const ws_layer_sel *s, char *buf, size_t len);
+
+/* What one block holds, read from its tensors' shapes. */
+typedef struct ws_flops_block {
+	bool present;              /* the checkpoint has tensors for it */
+	bool sliding;              /* attention over a sliding window */
+	uint64_t qk_dim;           /* heads × qk_head_dim */
+	uint64_t v_dim;            /* heads × v_head_dim */
+	uint64_t kv_elems;         /* cached per token: K + V, or the MLA latent */
+} ws_flops_block;
+
+/* The per-model part: blocks and what the whole model shares. */
+typedef struct ws_flops_model {
+	uint64_t num_layers;
+	ws_flops_block *blocks;    /* num_layers entries (malloc'd) */
+	uint64_t sliding_window;   /* 0: no sliding-window blocks */
+	uint64_t num_experts, experts_per_tok; /* 0, 0 when dense */
+	bool topk_unknown;         /* MoE tensors but no top-k: all counted */
+	bool head_from_embedding;  /* no head stored: the tied embedding */
+	ws_dtype default_kv_dtype; /* the model's float dtype */
+} ws_flops_model;
+
+/*
+ * Read the blocks of an analyzed model (ws_model_analyze: roles, and
+ * m->arch when there is one).  Block count: the architecture's, else the
+ * highest block index + 1.  -1 with err set when there are no tensors, a
+ * count no checkpoint of this size can hold, or out of memory.
+ */
+int ws_flops_model_init(const ws_model *m, ws_flops_model *out, ws_error *err);
+void ws_flops_model_free(ws_flops_model *f);
+
+/* The costs of one selection. */
+typedef struct ws_flops_result {
+	uint64_t blocks;           /* blocks run */
+	uint64_t a;                /* MACs per token through weights */
+	uint64_t a_by_role[WS_ROLE_COUNT];
+	uint64_t b;                /* global-attention blocks */
+	uint64_t b_sliding;        /* sliding-window blocks */
+	uint64_t params;           /* parameters stored for the selection */
+	uint64_t weight_bytes;     /* bytes stored for the selection */
+	uint64_t bytes_by_dtype[WS_DT_COUNT];
+	ws_dtype kv_dtype;
+	uint64_t kv_bytes_per_token;          /* every block run */
+	uint64_t kv_bytes_per_token_sliding;  /* of which sliding blocks */
+} ws_flops_result;
+
+/*
+ * Sum a selection (NULL: every block once, in order).  kv_dtype
+ * WS_DT_INVALID means the model's float dtype.  A block index >= the
+ * block count is a usage error (err->code WS_EXIT_USAGE); an overflow is
+ * an input error.  Returns 0 or -1.
+ */
+int ws_flops_select(const ws_model *m, const ws_flops_model *f,
+		    const ws_layer_sel *sel, ws_dtype kv_dtype,
+		    ws_flops_result *out, ws_error *err);
+
+/* The formula evaluated at N tokens. */
+typedef struct ws_flops_eval {
+	uint64_t seq;
+	uint64_t macs, flops;
+	uint64_t kv_cache_bytes;   /* sliding blocks keep min(N, window) */
+	uint64_t memory_bytes;     /* weights + KV cache */
+} ws_flops_eval;
+
+/* false when a value does not fit in 64 bits. */
+bool ws_flops_eval_at(const ws_flops_model *f, const ws_flops_result *r,
+		      uint64_t seq, ws_flops_eval *out);
+
+/*
+ * The SPEC selection object {layers, blocks, macs {a, b, ...}, flops,
+ * at_seq?, params, kv_cache_bytes_per_token, ...}; layers is the spec
+ * text.  ev may be NULL.  NULL on OOM.
+ */
+struct cJSON *ws_flops_result_to_json(const ws_flops_model *f,
+				      const ws_flops_result *r,
+				      const char *layers,
+				      const ws_flops_eval *ev);
+
+/* A dtype by name, case-insensitive ("bf16", "Q8_0"); INVALID when
+ * unknown. */
+ws_dtype ws_flops_parse_dtype(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,250 @@
+/*
+ * cmd_flops.c - `flops PATH [--seq N] [--layers SPEC]... [--kv-dtype T]`:
+ * MACs per forward pass as a·N + b·N² from the real shapes, one row per
+ * selection of blocks, with the KV cache and the memory a context needs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "weightscan/flops.h"
+#include "weightscan/formula.h"
+
+#define MAX_SELECTIONS 64
+
+typedef struct flops_opts {
+	bool has_seq;
+	uint64_t seq;
+	ws_dtype kv_dtype;         /* INVALID: the model's float dtype */
+	const char *specs[MAX_SELECTIONS];
+	ws_layer_sel sels[MAX_SELECTIONS];
+	size_t n_sels;             /* 0: every block */
+} flops_opts;
+
+typedef struct flops_row {
+	char layers[256];
+	ws_flops_result r;
+	ws_flops_eval ev;
+	bool has_ev;
+} flops_row;
+
+static void
+print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model *f,
+	   const flops_row *rows, size_t n, bool quiet)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	const char *arch = m->arch && m->arch->architecture[0] ? m->arch->architecture
+							      : "unknown architecture";
+	/* the path and the config's model_type are untrusted bytes */
+	ws_fput_escaped(out, path, strlen(path));
+	fputs(": ", out);
+	ws_fput_escaped(out, arch, strlen(arch));
+	fprintf(out, ", %s blocks; MACs per forward pass over N tokens = a*N + b*N^2 (FLOPs = 2x)\n",
+		ws_fmt_commas(f->num_layers, b1, sizeof b1));
+	if (f->num_experts)
+		fprintf(out, "  experts: %llu of %llu per token%s\n",
+			(unsigned long long)f->experts_per_tok, (unsigned long long)f->num_experts,
+			f->topk_unknown ? " (top-k unknown: every expert counted)" : "");
+	if (f->head_from_embedding)
+		fputs("  head: tied, the embedding matrix counted as lm_head\n", out);
+	if (f->sliding_window)
+		fprintf(out, "  sliding window %s: those blocks cost b_sliding*N*min(N, window)\n",
+			ws_fmt_commas(f->sliding_window, b1, sizeof b1));
+
+	fprintf(out, "\n%-20s %7s %18s %12s", "layers", "blocks", "a", "b");
+	if (f->sliding_window)
+		fprintf(out, " %12s", "b_sliding");
+	fprintf(out, " %16s %12s", "params", "KV B/token");
+	if (n && rows[0].has_ev)
+		fprintf(out, " %22s %18s", "FLOPs @N", "memory @N");
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		const flops_row *w = &rows[i];
+		fprintf(out, "%-20s %7llu %18s %12s", w->layers, (unsigned long long)w->r.blocks,
+			ws_fmt_commas(w->r.a, b1, sizeof b1), ws_fmt_commas(w->r.b, b2, sizeof b2));
+		if (f->sliding_window)
+			fprintf(out, " %12s", ws_fmt_commas(w->r.b_sliding, b3, sizeof b3));
+		fprintf(out, " %16s %12s", ws_fmt_commas(w->r.params, b4, sizeof b4),
+			ws_fmt_commas(w->r.kv_bytes_per_token, b5, sizeof b5));
+		if (w->has_ev)
+			fprintf(out, " %22s %18s", ws_fmt_commas(w->ev.flops, b1, sizeof b1),
+				ws_fmt_bytes(w->ev.memory_bytes, b2, sizeof b2));
+		fputc('\n', out);
+	}
+	if (quiet)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const flops_row *w = &rows[i];
+		fprintf(out, "\nlayers %s: a by role (MACs per token)\n", w->layers);
+		for (int role = 0; role < WS_ROLE_COUNT; role++)
+			if (w->r.a_by_role[role])
+				fprintf(out, "  %-18s %18s\n", ws_role_name((ws_role)role),
+					ws_fmt_commas(w->r.a_by_role[role], b1, sizeof b1));
+		fprintf(out, "  %-18s %18s\n", "total a", ws_fmt_commas(w->r.a, b1, sizeof b1));
+		fprintf(out, "  weights %s (%s bytes):", ws_fmt_bytes(w->r.weight_bytes, b1, sizeof b1),
+			ws_fmt_commas(w->r.weight_bytes, b2, sizeof b2));
+		for (int d = 1; d < WS_DT_COUNT; d++)
+			if (w->r.bytes_by_dtype[d])
+				fprintf(out, " %s %s", ws_dtype_name((ws_dtype)d),
+					ws_fmt_commas(w->r.bytes_by_dtype[d], b1, sizeof b1));
+		fprintf(out, "\n  KV cache %s bytes per token (%s)\n",
+			ws_fmt_commas(w->r.kv_bytes_per_token, b1, sizeof b1),
+			ws_dtype_name(w->r.kv_dtype));
+		if (w->has_ev)
+			fprintf(out, "  at N = %s: %s MACs, %s FLOPs, KV cache %s, memory %s\n",
+				ws_fmt_commas(w->ev.seq, b1, sizeof b1),
+				ws_fmt_commas(w->ev.macs, b2, sizeof b2),
+				ws_fmt_commas(w->ev.flops, b3, sizeof b3),
+				ws_fmt_bytes(w->ev.kv_cache_bytes, b4, sizeof b4),
+				ws_fmt_bytes(w->ev.memory_bytes, b5, sizeof b5));
+	}
+}
+
+static int
+flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
+{
+	ws_error err = {0};
+	ws_model *m = NULL;
+	ws_flops_model f = {0};
+	size_t n = o->n_sels ? o->n_sels : 1;
+	flops_row *rows = calloc(n, sizeof *rows);
+	int rc = 0;
+
+	if (!rows)
+		return WS_EXIT_INTERNAL;
+	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
+	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
+	    ws_flops_model_init(m, &f, &err))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
+		flops_row *w = &rows[i];
+		if (sel)
+			ws_layer_sel_format(sel, w->layers, sizeof w->layers);
+		else if (f.num_layers)
+			snprintf(w->layers, sizeof w->layers, "0-%llu",
+				 (unsigned long long)(f.num_layers - 1));
+		if (ws_flops_select(m, &f, sel, o->kv_dtype, &w->r, &err))
+			goto fail;
+		if (o->has_seq) {
+			if (!ws_flops_eval_at(&f, &w->r, o->seq, &w->ev)) {
+				ws_err(&err, WS_EXIT_USAGE, path,
+				       "--seq %llu: the totals overflow 64 bits",
+				       (unsigned long long)o->seq);
+				goto fail;
+			}
+			w->has_ev = true;
+		}
+	}
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("flops", path);
+		cJSON *arr = obj ? cJSON_AddArrayToObject(obj, "selections") : NULL;
+		for (size_t i = 0; arr && i < n; i++) {
+			cJSON *s = ws_flops_result_to_json(&f, &rows[i].r, rows[i].layers,
+							   rows[i].has_ev ? &rows[i].ev : NULL);
+			if (!s) {
+				arr = NULL;
+				break;
+			}
+			cJSON_AddItemToArray(arr, s);
+		}
+		if (!arr || ws_json_print_line(cli->out, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(obj);
+	} else {
+		print_text(cli->out, path, m, &f, rows, n, cli->quiet);
+	}
+	ws_flops_model_free(&f);
+	ws_model_free(m);
+	free(rows);
+	return rc;
+fail:
+	ws_flops_model_free(&f);
+	ws_model_free(m);
+	free(rows);
+	if (err.code == WS_EXIT_USAGE)
+		return ws_cli_usage_error("flops: %s", err.message);
+	return ws_cli_report_error(cli, "flops", path, &err);
+}
+
+/* The value of --opt V or --opt=V at argv[*i]; NULL when a is not opt. */
+static const char *
+opt_value(int argc, char **argv, int *i, const char *opt, bool *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(opt);
+	if (strncmp(a, opt, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int
+ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
+{
+	flops_opts o = {.kv_dtype = WS_DT_INVALID};
+	char **paths = calloc((size_t)argc, sizeof *paths);
+	int np = 0, rc = WS_EXIT_OK;
+	bool ended = false;
+
+	if (!paths)
+		return WS_EXIT_INTERNAL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		bool missing = false;
+		if (ended || a[0] != '-' || !a[1]) {
+			paths[np++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			ended = true;
+		} else if ((v = opt_value(argc, argv, &i, "--seq", &missing))) {
+			if (ws_cli_parse_u64("--seq", v, &o.seq)) {
+				rc = WS_EXIT_USAGE;
+				goto out;
+			}
+			o.has_seq = true;
+		} else if ((v = opt_value(argc, argv, &i, "--layers", &missing))) {
+			char why[512];
+			if (o.n_sels == MAX_SELECTIONS) {
+				rc = ws_cli_usage_error("flops: at most %d --layers", MAX_SELECTIONS);
+				goto out;
+			}
+			if (ws_layer_sel_parse(v, &o.sels[o.n_sels], why, sizeof why)) {
+				rc = ws_cli_usage_error("flops: --layers: %s", why);
+				goto out;
+			}
+			o.specs[o.n_sels++] = v;
+		} else if ((v = opt_value(argc, argv, &i, "--kv-dtype", &missing))) {
+			o.kv_dtype = ws_flops_parse_dtype(v);
+			if (o.kv_dtype == WS_DT_INVALID) {
+				rc = ws_cli_usage_error("flops: --kv-dtype: unknown dtype '%s' (BF16, F16, F32, F8_E4M3, Q8_0 ...)", v);
+				goto out;
+			}
+		} else {
+			rc = missing ? ws_cli_usage_error("flops: %s needs a value", a)
+				     : ws_cli_usage_error("flops: unknown option '%s'", a);
+			goto out;
+		}
+		if (missing) {
+			rc = ws_cli_usage_error("flops: %s needs a value", a);
+			goto out;
+		}
+	}
+	if (!np) {
+		rc = ws_cli_usage_error("flops: no PATH given");
+		goto out;
+	}
+	for (int i = 0; i < np; i++)
+		rc = ws_exit_worst(rc, flops_one(cli, paths[i], &o));
+out:
+	for (size_t i = 0; i < o.n_sels; i++)
+		ws_layer_sel_free(&o.sels[i]);
+	free(paths);
+	return rc;
+}

@@ -1,0 +1,665 @@
+/*
+ * flops.c - MACs per forward pass (a·N + b·N²), KV cache and memory, read
+ * from the tensors' shapes rather than from a hand formula, for any
+ * selection of blocks.  See weightscan/flops.h for the convention.
+ *
+ * Shapes are in PyTorch order ([out, in]) for both formats.  The only
+ * architecture facts used are the ones no shape carries: top-k of the
+ * experts, which blocks use a sliding window, and the head split of a
+ * fused qkv projection.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "weightscan/flops.h"
+#include "weightscan/formula.h"
+#include "weightscan/json.h"
+#include "weightscan/util.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ==== --layers SPEC ==== */
+
+static const char *
+parse_index(const char *p, uint32_t *out)
+{
+	uint64_t v = 0;
+	const char *start = p;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > INT32_MAX)
+			return NULL;
+		p++;
+	}
+	if (p == start)
+		return NULL;
+	*out = (uint32_t)v;
+	return p;
+}
+
+int
+ws_layer_sel_parse(const char *spec, ws_layer_sel *out, char *why, size_t whylen)
+{
+	memset(out, 0, sizeof *out);
+	if (!spec || !*spec) {
+		snprintf(why, whylen, "empty layer list");
+		return -1;
+	}
+	/* one range per comma-separated item: count them first */
+	size_t items = 1;
+	for (const char *p = spec; *p; p++)
+		items += *p == ',';
+	out->ranges = calloc(items, sizeof *out->ranges);
+	if (!out->ranges) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	const char *p = spec;
+	for (size_t i = 0; i < items; i++) {
+		ws_layer_range r;
+		const char *item = p;
+		if (!(p = parse_index(p, &r.first)))
+			goto bad;
+		r.last = r.first;
+		if (*p == '-' && !(p = parse_index(p + 1, &r.last)))
+			goto bad;
+		if (*p != (i + 1 < items ? ',' : '\0'))
+			goto bad;
+		if (r.last < r.first) {
+			snprintf(why, whylen, "'%.*s': a range runs upward (first-last)",
+				 (int)(p - item), item);
+			goto fail;
+		}
+		out->blocks += (uint64_t)r.last - r.first + 1;
+		if (out->blocks > WS_LAYERS_MAX_RUN) {
+			snprintf(why, whylen, "more than %u blocks in one selection",
+				 WS_LAYERS_MAX_RUN);
+			goto fail;
+		}
+		out->ranges[out->n++] = r;
+		p++;
+		continue;
+bad:
+		snprintf(why, whylen, "'%s' is not a list of blocks like 0-23,27-31 (at '%s')",
+			 spec, p && *p ? p : item);
+		goto fail;
+	}
+	return 0;
+fail:
+	ws_layer_sel_free(out);
+	return -1;
+}
+
+void
+ws_layer_sel_free(ws_layer_sel *s)
+{
+	if (!s)
+		return;
+	free(s->ranges);
+	memset(s, 0, sizeof *s);
+}
+
+char *
+ws_layer_sel_format(const ws_layer_sel *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n; i++) {
+		char item[32];
+		const ws_layer_range *r = &s->ranges[i];
+		int n = r->first == r->last
+			? snprintf(item, sizeof item, "%s%u", i ? "," : "", r->first)
+			: snprintf(item, sizeof item, "%s%u-%u", i ? "," : "", r->first, r->last);
+		if (used + (size_t)n + 4 > len) {
+			snprintf(buf + used, len - used, "...");
+			break;
+		}
+		memcpy(buf + used, item, (size_t)n + 1);
+		used += (size_t)n;
+	}
+	return buf;
+}
+
+/* ==== what counts in a ==== */
+
+enum mm_kind { MM_NONE = 0, MM_DENSE, MM_EXPERT };
+
+/* Roles whose weight is a matmul every token multiplies through; routed
+ * experts are taken at top-k / num_experts. */
+static const uint8_t role_mm[WS_ROLE_COUNT] = {
+	[WS_ROLE_ATTN_Q] = MM_DENSE, [WS_ROLE_ATTN_K] = MM_DENSE,
+	[WS_ROLE_ATTN_V] = MM_DENSE, [WS_ROLE_ATTN_QKV] = MM_DENSE,
+	[WS_ROLE_ATTN_O] = MM_DENSE,
+	[WS_ROLE_ATTN_Q_A] = MM_DENSE, [WS_ROLE_ATTN_Q_B] = MM_DENSE,
+	[WS_ROLE_ATTN_KV_A] = MM_DENSE, [WS_ROLE_ATTN_KV_B] = MM_DENSE,
+	[WS_ROLE_FFN_GATE] = MM_DENSE, [WS_ROLE_FFN_UP] = MM_DENSE,
+	[WS_ROLE_FFN_DOWN] = MM_DENSE, [WS_ROLE_FFN_GATE_UP] = MM_DENSE,
+	[WS_ROLE_MOE_ROUTER] = MM_DENSE,
+	[WS_ROLE_MOE_GATE] = MM_EXPERT, [WS_ROLE_MOE_UP] = MM_EXPERT,
+	[WS_ROLE_MOE_DOWN] = MM_EXPERT, [WS_ROLE_MOE_GATE_UP] = MM_EXPERT,
+	[WS_ROLE_MOE_SHARED_GATE] = MM_DENSE, [WS_ROLE_MOE_SHARED_UP] = MM_DENSE,
+	[WS_ROLE_MOE_SHARED_DOWN] = MM_DENSE,
+	[WS_ROLE_MOE_SHARED_ROUTER] = MM_DENSE,
+	[WS_ROLE_LM_HEAD] = MM_DENSE,
+};
+
+/* ==== which blocks use a sliding window ==== */
+
+enum slide_kind {
+	SL_ALL,        /* every block (Mistral, Phi-3) */
+	SL_EVEN,       /* blocks 0, 2, 4 ... (Gemma 2, gpt-oss) */
+	SL_PATTERN,    /* all but every period-th (Gemma 3, Cohere 2) */
+	SL_QWEN,       /* only with use_sliding_window, from max_window_layers */
+};
+
+/* Architecture name prefixes (compared without case, '_' or '-'); the
+ * first match wins, no match is SL_ALL.  A config's layer_types list
+ * overrides all of them. */
+static const struct slide_rule {
+	const char *prefix;
+	enum slide_kind kind;
+	uint32_t period;       /* SL_PATTERN default (sliding_window_pattern) */
+} slide_rules[] = {
+	{"gemma2", SL_EVEN, 0},
+	{"gemma3", SL_PATTERN, 6},
+	{"cohere2", SL_PATTERN, 4},
+	{"gptoss", SL_EVEN, 0},
+	{"qwen", SL_QWEN, 0},
+};
+
+static bool
+arch_prefix(const char *arch, const char *prefix)
+{
+	const char *a = arch;
+	for (const char *p = prefix; *p; p++) {
+		while (*a == '_' || *a == '-')
+			a++;
+		if (!*a || ((*a | 0x20) != *p))
+			return false;
+		a++;
+	}
+	return true;
+}
+
+/* A config item, the text model's first (multimodal wrappers). */
+static const cJSON *
+cfg_item(const cJSON *config, const char *key)
+{
+	if (!config)
+		return NULL;
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(config, "text_config");
+	const cJSON *it = cJSON_IsObject(text) ? cJSON_GetObjectItemCaseSensitive(text, key) : NULL;
+	if (!it)
+		it = cJSON_GetObjectItemCaseSensitive(config, key);
+	return it && !cJSON_IsNull(it) ? it : NULL;
+}
+
+static uint64_t
+cfg_small(const cJSON *config, const char *key, uint64_t dflt)
+{
+	const cJSON *it = cfg_item(config, key);
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0) || it->valuedouble > 1e9)
+		return dflt;
+	return (uint64_t)it->valuedouble;
+}
+
+static void
+mark_sliding(const ws_model *m, ws_flops_model *f)
+{
+	const struct ws_arch *a = m->arch;
+	if (!a || a->sliding_window == 0)
+		return;
+	const cJSON *types = cfg_item(m->config, "layer_types");
+	if (cJSON_IsArray(types)) {
+		uint64_t i = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, types) {
+			if (i >= f->num_layers)
+				break;
+			f->blocks[i++].sliding = cJSON_IsString(it) &&
+				!strcmp(it->valuestring, "sliding_attention");
+		}
+		goto done;
+	}
+	const struct slide_rule *rule = NULL;
+	for (size_t r = 0; r < ARRAY_LEN(slide_rules) && !rule; r++)
+		if (arch_prefix(a->architecture, slide_rules[r].prefix))
+			rule = &slide_rules[r];
+	enum slide_kind kind = rule ? rule->kind : SL_ALL;
+	uint64_t period = rule ? cfg_small(m->config, "sliding_window_pattern", rule->period) : 0;
+	bool qwen_on = cJSON_IsTrue(cfg_item(m->config, "use_sliding_window"));
+	uint64_t qwen_from = cfg_small(m->config, "max_window_layers", 0);
+	for (uint64_t i = 0; i < f->num_layers; i++) {
+		bool s = true;
+		switch (kind) {
+		case SL_ALL: s = true; break;
+		case SL_EVEN: s = i % 2 == 0; break;
+		case SL_PATTERN: s = period == 0 || (i + 1) % period != 0; break;
+		case SL_QWEN: s = qwen_on && i >= qwen_from; break;
+		}
+		f->blocks[i].sliding = s;
+	}
+done:
+	f->sliding_window = 0;
+	for (uint64_t i = 0; i < f->num_layers; i++)
+		if (f->blocks[i].sliding)
+			f->sliding_window = a->sliding_window;
+}
+
+/* ==== the model's float dtype (KV cache default) ==== */
+
+static const struct { const char *torch; ws_dtype dt; } torch_dtypes[] = {
+	{"bfloat16", WS_DT_BF16}, {"float16", WS_DT_F16}, {"half", WS_DT_F16},
+	{"float32", WS_DT_F32}, {"float", WS_DT_F32},
+};
+
+/* config torch_dtype (or dtype) first: it is what runs; else the 16/32-bit
+ * float type of most matmul weights; else F16 (llama.cpp's cache). */
+static ws_dtype
+model_float_dtype(const ws_model *m)
+{
+	static const char *const keys[] = {"torch_dtype", "dtype"};
+	for (size_t k = 0; k < ARRAY_LEN(keys); k++) {
+		const cJSON *it = cfg_item(m->config, keys[k]);
+		if (!cJSON_IsString(it))
+			continue;
+		for (size_t i = 0; i < ARRAY_LEN(torch_dtypes); i++)
+			if (!strcmp(it->valuestring, torch_dtypes[i].torch))
+				return torch_dtypes[i].dt;
+	}
+	static const ws_dtype floats[] = {WS_DT_BF16, WS_DT_F16, WS_DT_F32};
+	uint64_t count[ARRAY_LEN(floats)] = {0};
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if ((unsigned)t->role >= WS_ROLE_COUNT || role_mm[t->role] == MM_NONE)
+			continue;
+		for (size_t d = 0; d < ARRAY_LEN(floats); d++)
+			if (t->dtype == floats[d])
+				count[d] += t->params;
+	}
+	size_t best = 0;
+	for (size_t d = 1; d < ARRAY_LEN(floats); d++)
+		if (count[d] > count[best])
+			best = d;
+	return count[best] ? floats[best] : WS_DT_F16;
+}
+
+ws_dtype
+ws_flops_parse_dtype(const char *name)
+{
+	for (int d = 1; name && d < WS_DT_COUNT; d++)
+		if (!strcasecmp(name, ws_dtype_name((ws_dtype)d)))
+			return (ws_dtype)d;
+	return WS_DT_INVALID;
+}
+
+/* ==== blocks from shapes ==== */
+
+/* Output and input width of a 2-D weight; the largest dim stands for the
+ * output of a fused projection whatever the layout (GPT-2's Conv1D stores
+ * [in, out]). */
+static uint64_t dim_out(const ws_tensor *t) { return t->ndim >= 1 ? t->shape[0] : 0; }
+static uint64_t dim_in(const ws_tensor *t) { return t->ndim >= 2 ? t->shape[t->ndim - 1] : 0; }
+static uint64_t dim_max(const ws_tensor *t)
+{
+	uint64_t v = 0;
+	for (uint32_t i = 0; i < t->ndim; i++)
+		if (t->shape[i] > v)
+			v = t->shape[i];
+	return v;
+}
+
+/* The attention weights of one block. */
+struct block_attn {
+	const ws_tensor *q, *q_b, *k, *v, *qkv, *o, *kv_a;
+};
+
+static void
+note_attn(struct block_attn *b, const ws_tensor *t)
+{
+	const ws_tensor **slot = NULL;
+	switch (t->role) {
+	case WS_ROLE_ATTN_Q: slot = &b->q; break;
+	case WS_ROLE_ATTN_Q_B: slot = &b->q_b; break;
+	case WS_ROLE_ATTN_K: slot = &b->k; break;
+	case WS_ROLE_ATTN_V: slot = &b->v; break;
+	case WS_ROLE_ATTN_QKV: slot = &b->qkv; break;
+	case WS_ROLE_ATTN_O: slot = &b->o; break;
+	case WS_ROLE_ATTN_KV_A: slot = &b->kv_a; break;
+	default: return;
+	}
+	if (!*slot)
+		*slot = t;
+}
+
+static void
+block_dims(const struct ws_arch *a, const struct block_attn *b, ws_flops_block *out)
+{
+	/* v per head sums to attn_o's input width */
+	out->v_dim = b->o ? dim_in(b->o) : 0;
+	if (b->q_b)
+		out->qk_dim = dim_out(b->q_b);
+	else if (b->q)
+		out->qk_dim = dim_out(b->q);
+	else if (b->qkv)
+		out->qk_dim = a && a->num_heads && a->head_dim ? a->num_heads * a->head_dim
+							       : out->v_dim;
+	if (b->kv_a)                       /* MLA caches the latent + rope key */
+		out->kv_elems = dim_out(b->kv_a);
+	else if (b->k || b->v)
+		out->kv_elems = (b->k ? dim_out(b->k) : 0) + (b->v ? dim_out(b->v) : 0);
+	else if (b->qkv && dim_max(b->qkv) > out->qk_dim)
+		out->kv_elems = dim_max(b->qkv) - out->qk_dim;
+}
+
+int
+ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
+{
+	memset(f, 0, sizeof *f);
+	if (m->n_tensors == 0)
+		return ws_err(err, WS_EXIT_INPUT, m->path, "no tensors: nothing to compute");
+	const struct ws_arch *a = m->arch;
+	int32_t max_layer = -1;
+	bool has_head = false, has_embed = false;
+	uint64_t max_expert = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->role != WS_ROLE_MTP && t->layer > max_layer)
+			max_layer = t->layer;
+		has_head |= t->role == WS_ROLE_LM_HEAD && t->kind == WS_KIND_WEIGHT;
+		has_embed |= t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT;
+		if ((unsigned)t->role < WS_ROLE_COUNT && role_mm[t->role] == MM_EXPERT) {
+			/* fused experts: [E, out, in]; one per tensor otherwise */
+			uint64_t e = t->expert >= 0 ? (uint64_t)t->expert + 1
+				   : t->ndim == 3 ? t->shape[0] : 1;
+			if (e > max_expert)
+				max_expert = e;
+		}
+	}
+	f->num_layers = a && a->num_layers ? a->num_layers : (uint64_t)(max_layer + 1);
+	/* every block holds at least one tensor: a larger count is not this
+	 * checkpoint, and would size the arrays below from a declaration */
+	if (f->num_layers > m->n_tensors)
+		return ws_err(err, WS_EXIT_INPUT, m->path,
+			      "%llu blocks declared but the checkpoint holds %llu tensors",
+			      (unsigned long long)f->num_layers,
+			      (unsigned long long)m->n_tensors);
+	f->head_from_embedding = !has_head && has_embed;
+	if (max_expert) {
+		f->num_experts = a && a->num_experts ? a->num_experts : max_expert;
+		f->experts_per_tok = a ? a->experts_per_tok : 0;
+		if (f->experts_per_tok == 0 || f->experts_per_tok > f->num_experts) {
+			f->experts_per_tok = f->num_experts;
+			f->topk_unknown = true;
+		}
+	}
+	f->default_kv_dtype = model_float_dtype(m);
+	if (f->num_layers == 0)
+		return 0;
+
+	f->blocks = calloc((size_t)f->num_layers, sizeof *f->blocks);
+	struct block_attn *attn = calloc((size_t)f->num_layers, sizeof *attn);
+	if (!f->blocks || !attn) {
+		free(attn);
+		ws_flops_model_free(f);
+		return ws_err_oom(err, m->path);
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->layer < 0 || (uint64_t)t->layer >= f->num_layers || t->role == WS_ROLE_MTP)
+			continue;
+		f->blocks[t->layer].present = true;
+		if (t->kind == WS_KIND_WEIGHT && t->ndim >= 2)
+			note_attn(&attn[t->layer], t);
+	}
+	for (uint64_t i = 0; i < f->num_layers; i++)
+		block_dims(a, &attn[i], &f->blocks[i]);
+	free(attn);
+	mark_sliding(m, f);
+	return 0;
+}
+
+void
+ws_flops_model_free(ws_flops_model *f)
+{
+	if (!f)
+		return;
+	free(f->blocks);
+	memset(f, 0, sizeof *f);
+}
+
+/* ==== one selection ==== */
+
+static int
+overflow(ws_error *err, const ws_model *m)
+{
+	return ws_err(err, WS_EXIT_INPUT, m->path, "the counts overflow 64 bits");
+}
+
+/* Elements cached per token into bytes of dt: whole blocks of a
+ * quantized cache type, rounded up. */
+static bool
+kv_bytes(ws_dtype dt, uint64_t elems, uint64_t *out)
+{
+	const ws_dtype_info *di = ws_dtype_get(dt);
+	if (!di || !di->block)
+		return false;
+	uint64_t blocks = elems / di->block + (elems % di->block != 0);
+	return ws_mul_u64(blocks, di->block_bytes, out);
+}
+
+int
+ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *sel,
+		ws_dtype kv_dtype, ws_flops_result *r, ws_error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->kv_dtype = kv_dtype != WS_DT_INVALID ? kv_dtype : f->default_kv_dtype;
+	for (size_t i = 0; sel && i < sel->n; i++) {
+		if (sel->ranges[i].last < f->num_layers)
+			continue;
+		if (!f->num_layers)
+			return ws_err(err, WS_EXIT_USAGE, m->path,
+				      "--layers: block %u is out of range (the model has no blocks)",
+				      sel->ranges[i].last);
+		return ws_err(err, WS_EXIT_USAGE, m->path,
+			      "--layers: block %u is out of range (the model has %llu blocks, 0-%llu)",
+			      sel->ranges[i].last, (unsigned long long)f->num_layers,
+			      (unsigned long long)(f->num_layers - 1));
+	}
+
+	/* how many times each block runs */
+	uint32_t *runs = f->num_layers ? calloc((size_t)f->num_layers, sizeof *runs) : NULL;
+	if (f->num_layers && !runs)
+		return ws_err_oom(err, m->path);
+	if (sel) {
+		for (size_t i = 0; i < sel->n; i++)
+			for (uint64_t l = sel->ranges[i].first; l <= sel->ranges[i].last; l++)
+				runs[l]++;   /* <= WS_LAYERS_MAX_RUN: the parser bounds it */
+	} else {
+		for (uint64_t l = 0; l < f->num_layers; l++)
+			runs[l] = 1;
+	}
+
+	uint64_t expert_sum[WS_ROLE_COUNT] = {0};
+	uint64_t kv_elems = 0, kv_elems_sliding = 0;
+	bool ok = true;
+	for (uint64_t l = 0; l < f->num_layers; l++) {
+		const ws_flops_block *b = &f->blocks[l];
+		uint64_t bl, kv;
+		if (!runs[l])
+			continue;
+		r->blocks += runs[l];
+		ok = ok && ws_add_u64(b->qk_dim, b->v_dim, &bl) && ws_mul_u64(bl, runs[l], &bl) &&
+		     ws_mul_u64(b->kv_elems, runs[l], &kv);
+		if (!ok)
+			break;
+		if (b->sliding)
+			ok = ws_add_u64(r->b_sliding, bl, &r->b_sliding) &&
+			     ws_add_u64(kv_elems_sliding, kv, &kv_elems_sliding);
+		else
+			ok = ws_add_u64(r->b, bl, &r->b);
+		ok = ok && ws_add_u64(kv_elems, kv, &kv_elems);
+	}
+
+	const ws_tensor *head = NULL, *embed = NULL;
+	for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		uint64_t times = 1, v;
+		if (t->role == WS_ROLE_MTP)
+			continue;      /* not part of a forward pass */
+		if (t->layer >= 0) {
+			if ((uint64_t)t->layer >= f->num_layers || !runs[t->layer])
+				continue;
+			times = runs[t->layer];
+		}
+		if (t->role == WS_ROLE_LM_HEAD && t->kind == WS_KIND_WEIGHT && !head)
+			head = t;
+		if (t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT && !embed)
+			embed = t;
+		/* stored once however often the block runs */
+		ws_dtype dt = (unsigned)t->dtype < WS_DT_COUNT ? t->dtype : WS_DT_INVALID;
+		ok = ws_add_u64(r->weight_bytes, t->bytes, &r->weight_bytes) &&
+		     ws_add_u64(r->bytes_by_dtype[dt], t->bytes, &r->bytes_by_dtype[dt]);
+		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
+			ok = ok && ws_add_u64(r->params, t->params, &r->params);
+		if (!ok || t->kind != WS_KIND_WEIGHT || (unsigned)t->role >= WS_ROLE_COUNT)
+			continue;
+		switch (role_mm[t->role]) {
+		case MM_NONE:
+			break;
+		case MM_DENSE:
+			ok = ws_mul_u64(t->params, times, &v) &&
+			     ws_add_u64(r->a_by_role[t->role], v, &r->a_by_role[t->role]);
+			break;
+		case MM_EXPERT:
+			ok = ws_mul_u64(t->params, times, &v) &&
+			     ws_add_u64(expert_sum[t->role], v, &expert_sum[t->role]);
+			break;
+		}
+	}
+	/* a head stored beside a tied embedding is a redundant copy: its
+	 * parameters are not counted twice (SPEC params) */
+	if (ok && head && embed && m->arch && (m->arch->flags & WS_ARCH_TIED) &&
+	    r->params >= head->params)
+		r->params -= head->params;
+	/* the tied head multiplies by the embedding matrix */
+	if (ok && !head && embed)
+		r->a_by_role[WS_ROLE_LM_HEAD] = embed->params;
+	/* routed experts: every expert's weights summed, then top-k of E;
+	 * dividing once keeps the sum exact */
+	for (int role = 0; ok && role < WS_ROLE_COUNT; role++) {
+		if (!expert_sum[role])
+			continue;
+		uint64_t v;
+		ok = ws_mul_u64(expert_sum[role], f->experts_per_tok, &v);
+		if (ok)
+			r->a_by_role[role] = v / f->num_experts;
+	}
+	for (int role = 0; ok && role < WS_ROLE_COUNT; role++)
+		ok = ws_add_u64(r->a, r->a_by_role[role], &r->a);
+	ok = ok && kv_bytes(r->kv_dtype, kv_elems, &r->kv_bytes_per_token) &&
+	     kv_bytes(r->kv_dtype, kv_elems_sliding, &r->kv_bytes_per_token_sliding);
+	free(runs);
+	return ok ? 0 : overflow(err, m);
+}
+
+bool
+ws_flops_eval_at(const ws_flops_model *f, const ws_flops_result *r, uint64_t seq,
+		 ws_flops_eval *out)
+{
+	uint64_t win = f->sliding_window && f->sliding_window < seq ? f->sliding_window : seq;
+	uint64_t an, bn, sn, kv_global, kv_g, kv_s;
+	memset(out, 0, sizeof *out);
+	out->seq = seq;
+	kv_global = r->kv_bytes_per_token - r->kv_bytes_per_token_sliding;
+	return ws_mul_u64(r->a, seq, &an) &&
+	       ws_mul_u64(r->b, seq, &bn) && ws_mul_u64(bn, seq, &bn) &&
+	       ws_mul_u64(r->b_sliding, seq, &sn) && ws_mul_u64(sn, win, &sn) &&
+	       ws_add_u64(an, bn, &out->macs) && ws_add_u64(out->macs, sn, &out->macs) &&
+	       ws_mul_u64(out->macs, 2, &out->flops) &&
+	       ws_mul_u64(kv_global, seq, &kv_g) &&
+	       ws_mul_u64(r->kv_bytes_per_token_sliding, win, &kv_s) &&
+	       ws_add_u64(kv_g, kv_s, &out->kv_cache_bytes) &&
+	       ws_add_u64(r->weight_bytes, out->kv_cache_bytes, &out->memory_bytes);
+}
+
+/* ==== JSON ==== */
+
+static cJSON *
+ab_object(uint64_t a, uint64_t b, uint64_t b_sliding, uint64_t window, uint64_t mul)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	/* a MAC is two FLOPs; MACs fit, so 2× fits unless near 2^64 */
+	uint64_t va, vb, vs;
+	if (!ws_mul_u64(a, mul, &va) || !ws_mul_u64(b, mul, &vb) ||
+	    !ws_mul_u64(b_sliding, mul, &vs)) {
+		cJSON_AddNullToObject(o, "a");
+		return o;
+	}
+	ws_json_add_u64(o, "a", va);
+	ws_json_add_u64(o, "b", vb);
+	if (window) {
+		ws_json_add_u64(o, "b_sliding", vs);
+		ws_json_add_u64(o, "sliding_window", window);
+	}
+	return o;
+}
+
+cJSON *
+ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
+			const char *layers, const ws_flops_eval *ev)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "layers", layers ? layers : "");
+	ws_json_add_u64(o, "blocks", r->blocks);
+	cJSON *macs = ab_object(r->a, r->b, r->b_sliding, f->sliding_window, 1);
+	cJSON_AddItemToObject(o, "macs", macs);
+	cJSON *by_role = macs ? cJSON_AddObjectToObject(macs, "a_by_role") : NULL;
+	for (int role = 0; by_role && role < WS_ROLE_COUNT; role++)
+		if (r->a_by_role[role])
+			ws_json_add_u64(by_role, ws_role_name((ws_role)role), r->a_by_role[role]);
+	cJSON_AddItemToObject(o, "flops", ab_object(r->a, r->b, r->b_sliding, f->sliding_window, 2));
+	if (f->num_experts) {
+		cJSON *moe = cJSON_AddObjectToObject(o, "experts");
+		if (moe) {
+			ws_json_add_u64(moe, "num_experts", f->num_experts);
+			ws_json_add_u64(moe, "experts_per_tok", f->experts_per_tok);
+			cJSON_AddBoolToObject(moe, "top_k_known", !f->topk_unknown);
+		}
+	}
+	if (ev) {
+		cJSON *at = cJSON_AddObjectToObject(o, "at_seq");
+		if (at) {
+			ws_json_add_u64(at, "seq", ev->seq);
+			ws_json_add_u64(at, "macs", ev->macs);
+			ws_json_add_u64(at, "flops", ev->flops);
+			ws_json_add_u64(at, "kv_cache_bytes", ev->kv_cache_bytes);
+			ws_json_add_u64(at, "memory_bytes", ev->memory_bytes);
+		}
+	}
+	ws_json_add_u64(o, "params", r->params);
+	ws_json_add_u64(o, "kv_cache_bytes_per_token", r->kv_bytes_per_token);
+	if (f->sliding_window)
+		ws_json_add_u64(o, "kv_cache_bytes_per_token_sliding",
+				r->kv_bytes_per_token_sliding);
+	cJSON_AddStringToObject(o, "kv_dtype", ws_dtype_name(r->kv_dtype));
+	cJSON *w = cJSON_AddObjectToObject(o, "weights");
+	if (w) {
+		ws_json_add_u64(w, "bytes", r->weight_bytes);
+		cJSON *bd = cJSON_AddObjectToObject(w, "by_dtype");
+		for (int d = 0; bd && d < WS_DT_COUNT; d++)
+			if (r->bytes_by_dtype[d])
+				ws_json_add_u64(bd, d ? ws_dtype_name((ws_dtype)d) : "INVALID",
+						r->bytes_by_dtype[d]);
+	}
+	return o;
+}

@@ -1,0 +1,891 @@
+/*
+ * mkmodel.c - full-size sparse checkpoints with the real tensor names and
+ * shapes of a Hugging Face config.json, for `check` tests at real scale.
+ *
+ *   mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]
+ *           [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]
+ *
+ * --fp8: block linears in F8_E4M3 with an F32 weight_scale_inv each, as
+ * DeepSeek-V3 ships (safetensors only).
+ *
+ * Headers are real; tensor data are holes (ftruncate), so a 405B model
+ * costs a few megabytes of disk.  safetensors output uses Hugging Face
+ * names (model.safetensors, or model-0000i-of-0000N.safetensors plus
+ * model.safetensors.index.json) and copies CONFIG to DIR/config.json.
+ * GGUF output (DIR/model.gguf) uses the layout llama.cpp's converter
+ * writes: token_embd / blk.N.* / output_norm / output, ne innermost first,
+ * experts stacked as 3-D *_exps tensors, {arch}.* metadata, 32-byte
+ * aligned data.  Families: llama, mistral, qwen2, gemma, gpt2
+ * (safetensors only), phi3, mixtral, deepseek_v2, deepseek_v3 (with its
+ * MTP layer model.layers.<num_hidden_layers>.*, safetensors only).
+ *
+ * Defects (--plant):
+ *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
+ *   missing-block        every tensor of layer 5 dropped
+ *   missing-expert       expert 2 of layer 1 dropped (GGUF: the stacks
+ *                        of layer 1 hold one expert less)
+ *   untied-trained-head  an lm_head stored under a tied config, with
+ *                        random bytes different from the embedding's
+ *                        (real data: small configs only)
+ *   tied-identical-head  an lm_head with the embedding's random bytes
+ * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
+ * same (zero) bytes as the embedding's hole, at any size.
+ *
+ * Everything is a pure function of the arguments.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("mkmodel: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ==== a growable byte buffer ==== */
+
+typedef struct buf {
+	uint8_t *p;
+	size_t n, cap;
+} buf;
+
+static void
+put(buf *b, const void *d, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, d, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static void bprintf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+bprintf(buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		die("bprintf: line too long");
+	put(b, tmp, (size_t)n);
+}
+
+static void
+put_u32(buf *b, uint32_t v)
+{
+	uint8_t x[4];
+	for (int i = 0; i < 4; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, 4);
+}
+
+static void
+put_u64(buf *b, uint64_t v)
+{
+	uint8_t x[8];
+	for (int i = 0; i < 8; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, 8);
+}
+
+static void
+put_str(buf *b, const char *s)
+{
+	put_u64(b, strlen(s));
+	put(b, s, strlen(s));
+}
+
+/* ==== the tensor list ==== */
+
+struct dtype;
+
+typedef struct tensor {
+	char name[96];
+	int nd;
+	uint64_t shape[4];  /* PyTorch order: outermost first */
+	uint32_t fill;      /* 0: a hole; else the seed of random content */
+	const struct dtype *dt; /* NULL: the checkpoint's dtype */
+} tensor;
+
+typedef struct cfg {
+	char type[64];
+	uint64_t vocab, hidden, inter, layers, heads, kv_heads, head_dim, positions;
+	bool tied;
+	uint64_t experts, topk, moe_inter, shared_n, first_dense;
+	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
+} cfg;
+
+enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
+
+typedef struct gen {
+	tensor *v;
+	size_t n, cap;
+	bool gguf;
+	const char *hf_block;  /* "model.layers." or "h." */
+	enum plant plant;
+	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
+	const cfg *c;
+} gen;
+
+static const struct dtype {
+	const char *name;
+	unsigned bytes;
+	uint32_t ggml;
+} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}};
+
+static bool
+ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* DeepSeek-V3 ships its block linears in F8_E4M3 with an F32
+ * weight_scale_inv of 128x128 blocks; embeddings, heads, norms, the
+ * router and eh_proj stay BF16. */
+static bool
+is_fp8_linear(const char *name, int nd)
+{
+	return nd == 2 && !strncmp(name, "model.layers.", 13) && ends_with(name, ".weight") &&
+	       !ends_with(name, "mlp.gate.weight") && !ends_with(name, "embed_tokens.weight") &&
+	       !ends_with(name, "shared_head.head.weight") && !ends_with(name, "eh_proj.weight");
+}
+
+static void push(gen *g, int nd, const uint64_t *shape, uint32_t fill, const char *name);
+
+static void
+push_scale(gen *g, const tensor *w)
+{
+	char name[96];
+	snprintf(name, sizeof name, "%.*s.weight_scale_inv", (int)(strlen(w->name) - 7), w->name);
+	uint64_t s[2] = {(w->shape[0] + 127) / 128, (w->shape[1] + 127) / 128};
+	push(g, 2, s, 0, name);
+	g->v[g->n - 1].dt = &dtypes[2];
+}
+
+static void
+push(gen *g, int nd, const uint64_t *shape, uint32_t fill, const char *name)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 1024;
+		g->v = xrealloc(g->v, g->cap * sizeof *g->v);
+	}
+	tensor *t = &g->v[g->n++];
+	memset(t, 0, sizeof *t);
+	if (strlen(name) >= sizeof t->name)
+		die("tensor name too long: %s", name);
+	strcpy(t->name, name);
+	t->nd = nd;
+	for (int i = 0; i < nd; i++)
+		t->shape[i] = shape[i];
+	t->fill = fill;
+	t->dt = NULL;
+	if (g->fp8 && !g->gguf && is_fp8_linear(name, nd)) {
+		t->dt = &dtypes[3];
+		tensor w = *t;
+		push_scale(g, &w);
+	}
+}
+
+/* A top-level tensor: HF name or GGUF name. */
+static void
+top(gen *g, const char *hf, const char *gg, uint64_t a, uint64_t b)
+{
+	uint64_t s[2] = {a, b};
+	push(g, b ? 2 : 1, s, 0, g->gguf ? gg : hf);
+}
+
+/* A block tensor of layer L; shape [a] or [a, b] (out, in). */
+static void
+blk(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t b)
+{
+	if (g->plant == P_MISSING_BLOCK && L == 5)
+		return;
+	char name[96];
+	if (g->gguf)
+		snprintf(name, sizeof name, "blk.%" PRIu64 ".%s", L, gg);
+	else
+		snprintf(name, sizeof name, "%s%" PRIu64 ".%s", g->hf_block, L, hf);
+	uint64_t s[2] = {a, b};
+	push(g, b ? 2 : 1, s, 0, name);
+}
+
+/* Routed experts of layer L: one tensor each in HF (hf has a %E slot
+ * written as "{E}"), one [E, a, b] stack in GGUF. */
+static void
+experts(gen *g, uint64_t L, const char *hf_pre, const char *hf_post, const char *gg,
+	uint64_t a, uint64_t b)
+{
+	if (g->plant == P_MISSING_BLOCK && L == 5)
+		return;
+	uint64_t n = g->c->experts;
+	bool drop = g->plant == P_MISSING_EXPERT && L == 1;
+	char name[96];
+	if (g->gguf) {
+		uint64_t s[3] = {drop ? n - 1 : n, a, b};
+		snprintf(name, sizeof name, "blk.%" PRIu64 ".%s", L, gg);
+		push(g, 3, s, 0, name);
+		return;
+	}
+	for (uint64_t e = 0; e < n; e++) {
+		if (drop && e == 2)
+			continue;
+		uint64_t s[2] = {a, b};
+		snprintf(name, sizeof name, "%s%" PRIu64 ".%s%" PRIu64 ".%s", g->hf_block, L,
+			 hf_pre, e, hf_post);
+		push(g, 2, s, 0, name);
+	}
+}
+
+/* ==== families ==== */
+
+static void
+gated_mlp(gen *g, uint64_t L, uint64_t inter, const char *pre, const char *suf)
+{
+	const cfg *c = g->c;
+	char hf[3][80], gg[3][40];
+	const char *hfn[3] = {"gate_proj", "up_proj", "down_proj"};
+	const char *ggn[3] = {"ffn_gate", "ffn_up", "ffn_down"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(hf[i], sizeof hf[i], "%s%s.weight", pre, hfn[i]);
+		snprintf(gg[i], sizeof gg[i], "%s%s.weight", ggn[i], suf);
+	}
+	blk(g, L, hf[0], gg[0], inter, c->hidden);
+	blk(g, L, hf[1], gg[1], inter, c->hidden);
+	blk(g, L, hf[2], gg[2], c->hidden, inter);
+}
+
+static void
+attn_qkvo(gen *g, uint64_t L, bool bias)
+{
+	const cfg *c = g->c;
+	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+	uint64_t k = g->plant == P_MHA_K && L == 3 ? q : kv;
+	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
+	if (bias)
+		blk(g, L, "self_attn.q_proj.bias", "attn_q.bias", q, 0);
+	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", k, c->hidden);
+	if (bias)
+		blk(g, L, "self_attn.k_proj.bias", "attn_k.bias", k, 0);
+	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
+	if (bias)
+		blk(g, L, "self_attn.v_proj.bias", "attn_v.bias", kv, 0);
+	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
+}
+
+static void
+attn_mla(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint64_t qk = c->nope + c->rope;
+	if (c->q_lora) {
+		blk(g, L, "self_attn.q_a_proj.weight", "attn_q_a.weight", c->q_lora, c->hidden);
+		blk(g, L, "self_attn.q_a_layernorm.weight", "attn_q_a_norm.weight", c->q_lora, 0);
+		blk(g, L, "self_attn.q_b_proj.weight", "attn_q_b.weight", c->heads * qk, c->q_lora);
+	} else {
+		blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", c->heads * qk, c->hidden);
+	}
+	blk(g, L, "self_attn.kv_a_proj_with_mqa.weight", "attn_kv_a_mqa.weight",
+	    c->kv_lora + c->rope, c->hidden);
+	blk(g, L, "self_attn.kv_a_layernorm.weight", "attn_kv_a_norm.weight", c->kv_lora, 0);
+	blk(g, L, "self_attn.kv_b_proj.weight", "attn_kv_b.weight",
+	    c->heads * (c->nope + c->vdim), c->kv_lora);
+	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, c->heads * c->vdim);
+}
+
+/* llama, mistral, qwen2, gemma, mixtral, phi3 */
+static void
+llama_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	bool phi3 = !strcmp(c->type, "phi3");
+	blk(g, L, "input_layernorm.weight", "attn_norm.weight", c->hidden, 0);
+	if (phi3) {
+		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+		blk(g, L, "self_attn.qkv_proj.weight", "attn_qkv.weight", q + 2 * kv, c->hidden);
+		blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
+	} else {
+		attn_qkvo(g, L, !strcmp(c->type, "qwen2"));
+	}
+	blk(g, L, "post_attention_layernorm.weight", "ffn_norm.weight", c->hidden, 0);
+	if (phi3) {
+		blk(g, L, "mlp.gate_up_proj.weight", "ffn_up.weight", 2 * c->inter, c->hidden);
+		blk(g, L, "mlp.down_proj.weight", "ffn_down.weight", c->hidden, c->inter);
+	} else if (c->experts) {
+		blk(g, L, "block_sparse_moe.gate.weight", "ffn_gate_inp.weight", c->experts, c->hidden);
+		experts(g, L, "block_sparse_moe.experts.", "w1.weight", "ffn_gate_exps.weight",
+			c->inter, c->hidden);
+		experts(g, L, "block_sparse_moe.experts.", "w2.weight", "ffn_down_exps.weight",
+			c->hidden, c->inter);
+		experts(g, L, "block_sparse_moe.experts.", "w3.weight", "ffn_up_exps.weight",
+			c->inter, c->hidden);
+	} else {
+		gated_mlp(g, L, c->inter, "mlp.", "");
+	}
+}
+
+static void
+deepseek_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	blk(g, L, "input_layernorm.weight", "attn_norm.weight", c->hidden, 0);
+	attn_mla(g, L);
+	blk(g, L, "post_attention_layernorm.weight", "ffn_norm.weight", c->hidden, 0);
+	if (L < c->first_dense) {
+		gated_mlp(g, L, c->inter, "mlp.", "");
+		return;
+	}
+	blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, c->hidden);
+	if (!strcmp(c->type, "deepseek_v3"))
+		blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
+	experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight",
+		c->moe_inter, c->hidden);
+	experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight",
+		c->moe_inter, c->hidden);
+	experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight",
+		c->hidden, c->moe_inter);
+	if (c->shared_n)
+		gated_mlp(g, L, c->moe_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
+}
+
+static void
+gpt2_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden;
+	/* Conv1D stores [in, out]; attn.bias is the causal-mask buffer */
+	blk(g, L, "ln_1.weight", NULL, d, 0);
+	blk(g, L, "ln_1.bias", NULL, d, 0);
+	uint64_t m[4] = {1, 1, c->positions, c->positions};
+	char name[96];
+	snprintf(name, sizeof name, "h.%" PRIu64 ".attn.bias", L);
+	if (!(g->plant == P_MISSING_BLOCK && L == 5))
+		push(g, 4, m, 0, name);
+	blk(g, L, "attn.c_attn.weight", NULL, d, 3 * d);
+	blk(g, L, "attn.c_attn.bias", NULL, 3 * d, 0);
+	blk(g, L, "attn.c_proj.weight", NULL, d, d);
+	blk(g, L, "attn.c_proj.bias", NULL, d, 0);
+	blk(g, L, "ln_2.weight", NULL, d, 0);
+	blk(g, L, "ln_2.bias", NULL, d, 0);
+	blk(g, L, "mlp.c_fc.weight", NULL, d, c->inter);
+	blk(g, L, "mlp.c_fc.bias", NULL, c->inter, 0);
+	blk(g, L, "mlp.c_proj.weight", NULL, c->inter, d);
+	blk(g, L, "mlp.c_proj.bias", NULL, d, 0);
+}
+
+/* DeepSeek-V3's multi-token-prediction block after the last layer. */
+static void
+mtp_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	blk(g, L, "embed_tokens.weight", NULL, c->vocab, c->hidden);
+	blk(g, L, "enorm.weight", NULL, c->hidden, 0);
+	blk(g, L, "hnorm.weight", NULL, c->hidden, 0);
+	blk(g, L, "eh_proj.weight", NULL, c->hidden, 2 * c->hidden);
+	deepseek_block(g, L);
+	blk(g, L, "shared_head.norm.weight", NULL, c->hidden, 0);
+	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
+}
+
+static void
+build(gen *g)
+{
+	const cfg *c = g->c;
+	bool gpt2 = !strcmp(c->type, "gpt2");
+	bool ds = !strncmp(c->type, "deepseek_v", 10);
+	g->hf_block = gpt2 ? "h." : "model.layers.";
+	if (gpt2) {
+		top(g, "wte.weight", NULL, c->vocab, c->hidden);
+		top(g, "wpe.weight", NULL, c->positions, c->hidden);
+	} else {
+		top(g, "model.embed_tokens.weight", "token_embd.weight", c->vocab, c->hidden);
+	}
+	size_t embed = g->n - (gpt2 ? 2 : 1);
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (gpt2)
+			gpt2_block(g, L);
+		else if (ds)
+			deepseek_block(g, L);
+		else
+			llama_block(g, L);
+	}
+	if (ds && !g->gguf)
+		for (uint64_t k = 0; k < c->nextn; k++)
+			mtp_block(g, c->layers + k);
+	if (gpt2) {
+		top(g, "ln_f.weight", NULL, c->hidden, 0);
+		top(g, "ln_f.bias", NULL, c->hidden, 0);
+	} else {
+		top(g, "model.norm.weight", "output_norm.weight", c->hidden, 0);
+	}
+	bool head = !c->tied || g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL;
+	if (head)
+		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
+		g->v[embed].fill = 1;
+		g->v[g->n - 1].fill = g->plant == P_UNTIED_TRAINED ? 2 : 1;
+	}
+}
+
+/* ==== config.json ==== */
+
+static uint64_t
+num(const cJSON *j, const char *key, uint64_t dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : dflt;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		die("open %s: %s", path, strerror(errno));
+	buf b = {0};
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		put(&b, tmp, n);
+	fclose(f);
+	*len = b.n;
+	if (!b.p)
+		put(&b, "", 0);
+	return (char *)b.p;
+}
+
+static void
+read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
+{
+	char *s = slurp(path, raw_len);
+	*raw = s;
+	cJSON *j = cJSON_ParseWithLength(s, *raw_len);
+	if (!j)
+		die("%s: invalid JSON", path);
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
+	const cJSON *r = cJSON_IsObject(tc) ? tc : j;
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(r, "model_type");
+	if (!cJSON_IsString(mt))
+		die("%s: no model_type", path);
+	snprintf(c->type, sizeof c->type, "%s", mt->valuestring);
+	bool gpt2 = !strcmp(c->type, "gpt2");
+	c->vocab = num(r, "vocab_size", 0);
+	c->hidden = num(r, gpt2 ? "n_embd" : "hidden_size", 0);
+	c->layers = num(r, gpt2 ? "n_layer" : "num_hidden_layers", 0);
+	c->heads = num(r, gpt2 ? "n_head" : "num_attention_heads", 0);
+	c->kv_heads = num(r, "num_key_value_heads", c->heads);
+	c->positions = num(r, gpt2 ? "n_positions" : "max_position_embeddings", 0);
+	c->inter = num(r, gpt2 ? "n_inner" : "intermediate_size", gpt2 ? 4 * c->hidden : 0);
+	if (!c->heads || !c->hidden || !c->layers || !c->vocab)
+		die("%s: hidden, layers, heads and vocab are required", path);
+	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
+	bool tied_default = gpt2 || !strcmp(c->type, "gemma");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "tie_word_embeddings");
+	c->tied = cJSON_IsBool(t) ? cJSON_IsTrue(t) : tied_default;
+	c->experts = num(r, "num_local_experts", num(r, "n_routed_experts", 0));
+	c->topk = num(r, "num_experts_per_tok", 0);
+	c->moe_inter = num(r, "moe_intermediate_size", 0);
+	c->shared_n = num(r, "n_shared_experts", 0);
+	c->first_dense = num(r, "first_k_dense_replace", 0);
+	c->q_lora = num(r, "q_lora_rank", 0);
+	c->kv_lora = num(r, "kv_lora_rank", 0);
+	c->nope = num(r, "qk_nope_head_dim", 0);
+	c->rope = num(r, "qk_rope_head_dim", 0);
+	c->vdim = num(r, "v_head_dim", 0);
+	c->nextn = num(r, "num_nextn_predict_layers", 0);
+	static const char *known[] = {"llama", "mistral", "qwen2", "gemma", "gpt2", "phi3",
+				      "mixtral", "deepseek_v2", "deepseek_v3"};
+	bool ok = false;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		ok = ok || !strcmp(known[i], c->type);
+	if (!ok)
+		die("%s: model_type '%s' is not modelled", path, c->type);
+	cJSON_Delete(j);
+}
+
+/* ==== safetensors ==== */
+
+static uint64_t
+elements(const tensor *t)
+{
+	uint64_t n = 1;
+	for (int i = 0; i < t->nd; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+/* Deterministic BF16/F16-looking bytes: small magnitudes, never zero. */
+static void
+fill_random(uint8_t *p, uint64_t n, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 7;
+	for (uint64_t i = 0; i + 1 < n; i += 2) {
+		x = x * 1664525u + 1013904223u;
+		uint16_t v = (uint16_t)(((x >> 31) << 15) | (0x3C00u + (x >> 20 & 0x1FF)));
+		p[i] = (uint8_t)v;
+		p[i + 1] = (uint8_t)(v >> 8);
+	}
+}
+
+static void
+write_data(int fd, const char *file, uint64_t off, uint64_t n, uint32_t seed)
+{
+	const uint64_t chunk = 1u << 20;
+	uint8_t *b = xrealloc(NULL, chunk);
+	for (uint64_t done = 0; done < n; done += chunk) {
+		uint64_t k = n - done < chunk ? n - done : chunk;
+		fill_random(b, k, seed + (uint32_t)(done / chunk) * 7919u);
+		if (pwrite(fd, b, k, (off_t)(off + done)) != (ssize_t)k)
+			die("write %s: %s", file, strerror(errno));
+	}
+	free(b);
+}
+
+static uint64_t
+write_shard(const char *file, const tensor *v, size_t a, size_t b, const struct dtype *dt)
+{
+	buf h = {0};
+	bprintf(&h, "{\"__metadata__\":{\"format\":\"pt\"}");
+	uint64_t off = 0;
+	for (size_t i = a; i < b; i++) {
+		const tensor *t = &v[i];
+		const struct dtype *d = t->dt ? t->dt : dt;
+		uint64_t n = elements(t) * d->bytes;
+		bprintf(&h, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", t->name, d->name);
+		for (int k = 0; k < t->nd; k++) {
+			bprintf(&h, "%s%" PRIu64, k ? "," : "", t->shape[k]);
+		}
+		bprintf(&h, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", off, off + n);
+		off += n;
+	}
+	put(&h, "}", 1);
+	while (h.n % 8)
+		put(&h, " ", 1);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open %s: %s", file, strerror(errno));
+	uint8_t n8[8];
+	for (int i = 0; i < 8; i++)
+		n8[i] = (uint8_t)((uint64_t)h.n >> (8 * i));
+	if (write(fd, n8, 8) != 8 || write(fd, h.p, h.n) != (ssize_t)h.n)
+		die("write %s: %s", file, strerror(errno));
+	uint64_t base = 8 + h.n, pos = 0;
+	for (size_t i = a; i < b; i++) {
+		uint64_t n = elements(&v[i]) * (v[i].dt ? v[i].dt : dt)->bytes;
+		if (v[i].fill)
+			write_data(fd, file, base + pos, n, v[i].fill);
+		pos += n;
+	}
+	if (ftruncate(fd, (off_t)(base + off)) != 0)
+		die("truncate %s: %s", file, strerror(errno));
+	close(fd);
+	free(h.p);
+	return off;
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		die("out of memory");
+	return p;
+}
+
+static void
+write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt)
+{
+	if (shards <= 1) {
+		char *p = join(dir, "model.safetensors");
+		write_shard(p, g->v, 0, g->n, dt);
+		free(p);
+		return;
+	}
+	/* split by bytes, like save_pretrained's max_shard_size; never an
+	 * empty shard (the file names use the count actually written) */
+	uint64_t total = 0;
+	for (size_t i = 0; i < g->n; i++)
+		total += elements(&g->v[i]) * (g->v[i].dt ? g->v[i].dt : dt)->bytes;
+	size_t *start = xrealloc(NULL, (shards + 1) * sizeof *start);
+	uint64_t ns = 0, acc = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		uint64_t want = total ? (uint64_t)((long double)acc * shards / total) : 0;
+		if (ns == 0 || (want >= ns && ns < shards))
+			start[ns++] = i;
+		acc += elements(&g->v[i]) * (g->v[i].dt ? g->v[i].dt : dt)->bytes;
+	}
+	start[ns] = g->n;
+	buf idx = {0};
+	bprintf(&idx, "{\n  \"metadata\": {\n    \"total_size\": %" PRIu64 "\n  },\n  \"weight_map\": {", total);
+	for (uint64_t s = 0; s < ns; s++) {
+		char name[64];
+		snprintf(name, sizeof name, "model-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", s + 1, ns);
+		char *p = join(dir, name);
+		write_shard(p, g->v, start[s], start[s + 1], dt);
+		free(p);
+		for (size_t i = start[s]; i < start[s + 1]; i++)
+			bprintf(&idx, "%s\n    \"%s\": \"%s\"", i ? "," : "", g->v[i].name, name);
+	}
+	bprintf(&idx, "\n  }\n}\n");
+	char *p = join(dir, "model.safetensors.index.json");
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(idx.p, 1, idx.n, f) != idx.n || fclose(f))
+		die("write %s", p);
+	free(p);
+	free(idx.p);
+	free(start);
+}
+
+/* ==== GGUF ==== */
+
+enum { GV_U32 = 4, GV_STRING = 8 };
+
+static void
+kv_u32(buf *b, uint64_t *n, const char *arch, const char *key, uint64_t v)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.%s", arch, key);
+	put_str(b, k);
+	put_u32(b, GV_U32);
+	put_u32(b, (uint32_t)v);
+	(*n)++;
+}
+
+static void
+kv_str(buf *b, uint64_t *n, const char *key, const char *v)
+{
+	put_str(b, key);
+	put_u32(b, GV_STRING);
+	put_str(b, v);
+	(*n)++;
+}
+
+static const char *
+gguf_arch(const char *type)
+{
+	static const char *map[][2] = {
+		{"llama", "llama"}, {"mistral", "llama"}, {"mixtral", "llama"},
+		{"qwen2", "qwen2"}, {"gemma", "gemma"}, {"phi3", "phi3"},
+		{"deepseek_v2", "deepseek2"}, {"deepseek_v3", "deepseek2"},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(map[i][0], type))
+			return map[i][1];
+	/* llama.cpp's gpt2 GGUF stores `output` as a copy of token_embd */
+	die("no GGUF layout for model_type '%s'", type);
+}
+
+static void
+write_gguf(const char *dir, const gen *g, const struct dtype *dt)
+{
+	const cfg *c = g->c;
+	const char *arch = gguf_arch(c->type);
+	bool mla = !strncmp(c->type, "deepseek_v", 10);
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", arch);
+	kv_str(&kv, &nkv, "general.name", c->type);
+	kv_u32(&kv, &nkv, arch, "block_count", c->layers);
+	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
+	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
+	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->inter);
+	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
+	kv_u32(&kv, &nkv, arch, "attention.head_count_kv", mla ? c->heads : c->kv_heads);
+	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
+	if (mla) {
+		kv_u32(&kv, &nkv, arch, "attention.key_length", c->nope + c->rope);
+		kv_u32(&kv, &nkv, arch, "attention.value_length", c->vdim);
+		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->rope);
+		if (c->q_lora)
+			kv_u32(&kv, &nkv, arch, "attention.q_lora_rank", c->q_lora);
+		kv_u32(&kv, &nkv, arch, "attention.kv_lora_rank", c->kv_lora);
+		kv_u32(&kv, &nkv, arch, "leading_dense_block_count", c->first_dense);
+		kv_u32(&kv, &nkv, arch, "expert_feed_forward_length", c->moe_inter);
+		kv_u32(&kv, &nkv, arch, "expert_shared_count", c->shared_n);
+	} else {
+		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->head_dim);
+		if (c->head_dim * c->heads != c->hidden) {
+			kv_u32(&kv, &nkv, arch, "attention.key_length", c->head_dim);
+			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
+		}
+	}
+	if (c->experts) {
+		kv_u32(&kv, &nkv, arch, "expert_count", c->experts);
+		kv_u32(&kv, &nkv, arch, "expert_used_count", c->topk);
+	}
+
+	buf h = {0};
+	put(&h, "GGUF", 4);
+	put_u32(&h, 3);
+	put_u64(&h, g->n);
+	put_u64(&h, nkv);
+	put(&h, kv.p, kv.n);
+	uint64_t off = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const tensor *t = &g->v[i];
+		/* the converter keeps 1-D tensors (norms, biases) in F32 */
+		const struct dtype *d = t->nd == 1 ? &dtypes[2] : dt;
+		put_str(&h, t->name);
+		put_u32(&h, (uint32_t)t->nd);
+		for (int k = t->nd - 1; k >= 0; k--)
+			put_u64(&h, t->shape[k]);
+		put_u32(&h, d->ggml);
+		put_u64(&h, off);
+		off += (elements(t) * d->bytes + 31) / 32 * 32;
+	}
+	while (h.n % 32)
+		put(&h, "", 1);
+	char *p = join(dir, "model.gguf");
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open %s: %s", p, strerror(errno));
+	if (write(fd, h.p, h.n) != (ssize_t)h.n || ftruncate(fd, (off_t)(h.n + off)) != 0)
+		die("write %s: %s", p, strerror(errno));
+	close(fd);
+	free(p);
+	free(h.p);
+	free(kv.p);
+}
+
+/* ==== main ==== */
+
+static const struct {
+	const char *name;
+	enum plant p;
+} plants[] = {
+	{"mha-k", P_MHA_K},
+	{"missing-block", P_MISSING_BLOCK},
+	{"missing-expert", P_MISSING_EXPERT},
+	{"untied-trained-head", P_UNTIED_TRAINED},
+	{"tied-identical-head", P_TIED_IDENTICAL},
+};
+
+static void
+usage(void)
+{
+	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
+	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
+	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
+	      stderr);
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	const char *dir = argv[1], *config = argv[2];
+	bool gguf = false, head_copy = false, fp8 = false;
+	uint64_t shards = 1;
+	const struct dtype *dt = &dtypes[0];
+	enum plant plant = P_NONE;
+	for (int i = 3; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8")) {
+			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
+			fp8 = fp8 || !strcmp(a, "--fp8");
+			continue;
+		}
+		if (!v)
+			usage();
+		i++;
+		if (!strcmp(a, "--format")) {
+			if (strcmp(v, "gguf") && strcmp(v, "safetensors"))
+				usage();
+			gguf = !strcmp(v, "gguf");
+		} else if (!strcmp(a, "--shards")) {
+			shards = strtoull(v, NULL, 10);
+			if (!shards || shards > 100000)
+				usage();
+		} else if (!strcmp(a, "--dtype")) {
+			dt = NULL;
+			for (size_t k = 0; k < 3; k++)
+				if (!strcmp(dtypes[k].name, v))
+					dt = &dtypes[k];
+			if (!dt)
+				usage();
+		} else if (!strcmp(a, "--plant")) {
+			bool found = false;
+			for (size_t k = 0; k < sizeof plants / sizeof plants[0]; k++)
+				if (!strcmp(plants[k].name, v)) {
+					plant = plants[k].p;
+					found = true;
+				}
+			if (!found)
+				usage();
+		} else {
+			usage();
+		}
+	}
+	if (gguf && dt == &dtypes[0])
+		dt = &dtypes[1];  /* the converter's default for float weights */
+
+	cfg c = {0};
+	const char *raw;
+	size_t raw_len;
+	read_cfg(config, &c, &raw, &raw_len);
+	if (!strncmp(c.type, "deepseek_v", 10) && !c.nope)
+		die("%s: MLA sizes missing", config);
+	if (plant == P_MISSING_EXPERT && c.experts < 3)
+		die("missing-expert needs a MoE config with at least 3 experts");
+	if ((plant == P_UNTIED_TRAINED || plant == P_TIED_IDENTICAL) && gguf)
+		die("tied-head defects are safetensors only (GGUF has no tied switch)");
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+
+	if (gguf)
+		(void)gguf_arch(c.type);  /* dies when there is no GGUF layout */
+	gen g = {.gguf = gguf, .plant = plant, .fp8 = fp8, .c = &c};
+	build(&g);
+	if (head_copy && c.tied && !gguf && plant == P_NONE) {
+		uint64_t s[2] = {c.vocab, c.hidden};
+		push(&g, 2, s, 0, "lm_head.weight");
+	}
+	if (gguf) {
+		write_gguf(dir, &g, dt);
+	} else {
+		write_safetensors(dir, &g, shards, dt);
+		char *p = join(dir, "config.json");
+		FILE *f = fopen(p, "wb");
+		if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
+			die("write %s", p);
+		free(p);
+	}
+	free(g.v);
+	free((void *)raw);
+	return 0;
+}
