@@ -13,6 +13,11 @@ int ws_safetensors_load(ws_model *m, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 
+/* Open a file O_RDONLY into m->files without mapping it (index or -1). */
+int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
+/* Map the first len bytes (at most the file size) of an opened file. */
+int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
+
 /* Not-a-weight-file diagnosis: when the first bytes of a file are an LFS
  * pointer, an HTML/JSON page, a pickle/zip or nothing, set err (exit 3)
  * with the diagnosis and return -1; otherwise return 0. */

@@ -137,7 +137,7 @@ ws_model_find_kv(const ws_model *m, const char *key)
 /* ==== files ==== */
 
 int
-ws_model_add_file(ws_model *m, const char *path, ws_error *err)
+ws_model_open_file(ws_model *m, const char *path, ws_error *err)
 {
 	model_priv *p = (model_priv *)m;
 	struct stat st;
@@ -169,20 +169,33 @@ ws_model_add_file(ws_model *m, const char *path, ws_error *err)
 		close(fd);
 		return ws_err_oom(err, path);
 	}
-	if (f->size > 0) {
-		/* Read-only private mapping of the whole file: only headers are
-		 * touched through it; data is read with pread. */
-		void *map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			int e = errno;
-			close(fd);
-			free(f->path);
-			return ws_err(err, WS_EXIT_INPUT, path, "cannot map: %s", strerror(e));
-		}
-		f->map = map;
-		f->map_len = f->size;
-	}
 	return (int)m->n_files++;
+}
+
+int
+ws_file_map(ws_file *f, uint64_t len, ws_error *err)
+{
+	if (len > f->size)
+		len = f->size;
+	if (!len || f->map)
+		return 0;
+	/* Read-only private mapping of the header part only: tensor data is
+	 * read with pread, and a small mapping is cheap to make and undo. */
+	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	if (map == MAP_FAILED)
+		return ws_err(err, WS_EXIT_INPUT, f->path, "cannot map: %s", strerror(errno));
+	f->map = map;
+	f->map_len = len;
+	return 0;
+}
+
+int
+ws_model_add_file(ws_model *m, const char *path, ws_error *err)
+{
+	int idx = ws_model_open_file(m, path, err);
+	if (idx >= 0 && ws_file_map(&m->files[idx], m->files[idx].size, err))
+		return -1; /* the file stays in m->files; ws_model_free closes it */
+	return idx;
 }
 
 /* A remote file: the header prefix fetched over HTTP stands in for the

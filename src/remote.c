@@ -87,8 +87,68 @@ ws_remote_load_config(ws_model *m, const char *url, ws_error *err)
 
 #else /* WS_HAVE_REMOTE */
 
+/* libcurl and the TLS, GSSAPI and LDAP libraries behind it cost every run
+ * milliseconds to load; only a remote PATH needs them, so they are loaded
+ * with dlopen on first use and called through this table. */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <time.h>
+
+#define CURL_FUNCS(X)                                                        \
+	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt)           \
+	X(curl_easy_getinfo) X(curl_easy_cleanup) X(curl_easy_strerror)     \
+	X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init)      \
+	X(curl_multi_setopt) X(curl_multi_add_handle)                       \
+	X(curl_multi_remove_handle) X(curl_multi_perform)                   \
+	X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup)
+
+static struct {
+#define CURL_PTR_(fn) __typeof__(fn) *fn;
+	CURL_FUNCS(CURL_PTR_)
+#undef CURL_PTR_
+} curl_api;
+
+/* 0 when every function resolved; the handle stays open for the process. */
+static int
+curl_load(ws_error *err, const char *what)
+{
+	static int state; /* 0 unknown, 1 loaded, -1 failed */
+	if (state == 0) {
+		void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+		state = h ? 1 : -1;
+#define CURL_SYM_(fn)                                                        \
+		if (state == 1 && !(*(void **)&curl_api.fn = dlsym(h, #fn)))    \
+			state = -1;
+		CURL_FUNCS(CURL_SYM_)
+#undef CURL_SYM_
+	}
+	if (state < 0)
+		return ws_err(err, WS_EXIT_INPUT, what,
+			      "remote paths need libcurl (libcurl.so.4), which could not be loaded");
+	return 0;
+}
+
+/* curl.h wraps these three in argument-count macros; ours replace them */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#undef curl_multi_setopt
+#define curl_global_init (*curl_api.curl_global_init)
+#define curl_easy_init (*curl_api.curl_easy_init)
+#define curl_easy_setopt (*curl_api.curl_easy_setopt)
+#define curl_easy_getinfo (*curl_api.curl_easy_getinfo)
+#define curl_easy_cleanup (*curl_api.curl_easy_cleanup)
+#define curl_easy_strerror (*curl_api.curl_easy_strerror)
+#define curl_slist_append (*curl_api.curl_slist_append)
+#define curl_slist_free_all (*curl_api.curl_slist_free_all)
+#define curl_multi_init (*curl_api.curl_multi_init)
+#define curl_multi_setopt (*curl_api.curl_multi_setopt)
+#define curl_multi_add_handle (*curl_api.curl_multi_add_handle)
+#define curl_multi_remove_handle (*curl_api.curl_multi_remove_handle)
+#define curl_multi_perform (*curl_api.curl_multi_perform)
+#define curl_multi_poll (*curl_api.curl_multi_poll)
+#define curl_multi_info_read (*curl_api.curl_multi_info_read)
+#define curl_multi_cleanup (*curl_api.curl_multi_cleanup)
 
 #define ST_FIRST_RANGE (16u * 1024u)     /* most safetensors headers fit */
 #define ST_MAX_HEADER 100000000ull       /* the reference reader's limit */
@@ -1105,6 +1165,8 @@ ctx_init(rctx *c, const loc *l, bool allow_full, ws_error *err)
 	c->allow_full = allow_full;
 	static bool inited;
 	if (!inited) {
+		if (curl_load(err, l->disp_dir))
+			return -1;
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			return ws_err(err, WS_EXIT_INTERNAL, l->disp_dir, "cannot initialise libcurl");
 		inited = true;

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "weightscan/util.h"
@@ -654,11 +655,27 @@ out:
 	return rc;
 }
 
+/* Enough of a file that is no safetensors to say what it is instead. */
+#define SNIFF_BYTES 4096
+
 int
 ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
 {
-	int idx = ws_model_add_file(m, path, err);
+	int idx = ws_model_open_file(m, path, err);
 	if (idx < 0)
+		return -1;
+	ws_file *f = &m->files[idx];
+	/* Map only the header: the length says how much of the file it is. */
+	uint8_t h8[8];
+	uint64_t want = f->size < SNIFF_BYTES ? f->size : SNIFF_BYTES;
+	if (f->size >= 8 && pread(f->fd, h8, 8, 0) == 8) {
+		uint64_t n = 0;
+		for (int i = 7; i >= 0; i--)
+			n = n << 8 | h8[i];
+		if (n <= ST_MAX_HEADER && 8 + n <= f->size)
+			want = 8 + n;
+	}
+	if (ws_file_map(f, want, err))
 		return -1;
 	return ws_safetensors_parse(m, (uint32_t)idx, err);
 }
