@@ -13,6 +13,10 @@ int ws_safetensors_load(ws_model *m, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 
+/* Room for n more tensors, so a parser that can estimate its count from
+ * the bytes in hand avoids growing the array (0, or -1 on OOM). */
+int ws_model_reserve_tensors(ws_model *m, uint64_t n);
+
 /* Open a file O_RDONLY into m->files without mapping it (index or -1). */
 int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */
@@ -37,6 +41,8 @@ typedef struct ws_strset {
 /* 1 = inserted, 0 = already present, -1 = OOM. */
 int ws_strset_add(ws_strset *s, const char *key, size_t len);
 bool ws_strset_has(const ws_strset *s, const char *key, size_t len);
+/* Room for n keys without rehashing (0, or -1 on OOM). */
+int ws_strset_reserve(ws_strset *s, size_t n);
 void ws_strset_free(ws_strset *s);
 
 /* ==== remote files (src/remote.c) ==== */

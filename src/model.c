@@ -113,6 +113,23 @@ ws_model_push_tensor(ws_model *m)
 	return t;
 }
 
+int
+ws_model_reserve_tensors(ws_model *m, uint64_t n)
+{
+	model_priv *p = (model_priv *)m;
+	uint64_t want;
+	if (!ws_add_u64(m->n_tensors, n, &want) || want > SIZE_MAX / sizeof *m->tensors)
+		return -1;
+	if (want <= p->cap_tensors)
+		return 0;
+	void *t = realloc(m->tensors, (size_t)want * sizeof *m->tensors);
+	if (!t)
+		return -1;
+	m->tensors = t;
+	p->cap_tensors = want;
+	return 0;
+}
+
 ws_kv *
 ws_model_push_kv(ws_model *m)
 {

@@ -177,6 +177,21 @@ meta_int(const ws_model *m, const char *key, int64_t *out)
 	return true;
 }
 
+/* Every tensor a 16-bit-or-wider float and no side tensor: a plain model. */
+static bool
+plainly_unquantized(const ws_model *m)
+{
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->role == WS_ROLE_QUANT_AUX)
+			return false;
+		if (t->dtype != WS_DT_BF16 && t->dtype != WS_DT_F16 && t->dtype != WS_DT_F32 &&
+		    t->dtype != WS_DT_F64 && t->role != WS_ROLE_BUFFER)
+			return false;
+	}
+	return true;
+}
+
 static void
 find_desc(ws_model *m, struct desc *d)
 {
@@ -788,6 +803,8 @@ ws_quant_apply(ws_model *m, ws_error *err)
 
 	c.q = &qtmp;
 	find_desc(m, &c.d);
+	if (c.d.method == WS_QM_NONE && plainly_unquantized(m))
+		return 0; /* nothing to unpack: skip the per-module pass */
 	if (m->n_tensors > UINT32_MAX / 4)  /* modof holds 32-bit slots */
 		return ws_err_oom(err, m->path);
 	mt.cap = 16;

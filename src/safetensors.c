@@ -410,9 +410,13 @@ out:
 /* Field bits of a tensor entry, for "missing" and "duplicate" checks. */
 enum { F_DTYPE = 1, F_SHAPE = 2, F_OFFSETS = 4 };
 
+static const char *msg_name(const char *name, size_t len, char *buf, size_t cap);
+
 static int
-scan_tensor(scan *s, ws_tensor *t, st_entry *e, const char *name)
+scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 {
+	char nb[160]; /* the escaped name, made only for an error message */
+#define name msg_name(t->name, t->name_len, nb, sizeof nb)
 	unsigned seen = 0;
 	uint64_t entry_at = e->at; /* the tensor's key */
 	size_t ndim = 0;
@@ -532,6 +536,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e, const char *name)
 				 (unsigned long long)(e->end - e->begin));
 	return 0;
 }
+#undef name
 
 static int
 cmp_entry(const void *a, const void *b)
@@ -573,6 +578,16 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 	bool seen_meta = false;
 	int rc = -1;
 
+	/* No tensor entry is shorter than ~56 bytes, so len / 56 bounds the
+	 * count by the bytes in hand: reserving it spares the regrowth. */
+	size_t estimate = s->len / 56 + 1;
+	cap = estimate;
+	entries = malloc(cap * sizeof *entries);
+	if (!entries || ws_strset_reserve(&names, estimate) ||
+	    ws_model_reserve_tensors(s->m, estimate)) {
+		ws_err_oom(s->err, s->file);
+		goto out;
+	}
 	if (expect(s, '{'))
 		goto out;
 	if (!accept(s, '}')) {
@@ -610,10 +625,10 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 				ws_err_oom(s->err, s->file);
 				goto out;
 			}
-			msg_name(name, kl, nbuf, sizeof nbuf);
 			if (added == 0) {
 				ws_err_at(s->err, s->file, key_at,
-					  "duplicate tensor name '%s'", nbuf);
+					  "duplicate tensor name '%s'",
+					  msg_name(name, kl, nbuf, sizeof nbuf));
 				goto out;
 			}
 			t->name = name;
@@ -631,7 +646,7 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 			st_entry *e = &entries[n++];
 			e->at = key_at;
 			e->tensor = s->m->n_tensors - 1;
-			if (expect(s, ':') || scan_tensor(s, t, e, nbuf))
+			if (expect(s, ':') || scan_tensor(s, t, e))
 				goto out;
 		} while (accept(s, ','));
 		if (expect(s, '}'))
@@ -739,8 +754,8 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 		st_entry *e = &entries[i];
 		ws_tensor *t = &m->tensors[e->tensor];
 		char nbuf[160];
-		msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 		if (e->begin != running) {
+			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, e->at, e->begin < running
 				       ? "tensor '%s': data [%llu, %llu) overlaps the previous tensor (which ends at %llu)"
 				       : "tensor '%s': data [%llu, %llu) leaves a gap after byte %llu",
@@ -750,6 +765,7 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 		}
 		running = e->end;
 		if (running > data_len) {
+			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, size,
 				       "tensor '%s': data ends at byte %llu of the data section, "
 				       "but the file holds only %llu data bytes (truncated)",

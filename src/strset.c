@@ -39,9 +39,8 @@ find_slot(const struct ws_strset_slot *slots, size_t cap, const char *key,
 }
 
 static bool
-rehash(ws_strset *s)
+rehash_to(ws_strset *s, size_t nc)
 {
-	size_t nc = s->cap ? s->cap * 2 : 64;
 	if (nc > SIZE_MAX / 2 / sizeof *s->slots)
 		return false;
 	struct ws_strset_slot *ns = calloc(nc, sizeof *ns);
@@ -57,6 +56,21 @@ rehash(ws_strset *s)
 	s->slots = ns;
 	s->cap = nc;
 	return true;
+}
+
+static bool
+rehash(ws_strset *s)
+{
+	return rehash_to(s, s->cap ? s->cap * 2 : 64);
+}
+
+int
+ws_strset_reserve(ws_strset *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 64;
+	while (cap / 2 < n && cap <= SIZE_MAX / 4)
+		cap *= 2;
+	return cap > s->cap && !rehash_to(s, cap) ? -1 : 0;
 }
 
 int
