@@ -26,6 +26,9 @@ typedef struct scan {
 	const char *file;
 	ws_model *m;
 	ws_error *err;
+	/* the last string scanned: into the header when it has no escape and
+	 * no multi-byte character (most names), else into sbuf */
+	const char *sv;
 	/* growable scratch: decoded strings and shapes */
 	char *sbuf;
 	size_t scap;
@@ -123,6 +126,32 @@ scan_string(scan *s, size_t *out_len, bool *had_nul)
 	if (s->pos >= s->len || s->p[s->pos] != '"')
 		return fail(s, "invalid JSON in header: expected a string");
 	s->pos++;
+	/* the common case, plain ASCII up to the closing quote, needs no copy;
+	 * eight bytes at a time, looking for '"', '\\', < 0x20 or >= 0x80 */
+	size_t start = s->pos;
+	while (s->len - s->pos >= 8) {
+		uint64_t w;
+		memcpy(&w, s->p + s->pos, 8);
+		const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+		uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+		uint64_t special = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - ones * 0x20) | w;
+		if (special & highs)
+			break;
+		s->pos += 8;
+	}
+	while (s->pos < s->len) {
+		uint8_t c = s->p[s->pos];
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+			break;
+		s->pos++;
+	}
+	if (s->pos < s->len && s->p[s->pos] == '"') {
+		s->sv = (const char *)s->p + start;
+		*out_len = s->pos - start;
+		s->pos++;
+		return 0;
+	}
+	s->pos = start;
 	for (;;) {
 		size_t run = s->pos;
 		while (s->pos < s->len) {
@@ -217,6 +246,7 @@ scan_string(scan *s, size_t *out_len, bool *had_nul)
 	if (sbuf_put(s, &n, "", 0))
 		return -1;
 	s->sbuf[n] = '\0';
+	s->sv = s->sbuf;
 	*out_len = n;
 	return 0;
 }
@@ -362,7 +392,7 @@ scan_metadata(scan *s, uint32_t file_idx)
 		uint64_t at = s->base + s->pos;
 		if (scan_string(s, &kl, &nul))
 			goto out;
-		char *key = ws_model_strndup(s->m, s->sbuf, kl);
+		char *key = ws_model_strndup(s->m, s->sv, kl);
 		if (!key) {
 			ws_err_oom(s->err, s->file);
 			goto out;
@@ -385,7 +415,7 @@ scan_metadata(scan *s, uint32_t file_idx)
 		}
 		if (scan_string(s, &vl, &nul))
 			goto out;
-		char *val = ws_model_strndup(s->m, s->sbuf, vl);
+		char *val = ws_model_strndup(s->m, s->sv, vl);
 		ws_kv *kv = ws_model_push_kv(s->m);
 		if (!val || !kv) {
 			ws_err_oom(s->err, s->file);
@@ -431,11 +461,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 			if (scan_string(s, &kl, &nul) || expect(s, ':'))
 				return -1;
 			unsigned bit = 0;
-			if (kl == 5 && !memcmp(s->sbuf, "dtype", 5))
+			if (kl == 5 && !memcmp(s->sv, "dtype", 5))
 				bit = F_DTYPE;
-			else if (kl == 5 && !memcmp(s->sbuf, "shape", 5))
+			else if (kl == 5 && !memcmp(s->sv, "shape", 5))
 				bit = F_SHAPE;
-			else if (kl == 12 && !memcmp(s->sbuf, "data_offsets", 12))
+			else if (kl == 12 && !memcmp(s->sv, "data_offsets", 12))
 				bit = F_OFFSETS;
 			if (bit & seen)
 				return ws_err_at(s->err, s->file, key_at,
@@ -449,9 +479,9 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 					return fail(s, "dtype must be a string");
 				if (scan_string(s, &vl, &nul))
 					return -1;
-				t->dtype = ws_dtype_from_safetensors(s->sbuf, vl);
+				t->dtype = ws_dtype_from_safetensors(s->sv, vl);
 				if (t->dtype == WS_DT_INVALID) {
-					char *esc = ws_escape_text(s->sbuf, vl);
+					char *esc = ws_escape_text(s->sv, vl);
 					ws_err_at(s->err, s->file, at,
 						  "tensor '%s': unknown dtype \"%s\"", name,
 						  esc ? esc : "?");
@@ -578,9 +608,9 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 	bool seen_meta = false;
 	int rc = -1;
 
-	/* No tensor entry is shorter than ~56 bytes, so len / 56 bounds the
-	 * count by the bytes in hand: reserving it spares the regrowth. */
-	size_t estimate = s->len / 56 + 1;
+	/* A tensor entry with a real name takes ~100 bytes or more: reserving
+	 * len / 100 spares most regrowth and stays within the bytes in hand. */
+	size_t estimate = s->len / 100 + 1;
 	cap = estimate;
 	entries = malloc(cap * sizeof *entries);
 	if (!entries || ws_strset_reserve(&names, estimate) ||
@@ -597,7 +627,7 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 			uint64_t key_at = s->base + s->pos;
 			if (scan_string(s, &kl, &nul))
 				goto out;
-			if (kl == 12 && !memcmp(s->sbuf, "__metadata__", 12)) {
+			if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
 				if (seen_meta) {
 					ws_err_at(s->err, s->file, key_at, "duplicate __metadata__");
 					goto out;
@@ -611,10 +641,10 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 			if (nul) {
 				ws_err_at(s->err, s->file, key_at,
 					  "tensor name '%s' contains a NUL character",
-					  msg_name(s->sbuf, kl, nbuf, sizeof nbuf));
+					  msg_name(s->sv, kl, nbuf, sizeof nbuf));
 				goto out;
 			}
-			char *name = ws_model_strndup(s->m, s->sbuf, kl);
+			char *name = ws_model_strndup(s->m, s->sv, kl);
 			ws_tensor *t = ws_model_push_tensor(s->m);
 			if (!name || !t) {
 				ws_err_oom(s->err, s->file);
