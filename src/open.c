@@ -328,13 +328,12 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 	int rc = dir ? 0 : ws_err_oom(err, index_path);
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *sp = join(dir, shards[i]);
-		struct stat st;
-		if (!sp)
+		if (!sp) {
 			rc = ws_err_oom(err, index_path);
-		else if (stat(sp, &st) != 0)
+		} else if ((rc = ws_safetensors_load(m, sp, err)) != 0 && access(sp, F_OK) != 0) {
+			/* asked only when loading failed: one syscall less a shard */
 			rc = ws_err(err, WS_EXIT_INPUT, sp, "shard named by %s is missing", index_path);
-		else
-			rc = ws_safetensors_load(m, sp, err);
+		}
 		free(sp);
 	}
 	free(shards);
