@@ -3,6 +3,7 @@
  * formula, comparison, declared counts.  Each step is its own module;
  * this file only orders them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,30 +11,162 @@
 
 #include "internal.h"
 #include "weightscan/formula.h"
+#include "weightscan/kv.h"
 #include "weightscan/quant.h"
 #include "weightscan/roles.h"
 #include "weightscan/report.h"
 #include "weightscan/util.h"
 
-/* total_parameters from the index (transformers writes it) against ours. */
+static bool ws_isdigit(char c) { return c >= '0' && c <= '9'; }
+static bool ws_isalnum(char c) { return ws_isdigit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }
+
+/* The first model size in a name ("Llama-2-7b-hf" -> 7e9): digits and a
+ * M/B/T suffix standing alone, so "8x7B", "30B-A3B"'s A3B and "4k" are
+ * not sizes. */
+static bool
+size_in(const char *s, size_t n, double *out)
+{
+	static const struct { char c; double mul; } sfx[] = {
+		{'m', 1e6}, {'b', 1e9}, {'t', 1e12},
+	};
+	for (size_t i = 0; i < n; i++) {
+		if (!ws_isdigit(s[i]) || (i && (ws_isalnum(s[i - 1]) || s[i - 1] == '.')))
+			continue;
+		size_t j = i;
+		while (j < n && (ws_isdigit(s[j]) || s[j] == '.'))
+			j++;
+		for (size_t k = 0; j < n && k < sizeof sfx / sizeof sfx[0]; k++)
+			if ((s[j] | 0x20) == sfx[k].c && (j + 1 == n || !ws_isalnum(s[j + 1]))) {
+				char num[32];
+				snprintf(num, sizeof num, "%.*s", (int)(j - i < 31 ? j - i : 31), s + i);
+				*out = strtod(num, NULL) * sfx[k].mul;
+				return *out > 0;
+			}
+	}
+	return false;
+}
+
+/* Declared sizes against the count: index.json total_parameters exactly
+ * (error); general.size_label, else the name the files carry
+ * (general.name, config.json _name_or_path) within 25% (warning).  Not
+ * the PATH: a file, its folder and an hf:// name would disagree. */
 static void
 check_declared(ws_model *m)
 {
 	const cJSON *meta = m->index ? cJSON_GetObjectItemCaseSensitive(m->index, "metadata") : NULL;
 	const cJSON *tp = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_parameters") : NULL;
-	if (!cJSON_IsNumber(tp) || tp->valuedouble < 0 || tp->valuedouble >= 9.0e15 ||
-	    (double)(uint64_t)tp->valuedouble != tp->valuedouble)
-		return;
 	ws_summary s;
-	if (ws_summary_compute(m, &s))
+	if (m->n_tensors == 0 || ws_summary_compute(m, &s))
 		return;
-	uint64_t declared = (uint64_t)tp->valuedouble;
-	if (declared != s.params)
+	if (cJSON_IsNumber(tp) && tp->valuedouble >= 0 && tp->valuedouble < 9.0e15 &&
+	    (double)(uint64_t)tp->valuedouble == tp->valuedouble &&
+	    (uint64_t)tp->valuedouble != s.params)
 		ws_model_add_finding(m, WS_SEV_ERROR, "declared-mismatch", NULL, -1, -1, true,
-				     declared, s.params,
+				     (uint64_t)tp->valuedouble, s.params,
 				     "index.json total_parameters says %llu, the tensors hold %llu",
-				     (unsigned long long)declared, (unsigned long long)s.params);
+				     (unsigned long long)tp->valuedouble, (unsigned long long)s.params);
+	static const char *const keys[] = {"general.size_label", "general.name"};
+	const char *str = NULL, *what = NULL;
+	size_t len = 0;
+	double size = 0;
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !what; k++) {
+		const ws_kv *kv = ws_model_find_kv(m, keys[k]);
+		if (kv && ws_kv_get_str(kv, &str, &len) && size_in(str, len, &size))
+			what = keys[k];
+	}
+	const cJSON *nm = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "_name_or_path") : NULL;
+	if (!what && cJSON_IsString(nm) && size_in(nm->valuestring, strlen(nm->valuestring), &size)) {
+		what = "config.json _name_or_path";
+		str = nm->valuestring;
+		len = strlen(str);
+	}
+	char h[32], c[32];
+	if (what && size < 1e18 && (s.params > size * 1.25 || s.params < size * 0.75))
+		ws_model_add_finding(m, WS_SEV_WARNING, "declared-mismatch", NULL, -1, -1, true,
+				     (uint64_t)size, s.params,
+				     "%s '%.*s' declares %s parameters; the tensors hold %s (off by more than 25%%)",
+				     what, (int)(len < 200 ? len : 200), str, ws_fmt_human((uint64_t)size, h, sizeof h),
+				     ws_fmt_commas(s.params, c, sizeof c));
 	ws_summary_free(&s);
+}
+
+/* Tensor names no role line recognizes: one warning with the count. */
+static void
+check_unknown_roles(ws_model *m)
+{
+	uint64_t n = 0;
+	const ws_tensor *first = NULL;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].role == WS_ROLE_OTHER && !n++)
+			first = &m->tensors[i];
+	if (n)
+		ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first->name, -1, -1, false, 0, 0,
+				     "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
+				     (unsigned long long)n, n == 1 ? "" : "s", first->name);
+}
+
+/* Matrices of different float types inside one block (norm vectors kept
+ * in F32 are common and not counted; a quantized checkpoint mixes by
+ * design): one info finding. */
+static void
+check_dtype_mixed(ws_model *m)
+{
+	if (m->quant)
+		return;
+	uint64_t nl = m->n_tensors, blocks = 0;
+	int32_t first = -1;
+	ws_dtype fa = WS_DT_INVALID, fb = WS_DT_INVALID;
+	uint8_t *seen = calloc(nl ? nl : 1, 2); /* per block: a float type + 1, mixed flag */
+	if (!seen)
+		return;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		const ws_dtype_info *di = ws_dtype_get(t->dtype);
+		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
+		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
+			continue;
+		uint8_t *b = &seen[2 * (uint64_t)t->layer];
+		if (!b[0]) {
+			b[0] = (uint8_t)(t->dtype + 1);
+		} else if (b[0] != t->dtype + 1 && !b[1]) {
+			b[1] = 1;
+			if (!blocks++ || t->layer < first) {
+				first = t->layer;
+				fa = (ws_dtype)(b[0] - 1);
+				fb = t->dtype;
+			}
+		}
+	}
+	free(seen);
+	if (blocks)
+		ws_model_add_finding(m, WS_SEV_INFO, "dtype-mixed", NULL, -1, first, false, 0, 0,
+				     "float types mixed inside %llu block%s (block %d: %s and %s matrices)",
+				     (unsigned long long)blocks, blocks == 1 ? "" : "s", (int)first,
+				     ws_dtype_name(fa), ws_dtype_name(fb));
+}
+
+/* GGUF metadata is the architecture: shapes or counts that contradict it
+ * are also one metadata-mismatch naming the keys read. */
+static void
+check_gguf_metadata(ws_model *m)
+{
+	static const char *const codes[] = {"shape-mismatch", "count-mismatch", "layer-gap"};
+	const struct ws_arch *a = m->arch;
+	size_t n = 0;
+	if (!a || !a->source || strcmp(a->source, "gguf"))
+		return;
+	for (size_t i = 0; i < m->n_findings; i++)
+		for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++)
+			n += !strcmp(m->findings[i].code, codes[c]);
+	if (n)
+		ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1, -1, false, 0, 0,
+				     "the %s.* metadata (block_count %llu, embedding_length %llu, head_count %llu, "
+				     "head_count_kv %llu, feed_forward_length %llu, vocab %llu) contradicts the "
+				     "tensors: %zu shape, count or layer finding%s",
+				     a->architecture, (unsigned long long)a->num_layers,
+				     (unsigned long long)a->hidden_size, (unsigned long long)a->num_heads,
+				     (unsigned long long)a->num_kv_heads, (unsigned long long)a->intermediate_size,
+				     (unsigned long long)a->vocab_size, n, n == 1 ? "" : "s");
 }
 
 int
@@ -101,7 +234,10 @@ ws_model_analyze(ws_model *m, ws_error *err)
 		m->formula = f;
 		if (ws_model_compare(m))
 			return ws_err_oom(err, m->path);
+		check_gguf_metadata(m);
 	}
+	check_unknown_roles(m);
+	check_dtype_mixed(m);
 	check_declared(m);
 	return 0;
 }

@@ -295,11 +295,53 @@ dir_of(const char *path)
 	return strndup(path, (size_t)(s - path));
 }
 
+static bool
+ends_with(const char *s, size_t n, const char *sfx)
+{
+	size_t k = strlen(sfx);
+	return n >= k && !memcmp(s + n - k, sfx, k);
+}
+
+/* Where the tensor lines' model is: the one weight file the manifest
+ * lists, else the folder of its first file line (hash writes paths
+ * relative to the manifest, which need not sit in the model's folder),
+ * else the manifest's folder. */
+static char *
+model_path_of(const ws_manifest *man, const char *base)
+{
+	static const char *const sfx[] = {".safetensors", ".gguf", ".safetensors.index.json"};
+	const ws_manifest_entry *first = NULL, *weight = NULL;
+	size_t n_weight = 0;
+	for (size_t i = 0; i < man->n; i++) {
+		const ws_manifest_entry *e = &man->entries[i];
+		if (e->tensor || memchr(e->name, '\0', e->name_len))
+			continue;
+		first = first ? first : e;
+		for (size_t k = 0; k < sizeof sfx / sizeof sfx[0]; k++)
+			if (ends_with(e->name, e->name_len, sfx[k])) {
+				weight = e;
+				n_weight++;
+				break;
+			}
+	}
+	const ws_manifest_entry *e = n_weight == 1 ? weight : first;
+	char *p = NULL;
+	if (!e)
+		return strdup(base);
+	if (e->name[0] == '/' ? !(p = strdup(e->name)) : asprintf(&p, "%s/%s", base, e->name) < 0)
+		return NULL;
+	if (n_weight == 1)
+		return p;
+	char *d = dir_of(p);
+	free(p);
+	return d;
+}
+
 int
 ws_verify_manifest(const char *path, const ws_verify_opts *o,
 		   ws_verify_result *r, ws_error *err)
 {
-	char *text = NULL, *base = NULL;
+	char *text = NULL, *base = NULL, *mbase = NULL;
 	size_t len;
 	ws_manifest man;
 	plist l = {0};
@@ -359,7 +401,10 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 			/* Tensor lines are checked against the model beside the
 			 * manifest, whatever its sharding. */
 			model_tried = true;
-			if (ws_model_open(base, NULL, &model, &merr) != 0) {
+			free(mbase);
+			if (!(mbase = model_path_of(&man, base)))
+				goto oom;
+			if (ws_model_open(mbase, NULL, &model, &merr) != 0) {
 				model = NULL;
 				if (merr.code == WS_EXIT_INTERNAL) {
 					*err = merr;
@@ -381,7 +426,7 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 		const ws_tensor *t = model ? tindex_find(&ti, e->name, e->name_len) : NULL;
 		if (!t) {
 			int st = o->ignore_missing ? WS_VERIFY_IGNORED : WS_VERIFY_MISSING;
-			set_state(r, it, st, model ? dupf("no such tensor in the model in %s", base)
+			set_state(r, it, st, model ? dupf("no such tensor in the model in %s", mbase)
 					       : dupf("no model to check it against: %s", model_err));
 			continue;
 		}
@@ -413,6 +458,7 @@ done:
 	free(ti.idx);
 	ws_model_free(model);
 	free(model_err);
+	free(mbase);
 	free(base);
 	return rc;
 }

@@ -210,6 +210,8 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 		cJSON_Delete(obj);
 	} else if (ws_out_findings_format(cli)) {
 		rc = ws_exit_worst(rc, ws_out_model(cli, path, m));
+	} else if (cli->quiet) {
+		ws_out_findings_quiet(cli->out, path, m);
 	} else {
 		ws_report_inspect_text(cli->out, m, cli->color);
 		fprintf(cli->out, "\ncheck          %s\n", failed ? "FAILED" : "passed");

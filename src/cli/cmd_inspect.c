@@ -95,6 +95,8 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 		cJSON_Delete(o);
 	} else if (ws_out_findings_format(cli)) {
 		rc = ws_out_model(cli, path, m);
+	} else if (cli->quiet) {
+		ws_out_findings_quiet(cli->out, path, m);
 	} else {
 		if (not_first)
 			fputc('\n', cli->out);
@@ -360,8 +362,26 @@ static void
 config_text(FILE *f, const cJSON *c)
 {
 	char *s = cJSON_Print(c);
-	if (s) {
-		ws_fput_escaped(f, s, strlen(s));
+	/* line by line: the layout's newlines and tabs are not escaped */
+	for (char *p = s, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		bool lead = true;
+		for (size_t i = 0, j; i < n; i = j) {
+			if (p[i] == '\t') { /* cJSON's layout: strings escape their tabs */
+				fputs(lead ? "  " : " ", f);
+				j = i + 1;
+				continue;
+			}
+			lead = false;
+			for (j = i; j < n && p[j] != '\t'; j++)
+				;
+			/* JSON text has its own escapes: keep its backslashes */
+			char *t = ws_sanitize_text(p + i, j - i);
+			if (t)
+				fputs(t, f);
+			free(t);
+		}
 		fputc('\n', f);
 	}
 	free(s);
@@ -432,7 +452,7 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 			if (key && (kv->key_len != klen || memcmp(kv->key, key, klen)))
 				continue;
 			if (key) {
-				ws_kv_print_text(cli->out, kv, true);
+				ws_kv_print_text(cli->out, kv, full);
 			} else {
 				ws_fput_escaped(cli->out, kv->key, kv->key_len);
 				fprintf(cli->out, " (%s) = ", ws_vtype_name(kv->type));

@@ -150,13 +150,14 @@ set_format(ws_cli *cli, const char *v)
 		{"text", WS_OUT_TEXT}, {"json", WS_OUT_JSON},
 		{"sarif", WS_OUT_SARIF}, {"github", WS_OUT_GITHUB},
 	};
-	for (size_t i = 0; v && i < sizeof formats / sizeof formats[0]; i++)
+	if (!v)
+		return ws_cli_usage_error("--format needs a value (text, json, sarif, github)");
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
 		if (!strcmp(v, formats[i].name)) {
 			cli->format = formats[i].f;
 			return 0;
 		}
-	return ws_cli_usage_error("--format: '%s' is not one of text, json, sarif, github",
-				  v ? v : "");
+	return ws_cli_usage_error("--format: '%s' is not one of text, json, sarif, github", v);
 }
 
 int

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "output.h"
+#include "weightscan/report.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -550,4 +551,15 @@ ws_out_model(const ws_cli *cli, const char *path, const ws_model *m)
 	else if (cli->format == WS_OUT_GITHUB)
 		r = ws_github_model(cli->out, path, m);
 	return r ? WS_EXIT_INTERNAL : 0;
+}
+
+void
+ws_out_findings_quiet(FILE *f, const char *path, const ws_model *m)
+{
+	for (size_t i = 0; i < m->n_findings; i++) {
+		const ws_finding *fd = &m->findings[i];
+		ws_fput_escaped(f, path, strlen(path));
+		/* messages are built from escaped names: safe to print */
+		fprintf(f, ": %s %s: %s\n", ws_severity_name(fd->severity), fd->code, fd->message);
+	}
 }

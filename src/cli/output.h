@@ -44,4 +44,8 @@ bool ws_out_findings_format(const ws_cli *cli);
  * WS_EXIT_INTERNAL. */
 int ws_out_model(const ws_cli *cli, const char *path, const ws_model *m);
 
+/* --quiet text: one `PATH: severity code: message` line per finding and
+ * nothing else (the exit status says the rest). */
+void ws_out_findings_quiet(FILE *f, const char *path, const ws_model *m);
+
 #endif
