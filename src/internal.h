@@ -28,6 +28,11 @@ int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
 int ws_sniff(const char *path, const uint8_t *head, uint64_t len,
 	     uint64_t file_size, ws_error *err);
 
+/* "dir/name" (one slash), and the folder part of a path ("." when none);
+ * malloc'd, NULL on OOM. */
+char *ws_path_join(const char *dir, const char *name);
+char *ws_path_dir(const char *path);
+
 /* Read a whole small file (config.json, index.json) up to max bytes. */
 int ws_read_small_file(const char *path, uint64_t max, char **out,
 		       size_t *len, ws_error *err);

@@ -25,28 +25,6 @@ ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static char *
-join(const char *dir, const char *name)
-{
-	char *p;
-	size_t dl = strlen(dir);
-	bool slash = dl && dir[dl - 1] == '/';
-	if (asprintf(&p, "%s%s%s", dir, slash ? "" : "/", name) < 0)
-		return NULL;
-	return p;
-}
-
-static char *
-dir_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s)
-		return strdup(".");
-	if (s == path)
-		return strdup("/");
-	return strndup(path, (size_t)(s - path));
-}
-
 int
 ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 		   ws_error *err)
@@ -324,10 +302,10 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 	size_t n;
 	if (ws_index_shards(idx, index_path, &shards, &n, err))
 		return -1;
-	char *dir = dir_of(index_path);
+	char *dir = ws_path_dir(index_path);
 	int rc = dir ? 0 : ws_err_oom(err, index_path);
 	for (size_t i = 0; i < n && !rc; i++) {
-		char *sp = join(dir, shards[i]);
+		char *sp = ws_path_join(dir, shards[i]);
 		if (!sp) {
 			rc = ws_err_oom(err, index_path);
 		} else if ((rc = ws_safetensors_load(m, sp, err)) != 0 && access(sp, F_OK) != 0) {
@@ -484,7 +462,7 @@ free_list(char **v, size_t n)
 static char *
 hf_cache_snapshot(const char *dir)
 {
-	char *ref = join(dir, "refs/main"), *buf = NULL, *snap = NULL;
+	char *ref = ws_path_join(dir, "refs/main"), *buf = NULL, *snap = NULL;
 	size_t len;
 	ws_error e = {0};
 	if (ref && ws_read_small_file(ref, 4096, &buf, &len, &e) == 0) {
@@ -493,7 +471,7 @@ hf_cache_snapshot(const char *dir)
 		if (len && !strchr(buf, '/')) {
 			char *rel;
 			if (asprintf(&rel, "snapshots/%s", buf) >= 0) {
-				snap = join(dir, rel);
+				snap = ws_path_join(dir, rel);
 				free(rel);
 			}
 		}
@@ -518,7 +496,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(v[i], "model.safetensors.index.json"))
 				pick = i;
-		char *ip = join(dir, v[pick]);
+		char *ip = ws_path_join(dir, v[pick]);
 		free_list(v, n);
 		if (!ip)
 			return ws_err_oom(err, dir);
@@ -547,7 +525,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		return -1;
 	if (n) {
 		for (size_t i = 0; i < n; i++) {
-			char *p = join(dir, v[i]);
+			char *p = ws_path_join(dir, v[i]);
 			if (!p) {
 				ws_err_oom(err, dir);
 				goto out;
@@ -566,7 +544,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 	if (n) {
 		/* one model (or one split set) per folder here; the CLI expands
 		 * folders holding several */
-		char *p = join(dir, v[0]);
+		char *p = ws_path_join(dir, v[0]);
 		if (!p) {
 			ws_err_oom(err, dir);
 			goto out;
@@ -636,7 +614,7 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 		if (i > 0 && split_part(v[i], &pl) && split_part(v[i - 1], &ql) &&
 		    pl == ql && !strncmp(v[i], v[i - 1], pl))
 			continue;
-		if (!(res[k] = join(path, v[i]))) {
+		if (!(res[k] = ws_path_join(path, v[i]))) {
 			free_list(res, k);
 			free_list(v, n);
 			return -1;
@@ -698,7 +676,7 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 		if (load_folder(m, target, err))
 			goto out;
 	} else {
-		cfg_dir = dir_of(path);
+		cfg_dir = ws_path_dir(path);
 		if (!cfg_dir) {
 			ws_err_oom(err, path);
 			goto out;
@@ -717,7 +695,7 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 		if (load_config(m, opts->config_path, true, err))
 			goto out;
 	} else if (m->format == WS_FORMAT_SAFETENSORS) {
-		char *cp = join(cfg_dir, "config.json");
+		char *cp = ws_path_join(cfg_dir, "config.json");
 		if (!cp) {
 			ws_err_oom(err, path);
 			goto out;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "weightscan/util.h"
 
 char *
@@ -253,4 +254,28 @@ ws_sanitize_text(const char *s, size_t len)
 		return NULL;
 	}
 	return k.buf;
+}
+
+/* ==== paths ==== */
+
+char *
+ws_path_join(const char *dir, const char *name)
+{
+	char *p;
+	size_t dl = strlen(dir);
+	bool slash = dl && dir[dl - 1] == '/';
+	if (asprintf(&p, "%s%s%s", dir, slash ? "" : "/", name) < 0)
+		return NULL;
+	return p;
+}
+
+char *
+ws_path_dir(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return strdup(".");
+	if (s == path)
+		return strdup("/");
+	return strndup(path, (size_t)(s - path));
 }

@@ -24,44 +24,6 @@
 #define MANIFEST_MAX (1ull << 30)
 #define LFS_MAX 1024
 
-/* Read at most max bytes of PATH; -1 with err when unreadable/too big. */
-static int
-read_file(const char *path, uint64_t max, char **out, size_t *len, ws_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	if (fd < 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
-	}
-	if ((uint64_t)sb.st_size > max) {
-		close(fd);
-		return ws_err(err, WS_EXIT_INPUT, path, "too large (%llu bytes) for a manifest",
-			      (unsigned long long)sb.st_size);
-	}
-	size_t cap = (size_t)sb.st_size, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return ws_err_oom(err, path);
-	}
-	while (n < cap) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break; /* a shrinking file: take what is there */
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 /* The LFS diagnosis of a small file, or NULL. */
 static char *
 lfs_detail(const char *path)
@@ -72,7 +34,7 @@ lfs_detail(const char *path)
 	char oid[65], *msg = NULL;
 	uint64_t size;
 
-	if (read_file(path, LFS_MAX, &buf, &len, &e) != 0)
+	if (ws_read_small_file(path, LFS_MAX, &buf, &len, &e) != 0)
 		return NULL;
 	if (ws_lfs_pointer_parse(buf, len, oid, &size)) {
 		char m[256];
@@ -284,17 +246,6 @@ tindex_find(const tindex *t, const char *name, size_t len)
 	return NULL;
 }
 
-static char *
-dir_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s)
-		return strdup(".");
-	if (s == path)
-		return strdup("/");
-	return strndup(path, (size_t)(s - path));
-}
-
 static bool
 ends_with(const char *s, size_t n, const char *sfx)
 {
@@ -332,7 +283,7 @@ model_path_of(const ws_manifest *man, const char *base)
 		return NULL;
 	if (n_weight == 1)
 		return p;
-	char *d = dir_of(p);
+	char *d = ws_path_dir(p);
 	free(p);
 	return d;
 }
@@ -355,7 +306,7 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
-	if (read_file(path, MANIFEST_MAX, &text, &len, err) != 0)
+	if (ws_read_small_file(path, MANIFEST_MAX, &text, &len, err) != 0)
 		return -1;
 	if (ws_manifest_parse(text, len, &man, err) != 0) {
 		free(text);
@@ -368,7 +319,7 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 		ws_err(err, WS_EXIT_INPUT, path, "no properly formatted checksum lines found");
 		goto done;
 	}
-	if (!(base = dir_of(path)))
+	if (!(base = ws_path_dir(path)))
 		goto oom;
 	for (size_t i = 0; i < man.n; i++) {
 		ws_manifest_entry *e = &man.entries[i];
@@ -557,7 +508,7 @@ hf_snapshot(const char *dir, char **snap, ws_error *err)
 	if (asprintf(&p, "%s/refs/main", dir) < 0)
 		return ws_err_oom(err, dir);
 	if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		int r = read_file(p, 256, &txt, &len, err);
+		int r = ws_read_small_file(p, 256, &txt, &len, err);
 		free(p);
 		if (r != 0)
 			return -1;

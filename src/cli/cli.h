@@ -43,6 +43,13 @@ int ws_exit_worst(int a, int b);
  * it is not one. */
 int ws_cli_parse_u64(const char *opt, const char *s, uint64_t *out);
 
+/* Value of an option given as "-o V", "-oV", "--opt V" or "--opt=V":
+ * 1 when argv[*i] is this option (value in *val, NULL when missing). */
+int ws_cli_opt_value(int argc, char **argv, int *i, const char *shrt,
+		     const char *lng, const char **val);
+/* -j N: 1 to 256 threads; 0, or WS_EXIT_USAGE with a message. */
+int ws_cli_parse_jobs(const char *cmd, const char *val, unsigned *threads);
+
 /* Commands (one file each under src/cli/). */
 int ws_cmd_inspect(const ws_cli *cli, int argc, char **argv);
 int ws_cmd_ls(const ws_cli *cli, int argc, char **argv);

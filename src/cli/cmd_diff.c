@@ -11,39 +11,6 @@
 #include "weightscan/diff.h"
 #include "weightscan/scan.h"
 
-/* -j N / -jN / --jobs N / --jobs=N: 1 when argv[*i] is it (value or NULL). */
-static int
-jobs_opt(int argc, char **argv, int *i, const char **val)
-{
-	const char *a = argv[*i];
-	if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-		*val = *i + 1 < argc ? argv[++*i] : NULL;
-		return 1;
-	}
-	if (!strncmp(a, "-j", 2) && a[2]) {
-		*val = a + 2;
-		return 1;
-	}
-	if (!strncmp(a, "--jobs=", 7)) {
-		*val = a + 7;
-		return 1;
-	}
-	return 0;
-}
-
-static int
-parse_jobs(const char *cmd, const char *val, unsigned *threads)
-{
-	uint64_t v;
-	if (!val)
-		return ws_cli_usage_error("%s: -j needs a number", cmd);
-	if (ws_cli_parse_u64("-j", val, &v))
-		return WS_EXIT_USAGE;
-	if (v == 0 || v > 256)
-		return ws_cli_usage_error("%s: -j takes 1 to 256", cmd);
-	*threads = (unsigned)v;
-	return 0;
-}
 
 /* Common argument loop: PATHs and -j.  Returns 0 or an exit code. */
 static int
@@ -61,8 +28,8 @@ parse_args(int argc, char **argv, const char **paths, int want, unsigned *thread
 			paths[n++] = a;
 		} else if (!strcmp(a, "--")) {
 			ended = true;
-		} else if (jobs_opt(argc, argv, &i, &val)) {
-			if ((rc = parse_jobs(argv[0], val, threads)) != 0)
+		} else if (ws_cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
+			if ((rc = ws_cli_parse_jobs(argv[0], val, threads)) != 0)
 				return rc;
 		} else {
 			return ws_cli_usage_error("%s: unknown option '%s'", argv[0], a);

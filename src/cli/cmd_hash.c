@@ -14,45 +14,6 @@
 #include "cli.h"
 #include "weightscan/hash.h"
 
-/* ==== shared option parsing ==== */
-
-/* Value of an option given as "-o V", "-oV", "--opt V" or "--opt=V".
- * Returns 1 when argv[*i] is this option (value in *val, NULL when it is
- * missing), else 0. */
-static int
-opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-	  const char **val)
-{
-	const char *a = argv[*i];
-	size_t sl = strlen(shrt), ll = strlen(lng);
-	if ((sl && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-		*val = *i + 1 < argc ? argv[++*i] : NULL;
-		return 1;
-	}
-	if (sl && !strncmp(a, shrt, sl) && a[sl]) {
-		*val = a + sl;
-		return 1;
-	}
-	if (!strncmp(a, lng, ll) && a[ll] == '=') {
-		*val = a + ll + 1;
-		return 1;
-	}
-	return 0;
-}
-
-static int
-parse_jobs(const char *cmd, const char *val, unsigned *threads)
-{
-	uint64_t v;
-	if (!val)
-		return ws_cli_usage_error("%s: -j needs a number", cmd);
-	if (ws_cli_parse_u64("-j", val, &v))
-		return WS_EXIT_USAGE;
-	if (v == 0 || v > 256)
-		return ws_cli_usage_error("%s: -j takes 1 to 256", cmd);
-	*threads = (unsigned)v;
-	return 0;
-}
 
 /* ==== progress ==== */
 
@@ -120,10 +81,10 @@ ws_cmd_hash(const ws_cli *cli, int argc, char **argv)
 			o.per_tensor = true;
 		} else if (!strcmp(a, "--sha256")) {
 			o.sha256 = true;
-		} else if (opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
-			if ((rc = parse_jobs(argv[0], val, &o.threads)) != 0)
+		} else if (ws_cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
+			if ((rc = ws_cli_parse_jobs(argv[0], val, &o.threads)) != 0)
 				goto out;
-		} else if (opt_value(argc, argv, &i, "-o", "--output", &val)) {
+		} else if (ws_cli_opt_value(argc, argv, &i, "-o", "--output", &val)) {
 			if (!val) {
 				rc = ws_cli_usage_error("%s: -o needs a MANIFEST", argv[0]);
 				goto out;
@@ -228,8 +189,8 @@ ws_cmd_verify(const ws_cli *cli, int argc, char **argv)
 			strict = true;
 		} else if (!strcmp(a, "--ignore-missing")) {
 			o.ignore_missing = true;
-		} else if (opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
-			if ((rc = parse_jobs(argv[0], val, &o.threads)) != 0)
+		} else if (ws_cli_opt_value(argc, argv, &i, "-j", "--jobs", &val)) {
+			if ((rc = ws_cli_parse_jobs(argv[0], val, &o.threads)) != 0)
 				return rc;
 		} else {
 			return ws_cli_usage_error("%s: unknown option '%s'", argv[0], a);

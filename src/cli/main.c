@@ -134,6 +134,44 @@ ws_cli_parse_u64(const char *opt, const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Value of an option given as "-o V", "-oV", "--opt V" or "--opt=V".
+ * Returns 1 when argv[*i] is this option (value in *val, NULL when it is
+ * missing), else 0. */
+int
+ws_cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
+	  const char **val)
+{
+	const char *a = argv[*i];
+	size_t sl = strlen(shrt), ll = strlen(lng);
+	if ((sl && !strcmp(a, shrt)) || !strcmp(a, lng)) {
+		*val = *i + 1 < argc ? argv[++*i] : NULL;
+		return 1;
+	}
+	if (sl && !strncmp(a, shrt, sl) && a[sl]) {
+		*val = a + sl;
+		return 1;
+	}
+	if (!strncmp(a, lng, ll) && a[ll] == '=') {
+		*val = a + ll + 1;
+		return 1;
+	}
+	return 0;
+}
+
+int
+ws_cli_parse_jobs(const char *cmd, const char *val, unsigned *threads)
+{
+	uint64_t v;
+	if (!val)
+		return ws_cli_usage_error("%s: -j needs a number", cmd);
+	if (ws_cli_parse_u64("-j", val, &v))
+		return WS_EXIT_USAGE;
+	if (v == 0 || v > 256)
+		return ws_cli_usage_error("%s: -j takes 1 to 256", cmd);
+	*threads = (unsigned)v;
+	return 0;
+}
+
 static const cmd_entry *
 find_command(const char *name)
 {
