@@ -74,6 +74,8 @@ ws_arch_key_label(const struct ws_arch *a, enum ws_arch_key k, char *buf, size_t
 	const char *key = a->keys[k];
 	if (!key)
 		snprintf(buf, len, "'%s'", fields[k].name);
+	else if (strcmp(a->source, "inferred") == 0)
+		snprintf(buf, len, "'%s' (inferred from %s)", fields[k].name, key);
 	else if (strcmp(a->source, "gguf") == 0)
 		snprintf(buf, len, "GGUF key '%s%s'", a->key_prefix, key);
 	else

@@ -164,7 +164,10 @@ cmd_moe(const char *file, uint64_t layers, uint64_t experts, uint64_t hidden, ui
 	return 0;
 }
 
-/* xorshift64: fast, deterministic, incompressible-looking bytes. */
+/* xorshift64 bits shaped as BF16 weights: random signs and mantissas,
+ * exponents 2^-7..2^-4, so `scan` meets the values a checkpoint holds
+ * (random bit patterns would be a sixth NaN or huge) and hashing sees
+ * incompressible-looking bytes all the same. */
 static void
 fill(uint64_t *p, size_t words, uint64_t *state)
 {
@@ -173,7 +176,7 @@ fill(uint64_t *p, size_t words, uint64_t *state)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		p[i] = x;
+		p[i] = (x & 0x81FF81FF81FF81FFull) | 0x3C003C003C003C00ull;
 	}
 	*state = x;
 }
