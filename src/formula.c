@@ -836,6 +836,9 @@ struct cmp {
 	unsigned n_shape[WS_ROLE_COUNT];  /* shape-mismatch findings per role */
 	struct etrip *et;        /* per-expert tensors of MoE blocks */
 	size_t n_et;
+	uint64_t n_stacks;       /* experts stacked [E, ...] in MoE blocks */
+	uint64_t stack_e;        /* the E of the first stack */
+	bool stacks_differ;      /* some stack holds another E */
 };
 
 static int
@@ -891,6 +894,13 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 						 k < 0 && find_rule(role, t->kind, 0, c->feat) ? " outside a block" : "") < 0)
 				return -1;
 			continue;
+		}
+		uint32_t snd = t->logical_shape ? t->logical_ndim : t->ndim;
+		const uint64_t *sh = t->logical_shape ? t->logical_shape : t->shape;
+		if (r->scope == S_EXPERT && k == 1 && snd == (r->dim[1] != Q_NONE ? 3u : 2u)) {
+			if (c->n_stacks++ == 0)
+				c->stack_e = sh[0];
+			c->stacks_differ = c->stacks_differ || sh[0] != c->stack_e;
 		}
 		if (r->scope == S_EXPERT && t->expert >= 0 && k == 1 && c->et) {
 			struct etrip *e = &c->et[c->n_et++];
@@ -1130,6 +1140,23 @@ cmp_experts(struct cmp *c)
 	return 0;
 }
 
+/* Experts stacked [E, ...] (GGUF, fused Hugging Face layouts): when every
+ * stack holds the same E and the architecture declares another, the
+ * expert count is wrong; say so once, naming its key. */
+static int
+cmp_stacks(struct cmp *c)
+{
+	char key[96];
+
+	if (!c->n_stacks || c->stacks_differ || c->stack_e == c->a->num_experts)
+		return 0;
+	return ws_model_add_finding(c->m, WS_SEV_ERROR, "count-mismatch", NULL, -1, -1, true,
+				    c->a->num_experts, c->stack_e,
+				    "every MoE block stores %llu experts; the architecture declares %llu (%s)",
+				    (unsigned long long)c->stack_e, (unsigned long long)c->a->num_experts,
+				    ws_arch_key_label(c->a, WS_AK_EXPERTS, key, sizeof key)) < 0 ? -1 : 0;
+}
+
 static int
 u64_cmp(const void *x, const void *y)
 {
@@ -1192,6 +1219,15 @@ ws_model_compare(ws_model *m)
 
 	if (!c.a || !c.a->known || !c.f || c.a->num_layers > WS_ARCH_MAX_LAYERS)
 		return 0;
+	/* Every block holds a tensor: a declared count beyond the tensors is
+	 * said once, not walked block by block (the work would follow the
+	 * declared number, not the bytes in hand). */
+	if (c.a->num_layers > m->n_tensors)
+		return ws_model_add_finding(m, WS_SEV_ERROR, "layer-gap", NULL, -1, -1, true,
+					    c.a->num_layers, m->n_tensors,
+					    "the architecture declares %llu blocks; the checkpoint holds only %llu tensors",
+					    (unsigned long long)c.a->num_layers,
+					    (unsigned long long)m->n_tensors);
 	struct qval qv = {.a = c.a};
 	if (q_eval(&qv, &e) < 0)
 		return 0;
@@ -1204,7 +1240,7 @@ ws_model_compare(ws_model *m)
 	    !(c.et = malloc((size_t)m->n_tensors * sizeof *c.et)))
 		goto out;
 	if (cmp_tensors(&c, &qv) < 0 || cmp_counts(&c) < 0 || cmp_layers(&c) < 0 ||
-	    cmp_experts(&c) < 0 || cmp_siblings(&c) < 0)
+	    cmp_experts(&c) < 0 || cmp_stacks(&c) < 0 || cmp_siblings(&c) < 0)
 		goto out;
 	rc = 0;
 out:
