@@ -905,3 +905,513 @@ ws_arch_free(struct ws_arch *a)
 	a->mlp_only_layers = NULL;
 	a->n_mlp_only_layers = 0;
 }
+
+/* ==== inferred from the tensors ==== */
+
+/*
+ * Without config.json or GGUF metadata the architecture is read back from
+ * the tensors, roles already assigned by name: the family from name
+ * patterns (`families`), sizes from shapes (`measures`, the most common
+ * value across blocks, so one odd block does not set the size and is
+ * still flagged by the comparison), switches from which roles are present
+ * (`presences`).  What shapes cannot say (the top-k of a MoE, the split of
+ * a projection into heads when no per-head tensor exists) is chosen so
+ * that every count is exact, and `keys` say where each value came from.
+ */
+
+/* First line whose substrings some tensor names hold wins; unsupported
+ * lines name what only a config can say. */
+static const struct family {
+	const char *needle, *also;  /* both must occur (also may be NULL) */
+	const char *arch;           /* a model_type of `types` */
+	const char *unsupported;
+} families[] = {
+	{"self_attn.kv_a_proj_with_mqa", NULL, "deepseek_v2", "multi-head latent attention: its ranks and head split need config.json"},
+	{"pre_feedforward_layernorm", NULL, "gemma2", "post_attention_layernorm is a post-norm in this family, which only config.json says"},
+	{"post_feedforward_layernorm", NULL, "olmo2", "post_attention_layernorm is a post-norm in this family, which only config.json says"},
+	{"block_sparse_moe.experts.", NULL, "mixtral", NULL},
+	{"self_attn.sinks", NULL, "gpt_oss", NULL},
+	{"mlp.experts.", "mlp.shared_expert.", "qwen2_moe", NULL},
+	{"mlp.experts.", "self_attn.q_norm", "qwen3_moe", NULL},
+	{"mlp.experts.", NULL, "qwen2_moe", NULL},
+	{"self_attn.qkv_proj", NULL, "phi3", NULL},
+	{"mlp.gate_up_proj", NULL, "phi3", NULL},
+	{"attn.c_attn", NULL, "gpt2", NULL},
+	{"self_attn.q_proj", "self_attn.q_norm", "qwen3", NULL},
+	{"self_attn.q_proj", NULL, "llama", NULL},
+	{"attention.wq.", NULL, "llama", NULL},
+};
+
+/* Sizes read from shapes: a matrix's side other than hidden_size (its
+ * last two dimensions: experts stacked as [E, ...] count too), or a
+ * vector's length. */
+enum meas {
+	MS_Q, MS_K, MS_V, MS_QKV, MS_O, MS_F, MS_F2, MS_FE, MS_FE2, MS_E, MS_ESTACK, MS_SHF,
+	MS_P, MS_QNORM, MS_SINKS, MS_COUNT
+};
+
+static const struct measure {
+	ws_role role;
+	enum meas m;
+	bool vector;        /* the length of a weight vector */
+} measures[] = {
+	{WS_ROLE_ATTN_Q, MS_Q, false}, {WS_ROLE_ATTN_K, MS_K, false},
+	{WS_ROLE_ATTN_V, MS_V, false}, {WS_ROLE_ATTN_QKV, MS_QKV, false},
+	{WS_ROLE_ATTN_O, MS_O, false},
+	{WS_ROLE_FFN_GATE, MS_F, false}, {WS_ROLE_FFN_UP, MS_F, false},
+	{WS_ROLE_FFN_DOWN, MS_F, false}, {WS_ROLE_FFN_GATE_UP, MS_F2, false},
+	{WS_ROLE_MOE_GATE, MS_FE, false}, {WS_ROLE_MOE_UP, MS_FE, false},
+	{WS_ROLE_MOE_DOWN, MS_FE, false}, {WS_ROLE_MOE_GATE_UP, MS_FE2, false},
+	{WS_ROLE_MOE_ROUTER, MS_E, false},
+	{WS_ROLE_MOE_SHARED_GATE, MS_SHF, false}, {WS_ROLE_MOE_SHARED_UP, MS_SHF, false},
+	{WS_ROLE_MOE_SHARED_DOWN, MS_SHF, false},
+	{WS_ROLE_POS_EMBED, MS_P, false},
+	{WS_ROLE_ATTN_Q_NORM, MS_QNORM, true}, {WS_ROLE_ATTN_SINKS, MS_SINKS, true},
+};
+
+/* A switch is on when one of its tensors is present. */
+#define ANY_KIND 2
+static const struct presence {
+	ws_role role;
+	int kind;           /* ws_kind, or ANY_KIND */
+	uint32_t flag;
+} presences[] = {
+	{WS_ROLE_ATTN_Q, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
+	{WS_ROLE_ATTN_K, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
+	{WS_ROLE_ATTN_V, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
+	{WS_ROLE_ATTN_QKV, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
+	{WS_ROLE_ATTN_O, WS_KIND_BIAS, WS_ARCH_O_BIAS},
+	{WS_ROLE_FFN_GATE, WS_KIND_BIAS, WS_ARCH_MLP_BIAS},
+	{WS_ROLE_FFN_UP, WS_KIND_BIAS, WS_ARCH_MLP_BIAS},
+	{WS_ROLE_FFN_DOWN, WS_KIND_BIAS, WS_ARCH_MLP_BIAS},
+	{WS_ROLE_FFN_GATE_UP, WS_KIND_BIAS, WS_ARCH_MLP_BIAS},
+	{WS_ROLE_LM_HEAD, WS_KIND_BIAS, WS_ARCH_LM_HEAD_BIAS},
+	{WS_ROLE_ATTN_QKV, WS_KIND_WEIGHT, WS_ARCH_FUSED_QKV},
+	{WS_ROLE_POS_EMBED, WS_KIND_WEIGHT, WS_ARCH_LEARNED_POS},
+	{WS_ROLE_ATTN_POST_NORM, ANY_KIND, WS_ARCH_POST_NORMS},
+	{WS_ROLE_FFN_POST_NORM, ANY_KIND, WS_ARCH_POST_NORMS},
+	{WS_ROLE_ATTN_Q_NORM, WS_KIND_BIAS, WS_ARCH_QK_NORM_BIAS},
+	{WS_ROLE_EMBED_NORM, ANY_KIND, WS_ARCH_EMBED_NORM},
+	{WS_ROLE_ATTN_SINKS, ANY_KIND, WS_ARCH_SINKS},
+	{WS_ROLE_MOE_GATE_UP, WS_KIND_WEIGHT, WS_ARCH_MOE_FUSED},
+	{WS_ROLE_MOE_GATE_UP, WS_KIND_BIAS, WS_ARCH_MOE_BIAS},
+	{WS_ROLE_MOE_DOWN, WS_KIND_BIAS, WS_ARCH_MOE_BIAS},
+	{WS_ROLE_MOE_ROUTER, WS_KIND_BIAS, WS_ARCH_ROUTER_BIAS},
+	{WS_ROLE_MOE_ROUTER_BIAS, ANY_KIND, WS_ARCH_ROUTER_SCORE_BIAS},
+	{WS_ROLE_MOE_SHARED_ROUTER, WS_KIND_WEIGHT, WS_ARCH_SHARED_GATE},
+};
+
+/* Head sizes tried when no per-head tensor says: 128 first for q widths
+ * of 4096 and more, 64 first below (the common choices at those sizes),
+ * then the others. */
+static const uint64_t head_dims[] = {128, 64, 256, 96, 80, 160, 32};
+#define WIDE_Q 4096
+
+#define ROLE_BIT(r) (1ull << (r))
+#define NORM_ROLES (ROLE_BIT(WS_ROLE_ATTN_NORM) | ROLE_BIT(WS_ROLE_FFN_NORM) | \
+		    ROLE_BIT(WS_ROLE_FINAL_NORM) | ROLE_BIT(WS_ROLE_EMBED_NORM))
+#define DENSE_MLP (ROLE_BIT(WS_ROLE_FFN_GATE) | ROLE_BIT(WS_ROLE_FFN_UP) | \
+		   ROLE_BIT(WS_ROLE_FFN_DOWN) | ROLE_BIT(WS_ROLE_FFN_GATE_UP))
+
+struct sample {
+	uint32_t m;
+	uint64_t v;
+};
+
+struct infer {
+	const ws_model *m;
+	struct ws_arch *a;
+	uint64_t seen[2];          /* roles present, by kind */
+	uint64_t mode[MS_COUNT];    /* most common value; 0 = none */
+	uint64_t layers;           /* highest block index + 1 */
+	uint64_t max_expert;       /* highest expert index + 1 */
+	uint8_t *blk;              /* per block: 1 router, 2 dense MLP */
+};
+
+static const uint64_t *
+shape_of(const ws_tensor *t, uint32_t *n)
+{
+	*n = t->logical_shape ? t->logical_ndim : t->ndim;
+	return t->logical_shape ? t->logical_shape : t->shape;
+}
+
+static bool
+has_name(const ws_model *m, const char *needle)
+{
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (strstr(m->tensors[i].name, needle))
+			return true;
+	return false;
+}
+
+static const struct family *
+family_of(const ws_model *m)
+{
+	for (size_t i = 0; i < ARRAY_LEN(families); i++)
+		if (has_name(m, families[i].needle) &&
+		    (!families[i].also || has_name(m, families[i].also)))
+			return &families[i];
+	return NULL;
+}
+
+static int
+sample_cmp(const void *x, const void *y)
+{
+	const struct sample *a = x, *b = y;
+	if (a->m != b->m)
+		return a->m < b->m ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* The side of matrix s[0..n) that is not d: 1 found (*v), 0 none. */
+static int
+other_side(const uint64_t *s, uint32_t n, uint64_t d, uint64_t *v)
+{
+	if (n != 2)
+		return 0;
+	if (s[1] == d)
+		*v = s[0];
+	else if (s[0] == d)
+		*v = s[1];
+	else
+		return 0;
+	return 1;
+}
+
+/* Roles present, block and expert extents, and every measure's samples;
+ * then each measure's most common value. */
+static int
+gather(struct infer *in, uint64_t d)
+{
+	const ws_model *m = in->m;
+	struct sample *smp = malloc((size_t)(m->n_tensors ? m->n_tensors : 1) * 2 * sizeof *smp);
+	size_t ns = 0;
+	if (!smp)
+		return -1;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if ((unsigned)t->role >= WS_ROLE_COUNT)
+			continue;
+		in->seen[t->kind == WS_KIND_BIAS] |= ROLE_BIT(t->role);
+		if (t->layer >= 0 && (uint64_t)t->layer + 1 > in->layers)
+			in->layers = (uint64_t)t->layer + 1;
+		if (t->expert >= 0 && (uint64_t)t->expert + 1 > in->max_expert)
+			in->max_expert = (uint64_t)t->expert + 1;
+		for (size_t k = 0; k < ARRAY_LEN(measures); k++) {
+			const struct measure *me = &measures[k];
+			uint32_t n;
+			const uint64_t *s = shape_of(t, &n);
+			uint64_t v;
+			if (me->role != t->role ||
+			    (t->kind != WS_KIND_WEIGHT && me->m != MS_SINKS))
+				continue;
+			if (me->vector) {
+				if (t->elements)
+					smp[ns++] = (struct sample){me->m, t->elements};
+				continue;
+			}
+			if (n == 3 && (me->m == MS_FE || me->m == MS_FE2)) {
+				/* experts stacked: [E, rows, cols] */
+				smp[ns++] = (struct sample){MS_ESTACK, s[0]};
+				s++;
+				n--;
+			}
+			if (other_side(s, n, d, &v) && v)
+				smp[ns++] = (struct sample){me->m, v};
+		}
+	}
+	qsort(smp, ns, sizeof *smp, sample_cmp);
+	size_t best[MS_COUNT] = {0};
+	for (size_t i = 0, j; i < ns; i = j) {
+		for (j = i; j < ns && smp[j].m == smp[i].m && smp[j].v == smp[i].v; j++)
+			;
+		/* a tie keeps the smaller value, which sorted first */
+		if (j - i > best[smp[i].m]) {
+			best[smp[i].m] = j - i;
+			in->mode[smp[i].m] = smp[i].v;
+		}
+	}
+	free(smp);
+	return 0;
+}
+
+/* Split q (q_w rows), k and v widths into heads.  A per-head q norm or
+ * the attention sinks give the split; otherwise the first common head
+ * size dividing all three, else their largest common divisor up to 256:
+ * the counts are exact whichever split is picked. */
+static const char *
+split_heads(struct infer *in, uint64_t q_w, uint64_t k_w, uint64_t v_w)
+{
+	struct ws_arch *a = in->a;
+	uint64_t dk = 0, qn = in->mode[MS_QNORM], h = in->mode[MS_SINKS];
+	const char *how = "the q/k/v rows (one split of several that count the same)";
+
+	if (qn && qn < q_w && q_w % qn == 0 && k_w % qn == 0) {
+		dk = qn;
+		how = "the per-head q norm";
+	} else if (h && q_w % h == 0 && k_w % (q_w / h) == 0) {
+		dk = q_w / h;
+		how = "the attention sinks";
+	}
+	for (size_t i = 0; !dk && i <= ARRAY_LEN(head_dims); i++) {
+		uint64_t c = i == 0 ? (q_w >= WIDE_Q ? 128 : 64) : head_dims[i - 1];
+		if (q_w % c == 0 && k_w % c == 0 && v_w % c == 0)
+			dk = c;
+	}
+	if (!dk) {
+		uint64_t g = q_w, x = k_w, r;
+		for (int pass = 0; pass < 2; pass++, x = v_w)
+			while (x) {
+				r = g % x;
+				g = x;
+				x = r;
+			}
+		for (dk = g < 256 ? g : 256; dk > 1 && g % dk; dk--)
+			;
+	}
+	if (!dk || !k_w || v_w % (k_w / dk))
+		return "the q, k and v projection widths do not split into heads";
+	set_field(a, WS_AK_HEAD_DIM, dk, how);
+	set_field(a, WS_AK_HEADS, q_w / dk, how);
+	set_field(a, WS_AK_KV_HEADS, k_w / dk, how);
+	set_field(a, WS_AK_V_HEAD_DIM, v_w / (k_w / dk), how);
+	if (qn)
+		a->flags |= qn == q_w ? WS_ARCH_QK_NORM_FULL : WS_ARCH_QK_NORM_HEAD;
+	return NULL;
+}
+
+/* The attention widths: q, k, v apart, or one fused qkv whose q part is
+ * the output projection's input. */
+static const char *
+infer_attention(struct infer *in)
+{
+	uint64_t q = in->mode[MS_Q], k = in->mode[MS_K], v = in->mode[MS_V];
+	uint64_t qkv = in->mode[MS_QKV], o = in->mode[MS_O];
+
+	if (in->a->flags & WS_ARCH_FUSED_QKV) {
+		if (o && qkv > o && (qkv - o) % 2 == 0) {
+			q = o;
+			k = v = (qkv - o) / 2;
+		} else if (qkv % 3 == 0) {
+			q = k = v = qkv / 3;
+		} else {
+			return "the fused qkv rows do not split into q, k and v";
+		}
+	}
+	if (!q)
+		return "no attention projection whose shape matches hidden_size";
+	if (!k)
+		k = q;
+	if (!v)
+		v = k;
+	return split_heads(in, q, k, v);
+}
+
+/* Dense and MoE blocks: a block with a router is MoE, one with a dense
+ * MLP dense, one with neither (a gap) takes the majority's kind.  The
+ * leading dense blocks are first_k_dense, later ones mlp_only_layers. */
+static int
+infer_layout(struct infer *in)
+{
+	struct ws_arch *a = in->a;
+	uint64_t n[3] = {0, 0, 0}, k = 0, extra = 0;
+
+	for (uint64_t l = 0; l < in->layers; l++)
+		n[in->blk[l] & 1 ? 1 : in->blk[l] & 2 ? 0 : 2]++;
+	int gap = n[1] >= n[0];
+	for (uint64_t l = 0; l < in->layers; l++) {
+		int moe = in->blk[l] & 1 ? 1 : in->blk[l] & 2 ? 0 : gap;
+		in->blk[l] = (uint8_t)moe;
+	}
+	while (k < in->layers && !in->blk[k])
+		k++;
+	for (uint64_t l = k; l < in->layers; l++)
+		extra += !in->blk[l];
+	set_field(a, WS_AK_FIRST_DENSE, k, "the leading blocks without a router");
+	if (!extra)
+		return 0;
+	a->mlp_only_layers = calloc((size_t)extra, sizeof *a->mlp_only_layers);
+	if (!a->mlp_only_layers)
+		return -1;
+	for (uint64_t l = k; l < in->layers; l++)
+		if (!in->blk[l])
+			a->mlp_only_layers[a->n_mlp_only_layers++] = (uint32_t)l;
+	return 0;
+}
+
+/* The embedding, else the head: a 2-D [vocab, hidden] weight. */
+static const ws_tensor *
+embedding(const ws_model *m)
+{
+	const ws_tensor *head = NULL;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		uint32_t n;
+		shape_of(t, &n);
+		if (t->kind != WS_KIND_WEIGHT || n != 2)
+			continue;
+		if (t->role == WS_ROLE_EMBED)
+			return t;
+		if (t->role == WS_ROLE_LM_HEAD && !head)
+			head = t;
+	}
+	return head;
+}
+
+/* Everything but the family: NULL, or why the shapes do not tell. */
+static const char *
+infer_sizes(struct infer *in, int *oom)
+{
+	struct ws_arch *a = in->a;
+	const ws_model *m = in->m;
+	const ws_tensor *emb = embedding(m);
+	uint64_t w = in->seen[WS_KIND_WEIGHT], b = in->seen[WS_KIND_BIAS];
+
+	if (w & ROLE_BIT(WS_ROLE_ATTN_KV_A))
+		return "multi-head latent attention: its ranks and head split need config.json";
+	if (!emb)
+		return "no 2-D embedding or lm_head to read hidden_size and vocab_size from";
+	uint32_t n;
+	const uint64_t *es = shape_of(emb, &n);
+	bool is_head = emb->role == WS_ROLE_LM_HEAD;
+	set_field(a, WS_AK_VOCAB, es[0], is_head ? "the lm_head rows" : "the embedding rows");
+	set_field(a, WS_AK_HIDDEN, es[1], is_head ? "the lm_head columns" : "the embedding columns");
+	if (!a->hidden_size || !a->vocab_size)
+		return "the embedding has a zero dimension";
+	if (!in->layers)
+		return "no numbered blocks";
+	if (in->layers > WS_ARCH_MAX_LAYERS)
+		return "a block index beyond any model";
+	set_field(a, WS_AK_LAYERS, in->layers, "the highest block index + 1");
+
+	/* switches from the tensors present */
+	a->flags = 0;
+	for (size_t i = 0; i < ARRAY_LEN(presences); i++) {
+		const struct presence *p = &presences[i];
+		uint64_t bit = ROLE_BIT(p->role);
+		if (p->kind == ANY_KIND ? ((w | b) & bit) : (in->seen[p->kind] & bit))
+			a->flags |= p->flag;
+	}
+	if (!(w & ROLE_BIT(WS_ROLE_LM_HEAD)))
+		a->flags |= WS_ARCH_TIED;
+	a->norm = (b & NORM_ROLES) ? WS_NORM_LAYER : (w & NORM_ROLES) ? WS_NORM_RMS : WS_NORM_NONE;
+	if ((w & ROLE_BIT(WS_ROLE_ATTN_NORM)) && !(w & ROLE_BIT(WS_ROLE_FFN_NORM)) &&
+	    !(a->flags & WS_ARCH_POST_NORMS))
+		a->flags |= WS_ARCH_PARALLEL;
+	if ((a->flags & WS_ARCH_POST_NORMS) && !(w & ROLE_BIT(WS_ROLE_ATTN_NORM)))
+		a->flags |= WS_ARCH_NO_PRE_NORM;
+	a->mlp = (w & ROLE_BIT(WS_ROLE_FFN_GATE_UP)) ? WS_MLP_GATED_FUSED
+		 : (w & ROLE_BIT(WS_ROLE_FFN_GATE)) ? WS_MLP_GATED
+		 : (w & ROLE_BIT(WS_ROLE_FFN_UP)) ? WS_MLP_PLAIN : WS_MLP_GATED;
+	if (a->flags & WS_ARCH_LEARNED_POS)
+		set_field(a, WS_AK_POSITIONS, in->mode[MS_P], "the position embedding rows");
+
+	const char *why = infer_attention(in);
+	if (why)
+		return why;
+
+	/* MLP widths */
+	uint64_t f = in->mode[MS_F], fe = in->mode[MS_FE];
+	if (!f && in->mode[MS_F2] % 2 == 0)
+		f = in->mode[MS_F2] / 2;
+	if (!fe && in->mode[MS_FE2] % 2 == 0)
+		fe = in->mode[MS_FE2] / 2;
+	uint64_t e = in->mode[MS_E] ? in->mode[MS_E] : in->max_expert ? in->max_expert : in->mode[MS_ESTACK];
+	if (w & ROLE_BIT(WS_ROLE_MOE_ROUTER)) {
+		if (!e || !fe)
+			return "a router without experts whose shape matches hidden_size";
+		set_field(a, WS_AK_EXPERTS, e, in->mode[MS_E] ? "the router rows" : "the expert tensors");
+		/* the shapes do not say how many experts a token uses */
+		set_field(a, WS_AK_TOPK, e, "no tensor: top-k is not in the shapes, every expert is counted active");
+		set_field(a, WS_AK_MOE_INTER, fe, "the expert rows");
+		if (in->mode[MS_SHF]) {
+			set_field(a, WS_AK_SHARED_N, 1, "the shared expert tensors");
+			set_field(a, WS_AK_SHARED_INTER, in->mode[MS_SHF], "the shared expert rows");
+		}
+		in->blk = calloc((size_t)in->layers, 1);
+		if (!in->blk) {
+			*oom = 1;
+			return NULL;
+		}
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->layer < 0 || (unsigned)t->role >= WS_ROLE_COUNT)
+				continue;
+			if (t->role == WS_ROLE_MOE_ROUTER)
+				in->blk[t->layer] |= 1;
+			else if (DENSE_MLP & ROLE_BIT(t->role))
+				in->blk[t->layer] |= 2;
+		}
+		if (infer_layout(in) < 0) {
+			*oom = 1;
+			return NULL;
+		}
+	}
+	if (!f && (w & DENSE_MLP))
+		return "no dense MLP matrix whose shape matches hidden_size";
+	set_field(a, WS_AK_INTER, f ? f : fe, f ? "the MLP rows" : "the expert rows");
+	return NULL;
+}
+
+int
+ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	const char *path = m->n_files ? m->files[0].path : m->path;
+	struct infer in = {.m = m, .a = out};
+	int oom = 0;
+
+	arch_init(out, "inferred", path);
+	snprintf(out->architecture, sizeof out->architecture, "unknown");
+	const struct family *fam = family_of(m);
+	if (!fam) {
+		out->unsupported = "no config.json, and the tensor names are of no family "
+				   "the architecture can be inferred for";
+		return 0;
+	}
+	snprintf(out->architecture, sizeof out->architecture, "%s", fam->arch);
+	if (fam->unsupported) {
+		out->unsupported = fam->unsupported;
+		return 0;
+	}
+	const struct arch_type *t = type_by_name(fam->arch);
+
+	/* hidden_size first: every matrix is measured against it */
+	const ws_tensor *emb = embedding(m);
+	if (emb) {
+		uint32_t n;
+		out->hidden_size = shape_of(emb, &n)[1];
+	}
+	if (gather(&in, out->hidden_size) < 0)
+		return ws_err_oom(err, path);
+	out->hidden_size = 0;
+	const char *why = infer_sizes(&in, &oom);
+	free(in.blk);
+	if (oom) {
+		ws_arch_free(out);
+		return ws_err_oom(err, path);
+	}
+	if (!why && t) {
+		/* the shared checks and defaults; then a trial count, so sizes
+		 * that overflow are an unsupported architecture, not exit 3 */
+		ws_error e2 = {0};
+		struct ws_formula f;
+		out->known = true;
+		if (arch_finish(out, t, &e2) < 0)
+			why = "the tensor shapes do not form a consistent architecture";
+		else if (ws_formula_compute(out, &f, &e2) < 0)
+			why = "the sizes read from the shapes overflow a 64-bit parameter count";
+		else
+			ws_formula_free(&f);
+		if (e2.code == WS_EXIT_INTERNAL) {
+			ws_arch_free(out);
+			*err = e2;
+			return -1;
+		}
+	}
+	if (why || !t) {
+		out->known = false;
+		out->unsupported = why ? why : "no formula for this family";
+		ws_arch_free(out);
+	}
+	return 0;
+}

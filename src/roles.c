@@ -410,7 +410,9 @@ tail_lookup(const char *s, size_t n)
 
 /* ==== the matcher ==== */
 
-#define MAX_DIGITS 9  /* fits int32; longer digit runs are not indices */
+/* Block and expert indices up to 999,999: a longer digit run is not an
+ * index, so a hostile name cannot size the per-layer arrays. */
+#define MAX_DIGITS 6
 
 /* Length of a digit-only segment starting at s[i] (1..MAX_DIGITS), or 0. */
 static size_t

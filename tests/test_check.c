@@ -1,8 +1,11 @@
 /*
  * test_check.c - `weightscan check` on full-size sparse checkpoints made by
  * tools/mkmodel from real configs: the published totals in safetensors and
- * GGUF layouts, DeepSeek-V3 at its real tensor count, planted defects
- * named with code, layer and tensor, and the gate's options.
+ * GGUF layouts, DeepSeek-V3 at its real tensor count, the MoE layouts
+ * (Qwen2/Qwen3 MoE, Llama 4, gpt-oss, PhiMoE, DeepSeek GGUF with kv_b or
+ * k_b/v_b) exactly, planted defects named with code, layer and tensor
+ * (missing experts, wrong expert counts in config and GGUF metadata), and
+ * the gate's options.
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
@@ -626,5 +629,264 @@ Test(check, ignore_and_fail_on_with_a_real_defect)
 	cr_expect_eq(c.status, 1);
 	checked_free(&c);
 	free(ign);
+	fixture_free(&f);
+}
+
+/* ==== MoE layouts at full size: Qwen MoE, Llama 4, gpt-oss, PhiMoE, DeepSeek GGUF ==== */
+
+/* The published configs' architecture numbers (text model only for
+ * Llama 4).  Totals are the formula's, which the stored tensors must
+ * match exactly; against the model cards: Qwen1.5-MoE-A2.7B 14.3B / 2.7B,
+ * Qwen2-57B-A14B 57.4B / 14B, Qwen3-30B-A3B 30.5B / 3.3B, Qwen3-235B-A22B
+ * 235B / 22B, Llama-4-Scout 109B / 17B and Maverick 400B / 17B (with
+ * the vision tower), gpt-oss-20b 20.9B and 120b 116.8B (OpenAI's active
+ * 3.6B / 5.1B leave out the 0.58B embedding table), Phi-3.5-MoE
+ * 41.9B / 6.6B, DeepSeek-V2-Lite 15.7B / 2.4B (without the embedding). */
+#define QWEN15_MOE \
+	"{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"model_type\": \"qwen2_moe\",\n" \
+	" \"hidden_size\": 2048, \"intermediate_size\": 5632, \"num_hidden_layers\": 24,\n" \
+	" \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"vocab_size\": 151936,\n" \
+	" \"max_position_embeddings\": 8192, \"decoder_sparse_step\": 1,\n" \
+	" \"moe_intermediate_size\": 1408, \"shared_expert_intermediate_size\": 5632,\n" \
+	" \"num_experts_per_tok\": 4, \"num_experts\": 60, \"mlp_only_layers\": [],\n" \
+	" \"tie_word_embeddings\": false}\n"
+#define QWEN2_57B \
+	"{\"architectures\": [\"Qwen2MoeForCausalLM\"], \"model_type\": \"qwen2_moe\",\n" \
+	" \"hidden_size\": 3584, \"intermediate_size\": 18944, \"num_hidden_layers\": 28,\n" \
+	" \"num_attention_heads\": 28, \"num_key_value_heads\": 4, \"vocab_size\": 151936,\n" \
+	" \"max_position_embeddings\": 131072, \"decoder_sparse_step\": 1,\n" \
+	" \"moe_intermediate_size\": 2560, \"shared_expert_intermediate_size\": 20480,\n" \
+	" \"num_experts_per_tok\": 8, \"num_experts\": 64, \"tie_word_embeddings\": false}\n"
+#define QWEN3_30B_BODY \
+	" \"hidden_size\": 2048, \"intermediate_size\": 6144, \"num_hidden_layers\": 48,\n" \
+	" \"num_attention_heads\": 32, \"num_key_value_heads\": 4, \"head_dim\": 128,\n" \
+	" \"vocab_size\": 151936, \"max_position_embeddings\": 40960,\n" \
+	" \"moe_intermediate_size\": 768, \"num_experts_per_tok\": 8, \"num_experts\": 128,\n" \
+	" \"attention_bias\": false, \"tie_word_embeddings\": false,\n"
+#define QWEN3_30B \
+	"{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\",\n" \
+	QWEN3_30B_BODY " \"decoder_sparse_step\": 1, \"mlp_only_layers\": []}\n"
+/* not a published model: every second block MoE, block 47 dense */
+#define QWEN3_30B_SPARSE \
+	"{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\",\n" \
+	QWEN3_30B_BODY " \"decoder_sparse_step\": 2, \"mlp_only_layers\": [47]}\n"
+#define QWEN3_235B \
+	"{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\",\n" \
+	" \"hidden_size\": 4096, \"intermediate_size\": 12288, \"num_hidden_layers\": 94,\n" \
+	" \"num_attention_heads\": 64, \"num_key_value_heads\": 4, \"head_dim\": 128,\n" \
+	" \"vocab_size\": 151936, \"max_position_embeddings\": 40960, \"decoder_sparse_step\": 1,\n" \
+	" \"moe_intermediate_size\": 1536, \"num_experts_per_tok\": 8, \"num_experts\": 128,\n" \
+	" \"mlp_only_layers\": [], \"attention_bias\": false, \"tie_word_embeddings\": false}\n"
+#define LLAMA4(experts, step) \
+	"{\"architectures\": [\"Llama4ForCausalLM\"], \"model_type\": \"llama4_text\",\n" \
+	" \"hidden_size\": 5120, \"intermediate_size\": 8192, \"intermediate_size_mlp\": 16384,\n" \
+	" \"num_hidden_layers\": 48, \"num_attention_heads\": 40, \"num_key_value_heads\": 8,\n" \
+	" \"head_dim\": 128, \"vocab_size\": 202048, \"max_position_embeddings\": 10485760,\n" \
+	" \"num_local_experts\": " experts ", \"num_experts_per_tok\": 1,\n" \
+	" \"interleave_moe_layer_step\": " step ", \"use_qk_norm\": true,\n" \
+	" \"attention_bias\": false, \"tie_word_embeddings\": false}\n"
+#define GPT_OSS(layers, experts) \
+	"{\"architectures\": [\"GptOssForCausalLM\"], \"model_type\": \"gpt_oss\",\n" \
+	" \"hidden_size\": 2880, \"intermediate_size\": 2880, \"num_hidden_layers\": " layers ",\n" \
+	" \"num_attention_heads\": 64, \"num_key_value_heads\": 8, \"head_dim\": 64,\n" \
+	" \"vocab_size\": 201088, \"max_position_embeddings\": 131072,\n" \
+	" \"num_local_experts\": " experts ", \"experts_per_token\": 4, \"num_experts_per_tok\": 4,\n" \
+	" \"sliding_window\": 128, \"attention_bias\": true, \"tie_word_embeddings\": false}\n"
+#define PHI35_MOE \
+	"{\"architectures\": [\"PhiMoEForCausalLM\"], \"model_type\": \"phimoe\",\n" \
+	" \"hidden_size\": 4096, \"intermediate_size\": 6400, \"num_hidden_layers\": 32,\n" \
+	" \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32064,\n" \
+	" \"max_position_embeddings\": 131072, \"num_local_experts\": 16,\n" \
+	" \"num_experts_per_tok\": 2, \"attention_bias\": true, \"lm_head_bias\": true,\n" \
+	" \"sliding_window\": 131072, \"tie_word_embeddings\": false}\n"
+#define DEEPSEEK_V2_LITE \
+	"{\"architectures\": [\"DeepseekV2ForCausalLM\"], \"model_type\": \"deepseek_v2\",\n" \
+	" \"hidden_size\": 2048, \"num_hidden_layers\": 27, \"num_attention_heads\": 16,\n" \
+	" \"num_key_value_heads\": 16, \"q_lora_rank\": null, \"kv_lora_rank\": 512,\n" \
+	" \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, \"v_head_dim\": 128,\n" \
+	" \"vocab_size\": 102400, \"intermediate_size\": 10944, \"moe_intermediate_size\": 1408,\n" \
+	" \"n_routed_experts\": 64, \"n_shared_experts\": 2, \"num_experts_per_tok\": 6,\n" \
+	" \"first_k_dense_replace\": 1, \"moe_layer_freq\": 1, \"topk_method\": \"greedy\",\n" \
+	" \"max_position_embeddings\": 163840, \"tie_word_embeddings\": false}\n"
+
+enum { L_ST = 1, L_GGUF = 2, L_GGUF_SPLIT = 4 };
+
+static const struct layout {
+	const char *name, *config, *shards;
+	uint64_t total, active, st_tensors;  /* st_tensors 0: not pinned */
+	unsigned formats;
+} layouts[] = {
+	{"Qwen1.5-MoE-A2.7B", QWEN15_MOE, "8", 14315784192ull, 2689173504ull, 4659, L_ST | L_GGUF},
+	{"Qwen2-57B-A14B", QWEN2_57B, "29", 57408658944ull, 14249270784ull, 0, L_ST | L_GGUF},
+	{"Qwen3-30B-A3B", QWEN3_30B, "16", 30532122624ull, 3353032704ull, 18867, L_ST | L_GGUF},
+	{"Qwen3-30B-A3B-sparse-step", QWEN3_30B_SPARSE, "8", 16369793024ull, 3346479104ull, 0, L_ST},
+	{"Qwen3-235B-A22B", QWEN3_235B, "118", 235093634560ull, 22190763520ull, 0, L_ST | L_GGUF},
+	{"Llama-4-Scout-17B-16E", LLAMA4("16", "1"), "50", 107769861120ull, 17172894720ull, 579, L_ST},
+	{"Llama-4-Maverick-17B-128E", LLAMA4("128", "2"), "55", 400711848960ull, 17184691200ull, 507, L_ST},
+	{"gpt-oss-20b", GPT_OSS("24", "32"), "3", 20914757184ull, 4187440704ull, 411, L_ST},
+	{"gpt-oss-120b", GPT_OSS("36", "128"), "15", 116829156672ull, 5711982912ull, 615, L_ST},
+	{"Phi-3.5-MoE", PHI35_MOE, "17", 41873153344ull, 6640999744ull, 1957, L_ST | L_GGUF},
+	{"DeepSeek-V2-Lite", DEEPSEEK_V2_LITE, "4", 15706484224ull, 2661150208ull, 0, L_GGUF | L_GGUF_SPLIT},
+	{"DeepSeek-V3", deepseek_v3, "163", 671026419200ull, 37552297472ull, 0, L_GGUF | L_GGUF_SPLIT},
+};
+
+/* Make layout p in one format under tmp, check it, and compare. */
+static void
+check_layout(const char *tmp, const struct layout *p, unsigned fmt)
+{
+	char *cfg = ws_write_file(tmp, "config-in.json", p->config, strlen(p->config));
+	char *dir = ws_join(tmp, "m");
+	if (fmt == L_ST)
+		mkmodel(dir, cfg, "--shards", p->shards, NULL);
+	else if (fmt == L_GGUF)
+		mkmodel(dir, cfg, "--format", "gguf", NULL);
+	else
+		mkmodel(dir, cfg, "--format", "gguf", "--mla-split", NULL);
+	char *path = fmt == L_ST ? strdup(dir) : ws_join(dir, "model.gguf");
+	checked c = run_check(path, NULL, NULL, NULL, NULL);
+	char what[160];
+	snprintf(what, sizeof what, "%s (%s)", p->name,
+		 fmt == L_ST ? "safetensors" : fmt == L_GGUF ? "GGUF" : "GGUF, k_b/v_b split");
+	struct published pub = {p->name, p->total, p->active, p->shards, false};
+	expect_exact(what, &c, &pub);
+	cr_expect_eq(count_code(c.json, NULL, NULL), 0, "%s: findings", what);
+	cr_log_info("%s: total %" PRIu64 ", active %" PRIu64 ", %" PRIu64 " tensors, %.3f s", what,
+		    u64_at(c.json, "params", "total"), u64_at(c.json, "formula", "active"),
+		    u64_at(c.json, "tensor_count", NULL), c.seconds);
+	if (fmt == L_ST && p->st_tensors)
+		cr_expect_eq(u64_at(c.json, "tensor_count", NULL), p->st_tensors, "%s: tensor count", what);
+	const cJSON *arch = cJSON_GetObjectItemCaseSensitive(c.json, "arch");
+	cr_expect_str_eq(str_of(arch, "source"), fmt == L_ST ? "config.json" : "gguf", "%s", what);
+	checked_free(&c);
+	ws_rmtree(dir);
+	free(path);
+	free(dir);
+	free(cfg);
+}
+
+Test(check, moe_layouts_safetensors)
+{
+	char *tmp = ws_tmpdir();
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+		if (layouts[i].formats & L_ST)
+			check_layout(tmp, &layouts[i], L_ST);
+	ws_rmtree(tmp);
+	free(tmp);
+}
+
+Test(check, moe_layouts_gguf)
+{
+	char *tmp = ws_tmpdir();
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+		for (unsigned f = L_GGUF; f <= L_GGUF_SPLIT; f <<= 1)
+			if (layouts[i].formats & f)
+				check_layout(tmp, &layouts[i], f);
+	ws_rmtree(tmp);
+	free(tmp);
+}
+
+/* A layout made with extra mkmodel arguments; dir is the path to check. */
+static fixture
+plant_inline(const char *config, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	fixture f = {ws_tmpdir(), NULL, NULL};
+	f.cfg = ws_write_file(f.tmp, "config-in.json", config, strlen(config));
+	f.dir = ws_join(f.tmp, "m");
+	mkmodel(f.dir, f.cfg, a1, a2, a3, a4, NULL);
+	if ((a1 && !strcmp(a1, "gguf")) || (a2 && !strcmp(a2, "gguf"))) {
+		char *g = ws_join(f.dir, "model.gguf");
+		free(f.dir);
+		f.dir = g;
+	}
+	return f;
+}
+
+Test(check, moe_missing_expert_named)
+{
+	/* Qwen3 safetensors: one tensor per expert, each missing one named */
+	fixture f = plant_inline(QWEN3_30B, "--plant", "missing-expert", NULL, NULL);
+	checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	static const char *names[] = {"gate_proj", "up_proj", "down_proj"};
+	for (int i = 0; i < 3; i++) {
+		char t[96];
+		snprintf(t, sizeof t, "model.layers.1.mlp.experts.2.%s.weight", names[i]);
+		cr_expect(find(c.json, "missing-tensor", 1, t, "expert 2"), "no missing-tensor for %s", t);
+	}
+	cr_expect_eq(count_code(c.json, "missing-tensor", NULL), 3);
+	cr_expect_eq(u64_at(c.json, "params", "total"), 30532122624ull - 3ull * 768 * 2048);
+	checked_free(&c);
+	fixture_free(&f);
+
+	/* Qwen3 GGUF: the stacks of block 1 hold 127 experts */
+	f = plant_inline(QWEN3_30B, "--format", "gguf", "--plant", "missing-expert");
+	c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(find(c.json, "shape-mismatch", 1, "blk.1.ffn_gate_exps.weight", "[127, 768, 2048]"));
+	cr_expect(find(c.json, "shape-mismatch", 1, "blk.1.ffn_down_exps.weight", "128 experts"));
+	cr_expect(find(c.json, "count-mismatch", -1, NULL, "moe_up holds"));
+	/* one short block is not a wrong expert count */
+	cr_expect_not(find(c.json, "count-mismatch", -1, NULL, "every MoE block"));
+	checked_free(&c);
+	fixture_free(&f);
+
+	/* gpt-oss's fused experts and their biases: stacks of 31 */
+	f = plant_inline(GPT_OSS("24", "32"), "--plant", "missing-expert", NULL, NULL);
+	c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(find(c.json, "shape-mismatch", 1, "model.layers.1.mlp.experts.gate_up_proj",
+		       "[31, 2880, 5760]"));
+	cr_expect(find(c.json, "shape-mismatch", 1, "model.layers.1.mlp.experts.down_proj_bias",
+		       "[31, 2880]"));
+	checked_free(&c);
+	fixture_free(&f);
+
+	/* DeepSeek-V3 GGUF: blocks 0-2 are dense, the first MoE block loses one */
+	f = plant_inline(deepseek_v3, "--format", "gguf", "--plant", "missing-expert");
+	c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(find(c.json, "shape-mismatch", 3, "blk.3.ffn_up_exps.weight", "[255, 2048, 7168]"));
+	checked_free(&c);
+	fixture_free(&f);
+}
+
+Test(check, moe_wrong_expert_count_named)
+{
+	/* safetensors, per-expert tensors: config says 64, blocks hold 60 */
+	fixture f = plant_inline(QWEN15_MOE, NULL, NULL, NULL, NULL);
+	char *cfg = edited_config(f.cfg, "\"num_experts\": 60", "\"num_experts\": 64");
+	write_config(f.dir, cfg);
+	checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(find(c.json, "count-mismatch", -1, NULL,
+		       "every MoE block stores 60 experts; the architecture declares 64 (config key 'num_experts')"));
+	cr_expect(find(c.json, "shape-mismatch", 0, "model.layers.0.mlp.gate.weight", "[60, 2048]"));
+	checked_free(&c);
+	free(cfg);
+	fixture_free(&f);
+
+	/* safetensors, fused experts: gpt-oss's config says 16 of 32 */
+	f = plant_inline(GPT_OSS("24", "32"), NULL, NULL, NULL, NULL);
+	cfg = edited_config(f.cfg, "\"num_local_experts\": 32", "\"num_local_experts\": 16");
+	write_config(f.dir, cfg);
+	c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect(find(c.json, "count-mismatch", -1, NULL,
+		       "every MoE block stores 32 experts; the architecture declares 16 (config key 'num_local_experts')"));
+	checked_free(&c);
+	free(cfg);
+	fixture_free(&f);
+
+	/* GGUF: qwen3moe.expert_count says 64, the stacks hold 128 */
+	f = plant_inline(QWEN3_30B, "--format", "gguf", "--meta", "expert_count=64");
+	c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	const cJSON *x = find(c.json, "count-mismatch", -1, NULL,
+			      "every MoE block stores 128 experts; the architecture declares 64 (GGUF key 'qwen3moe.expert_count')");
+	cr_expect(x, "no expert-count finding naming the GGUF key");
+	cr_expect_eq(x ? u64_at(x, "expected", NULL) : 0, 64);
+	cr_expect_eq(x ? u64_at(x, "actual", NULL) : 0, 128);
+	cr_expect(find(c.json, "shape-mismatch", 0, "blk.0.ffn_gate_inp.weight", "[64, 2048]"));
+	checked_free(&c);
 	fixture_free(&f);
 }

@@ -654,7 +654,7 @@ Test(roles, hostile_names)
 		S("\xff\xfe\xff\xff"),
 		S("layers.-1.self_attn.q_proj.weight"),
 		S("layers.+1.self_attn.q_proj.weight"),
-		S("layers.999999999.self_attn.q_proj.weight"),
+		S("layers.999999.self_attn.q_proj.weight"),
 		S("layers.0000000001.self_attn.q_proj.weight"),
 		S("*"),
 		S("weight"),
@@ -702,11 +702,15 @@ Test(roles, hostile_names)
 	cr_assert_eq(layer, -1);
 	ws_role_classify(WS_FORMAT_SAFETENSORS, NULL, odd[18].s, odd[18].len,
 			 &role, &layer, NULL, NULL);
-	cr_assert_eq(role, WS_ROLE_ATTN_Q);  /* nine digits are still a layer */
-	cr_assert_eq(layer, 999999999);
+	cr_assert_eq(role, WS_ROLE_ATTN_Q);  /* six digits are still a layer */
+	cr_assert_eq(layer, 999999);
 	ws_role_classify(WS_FORMAT_SAFETENSORS, NULL, odd[19].s, odd[19].len,
 			 &role, &layer, NULL, NULL);
 	cr_assert_eq(role, WS_ROLE_OTHER);   /* ten digits are not */
+	ws_role_classify(WS_FORMAT_SAFETENSORS, NULL, "layers.1000000.self_attn.q_proj.weight", 38,
+			 &role, &layer, NULL, NULL);
+	cr_assert_eq(role, WS_ROLE_OTHER);   /* nor seven: no index may size the layer arrays */
+	cr_assert_eq(layer, -1);
 	ws_role_classify(WS_FORMAT_SAFETENSORS, NULL, odd[12].s, odd[12].len,
 			 &role, &layer, NULL, NULL);
 	cr_assert_eq(role, WS_ROLE_OTHER);   /* NUL inside the layer segment */

@@ -4,9 +4,15 @@
  *
  *   mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]
  *           [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]
+ *           [--mla-split] [--meta KEY=N]
  *
  * --fp8: block linears in F8_E4M3 with an F32 weight_scale_inv each, as
  * DeepSeek-V3 ships (safetensors only).
+ * --mla-split: GGUF MLA blocks as the converter writes them since mid-2025:
+ * attn_k_b [H, kv_lora, nope] and attn_v_b [H, v, kv_lora] instead of
+ * attn_kv_b, with key_length_mla / value_length_mla.
+ * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
+ * expert_count, say) while the tensors keep the config's sizes.
  *
  * Headers are real; tensor data are holes (ftruncate), so a 405B model
  * costs a few megabytes of disk.  safetensors output uses Hugging Face
@@ -14,16 +20,25 @@
  * model.safetensors.index.json) and copies CONFIG to DIR/config.json.
  * GGUF output (DIR/model.gguf) uses the layout llama.cpp's converter
  * writes: token_embd / blk.N.* / output_norm / output, ne innermost first,
- * experts stacked as 3-D *_exps tensors, {arch}.* metadata, 32-byte
- * aligned data.  Families: llama, mistral, qwen2, gemma, gpt2
- * (safetensors only), phi3, mixtral, deepseek_v2, deepseek_v3 (with its
- * MTP layer model.layers.<num_hidden_layers>.*, safetensors only).
+ * experts stacked as 3-D *_exps tensors (Llama 4's and gpt-oss's fused
+ * gate_up split into gate and up stacks), shared experts as *_shexp,
+ * {arch}.* metadata, 32-byte aligned data.  Families (table `families`):
+ * llama, mistral, qwen2, qwen3, gemma, gpt2 (safetensors only), phi3,
+ * mixtral, qwen2_moe and qwen3_moe (shared expert and its gate,
+ * decoder_sparse_step, mlp_only_layers), phimoe (LayerNorm, biases),
+ * llama4_text (interleave_moe_layer_step, fused 3-D experts
+ * [E, in, out], shared expert, intermediate_size_mlp for dense blocks),
+ * gpt_oss (sinks, router bias, fused experts with biases, BF16),
+ * deepseek_v2 and deepseek_v3 (first_k_dense_replace, shared experts,
+ * e_score_correction_bias / exp_probs_b; the MTP layer
+ * model.layers.<num_hidden_layers>.* in safetensors only).
  *
  * Defects (--plant):
  *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
  *   missing-block        every tensor of layer 5 dropped
- *   missing-expert       expert 2 of layer 1 dropped (GGUF: the stacks
- *                        of layer 1 hold one expert less)
+ *   missing-expert       expert 2 dropped from the first MoE block after
+ *                        block 0 (stacked layouts: its stacks hold one
+ *                        expert less)
  *   untied-trained-head  an lm_head stored under a tied config, with
  *                        random bytes different from the embedding's
  *                        (real data: small configs only)
@@ -140,11 +155,17 @@ typedef struct tensor {
 	const struct dtype *dt; /* NULL: the checkpoint's dtype */
 } tensor;
 
+#define MAX_MLP_ONLY 256
+
 typedef struct cfg {
 	char type[64];
+	const struct family *fam;
 	uint64_t vocab, hidden, inter, layers, heads, kv_heads, head_dim, positions;
-	bool tied;
-	uint64_t experts, topk, moe_inter, shared_n, first_dense;
+	bool tied, attn_bias, head_bias;
+	uint64_t experts, topk, moe_inter, shared_n, shared_inter, first_dense;
+	uint64_t moe_step, step_offset, dense_inter;
+	uint64_t mlp_only[MAX_MLP_ONLY];
+	size_t n_mlp_only;
 	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
 } cfg;
 
@@ -154,8 +175,10 @@ typedef struct gen {
 	tensor *v;
 	size_t n, cap;
 	bool gguf;
+	bool mla_split;        /* GGUF: attn_k_b / attn_v_b instead of attn_kv_b */
 	const char *hf_block;  /* "model.layers." or "h." */
 	enum plant plant;
+	uint64_t drop_layer;   /* missing-expert: the block that loses one */
 	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
 	const cfg *c;
 } gen;
@@ -228,9 +251,9 @@ top(gen *g, const char *hf, const char *gg, uint64_t a, uint64_t b)
 	push(g, b ? 2 : 1, s, 0, g->gguf ? gg : hf);
 }
 
-/* A block tensor of layer L; shape [a] or [a, b] (out, in). */
+/* A block tensor of layer L, shape s[0..nd-1] (PyTorch order). */
 static void
-blk(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t b)
+blk_nd(gen *g, uint64_t L, const char *hf, const char *gg, int nd, const uint64_t *s)
 {
 	if (g->plant == P_MISSING_BLOCK && L == 5)
 		return;
@@ -239,12 +262,19 @@ blk(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t b)
 		snprintf(name, sizeof name, "blk.%" PRIu64 ".%s", L, gg);
 	else
 		snprintf(name, sizeof name, "%s%" PRIu64 ".%s", g->hf_block, L, hf);
-	uint64_t s[2] = {a, b};
-	push(g, b ? 2 : 1, s, 0, name);
+	push(g, nd, s, 0, name);
 }
 
-/* Routed experts of layer L: one tensor each in HF (hf has a %E slot
- * written as "{E}"), one [E, a, b] stack in GGUF. */
+/* A block tensor of layer L; shape [a] or [a, b] (out, in). */
+static void
+blk(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t b)
+{
+	uint64_t s[2] = {a, b};
+	blk_nd(g, L, hf, gg, b ? 2 : 1, s);
+}
+
+/* Routed experts of layer L: one tensor each in HF (named hf_pre E
+ * hf_post), one [E, a, b] stack in GGUF. */
 static void
 experts(gen *g, uint64_t L, const char *hf_pre, const char *hf_post, const char *gg,
 	uint64_t a, uint64_t b)
@@ -252,7 +282,7 @@ experts(gen *g, uint64_t L, const char *hf_pre, const char *hf_post, const char 
 	if (g->plant == P_MISSING_BLOCK && L == 5)
 		return;
 	uint64_t n = g->c->experts;
-	bool drop = g->plant == P_MISSING_EXPERT && L == 1;
+	bool drop = g->plant == P_MISSING_EXPERT && L == g->drop_layer;
 	char name[96];
 	if (g->gguf) {
 		uint64_t s[3] = {drop ? n - 1 : n, a, b};
@@ -268,6 +298,18 @@ experts(gen *g, uint64_t L, const char *hf_pre, const char *hf_post, const char 
 			 hf_pre, e, hf_post);
 		push(g, 2, s, 0, name);
 	}
+}
+
+/* Experts stored as one [E, a, b] (or [E, a] when b is 0) tensor in both
+ * formats: Llama 4's and gpt-oss's fused HF layout, GGUF's stacks.  A
+ * missing expert is a stack one short. */
+static void
+stacked(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t b)
+{
+	uint64_t n = g->c->experts;
+	bool drop = g->plant == P_MISSING_EXPERT && L == g->drop_layer;
+	uint64_t s[3] = {drop ? n - 1 : n, a, b};
+	blk_nd(g, L, hf, gg, b ? 3 : 2, s);
 }
 
 /* ==== families ==== */
@@ -288,22 +330,112 @@ gated_mlp(gen *g, uint64_t L, uint64_t inter, const char *pre, const char *suf)
 	blk(g, L, hf[2], gg[2], c->hidden, inter);
 }
 
+/* What a family's blocks hold beyond the llama skeleton. */
+enum {
+	F_QKV_BIAS = 1 << 0,   /* q, k, v biases whatever the config says */
+	F_BIAS_KEY = 1 << 1,   /* attention_bias: q, k, v and o biases */
+	F_BIAS_ON = 1 << 2,    /* ... and it defaults to true */
+	F_QK_NORM = 1 << 3,    /* per-head q_norm / k_norm */
+	F_NORM_BIAS = 1 << 4,  /* LayerNorm with a bias */
+	F_SINKS = 1 << 5,      /* a learned attention sink per head */
+	F_TIED = 1 << 6,       /* tie_word_embeddings defaults to true */
+	F_FUSED_QKV = 1 << 7,  /* phi3: qkv_proj and gate_up_proj */
+};
+
+enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA };
+
+/* How the MoE blocks store router and experts. */
+enum moe_kind {
+	MK_MIXTRAL,   /* block_sparse_moe.gate, experts.E.w1/w3/w2 */
+	MK_QWEN,      /* mlp.gate, experts.E.*_proj, shared_expert(+ gate) */
+	MK_DEEPSEEK,  /* mlp.gate (+ e_score_correction_bias), shared_experts */
+	MK_LLAMA4,    /* feed_forward.router, fused 3-D experts, shared_expert */
+	MK_GPTOSS,    /* mlp.router with bias, fused 3-D experts with biases */
+};
+
+typedef struct family {
+	const char *type;
+	const char *gguf;     /* general.architecture, NULL: no GGUF layout */
+	enum block_kind block;
+	enum moe_kind moe;
+	unsigned flags;
+	const char *ffn;      /* HF prefix of the block's MLP */
+} family;
+
+static const family families[] = {
+	{"llama", "llama", BK_LLAMA, MK_MIXTRAL, 0, "mlp."},
+	{"mistral", "llama", BK_LLAMA, MK_MIXTRAL, 0, "mlp."},
+	{"mixtral", "llama", BK_LLAMA, MK_MIXTRAL, 0, "mlp."},
+	{"qwen2", "qwen2", BK_LLAMA, MK_QWEN, F_QKV_BIAS, "mlp."},
+	{"qwen2_moe", "qwen2moe", BK_LLAMA, MK_QWEN, F_QKV_BIAS, "mlp."},
+	{"qwen3", "qwen3", BK_LLAMA, MK_QWEN, F_BIAS_KEY | F_QK_NORM, "mlp."},
+	{"qwen3_moe", "qwen3moe", BK_LLAMA, MK_QWEN, F_BIAS_KEY | F_QK_NORM, "mlp."},
+	{"gemma", "gemma", BK_LLAMA, MK_MIXTRAL, F_TIED, "mlp."},
+	{"phi3", "phi3", BK_LLAMA, MK_MIXTRAL, F_FUSED_QKV, "mlp."},
+	{"phimoe", "phimoe", BK_LLAMA, MK_MIXTRAL, F_BIAS_KEY | F_NORM_BIAS, "mlp."},
+	/* llama.cpp splits the fused experts of these two into gate/up stacks */
+	{"llama4_text", "llama4", BK_LLAMA, MK_LLAMA4, F_BIAS_KEY, "feed_forward."},
+	{"gpt_oss", "gpt-oss", BK_LLAMA, MK_GPTOSS, F_BIAS_KEY | F_BIAS_ON | F_SINKS, "mlp."},
+	/* llama.cpp's gpt2 GGUF stores `output` as a copy of token_embd */
+	{"gpt2", NULL, BK_GPT2, MK_MIXTRAL, F_TIED, "mlp."},
+	{"deepseek_v2", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
+	{"deepseek_v3", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
+};
+
+static const family *
+family_of(const char *type)
+{
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+		if (!strcmp(families[i].type, type))
+			return &families[i];
+	return NULL;
+}
+
+static bool
+has(const cfg *c, unsigned f)
+{
+	return (c->fam->flags & f) != 0;
+}
+
+/* Is block L a MoE block (routed experts) or a dense one?  The rules of
+ * the HF modelling code: first_k_dense_replace, then every step-th block
+ * (DeepSeek counts from 0, Qwen and Llama 4 from 1), minus mlp_only_layers. */
+static bool
+is_moe(const cfg *c, uint64_t L)
+{
+	if (!c->experts || L < c->first_dense || (L + c->step_offset) % c->moe_step)
+		return false;
+	for (size_t i = 0; i < c->n_mlp_only; i++)
+		if (c->mlp_only[i] == L)
+			return false;
+	return true;
+}
+
 static void
-attn_qkvo(gen *g, uint64_t L, bool bias)
+attn_qkvo(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
 	uint64_t k = g->plant == P_MHA_K && L == 3 ? q : kv;
+	bool qkv_b = has(c, F_QKV_BIAS) || c->attn_bias, o_b = c->attn_bias;
 	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
-	if (bias)
+	if (qkv_b)
 		blk(g, L, "self_attn.q_proj.bias", "attn_q.bias", q, 0);
 	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", k, c->hidden);
-	if (bias)
+	if (qkv_b)
 		blk(g, L, "self_attn.k_proj.bias", "attn_k.bias", k, 0);
 	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
-	if (bias)
+	if (qkv_b)
 		blk(g, L, "self_attn.v_proj.bias", "attn_v.bias", kv, 0);
 	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
+	if (o_b)
+		blk(g, L, "self_attn.o_proj.bias", "attn_output.bias", c->hidden, 0);
+	if (has(c, F_QK_NORM)) {
+		blk(g, L, "self_attn.q_norm.weight", "attn_q_norm.weight", c->head_dim, 0);
+		blk(g, L, "self_attn.k_norm.weight", "attn_k_norm.weight", c->head_dim, 0);
+	}
+	if (has(c, F_SINKS))
+		blk(g, L, "self_attn.sinks", "attn_sinks.weight", c->heads, 0);
 }
 
 static void
@@ -321,39 +453,122 @@ attn_mla(gen *g, uint64_t L)
 	blk(g, L, "self_attn.kv_a_proj_with_mqa.weight", "attn_kv_a_mqa.weight",
 	    c->kv_lora + c->rope, c->hidden);
 	blk(g, L, "self_attn.kv_a_layernorm.weight", "attn_kv_a_norm.weight", c->kv_lora, 0);
-	blk(g, L, "self_attn.kv_b_proj.weight", "attn_kv_b.weight",
-	    c->heads * (c->nope + c->vdim), c->kv_lora);
+	if (g->gguf && g->mla_split) {
+		/* the converter since mid-2025: kv_b split per head into k_b
+		 * (transposed) and v_b */
+		uint64_t kb[3] = {c->heads, c->kv_lora, c->nope}, vb[3] = {c->heads, c->vdim, c->kv_lora};
+		blk_nd(g, L, NULL, "attn_k_b.weight", 3, kb);
+		blk_nd(g, L, NULL, "attn_v_b.weight", 3, vb);
+	} else {
+		blk(g, L, "self_attn.kv_b_proj.weight", "attn_kv_b.weight",
+		    c->heads * (c->nope + c->vdim), c->kv_lora);
+	}
 	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, c->heads * c->vdim);
 }
 
-/* llama, mistral, qwen2, gemma, mixtral, phi3 */
+/* The MoE part of block L. */
+static void
+moe(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->moe_inter;
+	switch (c->fam->moe) {
+	case MK_MIXTRAL:
+		blk(g, L, "block_sparse_moe.gate.weight", "ffn_gate_inp.weight", c->experts, d);
+		experts(g, L, "block_sparse_moe.experts.", "w1.weight", "ffn_gate_exps.weight", f, d);
+		experts(g, L, "block_sparse_moe.experts.", "w2.weight", "ffn_down_exps.weight", d, f);
+		experts(g, L, "block_sparse_moe.experts.", "w3.weight", "ffn_up_exps.weight", f, d);
+		break;
+	case MK_QWEN:
+	case MK_DEEPSEEK:
+		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
+		if (!strcmp(c->type, "deepseek_v3"))
+			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
+		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", f, d);
+		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", f, d);
+		experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, f);
+		if (c->fam->moe == MK_DEEPSEEK && c->shared_n)
+			gated_mlp(g, L, f * c->shared_n, "mlp.shared_experts.", "_shexp");
+		if (c->fam->moe == MK_QWEN && c->shared_inter) {
+			gated_mlp(g, L, c->shared_inter, "mlp.shared_expert.", "_shexp");
+			/* [1, d]; the converter squeezes it to 1-D */
+			blk(g, L, "mlp.shared_expert_gate.weight", "ffn_gate_inp_shexp.weight",
+			    g->gguf ? d : 1, g->gguf ? 0 : d);
+		}
+		break;
+	case MK_LLAMA4:
+		blk(g, L, "feed_forward.router.weight", "ffn_gate_inp.weight", c->experts, d);
+		if (g->gguf) {
+			stacked(g, L, NULL, "ffn_gate_exps.weight", f, d);
+			stacked(g, L, NULL, "ffn_up_exps.weight", f, d);
+			stacked(g, L, NULL, "ffn_down_exps.weight", d, f);
+		} else {
+			/* [E, in, out]: the experts multiply from the right */
+			stacked(g, L, "feed_forward.experts.gate_up_proj", NULL, d, 2 * f);
+			stacked(g, L, "feed_forward.experts.down_proj", NULL, f, d);
+		}
+		gated_mlp(g, L, f, "feed_forward.shared_expert.", "_shexp");
+		break;
+	case MK_GPTOSS:
+		blk(g, L, "mlp.router.weight", "ffn_gate_inp.weight", c->experts, d);
+		blk(g, L, "mlp.router.bias", "ffn_gate_inp.bias", c->experts, 0);
+		if (g->gguf) {
+			stacked(g, L, NULL, "ffn_gate_exps.weight", f, d);
+			stacked(g, L, NULL, "ffn_gate_exps.bias", f, 0);
+			stacked(g, L, NULL, "ffn_up_exps.weight", f, d);
+			stacked(g, L, NULL, "ffn_up_exps.bias", f, 0);
+			stacked(g, L, NULL, "ffn_down_exps.weight", d, f);
+			stacked(g, L, NULL, "ffn_down_exps.bias", d, 0);
+		} else {
+			stacked(g, L, "mlp.experts.gate_up_proj", NULL, d, 2 * f);
+			stacked(g, L, "mlp.experts.gate_up_proj_bias", NULL, 2 * f, 0);
+			stacked(g, L, "mlp.experts.down_proj", NULL, f, d);
+			stacked(g, L, "mlp.experts.down_proj_bias", NULL, d, 0);
+		}
+		break;
+	}
+}
+
+/* A norm of block L: weight, and bias for LayerNorm families. */
+static void
+norm(gen *g, uint64_t L, const char *hf, const char *gg)
+{
+	char h[80], n[40];
+	snprintf(h, sizeof h, "%s.weight", hf);
+	snprintf(n, sizeof n, "%s.weight", gg);
+	blk(g, L, h, n, g->c->hidden, 0);
+	if (has(g->c, F_NORM_BIAS)) {
+		snprintf(h, sizeof h, "%s.bias", hf);
+		snprintf(n, sizeof n, "%s.bias", gg);
+		blk(g, L, h, n, g->c->hidden, 0);
+	}
+}
+
+/* llama, mistral, qwen2/3 (and MoE), gemma, mixtral, phi3, phimoe,
+ * llama4, gpt-oss */
 static void
 llama_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
-	bool phi3 = !strcmp(c->type, "phi3");
-	blk(g, L, "input_layernorm.weight", "attn_norm.weight", c->hidden, 0);
-	if (phi3) {
+	bool fused = has(c, F_FUSED_QKV);
+	norm(g, L, "input_layernorm", "attn_norm");
+	if (fused) {
 		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
 		blk(g, L, "self_attn.qkv_proj.weight", "attn_qkv.weight", q + 2 * kv, c->hidden);
 		blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
 	} else {
-		attn_qkvo(g, L, !strcmp(c->type, "qwen2"));
+		attn_qkvo(g, L);
 	}
-	blk(g, L, "post_attention_layernorm.weight", "ffn_norm.weight", c->hidden, 0);
-	if (phi3) {
+	/* llama.cpp names gpt-oss's second norm post_attention_norm */
+	norm(g, L, "post_attention_layernorm",
+	     c->fam->moe == MK_GPTOSS ? "post_attention_norm" : "ffn_norm");
+	if (fused) {
 		blk(g, L, "mlp.gate_up_proj.weight", "ffn_up.weight", 2 * c->inter, c->hidden);
 		blk(g, L, "mlp.down_proj.weight", "ffn_down.weight", c->hidden, c->inter);
-	} else if (c->experts) {
-		blk(g, L, "block_sparse_moe.gate.weight", "ffn_gate_inp.weight", c->experts, c->hidden);
-		experts(g, L, "block_sparse_moe.experts.", "w1.weight", "ffn_gate_exps.weight",
-			c->inter, c->hidden);
-		experts(g, L, "block_sparse_moe.experts.", "w2.weight", "ffn_down_exps.weight",
-			c->hidden, c->inter);
-		experts(g, L, "block_sparse_moe.experts.", "w3.weight", "ffn_up_exps.weight",
-			c->inter, c->hidden);
+	} else if (is_moe(c, L)) {
+		moe(g, L);
 	} else {
-		gated_mlp(g, L, c->inter, "mlp.", "");
+		gated_mlp(g, L, c->dense_inter, c->fam->ffn, "");
 	}
 }
 
@@ -364,21 +579,10 @@ deepseek_block(gen *g, uint64_t L)
 	blk(g, L, "input_layernorm.weight", "attn_norm.weight", c->hidden, 0);
 	attn_mla(g, L);
 	blk(g, L, "post_attention_layernorm.weight", "ffn_norm.weight", c->hidden, 0);
-	if (L < c->first_dense) {
+	if (is_moe(c, L))
+		moe(g, L);
+	else
 		gated_mlp(g, L, c->inter, "mlp.", "");
-		return;
-	}
-	blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, c->hidden);
-	if (!strcmp(c->type, "deepseek_v3"))
-		blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
-	experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight",
-		c->moe_inter, c->hidden);
-	experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight",
-		c->moe_inter, c->hidden);
-	experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight",
-		c->hidden, c->moe_inter);
-	if (c->shared_n)
-		gated_mlp(g, L, c->moe_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
 }
 
 static void
@@ -424,8 +628,8 @@ static void
 build(gen *g)
 {
 	const cfg *c = g->c;
-	bool gpt2 = !strcmp(c->type, "gpt2");
-	bool ds = !strncmp(c->type, "deepseek_v", 10);
+	bool gpt2 = c->fam->block == BK_GPT2;
+	bool ds = c->fam->block == BK_MLA;
 	g->hf_block = gpt2 ? "h." : "model.layers.";
 	if (gpt2) {
 		top(g, "wte.weight", NULL, c->vocab, c->hidden);
@@ -450,10 +654,14 @@ build(gen *g)
 		top(g, "ln_f.bias", NULL, c->hidden, 0);
 	} else {
 		top(g, "model.norm.weight", "output_norm.weight", c->hidden, 0);
+		if (has(c, F_NORM_BIAS))
+			top(g, "model.norm.bias", "output_norm.bias", c->hidden, 0);
 	}
 	bool head = !c->tied || g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL;
 	if (head)
 		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+	if (head && c->head_bias)
+		top(g, "lm_head.bias", "output.bias", c->vocab, 0);
 	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
 		g->v[embed].fill = 1;
 		g->v[g->n - 1].fill = g->plant == P_UNTIED_TRAINED ? 2 : 1;
@@ -467,6 +675,13 @@ num(const cJSON *j, const char *key, uint64_t dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
 	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : dflt;
+}
+
+static bool
+boolean(const cJSON *j, const char *key, bool dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }
 
 static char *
@@ -487,6 +702,14 @@ slurp(const char *path, size_t *len)
 	return (char *)b.p;
 }
 
+/* MoE block spacing: the key and the offset its modelling code adds. */
+static const struct {
+	const char *key;
+	uint64_t offset;
+} step_keys[] = {
+	{"moe_layer_freq", 0}, {"decoder_sparse_step", 1}, {"interleave_moe_layer_step", 1},
+};
+
 static void
 read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
@@ -501,7 +724,10 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!cJSON_IsString(mt))
 		die("%s: no model_type", path);
 	snprintf(c->type, sizeof c->type, "%s", mt->valuestring);
-	bool gpt2 = !strcmp(c->type, "gpt2");
+	c->fam = family_of(c->type);
+	if (!c->fam)
+		die("%s: model_type '%s' is not modelled", path, c->type);
+	bool gpt2 = c->fam->block == BK_GPT2;
 	c->vocab = num(r, "vocab_size", 0);
 	c->hidden = num(r, gpt2 ? "n_embd" : "hidden_size", 0);
 	c->layers = num(r, gpt2 ? "n_layer" : "num_hidden_layers", 0);
@@ -512,27 +738,39 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->heads || !c->hidden || !c->layers || !c->vocab)
 		die("%s: hidden, layers, heads and vocab are required", path);
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
-	bool tied_default = gpt2 || !strcmp(c->type, "gemma");
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "tie_word_embeddings");
-	c->tied = cJSON_IsBool(t) ? cJSON_IsTrue(t) : tied_default;
-	c->experts = num(r, "num_local_experts", num(r, "n_routed_experts", 0));
-	c->topk = num(r, "num_experts_per_tok", 0);
-	c->moe_inter = num(r, "moe_intermediate_size", 0);
+	c->tied = boolean(r, "tie_word_embeddings", has(c, F_TIED));
+	c->attn_bias = has(c, F_BIAS_KEY) && boolean(r, "attention_bias", has(c, F_BIAS_ON));
+	c->head_bias = boolean(r, "lm_head_bias", false);
+	c->experts = num(r, "num_local_experts", num(r, "num_experts", num(r, "n_routed_experts", 0)));
+	c->topk = num(r, "num_experts_per_tok", num(r, "experts_per_token", 0));
+	c->moe_inter = num(r, "moe_intermediate_size", c->inter);
 	c->shared_n = num(r, "n_shared_experts", 0);
+	c->shared_inter = num(r, "shared_expert_intermediate_size", 0);
 	c->first_dense = num(r, "first_k_dense_replace", 0);
+	c->dense_inter = c->inter;
+	if (c->fam->moe == MK_LLAMA4)  /* intermediate_size is the experts' */
+		c->dense_inter = num(r, "intermediate_size_mlp", c->inter);
+	c->moe_step = 1;
+	for (size_t i = 0; i < sizeof step_keys / sizeof step_keys[0]; i++) {
+		uint64_t v = num(r, step_keys[i].key, 0);
+		if (v) {
+			c->moe_step = v;
+			c->step_offset = step_keys[i].offset;
+			break;
+		}
+	}
+	const cJSON *mo = cJSON_GetObjectItemCaseSensitive(r, "mlp_only_layers"), *it;
+	cJSON_ArrayForEach(it, mo) {
+		if (c->n_mlp_only == MAX_MLP_ONLY || !cJSON_IsNumber(it) || it->valuedouble < 0)
+			die("%s: mlp_only_layers: at most %d layer indices", path, MAX_MLP_ONLY);
+		c->mlp_only[c->n_mlp_only++] = (uint64_t)it->valuedouble;
+	}
 	c->q_lora = num(r, "q_lora_rank", 0);
 	c->kv_lora = num(r, "kv_lora_rank", 0);
 	c->nope = num(r, "qk_nope_head_dim", 0);
 	c->rope = num(r, "qk_rope_head_dim", 0);
 	c->vdim = num(r, "v_head_dim", 0);
 	c->nextn = num(r, "num_nextn_predict_layers", 0);
-	static const char *known[] = {"llama", "mistral", "qwen2", "gemma", "gpt2", "phi3",
-				      "mixtral", "deepseek_v2", "deepseek_v3"};
-	bool ok = false;
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		ok = ok || !strcmp(known[i], c->type);
-	if (!ok)
-		die("%s: model_type '%s' is not modelled", path, c->type);
 	cJSON_Delete(j);
 }
 
@@ -673,11 +911,17 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 
 enum { GV_U32 = 4, GV_STRING = 8 };
 
+/* --meta KEY=N: a {arch}.KEY value written instead of the true one */
+static const char *meta_key;
+static uint64_t meta_val;
+
 static void
 kv_u32(buf *b, uint64_t *n, const char *arch, const char *key, uint64_t v)
 {
 	char k[128];
 	snprintf(k, sizeof k, "%s.%s", arch, key);
+	if (meta_key && !strcmp(meta_key, key))
+		v = meta_val;
 	put_str(b, k);
 	put_u32(b, GV_U32);
 	put_u32(b, (uint32_t)v);
@@ -694,26 +938,19 @@ kv_str(buf *b, uint64_t *n, const char *key, const char *v)
 }
 
 static const char *
-gguf_arch(const char *type)
+gguf_arch(const cfg *c)
 {
-	static const char *map[][2] = {
-		{"llama", "llama"}, {"mistral", "llama"}, {"mixtral", "llama"},
-		{"qwen2", "qwen2"}, {"gemma", "gemma"}, {"phi3", "phi3"},
-		{"deepseek_v2", "deepseek2"}, {"deepseek_v3", "deepseek2"},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (!strcmp(map[i][0], type))
-			return map[i][1];
-	/* llama.cpp's gpt2 GGUF stores `output` as a copy of token_embd */
-	die("no GGUF layout for model_type '%s'", type);
+	if (!c->fam->gguf)
+		die("no GGUF layout for model_type '%s'", c->type);
+	return c->fam->gguf;
 }
 
 static void
 write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 {
 	const cfg *c = g->c;
-	const char *arch = gguf_arch(c->type);
-	bool mla = !strncmp(c->type, "deepseek_v", 10);
+	const char *arch = gguf_arch(c);
+	bool mla = c->fam->block == BK_MLA;
 	buf kv = {0};
 	uint64_t nkv = 0;
 	kv_str(&kv, &nkv, "general.architecture", arch);
@@ -721,19 +958,30 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	kv_u32(&kv, &nkv, arch, "block_count", c->layers);
 	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
 	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
-	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->inter);
+	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
 	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
-	kv_u32(&kv, &nkv, arch, "attention.head_count_kv", mla ? c->heads : c->kv_heads);
 	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
-	if (mla) {
+	if (mla && g->mla_split) {
+		/* the split layout describes the latent as one kv head of
+		 * kv_lora + rope; the per-head sizes move to *_mla */
+		kv_u32(&kv, &nkv, arch, "attention.head_count_kv", 1);
+		kv_u32(&kv, &nkv, arch, "attention.key_length", c->kv_lora + c->rope);
+		kv_u32(&kv, &nkv, arch, "attention.value_length", c->kv_lora);
+		kv_u32(&kv, &nkv, arch, "attention.key_length_mla", c->nope + c->rope);
+		kv_u32(&kv, &nkv, arch, "attention.value_length_mla", c->vdim);
+	} else if (mla) {
+		kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->heads);
 		kv_u32(&kv, &nkv, arch, "attention.key_length", c->nope + c->rope);
 		kv_u32(&kv, &nkv, arch, "attention.value_length", c->vdim);
+	} else {
+		kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->kv_heads);
+	}
+	if (mla) {
 		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->rope);
 		if (c->q_lora)
 			kv_u32(&kv, &nkv, arch, "attention.q_lora_rank", c->q_lora);
 		kv_u32(&kv, &nkv, arch, "attention.kv_lora_rank", c->kv_lora);
 		kv_u32(&kv, &nkv, arch, "leading_dense_block_count", c->first_dense);
-		kv_u32(&kv, &nkv, arch, "expert_feed_forward_length", c->moe_inter);
 		kv_u32(&kv, &nkv, arch, "expert_shared_count", c->shared_n);
 	} else {
 		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->head_dim);
@@ -745,6 +993,13 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	if (c->experts) {
 		kv_u32(&kv, &nkv, arch, "expert_count", c->experts);
 		kv_u32(&kv, &nkv, arch, "expert_used_count", c->topk);
+		/* mixtral's llama layout has no separate expert width */
+		if (strcmp(arch, "llama"))
+			kv_u32(&kv, &nkv, arch, "expert_feed_forward_length", c->moe_inter);
+		if (c->shared_inter)
+			kv_u32(&kv, &nkv, arch, "expert_shared_feed_forward_length", c->shared_inter);
+		if (c->moe_step > 1)
+			kv_u32(&kv, &nkv, arch, "interleave_moe_layer_step", c->moe_step);
 	}
 
 	buf h = {0};
@@ -798,6 +1053,7 @@ usage(void)
 {
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
+	      "               [--mla-split] [--meta KEY=N]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -809,15 +1065,16 @@ main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
-	bool gguf = false, head_copy = false, fp8 = false;
+	bool gguf = false, head_copy = false, fp8 = false, mla_split = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8")) {
+		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split")) {
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
+			mla_split = mla_split || !strcmp(a, "--mla-split");
 			continue;
 		}
 		if (!v)
@@ -838,6 +1095,13 @@ main(int argc, char **argv)
 					dt = &dtypes[k];
 			if (!dt)
 				usage();
+		} else if (!strcmp(a, "--meta")) {
+			/* KEY=N, KEY without the {arch}. prefix */
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v || !eq[1])
+				usage();
+			meta_key = strndup(v, (size_t)(eq - v));
+			meta_val = strtoull(eq + 1, NULL, 10);
 		} else if (!strcmp(a, "--plant")) {
 			bool found = false;
 			for (size_t k = 0; k < sizeof plants / sizeof plants[0]; k++)
@@ -858,8 +1122,14 @@ main(int argc, char **argv)
 	const char *raw;
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
-	if (!strncmp(c.type, "deepseek_v", 10) && !c.nope)
+	if (c.fam->block == BK_MLA && !c.nope)
 		die("%s: MLA sizes missing", config);
+	if (c.experts && (!c.moe_inter || !c.topk))
+		die("%s: a MoE config needs the expert width and top-k", config);
+	if ((mla_split || meta_key) && !gguf)
+		die("--mla-split and --meta are GGUF only");
+	if (gguf && c.n_mlp_only)
+		die("%s: GGUF has no mlp_only_layers", config);
 	if (plant == P_MISSING_EXPERT && c.experts < 3)
 		die("missing-expert needs a MoE config with at least 3 experts");
 	if ((plant == P_UNTIED_TRAINED || plant == P_TIED_IDENTICAL) && gguf)
@@ -868,8 +1138,12 @@ main(int argc, char **argv)
 		die("mkdir %s: %s", dir, strerror(errno));
 
 	if (gguf)
-		(void)gguf_arch(c.type);  /* dies when there is no GGUF layout */
-	gen g = {.gguf = gguf, .plant = plant, .fp8 = fp8, .c = &c};
+		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
+	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8, .c = &c};
+	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
+		;
+	if (plant == P_MISSING_EXPERT && g.drop_layer == c.layers)
+		die("missing-expert needs a MoE block after block 0");
 	build(&g);
 	if (head_copy && c.tied && !gguf && plant == P_NONE) {
 		uint64_t s[2] = {c.vocab, c.hidden};
@@ -887,5 +1161,6 @@ main(int argc, char **argv)
 	}
 	free(g.v);
 	free((void *)raw);
+	free((void *)meta_key);
 	return 0;
 }

@@ -148,6 +148,17 @@ int ws_arch_from_config(const struct cJSON *config, const char *config_path,
  */
 int ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
 
+/*
+ * Infer the architecture from the tensors when neither config.json nor
+ * GGUF metadata gives one (roles already assigned by name): the family
+ * from name patterns, sizes from shapes (the most common value across
+ * blocks), switches from the tensors present.  out->source is "inferred";
+ * names or shapes that do not tell leave out->known false with the reason
+ * in out->unsupported.  A MoE's top-k is not in the shapes: every expert
+ * is counted active.  Returns 0, or -1 on OOM.  Free with ws_arch_free.
+ */
+int ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+
 /* Is layer i a MoE layer? */
 bool ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i);
 
