@@ -813,14 +813,33 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 						       : WS_ARCH_QK_NORM_FULL;
 	}
 	if (a->num_experts) {
-		snprintf(name, sizeof name, "blk.%llu.exp_probs_b.bias",
-			 (unsigned long long)a->first_k_dense);
+		/* the first MoE block speaks for all (llama4 interleaves them);
+		 * looked for among as many blocks as there are tensors */
+		uint64_t first = a->first_k_dense, last = a->num_layers;
+		if (last > m->n_tensors)
+			last = m->n_tensors;
+		while (first < last && !ws_arch_layer_is_moe(a, first))
+			first++;
+		snprintf(name, sizeof name, "blk.%llu.exp_probs_b.bias", (unsigned long long)first);
 		if (has_tensor(m, name))
 			a->flags |= WS_ARCH_ROUTER_SCORE_BIAS;
-		snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.bias",
-			 (unsigned long long)a->first_k_dense);
+		snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.bias", (unsigned long long)first);
 		if (has_tensor(m, name))
 			a->flags |= WS_ARCH_ROUTER_BIAS;
+		/* llama.cpp's converter splits fused gate_up experts */
+		snprintf(name, sizeof name, "blk.%llu.ffn_gate_exps.weight", (unsigned long long)first);
+		if (has_tensor(m, name))
+			a->flags &= ~(uint32_t)WS_ARCH_MOE_FUSED;
+		snprintf(name, sizeof name, "blk.%llu.ffn_gate_up_exps.weight", (unsigned long long)first);
+		if (has_tensor(m, name))
+			a->flags |= WS_ARCH_MOE_FUSED;
+		/* a shared expert the metadata does not count */
+		snprintf(name, sizeof name, "blk.%llu.ffn_gate_shexp.weight", (unsigned long long)first);
+		const ws_tensor *sh = find_tensor(m, name);
+		if (sh && !a->shared_experts && sh->ndim == 2) {
+			set_field(a, WS_AK_SHARED_N, 1, "the shared expert tensors");
+			set_field(a, WS_AK_SHARED_INTER, sh->shape[0], "the shared expert rows");
+		}
 	}
 }
 

@@ -165,6 +165,9 @@ static const struct rule rules[] = {
 	{R(MOE_SHARED_ROUTER), W, S_MOE, X_SHARED_GATE, {Q_ONE, Q_D}, NULL},
 	{R(MOE_GATE), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
 	{R(MOE_UP), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
+	/* gpt-oss in GGUF: the converter splits the fused experts, biases too */
+	{R(MOE_GATE), B, S_EXPERT, X_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {Q_FE, Q_NONE}, NULL},
+	{R(MOE_UP), B, S_EXPERT, X_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {Q_FE, Q_NONE}, NULL},
 	{R(MOE_GATE_UP), W, S_EXPERT, A(WS_ARCH_MOE_FUSED), {Q_FE2, Q_D}, NULL},
 	{R(MOE_GATE_UP), B, S_EXPERT, A(WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS), {Q_FE2, Q_NONE}, NULL},
 	{R(MOE_DOWN), W, S_EXPERT, 0, {Q_D, Q_FE}, NULL},

@@ -300,6 +300,8 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.attn_k_b{K}", ATTN_KV_B),
 	GG("", "blk.{L}.attn_v_b{K}", ATTN_KV_B),
 	GG("", "blk.{L}.ffn_norm{K}", FFN_NORM),
+	/* gpt-oss's converter writes its pre-MLP norm under this name */
+	GG("gpt-oss", "blk.{L}.post_attention_norm{K}", FFN_NORM),
 	GG("", "blk.{L}.post_attention_norm{K}", ATTN_POST_NORM),
 	GG("", "blk.{L}.post_ffw_norm{K}", FFN_POST_NORM),
 	GG("", "blk.{L}.attn_output_norm{K}", ATTN_POST_NORM),
