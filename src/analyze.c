@@ -207,7 +207,11 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	else
 		free(a);
 
-	int32_t layers = m->arch && m->arch->num_layers <= INT32_MAX ? (int32_t)m->arch->num_layers : -1;
+	/* Blocks past the last are the MTP layer only where the architecture
+	 * has one; elsewhere they stay blocks, for compare to call extra. */
+	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
+				 m->arch->num_layers <= INT32_MAX
+			 ? (int32_t)m->arch->num_layers : -1;
 	if (ws_roles_assign(m, layers))
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))

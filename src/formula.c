@@ -600,14 +600,17 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 	ws_fput_escaped(out, a->architecture, strlen(a->architecture));
 	fprintf(out, " (%s)\n", a->source);
 	fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
-		"intermediate %s, vocab %s, %s, %s, %s MLP\n",
+		"intermediate %s, vocab %s",
 		ws_fmt_commas(a->hidden_size, b1, sizeof b1),
 		(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
 		(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
 		ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
-		ws_fmt_commas(a->vocab_size, b3, sizeof b3),
-		a->flags & WS_ARCH_TIED ? "tied" : "untied", norm_names[a->norm],
-		mlp_names[a->mlp]);
+		ws_fmt_commas(a->vocab_size, b3, sizeof b3));
+	/* the switches come from a type's table line: unknown types have none */
+	if (a->known)
+		fprintf(out, ", %s, %s, %s MLP", a->flags & WS_ARCH_TIED ? "tied" : "untied",
+			norm_names[a->norm], mlp_names[a->mlp]);
+	fputc('\n', out);
 	if (a->num_experts)
 		fprintf(out, "  experts %llu (top %llu), expert width %s, shared %llu\n",
 			(unsigned long long)a->num_experts, (unsigned long long)a->experts_per_tok,

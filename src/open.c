@@ -16,7 +16,17 @@
 #include "weightscan/remote.h"
 #include "weightscan/util.h"
 
+#define INDEX_FINDING_CAP 16
 #define MAX_JSON_FILE (64ull << 20) /* config.json / index.json cap */
+
+/* path names the file `name`: equal to it or ending in "/name" (a bare
+ * suffix would take xmodel-1.safetensors for model-1.safetensors). */
+static bool
+names_file(const char *path, const char *name)
+{
+	size_t a = strlen(path), b = strlen(name);
+	return a >= b && strcmp(path + a - b, name) == 0 && (a == b || path[a - b - 1] == '/');
+}
 
 static bool
 ends_with(const char *s, const char *suffix)
@@ -72,10 +82,9 @@ ws_parse_json_buf(const char *buf, size_t len, const char *path, ws_error *err)
 	const char *end = NULL;
 	cJSON *j = cJSON_ParseWithLengthOpts(buf, len, &end, false);
 	if (!j) {
-		uint64_t off = end ? (uint64_t)(end - buf) : 0;
-		const char *ep = cJSON_GetErrorPtr();
-		if (ep && ep >= buf && ep <= buf + len)
-			off = (uint64_t)(ep - buf);
+		/* cJSON points `end` at the error; its global error pointer is
+		 * not consulted (shared between threads) */
+		uint64_t off = end && end >= buf && end <= buf + len ? (uint64_t)(end - buf) : 0;
 		ws_err_at(err, path, off, "invalid JSON");
 	} else {
 		/* only whitespace may follow the value */
@@ -356,6 +365,9 @@ ws_index_check(ws_model *m, ws_error *err)
 			goto out;
 		}
 	}
+	/* one finding a tensor up to the cap, then a count: a stale index of
+	 * 100k entries stays a readable report */
+	uint64_t mismatches = 0;
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		int64_t ti = find_tensor(m, order, e->string, strlen(e->string));
 		char *esc = ws_escape_text(e->string, strlen(e->string));
@@ -364,13 +376,14 @@ ws_index_check(ws_model *m, ws_error *err)
 			goto out;
 		}
 		if (ti < 0) {
-			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-					     false, 0, 0,
-					     "index.json maps '%s' to %s, which does not hold it",
-					     esc, e->valuestring);
+			if (mismatches++ < INDEX_FINDING_CAP)
+				ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+						     false, 0, 0,
+						     "index.json maps '%s' to %s, which does not hold it",
+						     esc, e->valuestring);
 		} else {
 			const char *fp = m->files[m->tensors[ti].file].path;
-			if (!ends_with(fp, e->valuestring))
+			if (!names_file(fp, e->valuestring) && mismatches++ < INDEX_FINDING_CAP)
 				ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
 						     false, 0, 0,
 						     "index.json maps '%s' to %s, but it is stored in %s",
@@ -382,7 +395,8 @@ ws_index_check(ws_model *m, ws_error *err)
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		data_bytes += t->bytes;
-		if (!ws_strset_has(&names, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) {
+		if ((!ws_strset_has(&names, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) &&
+		    mismatches++ < INDEX_FINDING_CAP) {
 			char *esc = ws_escape_text(t->name, t->name_len);
 			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
 					     false, 0, 0,
@@ -391,6 +405,10 @@ ws_index_check(ws_model *m, ws_error *err)
 			free(esc);
 		}
 	}
+	if (mismatches > INDEX_FINDING_CAP)
+		ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", NULL, -1, -1, false, 0, 0,
+				     "and %llu more tensors index.json and the shards disagree on",
+				     (unsigned long long)(mismatches - INDEX_FINDING_CAP));
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(idx, "metadata");
 	const cJSON *ts = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_size") : NULL;
 	if (cJSON_IsNumber(ts) && ts->valuedouble >= 0 && ts->valuedouble < 9.0e15 &&
@@ -510,7 +528,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		for (size_t i = 0; i < n; i++) {
 			bool listed = false;
 			for (uint32_t f = 0; f < m->n_files && !listed; f++)
-				listed = ends_with(m->files[f].path, v[i]);
+				listed = names_file(m->files[f].path, v[i]);
 			if (!listed)
 				ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
 						     false, 0, 0,

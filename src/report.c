@@ -74,7 +74,8 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 	}
 	/* Active parameters of a MoE: everything but the routed experts and
 	 * the MTP layer, plus top-k / num_experts of the routed experts. */
-	if (m->arch && m->arch->num_experts && m->arch->experts_per_tok) {
+	if (m->arch && m->arch->known && m->arch->num_experts && m->arch->experts_per_tok &&
+	    m->arch->experts_per_tok <= m->arch->num_experts) {
 		uint64_t routed = 0, mtp = s->params_by_role[WS_ROLE_MTP];
 		static const ws_role experts[] = {WS_ROLE_MOE_GATE, WS_ROLE_MOE_UP,
 						  WS_ROLE_MOE_DOWN, WS_ROLE_MOE_GATE_UP};

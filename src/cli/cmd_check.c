@@ -186,8 +186,11 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 			return WS_EXIT_INTERNAL;
 		}
 		uint64_t tol = o->tol;
-		if (o->tol_percent)
-			tol = (uint64_t)((double)o->expect * (double)o->tol / 100.0);
+		if (o->tol_percent) {
+			double t = (double)o->expect * (double)o->tol / 100.0;
+			/* 2^64 as a double: anything at or above it is "any count" */
+			tol = t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
+		}
 		uint64_t diff = s.params > o->expect ? s.params - o->expect : o->expect - s.params;
 		if (diff > tol)
 			ws_model_add_finding(m, WS_SEV_ERROR, "expect-params", NULL, -1, -1, true,

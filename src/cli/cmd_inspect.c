@@ -358,6 +358,39 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 
 /* ==== meta ==== */
 
+/* A copy of a parsed config.json whose strings and keys are valid UTF-8
+ * whatever the file held (cJSON keeps raw bytes). */
+static cJSON *
+sanitized_copy(const cJSON *src)
+{
+	cJSON *out = NULL;
+	if (cJSON_IsObject(src) || cJSON_IsArray(src)) {
+		out = cJSON_IsObject(src) ? cJSON_CreateObject() : cJSON_CreateArray();
+		for (const cJSON *c = src->child; out && c; c = c->next) {
+			cJSON *v = sanitized_copy(c);
+			if (!v)
+				continue;
+			if (cJSON_IsArray(src)) {
+				cJSON_AddItemToArray(out, v);
+			} else if (ws_utf8_valid(c->string, strlen(c->string))) {
+				cJSON_AddItemToObject(out, c->string, v);
+			} else {
+				char *k = ws_escape_text(c->string, strlen(c->string));
+				if (k)
+					cJSON_AddItemToObject(out, k, v);
+				else
+					cJSON_Delete(v);
+				free(k);
+			}
+		}
+	} else if (cJSON_IsString(src)) {
+		out = ws_json_bytes(src->valuestring, strlen(src->valuestring));
+	} else {
+		out = cJSON_Duplicate(src, false);
+	}
+	return out;
+}
+
 static void
 config_text(FILE *f, const cJSON *c)
 {
@@ -442,7 +475,7 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 			shown++;
 		}
 		if (obj && m->config && !key)
-			cJSON_AddItemToObject(obj, "config", cJSON_Duplicate(m->config, true));
+			cJSON_AddItemToObject(obj, "config", sanitized_copy(m->config));
 		if (!mo || ws_json_print_line(cli->out, obj))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
