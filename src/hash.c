@@ -423,12 +423,12 @@ job_estimate(const ws_hash_job *j)
 	return (uint64_t)sb.st_size - j->offset;
 }
 
-static const uint64_t *sort_sizes;
-
+/* Largest job first; ctx is the sizes array (qsort_r: no shared state). */
 static int
-cmp_order(const void *a, const void *b)
+cmp_order(const void *a, const void *b, void *ctx)
 {
-	uint64_t x = sort_sizes[*(const size_t *)a], y = sort_sizes[*(const size_t *)b];
+	const uint64_t *sizes = ctx;
+	uint64_t x = sizes[*(const size_t *)a], y = sizes[*(const size_t *)b];
 	if (x != y)
 		return x > y ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
@@ -438,7 +438,6 @@ int
 ws_hash_run(ws_hash_job *jobs, size_t n, unsigned threads,
 	    ws_progress_fn progress, void *ctx, ws_error *err)
 {
-	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 	pool p = {.jobs = jobs, .n = n};
 	uint64_t total = 0;
 	uint64_t *sizes = calloc(n ? n : 1, sizeof *sizes);
@@ -458,10 +457,7 @@ ws_hash_run(ws_hash_job *jobs, size_t n, unsigned threads,
 		p.order[i] = i;
 		ws_add_u64(total, sizes[i], &total);
 	}
-	pthread_mutex_lock(&sort_lock);
-	sort_sizes = sizes;
-	qsort(p.order, n, sizeof *p.order, cmp_order);
-	pthread_mutex_unlock(&sort_lock);
+	qsort_r(p.order, n, sizeof *p.order, cmp_order, sizes);
 
 	if (threads == 0)
 		threads = ws_hash_default_threads();
@@ -526,12 +522,37 @@ put_escaped(FILE *f, const char *s, size_t len)
 	fwrite(s + len - run, 1, run, f);
 }
 
-int
-ws_manifest_put_line(FILE *f, const uint8_t *digest, size_t n,
-		     const char *prefix, const char *name, size_t len)
+/* Would a terminal see s[0..len) other than as plain text (control bytes,
+ * ESC sequences, invalid UTF-8, C1 or bidi controls)?  A backslash alone
+ * is harmless there.  Out of memory counts as unsafe: escaping is safe. */
+static bool
+tty_unsafe(const char *s, size_t len)
+{
+	char *e = ws_sanitize_text(s, len);
+	bool unsafe = !e || strlen(e) != len || memcmp(e, s, len) != 0;
+	free(e);
+	return unsafe;
+}
+
+static bool
+is_tty(FILE *f)
+{
+	int fd = fileno(f);
+	return fd >= 0 && isatty(fd);
+}
+
+/* A manifest line.  Files and pipes get the coreutils form byte for byte
+ * (what `xxhsum -c` / `sha256sum -c` read back).  A terminal gets a name
+ * with control characters in the \xNN form of ws_fput_escaped instead,
+ * so a hostile tensor name cannot drive it; that line is for reading,
+ * not for checking. */
+static int
+put_line(FILE *f, bool tty, const uint8_t *digest, size_t n, const char *prefix,
+	 const char *name, size_t len)
 {
 	char hex[2 * WS_SHA256_LEN + 1];
-	bool esc = needs_escape(prefix, strlen(prefix)) || needs_escape(name, len);
+	bool show = tty && tty_unsafe(name, len);
+	bool esc = !show && (needs_escape(prefix, strlen(prefix)) || needs_escape(name, len));
 
 	ws_hex(digest, n, hex);
 	if (esc)
@@ -539,12 +560,21 @@ ws_manifest_put_line(FILE *f, const uint8_t *digest, size_t n,
 	fputs(hex, f);
 	fputs("  ", f);
 	fputs(prefix, f);
-	if (esc)
+	if (show)
+		ws_fput_escaped(f, name, len);
+	else if (esc)
 		put_escaped(f, name, len);
 	else
 		fwrite(name, 1, len, f);
 	fputc('\n', f);
 	return ferror(f) ? -1 : 0;
+}
+
+int
+ws_manifest_put_line(FILE *f, const uint8_t *digest, size_t n,
+		     const char *prefix, const char *name, size_t len)
+{
+	return put_line(f, is_tty(f), digest, n, prefix, name, len);
 }
 
 #define MANIFEST_MAX_LINE (64u * 1024u)
@@ -830,18 +860,6 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 	return rc;
 }
 
-static const ws_tensor *cmp_tensors;
-
-static int
-cmp_tensor_offset(const void *a, const void *b)
-{
-	const ws_tensor *x = &cmp_tensors[*(const uint64_t *)a];
-	const ws_tensor *y = &cmp_tensors[*(const uint64_t *)b];
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
-}
-
 static int
 push_line(ws_hash_set *s, const char *name, size_t len, bool tensor)
 {
@@ -865,17 +883,37 @@ push_line(ws_hash_set *s, const char *name, size_t len, bool tensor)
 	return 0;
 }
 
-/* Per unit: its job, its subs, and which tensor each sub is. */
+/* Per unit: its subs (in offset order, as the job reads them), the
+ * unit's tensors in model order, and for each of those the sub that
+ * holds its digest (the inverse of the offset sort, so lines come out in
+ * model order without a search per tensor). */
 typedef struct unit_work {
 	ws_hash_sub *subs;
-	uint64_t *tensor_of;
+	uint64_t *tensor_of; /* i-th tensor of this unit, model order */
+	size_t *sub_of;      /* sub index of tensor_of[i] */
+	const ws_tensor *tensors;
 } unit_work;
+
+/* Orders indices into a unit's tensor_of by offset (qsort_r; the context
+ * is the unit_work, so concurrent callers share nothing). */
+static int
+cmp_tensor_offset(const void *a, const void *b, void *ctx)
+{
+	const unit_work *w = ctx;
+	size_t i = *(const size_t *)a, k = *(const size_t *)b;
+	const ws_tensor *x = &w->tensors[w->tensor_of[i]];
+	const ws_tensor *y = &w->tensors[w->tensor_of[k]];
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return i < k ? -1 : i > k; /* stable: ties keep model order */
+}
 
 int
 ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 	      const ws_hash_opts *o, ws_hash_set *out, ws_error *err)
 {
-	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 	hash_ctx c = {.o = o};
 	ws_hash_job *jobs = NULL;
 	unit_work *work = NULL;
@@ -912,25 +950,31 @@ ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 			k += m->tensors[t].file == un->file;
 		if (!k)
 			continue;
-		work[u].subs = calloc(k, sizeof *work[u].subs);
-		work[u].tensor_of = calloc(k, sizeof *work[u].tensor_of);
-		if (!work[u].subs || !work[u].tensor_of) {
+		unit_work *w = &work[u];
+		w->tensors = m->tensors;
+		w->subs = calloc(k, sizeof *w->subs);
+		w->tensor_of = calloc(k, sizeof *w->tensor_of);
+		w->sub_of = calloc(k, sizeof *w->sub_of);
+		size_t *by_offset = calloc(k, sizeof *by_offset);
+		if (!w->subs || !w->tensor_of || !w->sub_of || !by_offset) {
+			free(by_offset);
 			ws_err_oom(err, un->path);
 			goto done;
 		}
 		k = 0;
 		for (uint64_t t = 0; t < m->n_tensors; t++)
 			if (m->tensors[t].file == un->file)
-				work[u].tensor_of[k++] = t;
-		pthread_mutex_lock(&sort_lock);
-		cmp_tensors = m->tensors;
-		qsort(work[u].tensor_of, k, sizeof *work[u].tensor_of, cmp_tensor_offset);
-		pthread_mutex_unlock(&sort_lock);
+				w->tensor_of[k++] = t;
+		for (size_t i = 0; i < k; i++)
+			by_offset[i] = i;
+		qsort_r(by_offset, k, sizeof *by_offset, cmp_tensor_offset, w);
 		for (size_t s = 0; s < k; s++) {
-			const ws_tensor *t = &m->tensors[work[u].tensor_of[s]];
-			work[u].subs[s].offset = t->offset;
-			work[u].subs[s].length = t->bytes;
+			const ws_tensor *t = &m->tensors[w->tensor_of[by_offset[s]]];
+			w->subs[s].offset = t->offset;
+			w->subs[s].length = t->bytes;
+			w->sub_of[by_offset[s]] = s;
 		}
+		free(by_offset);
 		j->subs = work[u].subs;
 		j->n_subs = k;
 	}
@@ -956,18 +1000,15 @@ ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 		if (!jobs[u].n_subs)
 			continue;
 		ws_model *m = c.units[u].model;
-		/* model order: walk the model's tensors, find each one's sub */
-		for (uint64_t t = 0; t < m->n_tensors; t++) {
-			if (m->tensors[t].file != c.units[u].file)
-				continue;
-			size_t s = 0;
-			while (work[u].tensor_of[s] != t)
-				s++;
-			if (push_line(out, m->tensors[t].name, m->tensors[t].name_len, true) != 0) {
+		/* model order: tensor_of is that order, sub_of finds each digest */
+		for (size_t i = 0; i < jobs[u].n_subs; i++) {
+			const ws_tensor *t = &m->tensors[work[u].tensor_of[i]];
+			if (push_line(out, t->name, t->name_len, true) != 0) {
 				ws_err_oom(err, NULL);
 				goto done;
 			}
-			memcpy(out->lines[out->n - 1].xxh128, work[u].subs[s].xxh128, WS_XXH128_LEN);
+			memcpy(out->lines[out->n - 1].xxh128, work[u].subs[work[u].sub_of[i]].xxh128,
+			       WS_XXH128_LEN);
 		}
 	}
 	rc = 0;
@@ -977,6 +1018,7 @@ done:
 	for (size_t u = 0; work && u < c.n_units; u++) {
 		free(work[u].subs);
 		free(work[u].tensor_of);
+		free(work[u].sub_of);
 	}
 	free(work);
 	free(jobs);
@@ -1002,18 +1044,17 @@ ws_hash_set_free(ws_hash_set *s)
 int
 ws_hash_print(FILE *f, const ws_hash_set *s, unsigned what)
 {
+	bool tty = is_tty(f); /* once, not a system call per line */
 	for (size_t i = 0; i < s->n; i++) {
 		const ws_hash_line *l = &s->lines[i];
 		int r = 0;
 		if (l->tensor && (what & WS_PRINT_TENSORS))
-			r = ws_manifest_put_line(f, l->xxh128, WS_XXH128_LEN, "tensor:",
-						 l->name, l->name_len);
+			r = put_line(f, tty, l->xxh128, WS_XXH128_LEN, "tensor:", l->name,
+				     l->name_len);
 		if (!l->tensor && (what & WS_PRINT_FILES_XXH))
-			r = ws_manifest_put_line(f, l->xxh128, WS_XXH128_LEN, "",
-						 l->name, l->name_len);
+			r = put_line(f, tty, l->xxh128, WS_XXH128_LEN, "", l->name, l->name_len);
 		if (!l->tensor && (what & WS_PRINT_FILES_SHA256) && s->has_sha256)
-			r = ws_manifest_put_line(f, l->sha256, WS_SHA256_LEN, "",
-						 l->name, l->name_len);
+			r = put_line(f, tty, l->sha256, WS_SHA256_LEN, "", l->name, l->name_len);
 		if (r)
 			return -1;
 	}

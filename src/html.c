@@ -8,6 +8,7 @@
  * coordinates are printed as integer tenths so no locale or libm detail
  * changes a byte.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,10 +180,15 @@ put_bytes(ctx *c, const char *s, size_t len)
 	free(e);
 }
 
-/* A coordinate in integer tenths: locale-free and reproducible. */
+/* A coordinate in integer tenths: locale-free and reproducible. Values
+ * that are not finite or far outside any drawing (a hostile count can
+ * make a scale degenerate) print as 0 rather than reach the conversion
+ * to long, which would be undefined. */
 static void
 put_num(ctx *c, double v)
 {
+	if (!isfinite(v) || v > 1e12 || v < -1e12)
+		v = 0;
 	long t = (long)(v * 10.0 + (v < 0 ? -0.5 : 0.5));
 	if (t < 0) {
 		fputc('-', c->f);
@@ -223,6 +229,10 @@ percent(uint64_t part, uint64_t whole, char *buf)
 		return buf;
 	}
 	double p = 1000.0 * (double)part / (double)whole;
+	if (p >= 1e15) { /* a hostile delta: beyond long, no tenths needed */
+		snprintf(buf, 32, "%.0f%%", p / 10);
+		return buf;
+	}
 	long t = (long)(p + 0.5);
 	snprintf(buf, 32, "%ld.%ld%%", t / 10, t % 10);
 	return buf;
@@ -960,7 +970,11 @@ bars(ctx *c, const stats *s, double x0, double y0, double W, double H)
 		return;
 	}
 	uint64_t step = nice_step(ymax);
-	uint64_t top = (ymax + step - 1) / step * step;
+	/* ymax rounded up to a whole step; near 2^64 (a hostile config's
+	 * per-block count) the rounding would wrap, so clamp to ymax */
+	uint64_t top = ymax, up;
+	if (ws_add_u64(ymax, step - 1, &up))
+		top = up / step * step; /* <= up: cannot wrap */
 	/* grid and y axis labels */
 	fputs("<path class=\"gr\" d=\"", c->f);
 	for (uint64_t v = 0; v <= top && step; v += step) {

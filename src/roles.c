@@ -461,8 +461,21 @@ typedef struct caps {
 	int tail;        /* enum tail_class, or -1 when no {K} */
 } caps;
 
+/* Failure memo for the stars of one pattern, by their ordinal.  Whether
+ * the rest of a pattern matches depends only on (pattern position,
+ * string position), never on the captures; and a star tried from i that
+ * failed has tried every candidate j >= i, so it fails from any later i
+ * too.  Remembering the smallest failed start makes each star's work
+ * linear in the name: without it, crafted names (".experts.1" x 98 then
+ * ".lora_X") made two-star lines quadratic to cubic. */
+#define MEMO_STARS 4
+typedef struct memo {
+	size_t fail_from[MEMO_STARS]; /* 0 = none yet, else start + 1 */
+} memo;
+
 static bool
-match_at(const char *p, const char *s, size_t n, size_t i, caps *c)
+match_at(const char *p, const char *s, size_t n, size_t i, caps *c, memo *mo,
+	 unsigned star)
 {
 	for (;;) {
 		char pc = *p;
@@ -474,18 +487,32 @@ match_at(const char *p, const char *s, size_t n, size_t i, caps *c)
 			 * starts with '.' or '_' or is empty. */
 			char next = p[1];
 			bool tail_next = next == '{' && p[2] == 'K';
-			for (size_t j = i; j <= n; j++) {
-				if (j < n && next != '{' && next != '*' &&
-				    s[j] != next)
-					continue;
+			size_t end = n; /* candidates j in [i, end] */
+			size_t *ff = star < MEMO_STARS ? &mo->fail_from[star] : NULL;
+			if (ff && *ff) {
+				if (i + 1 >= *ff)
+					return false;
+				end = *ff - 2; /* j >= *ff - 1 failed already */
+			}
+			bool lit_next = next != '{' && next != '*';
+			for (size_t j = i; j <= end; j++) {
+				if (lit_next && j < n && s[j] != next) {
+					/* jump to the literal's next occurrence */
+					const char *q = memchr(s + j, next, n - j);
+					j = q ? (size_t)(q - s) : n;
+					if (j > end)
+						break;
+				}
 				if (j < n && tail_next && s[j] != '.' && s[j] != '_')
 					continue;
 				caps c2 = *c;
-				if (match_at(p + 1, s, n, j, &c2)) {
+				if (match_at(p + 1, s, n, j, &c2, mo, star + 1)) {
 					*c = c2;
 					return true;
 				}
 			}
+			if (ff)
+				*ff = i + 1;
 			return false;
 		}
 		if (pc == '{') {
@@ -651,7 +678,8 @@ classify_raw(unsigned fmtbit, const char *arch, const char *name, size_t len,
 			continue;
 		}
 		caps c = { -1, -1, -1 };
-		if (!match_at(p, s, n, 0, &c) || !arch_ok(l->arch, arch))
+		memo mo = {{0}};
+		if (!match_at(p, s, n, 0, &c, &mo, 0) || !arch_ok(l->arch, arch))
 			continue;
 		r->role = c.tail == T_AUX ? WS_ROLE_QUANT_AUX : l->role;
 		if (c.tail >= 0)

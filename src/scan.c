@@ -245,7 +245,12 @@ ws_scan_acc_init(ws_scan_acc *a)
 	a->max = -INFINITY;
 }
 
-/* Merge a chunk summary (count, mean, m2, min, max) into a. */
+/* Merge a chunk summary (count, mean, m2, min, max) into a.  F64 values
+ * near DBL_MAX must not overflow an intermediate: the weights are applied
+ * before the products, a first chunk is copied (inf * 0 would be NaN),
+ * and means of opposite huge signs are averaged without their difference.
+ * m2 itself saturates to +inf only when the true sum of squared
+ * deviations is beyond double range (std above ~1e154). */
 static void
 merge(ws_scan_acc *a, uint64_t n, double mean, double m2, double mn, double mx)
 {
@@ -253,8 +258,16 @@ merge(ws_scan_acc *a, uint64_t n, double mean, double m2, double mn, double mx)
 		return;
 	double na = (double)a->finite, nb = (double)n, nt = na + nb;
 	double d = mean - a->mean;
-	a->mean += d * nb / nt;
-	a->m2 += m2 + d * d * na * nb / nt;
+	if (!a->finite) {
+		a->mean = mean;
+		a->m2 = m2;
+	} else if (isfinite(d)) {
+		a->mean += d * (nb / nt);
+		a->m2 += m2 + d * (na * nb / nt) * d;
+	} else {
+		a->mean = a->mean * (na / nt) + mean * (nb / nt);
+		a->m2 = INFINITY;
+	}
 	a->finite += n;
 	a->min = mn < a->min ? mn : a->min;
 	a->max = mx > a->max ? mx : a->max;
@@ -411,6 +424,19 @@ fold_f64(ws_scan_acc *a, const uint8_t *p, size_t n, bool swap, uint64_t base)
 		if (!fin)
 			continue;
 		double mean = sum / (double)fin, m2 = 0;
+		if (!isfinite(sum)) {
+			/* finite values near DBL_MAX: sum them scaled by a
+			 * power of two (exact), which 512 of them cannot
+			 * overflow, and scale the mean back */
+			double ss = 0;
+			for (size_t i = 0; i < m; i++) {
+				bool special = (u[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+				ss += special ? 0.0 : x[i] * 0x1p-16;
+			}
+			mean = ss / (double)fin * 0x1p16;
+			/* rounding at DBL_MAX may step past the range */
+			mean = mean < lo ? lo : mean > hi ? hi : mean;
+		}
 		for (size_t i = 0; i < m; i++) {
 			bool special = (u[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
 			double d = special ? 0.0 : x[i] - mean;
@@ -593,11 +619,12 @@ worker(void *arg)
 	return NULL;
 }
 
-static const ws_tensor *sort_t;
-
+/* Largest tensor first; ctx is the tensor array (qsort_r: no shared
+ * state between concurrent scans). */
 static int
-by_size_desc(const void *x, const void *y)
+by_size_desc(const void *x, const void *y, void *ctx)
 {
+	const ws_tensor *sort_t = ctx;
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 	if (sort_t[a].bytes != sort_t[b].bytes)
 		return sort_t[a].bytes > sort_t[b].bytes ? -1 : 1;
@@ -607,7 +634,6 @@ by_size_desc(const void *x, const void *y)
 int
 ws_scan_model(const ws_model *m, const ws_scan_opts *o, ws_scan *out, ws_error *err)
 {
-	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 	ws_scan_opts none = {0};
 	pool p = {.m = m, .s = out, .n = (size_t)m->n_tensors};
 	pthread_t tid[256];
@@ -631,10 +657,7 @@ ws_scan_model(const ws_model *m, const ws_scan_opts *o, ws_scan *out, ws_error *
 			ws_add_u64(total, m->tensors[i].bytes, &total);
 	}
 	/* biggest first: the last thread to finish has the smallest tail */
-	pthread_mutex_lock(&sort_lock);
-	sort_t = m->tensors;
-	qsort(p.order, out->n, sizeof *p.order, by_size_desc);
-	pthread_mutex_unlock(&sort_lock);
+	qsort_r(p.order, out->n, sizeof *p.order, by_size_desc, (void *)m->tensors);
 	pthread_mutex_init(&p.lock, NULL);
 
 	threads = o->threads ? o->threads : ws_hash_default_threads();

@@ -209,8 +209,6 @@ typedef struct tindex {
 	uint64_t *idx;          /* tensors sorted by name */
 } tindex;
 
-static const ws_model *sort_model;
-
 static int
 cmp_name(const ws_tensor *a, const char *name, size_t len)
 {
@@ -221,11 +219,14 @@ cmp_name(const ws_tensor *a, const char *name, size_t len)
 	return a->name_len < len ? -1 : a->name_len > len;
 }
 
+/* qsort_r comparator; ctx is the model, so concurrent verifies share no
+ * state. */
 static int
-cmp_tensor_name(const void *x, const void *y)
+cmp_tensor_name(const void *x, const void *y, void *ctx)
 {
-	const ws_tensor *b = &sort_model->tensors[*(const uint64_t *)y];
-	return cmp_name(&sort_model->tensors[*(const uint64_t *)x], b->name, b->name_len);
+	const ws_model *m = ctx;
+	const ws_tensor *b = &m->tensors[*(const uint64_t *)y];
+	return cmp_name(&m->tensors[*(const uint64_t *)x], b->name, b->name_len);
 }
 
 static const ws_tensor *
@@ -370,8 +371,8 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 					goto oom;
 				for (uint64_t t = 0; t < model->n_tensors; t++)
 					ti.idx[t] = t;
-				sort_model = model;
-				qsort(ti.idx, (size_t)model->n_tensors, sizeof *ti.idx, cmp_tensor_name);
+				qsort_r(ti.idx, (size_t)model->n_tensors, sizeof *ti.idx,
+					cmp_tensor_name, (void *)model);
 			}
 		}
 		const ws_tensor *t = model ? tindex_find(&ti, e->name, e->name_len) : NULL;

@@ -1,11 +1,16 @@
 /* test_hash.c - hashing engine, manifests, hash and verify (library and CLI). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "weightscan.h"
 #include "weightscan/hash.h"
@@ -244,6 +249,116 @@ Test(hash, manifest_escaping_round_trips)
 	cr_assert_eq(memcmp(m.entries[3].digest, d, 32), 0);
 	ws_manifest_free(&m);
 	free(text);
+}
+
+/* The slave side of a fresh pseudo-terminal in raw mode (no \n -> \r\n),
+ * as a stream; *master gets the side to read back from. */
+static FILE *
+open_pty(int *master)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	cr_assert(m >= 0, "posix_openpt");
+	cr_assert(grantpt(m) == 0 && unlockpt(m) == 0);
+	int sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	cr_assert(sl >= 0);
+	struct termios t;
+	cr_assert(tcgetattr(sl, &t) == 0);
+	cfmakeraw(&t);
+	cr_assert(tcsetattr(sl, TCSANOW, &t) == 0);
+	FILE *f = fdopen(sl, "w");
+	cr_assert(f);
+	*master = m;
+	return f;
+}
+
+/* Everything the terminal received (until it stays quiet). */
+static char *
+drain_pty(int m)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1);
+	cr_assert(buf);
+	struct pollfd pf = {.fd = m, .events = POLLIN};
+	while (n < cap && poll(&pf, 1, 300) > 0) {
+		ssize_t r = read(m, buf + n, cap - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Review: hostile tensor names (OSC title + BEL, C1, bidi override) went
+ * raw to a terminal.  A terminal now gets the \xNN form; a file or pipe
+ * keeps the exact coreutils form that `xxhsum -c` reads back. */
+Test(hash, terminal_gets_escaped_names_files_get_exact_ones)
+{
+	static const struct {
+		const char *name;
+		size_t len;
+		const char *tty; /* the name as the terminal shows it */
+	} cases[] = {
+		{"\x1b]0;pwned\x07x", 11, "\\x1B]0;pwned\\x07x"},
+		{"a\xc2\x85" "b", 4, "a\\xC2\\x85b"},
+		{"x\xe2\x80\xaey", 5, "x\\xE2\\x80\\xAEy"},
+		{"t\0x\r", 4, "t\\x00x\\x0D"},
+		{"caf\xc3\xa9.weight", 12, "caf\xc3\xa9.weight"},
+	};
+	uint8_t d[16] = {0};
+	d[15] = 0xab;
+	const char *hex = "000000000000000000000000000000ab";
+	int m;
+	FILE *tty = open_pty(&m);
+	char *text;
+	size_t len;
+	FILE *mem = open_memstream(&text, &len);
+	cr_assert(mem);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert_eq(ws_manifest_put_line(tty, d, 16, "tensor:", cases[i].name,
+						  cases[i].len), 0);
+		cr_assert_eq(ws_manifest_put_line(mem, d, 16, "tensor:", cases[i].name,
+						  cases[i].len), 0);
+	}
+	/* and through ws_hash_print, which asks isatty once */
+	ws_hash_line hl = {.name = (char *)"\x1b[2J", .name_len = 4, .tensor = true};
+	hl.xxh128[15] = 0xab;
+	ws_hash_set set = {.lines = &hl, .n = 1, .cap = 1};
+	cr_assert_eq(ws_hash_print(tty, &set, WS_PRINT_TENSORS), 0);
+	cr_assert_eq(fflush(tty), 0);
+	fclose(mem);
+	char *got = drain_pty(m);
+	fclose(tty);
+	close(m);
+
+	char want[1024] = "";
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s  tensor:%s\n", hex,
+			 cases[i].tty);
+	snprintf(want + strlen(want), sizeof want - strlen(want), "%s  tensor:\\x1B[2J\n", hex);
+	cr_assert_str_eq(got, want);
+	cr_assert(!strchr(got, 0x1b) && !strchr(got, 0x07), "a control byte reached the tty");
+
+	/* the stream that is not a terminal: raw bytes, coreutils escapes only */
+	static const char *const raw[] = {
+		"000000000000000000000000000000ab  tensor:\x1b]0;pwned\x07x\n", /* first */
+		"\n000000000000000000000000000000ab  tensor:x\xe2\x80\xaey\n",
+		"\n\\000000000000000000000000000000ab  tensor:t\\0x\\r\n",
+	};
+	for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+		cr_assert(i ? memmem(text, len, raw[i], strlen(raw[i])) != NULL
+			    : !strncmp(text, raw[0], strlen(raw[0])), "line %zu not raw", i);
+	ws_manifest mf;
+	ws_error err;
+	cr_assert_eq(ws_manifest_parse(text, len, &mf, &err), 0);
+	cr_assert_eq(mf.n, sizeof cases / sizeof cases[0]);
+	for (size_t i = 0; i < mf.n; i++) {
+		cr_assert_eq(mf.entries[i].name_len, cases[i].len);
+		cr_assert(!memcmp(mf.entries[i].name, cases[i].name, cases[i].len));
+	}
+	ws_manifest_free(&mf);
+	free(text);
+	free(got);
 }
 
 Test(hash, malformed_lines_are_counted)
@@ -711,4 +826,151 @@ Test(hash_cli, per_tensor_and_lfs_diagnosis)
 	free(man);
 	ws_rmtree(dir);
 	free(dir);
+}
+
+/* ==== scale ==== */
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* N three-byte U8 tensors "t.<i>" whose data run in the reverse of header
+ * (= model) order, so every tensor's sub is far from its model position;
+ * tensor i holds the bytes of i (little-endian, 3 bytes). */
+static char *
+reversed_tensors_file(const char *dir, size_t n, const char *prefix)
+{
+	size_t cap = n * 80 + 64, len = 0;
+	char *h = malloc(cap);
+	cr_assert(h);
+	h[len++] = '{';
+	for (size_t i = 0; i < n; i++) {
+		size_t o = (n - 1 - i) * 3;
+		len += (size_t)snprintf(h + len, cap - len,
+					"%s\"%s%zu\":{\"dtype\":\"U8\",\"shape\":[3],"
+					"\"data_offsets\":[%zu,%zu]}", i ? "," : "", prefix, i, o, o + 3);
+	}
+	h[len++] = '}';
+	while (len % 8)
+		h[len++] = ' ';
+	size_t total = 8 + len + 3 * n;
+	unsigned char *b = malloc(total);
+	cr_assert(b);
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)((uint64_t)len >> (8 * k));
+	memcpy(b + 8, h, len);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++)
+			b[8 + len + (n - 1 - i) * 3 + (size_t)k] = (unsigned char)(i >> (8 * k));
+	char *p = ws_write_file(dir, "model.safetensors", b, total);
+	free(b);
+	free(h);
+	return p;
+}
+
+/* Review: per-tensor lines searched the offset-sorted subs for each tensor
+ * (quadratic: 80k tensors took 2.5 s).  Correct digests, in model order,
+ * in well under the old time. */
+Test(hash, per_tensor_many_tensors_is_linear, .timeout = 120)
+{
+	const size_t n = 200000;
+	char *dir = ws_tmpdir(), *p = reversed_tensors_file(dir, n, "t.");
+	const char *paths[] = {p};
+	ws_hash_opts o = {.threads = 2, .per_tensor = true};
+	ws_hash_set set;
+	ws_error err = {0};
+	double t0 = now_s();
+	cr_assert_eq(ws_hash_paths(paths, 1, NULL, &o, &set, &err), 0, "%s", err.message);
+	double dt = now_s() - t0;
+	cr_log_info("hash --per-tensor of %zu tensors: %.3f s", n, dt);
+	cr_assert_eq(set.n, n + 1);
+	cr_assert(!set.lines[0].tensor);
+	for (size_t i = 0; i < n; i++) {
+		const ws_hash_line *l = &set.lines[1 + i];
+		char want[32];
+		snprintf(want, sizeof want, "t.%zu", i);
+		cr_assert(l->tensor);
+		cr_assert_str_eq(l->name, want);
+		unsigned char bytes[3] = {(unsigned char)i, (unsigned char)(i >> 8),
+					  (unsigned char)(i >> 16)};
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits(bytes, 3));
+		cr_assert(!memcmp(l->xxh128, c.digest, 16), "digest of %s", want);
+	}
+	/* the quadratic search took ~10 s here (2.6 s for 100k); the linear
+	 * path takes well under a second, so 5 s leaves room for sanitizers */
+	cr_expect_lt(dt, 5.0, "%zu tensors took %.2f s", n, dt);
+	ws_hash_set_free(&set);
+	ws_rmtree(dir);
+	free(p);
+	free(dir);
+}
+
+/* One thread: hash a model of its own per tensor, then verify it again
+ * and again; counts what verified. */
+typedef struct vjob {
+	size_t n;
+	char prefix[16];
+	char *dir, *model, *manifest;
+	size_t bad;
+} vjob;
+
+static void *
+verify_loop(void *arg)
+{
+	vjob *j = arg;
+	for (int k = 0; k < 25; k++) {
+		ws_verify_opts o = {.threads = 1};
+		ws_verify_result r;
+		ws_error err = {0};
+		memset(&r, 0, sizeof r);
+		if (ws_verify_manifest(j->manifest, &o, &r, &err) != 0 || r.ok != j->n + 1 ||
+		    r.failed || r.missing)
+			j->bad++;
+		ws_verify_result_free(&r);
+	}
+	return NULL;
+}
+
+/* Review: verify sorted a model's tensor names through a file-level
+ * global that qsort's comparator read, without a lock, so two verifies in
+ * one process could sort by the other's model.  Six at once, models of
+ * different sizes and names: every tensor of every one verifies. */
+Test(hash, concurrent_verifies_do_not_share_sort_state, .timeout = 120)
+{
+	enum { N = 6 };
+	vjob jobs[N];
+	pthread_t tid[N];
+	for (size_t i = 0; i < N; i++) {
+		vjob *j = &jobs[i];
+		memset(j, 0, sizeof *j);
+		j->n = 3000 + 1501 * i;
+		snprintf(j->prefix, sizeof j->prefix, "m%zu.w.", i);
+		j->dir = ws_tmpdir();
+		j->model = reversed_tensors_file(j->dir, j->n, j->prefix);
+		j->manifest = ws_join(j->dir, "MANIFEST");
+		const char *paths[] = {j->model};
+		ws_hash_opts o = {.threads = 1, .per_tensor = true};
+		ws_hash_set set;
+		ws_error err = {0};
+		cr_assert_eq(ws_hash_paths(paths, 1, j->dir, &o, &set, &err), 0, "%s", err.message);
+		cr_assert_eq(ws_hash_write_manifest(j->manifest, &set, &err), 0, "%s", err.message);
+		ws_hash_set_free(&set);
+	}
+	for (size_t i = 0; i < N; i++)
+		cr_assert_eq(pthread_create(&tid[i], NULL, verify_loop, &jobs[i]), 0);
+	for (size_t i = 0; i < N; i++)
+		pthread_join(tid[i], NULL);
+	for (size_t i = 0; i < N; i++) {
+		cr_expect_eq(jobs[i].bad, 0, "model %zu (%zu tensors): %zu of 25 verifies failed", i,
+			     jobs[i].n, jobs[i].bad);
+		ws_rmtree(jobs[i].dir);
+		free(jobs[i].dir);
+		free(jobs[i].model);
+		free(jobs[i].manifest);
+	}
 }

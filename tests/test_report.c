@@ -331,3 +331,52 @@ Test(report, llama3_8b_full_size, .timeout = 60)
 	free(dir);
 	free(cfg);
 }
+
+/* Every drawn coordinate (x=, y=, width=, height=) is a finite number of
+ * a sane size. */
+static void
+assert_sane_coordinates(const char *doc)
+{
+	static const char *const attrs[] = {" x=\"", " y=\"", " width=\"", " height=\""};
+	size_t seen = 0;
+	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+		for (const char *p = doc; (p = strstr(p, attrs[i])); seen++) {
+			p += strlen(attrs[i]);
+			char *end;
+			double v = strtod(p, &end);
+			cr_assert(end > p && *end == '"', "non-number %.20s", p);
+			cr_assert(v > -1e5 && v < 1e5, "coordinate %.20s", p);
+		}
+	}
+	cr_expect_gt(seen, 10);
+}
+
+/* A hostile config whose per-block count is near 2^64 (review: the tick
+ * rounding wrapped to 0, then NaN reached the long conversion). */
+Test(report, huge_formula_count_draws_sane_chart)
+{
+	static const char cfg[] =
+		"{\"model_type\":\"llama\",\"vocab_size\":1,\"hidden_size\":65536,"
+		"\"num_hidden_layers\":1,\"num_attention_heads\":1,\"num_key_value_heads\":1,"
+		"\"head_dim\":1,\"intermediate_size\":76293945312500,\"tie_word_embeddings\":true}";
+	char *dir = ws_tmpdir(), *c = ws_write_file(dir, "huge.json", cfg, sizeof cfg - 1);
+	char *m = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("report", m, "--config", c, NULL);
+	cr_assert_eq(r.status, 0, "status %d: %s", r.status, r.err);
+	cr_expect(!ws_contains(r.err, "runtime error"), "sanitizer: %s", r.err);
+	cr_expect(!ws_contains(r.out, "922337203685477"), "LONG_MIN reached the chart");
+	cr_expect(!ws_contains(r.out, "nan") && !ws_contains(r.out, "inf\""));
+	/* the grid path: four ticks from the bottom to the top, no negatives */
+	const char *gr = strstr(r.out, "class=\"gr\" d=\"");
+	cr_assert(gr);
+	gr += strlen("class=\"gr\" d=\"");
+	cr_expect(gr[strcspn(gr, "\"")] == '"' && !memchr(gr, '-', strcspn(gr, "\"")),
+		  "grid %.80s", gr);
+	assert_sane_coordinates(r.out);
+	assert_balanced(r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(c);
+	free(dir);
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "weightscan/model.h"
 #include "weightscan/roles.h"
@@ -772,4 +773,71 @@ Test(roles, realdata_tiny_moe_gguf)
 	cr_assert_eq(params, 90944u);            /* REFERENCE: all elements */
 	ws_model_free(m);
 	free(path);
+}
+
+/* ==== matcher cost ==== */
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "model.layers.0.a<i>" + `rep` x 98 + tail, about 1 KB. */
+static size_t
+crafted(char *buf, size_t cap, size_t i, const char *rep, const char *tail)
+{
+	size_t n = (size_t)snprintf(buf, cap, "model.layers.0.a%zu", i);
+	for (int k = 0; k < 98; k++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s", rep);
+	n += (size_t)snprintf(buf + n, cap - n, "%s", tail);
+	cr_assert_lt(n, (size_t)WS_ROLE_MAX_NAME, "crafted name too long: %zu", n);
+	return n;
+}
+
+static double
+classify_many(const char *rep, const char *tail, size_t count)
+{
+	char name[WS_ROLE_MAX_NAME + 64];
+	double t0 = now_s();
+	for (size_t i = 0; i < count; i++) {
+		size_t n = crafted(name, sizeof name, i, rep, tail);
+		ws_role role;
+		ws_role_classify(WS_FORMAT_SAFETENSORS, "llama", name, n, &role, NULL, NULL, NULL);
+	}
+	return now_s() - t0;
+}
+
+/* Review: names full of ".experts.1" made the two-star LoRA lines
+ * backtrack over every pair of dots (20k such names took 5.5 s).  The
+ * matcher now remembers where each star failed; the crafted names cost
+ * about what benign names of the same length cost, and still classify
+ * as before. */
+Test(roles, crafted_star_names_are_linear, .timeout = 120)
+{
+	char name[WS_ROLE_MAX_NAME + 64];
+	ws_role role;
+	int32_t layer, expert;
+	ws_kind kind;
+	size_t n = crafted(name, sizeof name, 7, ".experts.1", ".lora_A.weight");
+	ws_role_classify(ST, "llama", name, n, &role, &layer, &expert, &kind);
+	cr_assert_eq(role, WS_ROLE_LORA_A);
+	cr_assert_eq(layer, 0);
+	cr_assert_eq(expert, 1);
+	cr_assert_eq(kind, WS_KIND_WEIGHT);
+	n = crafted(name, sizeof name, 7, ".experts.1", ".lora_X");
+	ws_role_classify(ST, "llama", name, n, &role, &layer, NULL, NULL);
+	cr_assert_eq(role, WS_ROLE_OTHER);
+	cr_assert_eq(layer, 0);
+
+	const size_t count = 4000;
+	double benign = classify_many(".zzzzzzzzz", ".lora_X", count);
+	double hostile = classify_many(".experts.1", ".lora_X", count);
+	cr_log_info("%zu ~1 KB names: benign %.3f s, crafted %.3f s (%.1fx)", count, benign,
+		    hostile, hostile / benign);
+	/* was ~7x; a small factor is left for the extra candidate dots */
+	cr_expect_lt(hostile, 4 * benign + 0.05, "crafted %.3f s vs benign %.3f s", hostile,
+		     benign);
 }

@@ -413,3 +413,59 @@ Test(scan, shrunk_file_is_an_error)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* Review: an F64 tensor of [1.7e308] x 4 gave mean inf and std -nan (the
+ * chunk sum overflowed, then inf * 0 in the merge).  Values near DBL_MAX
+ * now give the exact mean; a spread whose squares leave double range
+ * saturates std to +inf, never NaN. */
+Test(scan, f64_near_dbl_max)
+{
+	double v[4] = {1.7e308, 1.7e308, 1.7e308, 1.7e308};
+	ws_scan_acc a;
+	ws_scan_tensor t;
+	ws_scan_acc_init(&a);
+	ws_scan_values(&a, WS_DT_F64, v, 4, false, 0);
+	ws_scan_finish(&a, &t);
+	cr_assert_eq(t.values, 4);
+	cr_assert_eq(t.nan + t.inf, 0);
+	cr_assert(isfinite(t.mean), "mean %g", t.mean);
+	cr_assert_float_eq(t.mean, 1.7e308, 1.7e308 * 1e-12, "mean %g", t.mean);
+	cr_assert_float_eq(t.std, 0.0, 1e-300, "std %g", t.std);
+	cr_assert_float_eq(t.max, 1.7e308, 0);
+
+	/* several chunks, in uneven pieces, one with an Inf to drop */
+	size_t n = 3001;
+	double *w = malloc(n * sizeof *w);
+	cr_assert(w);
+	for (size_t i = 0; i < n; i++)
+		w[i] = i % 2 ? 1.7e308 : 1.6e308;
+	w[1234] = INFINITY;
+	ws_scan_acc_init(&a);
+	for (size_t off = 0; off < n; off += 700)
+		ws_scan_values(&a, WS_DT_F64, w + off, off + 700 < n ? 700 : n - off, false, off);
+	ws_scan_finish(&a, &t);
+	cr_assert_eq(t.inf, 1);
+	cr_assert_eq(t.first_bad, 1234);
+	double want = (1.7e308 * 1500.0 + 1.6e308 * 1500.0) / 3000.0;
+	cr_assert_float_eq(t.mean, want, want * 1e-12, "mean %g", t.mean);
+	cr_assert(!isnan(t.std) && t.std > 1e300, "std %g", t.std); /* 5e306: m2 saturates */
+
+	/* opposite halves: their means differ by more than DBL_MAX */
+	for (size_t i = 0; i < 1024; i++)
+		w[i] = i < 512 ? 1.7e308 : -1.7e308;
+	ws_scan_acc_init(&a);
+	ws_scan_values(&a, WS_DT_F64, w, 1024, false, 0);
+	ws_scan_finish(&a, &t);
+	cr_assert_float_eq(t.mean, 0.0, 1e295, "mean %g", t.mean);
+	cr_assert(!isnan(t.std) && t.std > 1e300, "std %g", t.std);
+	cr_assert_float_eq(t.min, -1.7e308, 0);
+	free(w);
+
+	/* and the ordinary case is unchanged */
+	double s[] = {1, 2, 3, 4, 0, -2};
+	ws_scan_acc_init(&a);
+	ws_scan_values(&a, WS_DT_F64, s, 6, false, 0);
+	ws_scan_finish(&a, &t);
+	cr_assert_float_eq(t.mean, 8.0 / 6.0, 1e-12);
+	cr_assert_float_eq(t.std, sqrt((1 + 4 + 9 + 16 + 0 + 4) / 6.0 - (8.0 / 6) * (8.0 / 6)), 1e-12);
+}
