@@ -6,12 +6,16 @@
  * most 16 KB, plus the rest of its header only when that is longer; a GGUF
  * file costs its metadata, fetched in doubling chunks until the parser no
  * longer runs past the prefix (WS_NEED_MORE); tensor data is never asked
- * for.  Every file of a round is fetched concurrently (one curl multi
- * handle), redirects are followed, 5xx, 429, timeouts and cut transfers are
- * retried with a doubling backoff a bounded number of times.  A server that
- * ignores Range (200 with the whole body) is refused unless the caller
- * allows a full download; even then only the bytes needed are kept and the
- * transfer stops once they are in and the size is known.
+ * for.  The files of a round are fetched concurrently (one curl multi
+ * handle) through a window of at most WINDOW requests, each made with its
+ * handle and buffer when it starts and released when it ends, so memory
+ * follows the window and the bytes received, not a declared count of
+ * shards or split parts.  Redirects are followed; 5xx, 429, timeouts and
+ * cut transfers are retried with a doubling backoff a bounded number of
+ * times.  A server that ignores Range (200 with the whole body) is refused
+ * unless the caller allows a full download; even then only the bytes
+ * needed are kept and the transfer stops once they are in and the size is
+ * known.
  *
  * The readers parse the fetched prefix as the file's mapping (map_len) and
  * check data ranges against the remote size, so a remote model is the same
@@ -93,6 +97,7 @@ ws_remote_load_config(ws_model *m, const char *url, ws_error *err)
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <time.h>
 
 #define CURL_FUNCS(X)                                                        \
@@ -109,21 +114,37 @@ static struct {
 #undef CURL_PTR_
 } curl_api;
 
-/* 0 when every function resolved; the handle stays open for the process. */
+/* Loaded and initialised once per process, whichever thread opens the
+ * first remote path: pthread_once orders the dlopen, the table's writes and
+ * curl_global_init (itself not thread-safe) before every later reader. */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static int curl_state; /* 1 ready, -1 no libcurl, -2 curl_global_init failed */
+
+static void
+curl_setup(void)
+{
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	int st = h ? 1 : -1;
+#define CURL_SYM_(fn)                                                        \
+	if (st == 1 && !(*(void **)&curl_api.fn = dlsym(h, #fn)))               \
+		st = -1;
+	CURL_FUNCS(CURL_SYM_)
+#undef CURL_SYM_
+	if (st == 1 && curl_api.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		st = -2;
+	curl_state = st;
+}
+
+/* 0 when libcurl is loaded and initialised; the handle stays open for the
+ * process. */
 static int
 curl_load(ws_error *err, const char *what)
 {
-	static int state; /* 0 unknown, 1 loaded, -1 failed */
-	if (state == 0) {
-		void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-		state = h ? 1 : -1;
-#define CURL_SYM_(fn)                                                        \
-		if (state == 1 && !(*(void **)&curl_api.fn = dlsym(h, #fn)))    \
-			state = -1;
-		CURL_FUNCS(CURL_SYM_)
-#undef CURL_SYM_
-	}
-	if (state < 0)
+	if (pthread_once(&curl_once, curl_setup) != 0)
+		return ws_err(err, WS_EXIT_INTERNAL, what, "cannot initialise libcurl");
+	if (curl_state == -2)
+		return ws_err(err, WS_EXIT_INTERNAL, what, "cannot initialise libcurl");
+	if (curl_state < 0)
 		return ws_err(err, WS_EXIT_INPUT, what,
 			      "remote paths need libcurl (libcurl.so.4), which could not be loaded");
 	return 0;
@@ -133,7 +154,6 @@ curl_load(ws_error *err, const char *what)
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
 #undef curl_multi_setopt
-#define curl_global_init (*curl_api.curl_global_init)
 #define curl_easy_init (*curl_api.curl_easy_init)
 #define curl_easy_setopt (*curl_api.curl_easy_setopt)
 #define curl_easy_getinfo (*curl_api.curl_easy_getinfo)
@@ -156,6 +176,8 @@ curl_load(ws_error *err, const char *what)
 #define GGUF_MAX_META (256ull << 20)     /* metadata we agree to fetch */
 #define MAX_JSON (64ull << 20)           /* config.json / index.json */
 #define MAX_PARALLEL 16L                 /* connections per host */
+#define WINDOW 64                        /* requests (handles, buffers) alive */
+#define MAX_SHARDS 100000                /* distinct shards an index may name */
 #define MAX_ATTEMPTS 4
 #define BACKOFF_MS 100                   /* 100, 200, 400 ms */
 #define CONNECT_TIMEOUT_S 15L
@@ -182,6 +204,8 @@ typedef struct req {
 	uint64_t start, len;       /* Range [start, start+len) */
 	bool whole;                /* a small file fetched whole (JSON) */
 	bool optional;             /* 404 means absent, not an error */
+	size_t item;               /* the producer's number for it */
+	bool busy;                 /* a window slot in use */
 	/* outcome */
 	uint8_t *buf;
 	uint64_t got, cap;         /* cap: bytes allocated in buf */
@@ -518,37 +542,78 @@ finish(req *r, CURLcode cc, ws_error *err)
 	return ws_err(err, WS_EXIT_INPUT, r->url, "unexpected HTTP status %ld", st);
 }
 
-/* Run every request concurrently; retries wait their backoff.  0 when all
- * are done (a missing optional one included), -1 at the first failure. */
-static int
-run_batch(req **rs, size_t n, ws_error *err)
-{
-	int rc = -1;
-	size_t pending = n;
-	CURLM *mh = curl_multi_init();
+/* Requests made one at a time by a producer, so that only a window of
+ * them (curl handles and buffers) exists at once, however many there are:
+ * memory follows the window and the bytes received, not a declared count. */
+typedef struct feed {
+	size_t n;          /* requests at most (sizes the window) */
+	const char *what;  /* named when the transfer engine fails */
+	/* Set up the next request in r with req_init: 1, or 0 when none is
+	 * left, or -1 (err set). */
+	int (*next)(void *ud, req *r, ws_error *err);
+	/* r is done: take what is wanted (r->buf may be taken); 0 or -1. */
+	int (*done)(void *ud, req *r, ws_error *err);
+	void *ud;
+} feed;
 
-	if (!n) {
-		curl_multi_cleanup(mh);
+static void
+slot_free(CURLM *mh, req *r)
+{
+	if (r->added)
+		curl_multi_remove_handle(mh, r->h);
+	r->added = false;
+	req_free(r);
+	r->busy = false;
+}
+
+/* Run the feed's requests, WINDOW at most at a time; retries wait their
+ * backoff.  0 when all are done (a missing optional one included), -1 at
+ * the first failure (the requests in flight are dropped). */
+static int
+run_feed(const feed *fd, ws_error *err)
+{
+	size_t win = fd->n < WINDOW ? fd->n : WINDOW, active = 0;
+	bool more = true;
+	int rc = -1;
+	if (!win)
 		return 0;
+	req *w = calloc(win, sizeof *w);
+	CURLM *mh = curl_multi_init();
+	if (!w || !mh) {
+		ws_err(err, WS_EXIT_INTERNAL, fd->what, "cannot start transfers");
+		goto out;
 	}
-	if (!mh)
-		return ws_err(err, WS_EXIT_INTERNAL, rs[0]->url, "cannot start transfers");
 	curl_multi_setopt(mh, CURLMOPT_MAX_HOST_CONNECTIONS, MAX_PARALLEL);
 	curl_multi_setopt(mh, CURLMOPT_MAX_TOTAL_CONNECTIONS, MAX_PARALLEL);
-	for (size_t i = 0; i < n; i++) {
-		if (req_setup(rs[i], err))
-			goto out;
-		rs[i]->attempts = 1;
-		if (curl_multi_add_handle(mh, rs[i]->h) != CURLM_OK) {
-			ws_err(err, WS_EXIT_INTERNAL, rs[i]->url, "cannot start a transfer");
-			goto out;
+	for (;;) {
+		/* a free slot starts the next request: handle and buffer now */
+		for (size_t s = 0; more && s < win; s++) {
+			req *r = &w[s];
+			if (r->busy)
+				continue;
+			int v = fd->next(fd->ud, r, err);
+			if (v < 0)
+				goto out;
+			if (v == 0) {
+				more = false;
+				break;
+			}
+			r->busy = true;
+			r->attempts = 1;
+			active++;
+			if (req_setup(r, err))
+				goto out;
+			if (curl_multi_add_handle(mh, r->h) != CURLM_OK) {
+				ws_err(err, WS_EXIT_INTERNAL, r->url, "cannot start a transfer");
+				goto out;
+			}
+			r->added = true;
 		}
-		rs[i]->added = true;
-	}
-	while (pending) {
-		int running = 0, q;
+		if (!active)
+			break;
+		int running = 0, q, wait_ms = 200;
 		if (curl_multi_perform(mh, &running) != CURLM_OK) {
-			ws_err(err, WS_EXIT_INTERNAL, rs[0]->url, "transfer engine failed");
+			ws_err(err, WS_EXIT_INTERNAL, fd->what, "transfer engine failed");
 			goto out;
 		}
 		CURLMsg *msg;
@@ -564,16 +629,24 @@ run_batch(req **rs, size_t n, ws_error *err)
 			int v = finish(r, cc, err);
 			if (v < 0)
 				goto out;
-			if (v == RETRY)
+			if (v == RETRY) {
 				r->retry_at = now_s() + BACKOFF_MS / 1000.0 * (double)(1 << (r->attempts - 1));
-			else
-				pending--;
+				continue;
+			}
+			/* the handle goes before done() may move the request */
+			curl_easy_cleanup(r->h);
+			r->h = NULL;
+			if (fd->done(fd->ud, r, err))
+				goto out;
+			slot_free(mh, r);
+			active--;
+			if (more)
+				wait_ms = 0;
 		}
 		double t = now_s();
-		int wait_ms = 200;
-		for (size_t i = 0; i < n; i++) {
-			req *r = rs[i];
-			if (r->retry_at == 0)
+		for (size_t s = 0; s < win; s++) {
+			req *r = &w[s];
+			if (!r->busy || r->retry_at == 0)
 				continue;
 			if (r->retry_at <= t) {
 				r->retry_at = 0;
@@ -589,21 +662,55 @@ run_batch(req **rs, size_t n, ws_error *err)
 				wait_ms = (int)((r->retry_at - t) * 1000) + 1;
 			}
 		}
-		if (pending && wait_ms)
+		if (active && wait_ms)
 			curl_multi_poll(mh, NULL, 0, wait_ms, NULL);
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < n; i++) {
-		if (rs[i]->added)
-			curl_multi_remove_handle(mh, rs[i]->h);
-		rs[i]->added = false;
-		if (rs[i]->h)
-			curl_easy_cleanup(rs[i]->h);
-		rs[i]->h = NULL;
-	}
-	curl_multi_cleanup(mh);
+	for (size_t s = 0; w && s < win; s++)
+		slot_free(mh, &w[s]);
+	if (mh)
+		curl_multi_cleanup(mh);
+	free(w);
 	return rc;
+}
+
+/* A few requests made beforehand (the first round's probes): each is moved
+ * into a slot to run and back when done, its outcome kept. */
+typedef struct list {
+	req *rs;
+	size_t n, pos;
+} list;
+
+static int
+list_next(void *ud, req *r, ws_error *err)
+{
+	list *l = ud;
+	(void)err;
+	if (l->pos == l->n)
+		return 0;
+	*r = l->rs[l->pos];
+	memset(&l->rs[l->pos], 0, sizeof *r);
+	r->item = l->pos++;
+	return 1;
+}
+
+static int
+list_done(void *ud, req *r, ws_error *err)
+{
+	list *l = ud;
+	(void)err;
+	l->rs[r->item] = *r;
+	memset(r, 0, sizeof *r);
+	return 0;
+}
+
+static int
+run_list(req *rs, size_t n, ws_error *err)
+{
+	list l = {rs, n, 0};
+	feed fd = {n, n ? rs[0].url : "", list_next, list_done, &l};
+	return run_feed(&fd, err);
 }
 
 /* ==== locations ==== */
@@ -751,12 +858,14 @@ rfiles_free(rfile *f, size_t n)
 	free(f);
 }
 
-/* Take a finished range request's bytes into a file (appended). */
+/* Take a finished range request's bytes into a file (appended).  The
+ * buffer was sized for the range asked for; what is kept is what came. */
 static int
 take(rfile *f, req *r, ws_error *err)
 {
 	if (!f->buf) {
-		f->buf = r->buf;
+		uint8_t *nb = realloc(r->buf, r->got ? (size_t)r->got : 1);
+		f->buf = nb ? nb : r->buf; /* a failed shrink keeps the larger one */
 		r->buf = NULL;
 		f->have = r->got;
 	} else {
@@ -772,41 +881,46 @@ take(rfile *f, req *r, ws_error *err)
 	return 0;
 }
 
+/* A round's producer: the files with want[i] > have, in order. */
+typedef struct rround {
+	const rctx *c;
+	const loc *l;
+	rfile *f;
+	const uint64_t *want;
+	size_t n, pos;
+} rround;
+
+static int
+round_next(void *ud, req *r, ws_error *err)
+{
+	rround *rd = ud;
+	while (rd->pos < rd->n && rd->want[rd->pos] <= rd->f[rd->pos].have)
+		rd->pos++;
+	if (rd->pos == rd->n)
+		return 0;
+	rfile *f = &rd->f[rd->pos];
+	if (req_init(r, rd->c, rd->l, f->name, false, f->have, rd->want[rd->pos] - f->have,
+		     false, err))
+		return -1;
+	r->item = rd->pos++;
+	return 1;
+}
+
+static int
+round_done(void *ud, req *r, ws_error *err)
+{
+	rround *rd = ud;
+	return take(&rd->f[r->item], r, err);
+}
+
 /* One round: for every file with want[i] > have, fetch [have, want). */
 static int
 fetch_round(const rctx *c, const loc *l, rfile *f, const uint64_t *want, size_t n,
 	    ws_error *err)
 {
-	req *rs = calloc(n ? n : 1, sizeof *rs);
-	req **rp = calloc(n ? n : 1, sizeof *rp);
-	size_t k = 0;
-	int rc = -1;
-	if (!rs || !rp) {
-		ws_err_oom(err, l->disp_dir);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (want[i] <= f[i].have)
-			continue;
-		if (req_init(&rs[k], c, l, f[i].name, false, f[i].have, want[i] - f[i].have,
-			     false, err))
-			goto out;
-		rp[k] = &rs[k];
-		k++;
-	}
-	if (run_batch(rp, k, err))
-		goto out;
-	k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (want[i] > f[i].have && take(&f[i], &rs[k++], err))
-			goto out;
-	rc = 0;
-out:
-	for (size_t i = 0; rs && i < n; i++)
-		req_free(&rs[i]);
-	free(rs);
-	free(rp);
-	return rc;
+	rround rd = {c, l, f, want, n, 0};
+	feed fd = {n, l->disp_dir, round_next, round_done, &rd};
+	return run_feed(&fd, err);
 }
 
 static uint64_t
@@ -980,12 +1094,16 @@ set_config(ws_model *m, req *r, const char *disp, ws_error *err)
 
 /* ==== what a PATH names ==== */
 
+/* NAME-#####-of-#####.gguf, by the rule of the local reader (src/gguf.c):
+ * a part number from 1 to the count, a count of 1 to 99999 (five digits);
+ * any other name is a single file.  The count comes from a name, not from
+ * bytes, so the set goes through the bounded window like an index. */
 static bool
 gguf_split_name(const char *name, size_t *prefix, unsigned *count)
 {
 	static const char pat[] = "-#####-of-#####.gguf";
 	size_t len = strlen(name), pl = sizeof pat - 1;
-	unsigned b = 0;
+	unsigned a = 0, b = 0;
 	if (len <= pl)
 		return false;
 	const char *s = name + len - pl;
@@ -993,15 +1111,71 @@ gguf_split_name(const char *name, size_t *prefix, unsigned *count)
 		if (pat[i] == '#') {
 			if (s[i] < '0' || s[i] > '9')
 				return false;
-			if (i > 6)
-				b = b * 10 + (unsigned)(s[i] - '0');
+			unsigned *d = i < 6 ? &a : &b;
+			*d = *d * 10 + (unsigned)(s[i] - '0');
 		} else if (s[i] != pat[i]) {
 			return false;
 		}
 	}
+	if (a == 0 || b == 0 || a > b)
+		return false;
 	*prefix = len - pl;
 	*count = b;
-	return b > 0;
+	return true;
+}
+
+/* A split set's first ranges, part after part.  The parts' records grow as
+ * their requests start, so a count only a name declares costs no more than
+ * the parts that answer plus the window: the first missing part ends it. */
+typedef struct split {
+	const rctx *c;
+	const loc *l;
+	const char *name;  /* the part named in the PATH */
+	size_t prefix;
+	unsigned count, started;
+	rfile *f;
+	size_t cap;        /* records allocated (zeroed past started) */
+} split;
+
+static int
+split_next(void *ud, req *r, ws_error *err)
+{
+	split *sp = ud;
+	if (sp->started == sp->count)
+		return 0;
+	if (sp->started == sp->cap) {
+		size_t nc = sp->cap ? sp->cap * 2 : WINDOW;
+		if (nc > sp->count)
+			nc = sp->count;
+		rfile *nf = realloc(sp->f, nc * sizeof *nf);
+		if (!nf)
+			return ws_err_oom(err, sp->l->disp_dir);
+		memset(nf + sp->cap, 0, (nc - sp->cap) * sizeof *nf);
+		sp->f = nf;
+		sp->cap = nc;
+	}
+	rfile *f = &sp->f[sp->started];
+	f->total = UNKNOWN;
+	if (asprintf(&f->name, "%.*s-%05u-of-%05u.gguf", (int)sp->prefix, sp->name,
+		     sp->started + 1, sp->count) < 0) {
+		f->name = NULL;
+		return ws_err_oom(err, sp->l->disp_dir);
+	}
+	if (asprintf(&f->disp, "%s%s", sp->l->disp_dir, f->name) < 0) {
+		f->disp = NULL;
+		return ws_err_oom(err, sp->l->disp_dir);
+	}
+	if (req_init(r, sp->c, sp->l, f->name, false, 0, GGUF_FIRST_RANGE, false, err))
+		return -1;
+	r->item = sp->started++;
+	return 1;
+}
+
+static int
+split_done(void *ud, req *r, ws_error *err)
+{
+	split *sp = ud;
+	return take(&sp->f[r->item], r, err);
 }
 
 static int
@@ -1012,26 +1186,12 @@ open_gguf(const rctx *c, ws_model *m, const loc *l, rfile *first, ws_error *err)
 	if (!gguf_split_name(first->name, &prefix, &count) || count == 1)
 		return load_gguf(c, m, l, first, 1, err);
 	/* the whole split set, whichever part was named */
-	char **names = calloc(count, sizeof *names);
-	rfile *f = NULL;
-	int rc = -1;
-	if (!names)
-		return ws_err_oom(err, first->disp);
-	for (unsigned i = 0; i < count; i++)
-		if (asprintf(&names[i], "%.*s-%05u-of-%05u.gguf", (int)prefix, first->name,
-			     i + 1, count) < 0) {
-			names[i] = NULL;
-			ws_err_oom(err, first->disp);
-			goto out;
-		}
-	f = rfiles_new(l, (const char *const *)names, count, err);
-	if (f)
-		rc = load_gguf(c, m, l, f, count, err);
-out:
-	for (unsigned i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
-	rfiles_free(f, count);
+	split sp = {c, l, first->name, prefix, count, 0, NULL, 0};
+	feed fd = {count, l->disp_dir, split_next, split_done, &sp};
+	int rc = run_feed(&fd, err);
+	if (!rc)
+		rc = load_gguf(c, m, l, sp.f, count, err);
+	rfiles_free(sp.f, sp.cap);
 	return rc;
 }
 
@@ -1053,6 +1213,12 @@ open_index(const rctx *c, ws_model *m, const loc *l, req *ir, const char *index_
 	size_t n;
 	if (ws_index_shards(idx, disp, &shards, &n, err))
 		return -1;
+	if (n > MAX_SHARDS) {
+		free(shards);
+		return ws_err(err, WS_EXIT_INPUT, disp,
+			      "weight_map names %zu distinct shards; more than %d are refused",
+			      n, MAX_SHARDS);
+	}
 	rfile *f = rfiles_new(l, shards, n, err);
 	free(shards);
 	if (!f)
@@ -1081,7 +1247,6 @@ open_loc(const rctx *c, ws_model *m, loc *l, bool want_config, ws_error *err)
 	const char *file = l->file;
 	bool folder = !file || !strcmp(file, "config.json") || ends_with(file, "/config.json");
 	req rs[3];
-	req *rp[3];
 	size_t n = 0;
 	int rc = -1;
 
@@ -1117,9 +1282,7 @@ open_loc(const rctx *c, ws_model *m, loc *l, bool want_config, ws_error *err)
 		if (req_init(&rs[n++], c, l, probes[1], false, 0, ST_FIRST_RANGE, true, err))
 			goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		rp[i] = &rs[i];
-	if (run_batch(rp, n, err))
+	if (run_list(rs, n, err))
 		goto out;
 
 	if (index && !rs[main_req].missing) {
@@ -1163,14 +1326,8 @@ ctx_init(rctx *c, const loc *l, bool allow_full, ws_error *err)
 {
 	memset(c, 0, sizeof *c);
 	c->allow_full = allow_full;
-	static bool inited;
-	if (!inited) {
-		if (curl_load(err, l->disp_dir))
-			return -1;
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return ws_err(err, WS_EXIT_INTERNAL, l->disp_dir, "cannot initialise libcurl");
-		inited = true;
-	}
+	if (curl_load(err, l->disp_dir))
+		return -1;
 	const char *tok = getenv("HF_TOKEN");
 	if (l->hub && tok && *tok) {
 		char *h = NULL;
@@ -1233,7 +1390,6 @@ ws_remote_load_config(ws_model *m, const char *path, ws_error *err)
 	loc l;
 	rctx c;
 	req r;
-	req *rp = &r;
 	int rc = -1;
 
 	memset(&r, 0, sizeof r);
@@ -1246,7 +1402,7 @@ ws_remote_load_config(ws_model *m, const char *path, ws_error *err)
 	if (ctx_init(&c, &l, false, err))
 		goto out0;
 	if (!req_init(&r, &c, &l, l.file, true, 0, MAX_JSON, false, err) &&
-	    !run_batch(&rp, 1, err))
+	    !run_list(&r, 1, err))
 		rc = set_config(m, &r, path, err);
 	req_free(&r);
 	curl_slist_free_all(c.auth);

@@ -5,12 +5,15 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
+#include "weightscan.h"
 #include "weightscan/remote.h"
 
 /* ==== the server ==== */
@@ -87,10 +91,10 @@ stop_server(server *s)
 	s->pid = 0;
 }
 
-/* Bytes the server has sent so far (its /__stats route, over a raw
- * loopback socket). */
+/* A counter of the server's /__stats route ("bytes " sent, "requests "
+ * served), asked over a raw loopback socket. */
 static unsigned long long
-bytes_sent(const server *s)
+server_stat(const server *s, const char *key)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
@@ -105,9 +109,21 @@ bytes_sent(const server *s)
 		n += (size_t)r;
 	buf[n] = '\0';
 	close(fd);
-	const char *b = strstr(buf, "bytes ");
-	cr_assert(b, "no stats in %s", buf);
-	return strtoull(b + 6, NULL, 10);
+	const char *b = strstr(buf, key);
+	cr_assert(b, "no %s in %s", key, buf);
+	return strtoull(b + strlen(key), NULL, 10);
+}
+
+static unsigned long long
+bytes_sent(const server *s)
+{
+	return server_stat(s, "bytes ");
+}
+
+static unsigned long long
+requests_served(const server *s)
+{
+	return server_stat(s, "requests ");
 }
 
 static char *
@@ -504,5 +520,343 @@ Test(remote, hf_paths_against_hf_endpoint)
 	stop_server(&s);
 	ws_rmtree(dir);
 	free(repo);
+	free(dir);
+}
+
+/* ==== bounded work for declared counts ==== */
+
+typedef struct measured {
+	int status;
+	long maxrss_kb;  /* the CLI process's peak resident set */
+	char *err;
+} measured;
+
+/* Run `weightscan CMD URL` with its peak RSS (wait4), stderr kept. */
+static measured
+run_measured(const char *cmd, const char *u)
+{
+	measured m = {0};
+	const char *bin = getenv("WS_BIN");
+	cr_assert(bin, "WS_BIN not set");
+	char *dir = ws_tmpdir(), *ep = ws_join(dir, "stderr");
+	int efd = open(ep, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	cr_assert(efd >= 0);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int dn = open("/dev/null", O_RDWR);
+		dup2(dn, 0);
+		dup2(dn, 1);
+		dup2(efd, 2);
+		execl(bin, bin, cmd, u, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	struct rusage ru;
+	cr_assert(wait4(pid, &st, 0, &ru) == pid);
+	m.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	m.maxrss_kb = ru.ru_maxrss;
+	off_t len = lseek(efd, 0, SEEK_END);
+	m.err = calloc(1, (size_t)len + 1);
+	cr_assert(m.err && pread(efd, m.err, (size_t)len, 0) == len);
+	close(efd);
+	ws_rmtree(dir);
+	free(ep);
+	free(dir);
+	return m;
+}
+
+/* DIR/model.safetensors.index.json naming `shards` distinct shards (one
+ * tensor each), none of which exists. */
+static void
+write_index(const char *dir, unsigned shards)
+{
+	char *p = ws_join(dir, "model.safetensors.index.json");
+	FILE *f = fopen(p, "w");
+	cr_assert(f);
+	fprintf(f, "{\"metadata\":{},\"weight_map\":{");
+	for (unsigned i = 0; i < shards; i++)
+		fprintf(f, "%s\"t%u.weight\":\"model-%06u.safetensors\"", i ? "," : "", i, i);
+	fprintf(f, "}}");
+	cr_assert(fclose(f) == 0);
+	free(p);
+}
+
+/* A 20,000-shard index whose shards are missing: before the fix every
+ * shard got a handle and a 16 KB buffer up front (343 MB RSS); now a
+ * window of 64 runs and the first 404 ends it. */
+Test(remote, index_20000_shards_bounded_memory)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *big = ws_join(dir, "big");
+	cr_assert(mkdir(big, 0755) == 0);
+	write_index(big, 20000);
+	server s = start_server(dir);
+	char *u = url(&s, "big/");
+	unsigned long long before = requests_served(&s);
+	measured m = run_measured("inspect", u);
+	unsigned long long reqs = requests_served(&s) - before;
+	cr_expect_eq(m.status, 3, "%d %s", m.status, m.err);
+	cr_expect(ws_contains(m.err, "not found (HTTP 404)"), "%s", m.err);
+	cr_expect(ws_contains(m.err, s.base), "%s", m.err);
+	cr_expect_lt(m.maxrss_kb, 96 * 1024, "peak RSS %ld KB", m.maxrss_kb);
+	/* config, index, probe, then at most one window of shards */
+	cr_expect_leq(reqs, 3 + 64, "%llu requests", reqs);
+	fprintf(stderr, "20,000-shard index: peak RSS %ld KB, %llu requests\n", m.maxrss_kb,
+		reqs);
+	free(m.err);
+	free(u);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(big);
+	free(dir);
+}
+
+Test(remote, index_shard_count_is_capped)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *over = ws_join(dir, "over"), *at = ws_join(dir, "at");
+	cr_assert(mkdir(over, 0755) == 0 && mkdir(at, 0755) == 0);
+	write_index(over, 100001);
+	write_index(at, 100000);
+	server s = start_server(dir);
+	char *u = url(&s, "over/model.safetensors.index.json");
+	unsigned long long before = requests_served(&s);
+	ws_run r = ws_run_cli("inspect", u, NULL);
+	unsigned long long reqs = requests_served(&s) - before;
+	cr_expect_eq(r.status, 3, "%d %s", r.status, r.err);
+	cr_expect(ws_contains(r.err, u), "error does not name the index: %s", r.err);
+	cr_expect(ws_contains(r.err, "100001 distinct shards"), "%s", r.err);
+	cr_expect_leq(reqs, 2, "shards were asked for: %llu requests", reqs); /* config, index */
+	ws_run_free(&r);
+	free(u);
+	/* the limit itself is allowed: the shards are asked for (and missing) */
+	u = url(&s, "at/model.safetensors.index.json");
+	r = ws_run_cli("inspect", u, NULL);
+	cr_expect_eq(r.status, 3, "%d %s", r.status, r.err);
+	cr_expect(ws_contains(r.err, "not found (HTTP 404)"), "%s", r.err);
+	ws_run_free(&r);
+	free(u);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(over);
+	free(at);
+	free(dir);
+}
+
+/* A shard with one F32[2] tensor; `pad` bytes of metadata make its header
+ * longer than the first 16 KB range. */
+static void
+write_shard(const char *dir, unsigned i, size_t pad)
+{
+	char name[64], *hdr = NULL;
+	snprintf(name, sizeof name, "s-%05u.safetensors", i);
+	int hl = asprintf(&hdr,
+			  "{\"__metadata__\":{\"pad\":\"%*s\"},\"layers.%u.weight\":{\"dtype\":"
+			  "\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+			  (int)pad, "", i);
+	cr_assert(hl > 0);
+	size_t padded = ((size_t)hl + 7) / 8 * 8;
+	size_t total = 8 + padded + 8;
+	uint8_t *b = calloc(1, total);
+	cr_assert(b);
+	uint64_t n = padded;
+	memcpy(b, &n, 8);
+	memset(b + 8, ' ', padded);
+	memcpy(b + 8, hdr, (size_t)hl);
+	float v[2] = {1.0f, 2.0f};
+	memcpy(b + 8 + padded, v, 8);
+	free(ws_write_file(dir, name, b, total));
+	free(b);
+	free(hdr);
+}
+
+/* More shards than the window, some with long headers (a second round):
+ * the remote report is the local one. */
+Test(remote, index_150_shards_through_the_window)
+{
+	NEED_REMOTE();
+	const unsigned n = 150;
+	char *dir = ws_tmpdir(), *many = ws_join(dir, "many");
+	cr_assert(mkdir(many, 0755) == 0);
+	char *ip = ws_join(many, "model.safetensors.index.json");
+	FILE *f = fopen(ip, "w");
+	cr_assert(f);
+	fprintf(f, "{\"metadata\":{},\"weight_map\":{");
+	for (unsigned i = 0; i < n; i++) {
+		write_shard(many, i, i % 7 == 0 ? 20000 : 16);
+		fprintf(f, "%s\"layers.%u.weight\":\"s-%05u.safetensors\"", i ? "," : "", i, i);
+	}
+	fprintf(f, "}}");
+	cr_assert(fclose(f) == 0);
+	server s = start_server(dir);
+	ws_run local = ws_run_cli("--json", "inspect", ip, NULL);
+	cr_assert_eq(local.status, 0, "%s", local.err);
+	cr_assert(ws_contains(local.out, "layers.149.weight") ||
+		  ws_contains(local.out, "\"tensor_count\":150"), "%.400s", local.out);
+	char *u = url(&s, "many/model.safetensors.index.json");
+	unsigned long long before = requests_served(&s);
+	ws_run remote = ws_run_cli("--json", "inspect", u, NULL);
+	unsigned long long reqs = requests_served(&s) - before;
+	expect_same(&local, &remote);
+	/* index, config, one range a shard, one more for the 22 long headers */
+	cr_expect_eq(reqs, 2 + n + 22, "%llu requests", reqs);
+	ws_run_free(&remote);
+	ws_run_free(&local);
+	free(u);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(ip);
+	free(many);
+	free(dir);
+}
+
+static void
+copy_file(const char *from, const char *to)
+{
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+	cr_assert(a && b, "%s -> %s", from, to);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+		cr_assert(fwrite(buf, 1, n, b) == n);
+	fclose(a);
+	cr_assert(fclose(b) == 0);
+}
+
+/* mkgguf's valid files in DIR/g. */
+static char *
+gguf_fixtures(const char *dir)
+{
+	char *g = ws_join(dir, "g");
+	cr_assert(mkdir(g, 0755) == 0);
+	const char *bin = getenv("WS_MKGGUF");
+	cr_assert(bin, "WS_MKGGUF not set");
+	char *const argv[] = {(char *)bin, "valid", g, NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	ws_run_free(&r);
+	return g;
+}
+
+/* The split count is read from the file name: 99,999 parts declared, one
+ * present.  Before the fix all 99,999 requests and 64 KB buffers were made
+ * at once (over 1.6 GB and still running after 30 s). */
+Test(remote, gguf_split_count_from_the_name_is_bounded)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *g = gguf_fixtures(dir);
+	char *src = ws_join(g, "tiny-llama.gguf"), *dst = ws_join(g, "x-00001-of-99999.gguf");
+	copy_file(src, dst);
+	server s = start_server(dir);
+	char *u = url(&s, "g/x-00001-of-99999.gguf");
+	unsigned long long before = requests_served(&s);
+	double t0 = now_s();
+	measured m = run_measured("inspect", u);
+	double secs = now_s() - t0;
+	unsigned long long reqs = requests_served(&s) - before;
+	cr_expect_eq(m.status, 3, "%d %s", m.status, m.err);
+	cr_expect(ws_contains(m.err, "-of-99999.gguf: not found (HTTP 404)"), "%s", m.err);
+	cr_expect_lt(m.maxrss_kb, 96 * 1024, "peak RSS %ld KB", m.maxrss_kb);
+	cr_expect_leq(reqs, 1 + 64 + 64, "%llu requests", reqs);
+	cr_expect_lt(secs, 10.0);
+	fprintf(stderr, "x-00001-of-99999.gguf: peak RSS %ld KB, %llu requests, %.3f s\n",
+		m.maxrss_kb, reqs, secs);
+	free(m.err);
+	free(u);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(src);
+	free(dst);
+	free(g);
+	free(dir);
+}
+
+/* Part numbers as the local reader takes them: past the count the name is
+ * a single file (no other part is asked for); a real set is one model. */
+Test(remote, gguf_split_names_as_local)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *g = gguf_fixtures(dir);
+	char *src = ws_join(g, "tiny-llama.gguf"), *dst = ws_join(g, "y-00003-of-00002.gguf");
+	copy_file(src, dst);
+	server s = start_server(dir);
+	static const char *const names[] = {"y-00003-of-00002.gguf",
+					    "tiny-split-00002-of-00003.gguf"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *lp = ws_join(g, names[i]), *rel = ws_join("g", names[i]);
+		char *u = url(&s, rel);
+		ws_run local = ws_run_cli("--json", "inspect", lp, NULL);
+		cr_expect_eq(local.status, 0, "%s: %s", names[i], local.err);
+		unsigned long long before = requests_served(&s);
+		ws_run remote = ws_run_cli("--json", "inspect", u, NULL);
+		unsigned long long reqs = requests_served(&s) - before;
+		expect_same(&local, &remote);
+		if (i == 0)
+			cr_expect_eq(reqs, 1, "%llu requests for a single small file", reqs);
+		else
+			cr_expect(ws_contains(remote.out, "tiny-split-00003-of-00003.gguf"), "%s",
+				  remote.out);
+		ws_run_free(&remote);
+		ws_run_free(&local);
+		free(u);
+		free(rel);
+		free(lp);
+	}
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(src);
+	free(dst);
+	free(g);
+	free(dir);
+}
+
+/* A library caller opening remote paths from several threads at once:
+ * the one-time libcurl setup runs once, whichever thread comes first. */
+typedef struct opener {
+	const char *url;
+	int rc;
+	uint64_t n_tensors;
+	ws_error err;
+} opener;
+
+static void *
+open_remote(void *arg)
+{
+	opener *o = arg;
+	ws_model *m = NULL;
+	o->rc = ws_model_open(o->url, NULL, &m, &o->err);
+	if (m)
+		o->n_tensors = m->n_tensors;
+	ws_model_free(m);
+	return NULL;
+}
+
+Test(remote, threads_open_remote_paths_at_once)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *tiny = ws_join(dir, "tiny");
+	ws_mkfixture("tiny", tiny, NULL);
+	server s = start_server(dir);
+	char *u = url(&s, "tiny/model.safetensors");
+	enum { N = 8 };
+	pthread_t th[N];
+	opener o[N];
+	memset(o, 0, sizeof o);
+	for (int i = 0; i < N; i++) {
+		o[i].url = u;
+		cr_assert(pthread_create(&th[i], NULL, open_remote, &o[i]) == 0);
+	}
+	for (int i = 0; i < N; i++)
+		cr_assert(pthread_join(th[i], NULL) == 0);
+	for (int i = 0; i < N; i++) {
+		cr_expect_eq(o[i].rc, 0, "thread %d: %s: %s", i, o[i].err.file, o[i].err.message);
+		cr_expect_gt(o[i].n_tensors, 0);
+		cr_expect_eq(o[i].n_tensors, o[0].n_tensors);
+	}
+	free(u);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(tiny);
 	free(dir);
 }
