@@ -53,8 +53,10 @@ Test(review, index_findings_are_capped)
 	char *dir = ws_tmpdir();
 	write_shard(dir, "model-1.safetensors", "t", 2000);
 	/* the index knows none of them and names 2000 others */
-	FILE *f = fopen(ws_join(dir, "model.safetensors.index.json"), "w");
+	char *ip = ws_join(dir, "model.safetensors.index.json");
+	FILE *f = fopen(ip, "w");
 	cr_assert(f);
+	free(ip);
 	fputs("{\"weight_map\":{", f);
 	for (int i = 0; i < 2000; i++)
 		fprintf(f, "%s\"u%d\":\"model-1.safetensors\"", i ? "," : "", i);
