@@ -394,6 +394,8 @@ run_pty(const char *env, const char *a1, const char *a2, const char *a3)
 
 Test(color, only_on_a_terminal_and_never_with_no_color)
 {
+	if (!ws_have_pty())
+		cr_skip_test("no pseudo-terminal here (/dev/pts not mounted)");
 	char *tmp = ws_tmpdir();
 	tiny_model(tmp, "bad", true);
 	char *dir = ws_join(tmp, "bad");

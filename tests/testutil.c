@@ -190,3 +190,18 @@ ws_contains(const char *haystack, const char *needle)
 {
 	return haystack && strstr(haystack, needle) != NULL;
 }
+
+bool
+ws_have_pty(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0)
+		return false;
+	bool ok = grantpt(m) == 0 && unlockpt(m) == 0;
+	const char *name = ok ? ptsname(m) : NULL;
+	int s = name ? open(name, O_RDWR | O_NOCTTY) : -1;
+	if (s >= 0)
+		close(s);
+	close(m);
+	return s >= 0;
+}

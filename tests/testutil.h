@@ -30,6 +30,9 @@ char *ws_write_file(const char *dir, const char *name, const void *data, size_t 
 void ws_mkfixture(const char *arg0, ...) __attribute__((sentinel));
 /* Join two path parts (malloc'd). */
 char *ws_join(const char *a, const char *b);
+/* Can a pseudo-terminal be opened here?  (Not in a chroot without
+ * /dev/pts: tests that need one skip themselves.) */
+bool ws_have_pty(void);
 /* Does haystack contain needle? */
 bool ws_contains(const char *haystack, const char *needle);
 
