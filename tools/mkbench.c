@@ -27,17 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("mkbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "gen.h"
 
 /* ==== growable byte buffer ==== */
 
@@ -81,34 +71,12 @@ putle(buf *b, uint64_t v, unsigned n)
 	put(b, t, n);
 }
 
-static void
-write_all(int fd, const void *p, size_t len, const char *what)
-{
-	const char *c = p;
-	while (len) {
-		ssize_t n = write(fd, c, len);
-		if (n <= 0)
-			die("write %s: %s", what, strerror(errno));
-		c += n;
-		len -= (size_t)n;
-	}
-}
-
-static int
-create(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		die("open %s: %s", path, strerror(errno));
-	return fd;
-}
-
 /* Header bytes, then `data` bytes of hole: files as large as the real
  * checkpoint that cost no disk. */
 static void
 write_sparse(const char *path, const buf *head, uint64_t data)
 {
-	int fd = create(path);
+	int fd = create_file(path);
 	write_all(fd, head->p, head->len, path);
 	if (ftruncate(fd, (off_t)(head->len + data)) != 0)
 		die("truncate %s: %s", path, strerror(errno));
@@ -212,7 +180,7 @@ cmd_dense(const char *dir, uint64_t shards, uint64_t mib)
 		}
 		put(&j, "}", 1);
 		st_frame(&out, &j);
-		int fd = create(path);
+		int fd = create_file(path);
 		write_all(fd, out.p, out.len, path);
 		for (uint64_t i = a; i < b; i++) {
 			fill(data, tensor_bytes / 8, &state);
@@ -225,7 +193,7 @@ cmd_dense(const char *dir, uint64_t shards, uint64_t mib)
 	put(&idx, "}}\n", 3);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
-	int fd = create(path);
+	int fd = create_file(path);
 	write_all(fd, idx.p, idx.len, path);
 	close(fd);
 	free(idx.p);

@@ -25,17 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("mkfixture: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "gen.h"
 
 static char *
 path_in(const char *dir, const char *name)
@@ -44,19 +34,6 @@ path_in(const char *dir, const char *name)
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		die("out of memory");
 	return p;
-}
-
-static void
-write_all(int fd, const void *buf, size_t len, const char *what)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n <= 0)
-			die("write %s: %s", what, strerror(errno));
-		p += n;
-		len -= (size_t)n;
-	}
 }
 
 static void

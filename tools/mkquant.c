@@ -24,26 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("mkquant: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		die("out of memory");
-	return p;
-}
+#include "gen.h"
 
 /* ==== tensor list ==== */
 
@@ -438,19 +419,6 @@ static const char cfg_gptoss_20b[] =
 	"\"transformers_version\":\"4.55.0.dev0\",\"use_cache\":true,\"vocab_size\":201088}\n";
 
 /* ==== files ==== */
-
-static void
-write_all(int fd, const void *buf, size_t len, const char *what)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n <= 0)
-			die("write %s: %s", what, strerror(errno));
-		p += n;
-		len -= (size_t)n;
-	}
-}
 
 static void
 write_text(const char *dir, const char *name, const char *s)
