@@ -17,6 +17,13 @@ int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
  * the bytes in hand avoids growing the array (0, or -1 on OOM). */
 int ws_model_reserve_tensors(ws_model *m, uint64_t n);
 
+/* Tensor indices sorted by name (malloc'd, n_tensors entries; NULL on
+ * OOM), and the index of the tensor named name[0..len) through such an
+ * order, or -1. */
+uint64_t *ws_model_name_order(const ws_model *m);
+int64_t ws_model_find_tensor(const ws_model *m, const uint64_t *order, const char *name,
+			     size_t len);
+
 /* Open a file O_RDONLY into m->files without mapping it (index or -1). */
 int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */

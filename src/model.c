@@ -247,6 +247,57 @@ ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
 	return (int)m->n_files++;
 }
 
+/* ==== tensors by name ==== */
+
+static int
+cmp_tensor_name(const ws_tensor *t, const char *name, size_t len)
+{
+	size_t n = t->name_len < len ? t->name_len : len;
+	int c = memcmp(t->name, name, n);
+	if (c)
+		return c;
+	return t->name_len < len ? -1 : t->name_len > len;
+}
+
+/* qsort_r comparator; the model is the context, so concurrent callers
+ * share no state. */
+static int
+cmp_order(const void *x, const void *y, void *ctx)
+{
+	const ws_model *m = ctx;
+	const ws_tensor *b = &m->tensors[*(const uint64_t *)y];
+	return cmp_tensor_name(&m->tensors[*(const uint64_t *)x], b->name, b->name_len);
+}
+
+uint64_t *
+ws_model_name_order(const ws_model *m)
+{
+	uint64_t *order = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *order);
+	if (!order)
+		return NULL;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		order[i] = i;
+	qsort_r(order, (size_t)m->n_tensors, sizeof *order, cmp_order, (void *)m);
+	return order;
+}
+
+int64_t
+ws_model_find_tensor(const ws_model *m, const uint64_t *order, const char *name, size_t len)
+{
+	size_t lo = 0, hi = (size_t)m->n_tensors;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_tensor_name(&m->tensors[order[mid]], name, len);
+		if (!c)
+			return (int64_t)order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 /* ==== findings ==== */
 
 int

@@ -172,41 +172,6 @@ ws_model_set_config(ws_model *m, cJSON *c, const char *config_path, ws_error *er
 
 /* ==== index.json ==== */
 
-static int
-cmp_name_idx(const void *a, const void *b, void *ctx)
-{
-	const ws_model *m = ctx;
-	const ws_tensor *x = &m->tensors[*(const uint64_t *)a];
-	const ws_tensor *y = &m->tensors[*(const uint64_t *)b];
-	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int c = memcmp(x->name, y->name, n);
-	if (c)
-		return c;
-	return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
-}
-
-/* Index of the tensor named `name`, or -1 (binary search on order[]). */
-static int64_t
-find_tensor(const ws_model *m, const uint64_t *order, const char *name, size_t len)
-{
-	size_t lo = 0, hi = m->n_tensors;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const ws_tensor *t = &m->tensors[order[mid]];
-		size_t n = t->name_len < len ? t->name_len : len;
-		int c = memcmp(t->name, name, n);
-		if (!c)
-			c = t->name_len < len ? -1 : t->name_len > len;
-		if (!c)
-			return (int64_t)order[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /* A shard name must stay inside the index's folder. */
 static bool
 safe_relative(const char *s)
@@ -346,14 +311,11 @@ ws_index_check(ws_model *m, ws_error *err)
 		}
 
 	/* cross-check the map against the headers, in O(n log n) */
-	order = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *order);
+	order = ws_model_name_order(m);
 	if (!order) {
 		ws_err_oom(err, index_path);
 		goto out;
 	}
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		order[i] = i;
-	qsort_r(order, m->n_tensors, sizeof *order, cmp_name_idx, m);
 	for (uint64_t i = 1; i < m->n_tensors; i++) {
 		const ws_tensor *a = &m->tensors[order[i - 1]], *b = &m->tensors[order[i]];
 		if (a->name_len == b->name_len && !memcmp(a->name, b->name, a->name_len)) {
@@ -369,7 +331,7 @@ ws_index_check(ws_model *m, ws_error *err)
 	 * 100k entries stays a readable report */
 	uint64_t mismatches = 0;
 	for (const cJSON *e = wm->child; e; e = e->next) {
-		int64_t ti = find_tensor(m, order, e->string, strlen(e->string));
+		int64_t ti = ws_model_find_tensor(m, order, e->string, strlen(e->string));
 		char *esc = ws_escape_text(e->string, strlen(e->string));
 		if (!esc) {
 			ws_err_oom(err, index_path);

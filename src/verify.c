@@ -204,49 +204,6 @@ count(ws_verify_result *r)
 
 /* ==== manifests ==== */
 
-typedef struct tindex {
-	const ws_model *m;
-	uint64_t *idx;          /* tensors sorted by name */
-} tindex;
-
-static int
-cmp_name(const ws_tensor *a, const char *name, size_t len)
-{
-	size_t n = a->name_len < len ? a->name_len : len;
-	int c = memcmp(a->name, name, n);
-	if (c)
-		return c;
-	return a->name_len < len ? -1 : a->name_len > len;
-}
-
-/* qsort_r comparator; ctx is the model, so concurrent verifies share no
- * state. */
-static int
-cmp_tensor_name(const void *x, const void *y, void *ctx)
-{
-	const ws_model *m = ctx;
-	const ws_tensor *b = &m->tensors[*(const uint64_t *)y];
-	return cmp_name(&m->tensors[*(const uint64_t *)x], b->name, b->name_len);
-}
-
-static const ws_tensor *
-tindex_find(const tindex *t, const char *name, size_t len)
-{
-	size_t lo = 0, hi = (size_t)t->m->n_tensors;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const ws_tensor *x = &t->m->tensors[t->idx[mid]];
-		int c = cmp_name(x, name, len);
-		if (c == 0)
-			return x;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static bool
 ends_with(const char *s, size_t n, const char *sfx)
 {
@@ -301,7 +258,7 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 	ws_error merr = {0};
 	char *model_err = NULL;
 	bool model_tried = false;
-	tindex ti = {0};
+	uint64_t *order = NULL;  /* the model's tensors by name */
 	if (ws_remote_needs_data(path, "verify", err))
 		return -1;
 	int rc = -1;
@@ -365,17 +322,12 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 				if (!(model_err = fmt_error(&merr)))
 					goto oom;
 			} else {
-				ti.m = model;
-				ti.idx = malloc((model->n_tensors ? model->n_tensors : 1) * sizeof *ti.idx);
-				if (!ti.idx)
+				if (!(order = ws_model_name_order(model)))
 					goto oom;
-				for (uint64_t t = 0; t < model->n_tensors; t++)
-					ti.idx[t] = t;
-				qsort_r(ti.idx, (size_t)model->n_tensors, sizeof *ti.idx,
-					cmp_tensor_name, (void *)model);
 			}
 		}
-		const ws_tensor *t = model ? tindex_find(&ti, e->name, e->name_len) : NULL;
+		int64_t ti = model ? ws_model_find_tensor(model, order, e->name, e->name_len) : -1;
+		const ws_tensor *t = ti >= 0 ? &model->tensors[ti] : NULL;
 		if (!t) {
 			int st = o->ignore_missing ? WS_VERIFY_IGNORED : WS_VERIFY_MISSING;
 			set_state(r, it, st, model ? dupf("no such tensor in the model in %s", mbase)
@@ -407,7 +359,7 @@ done:
 		ws_verify_result_free(r);
 	plist_free(&l);
 	ws_manifest_free(&man);
-	free(ti.idx);
+	free(order);
 	ws_model_free(model);
 	free(model_err);
 	free(mbase);
