@@ -1054,11 +1054,13 @@ shape_of(const ws_tensor *t, uint32_t *n)
 	return t->logical_shape ? t->logical_shape : t->shape;
 }
 
+/* Experts past the first repeat its names with another index: skipping
+ * them makes this O(layers), not O(layers x experts), on a MoE. */
 static bool
 has_name(const ws_model *m, const char *needle)
 {
 	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (strstr(m->tensors[i].name, needle))
+		if (m->tensors[i].expert < 1 && strstr(m->tensors[i].name, needle))
 			return true;
 	return false;
 }

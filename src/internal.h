@@ -28,6 +28,17 @@ int64_t ws_model_find_tensor(const ws_model *m, const uint64_t *order, const cha
 int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */
 int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
+/* Exactly len bytes at off, or an error naming the offset reached. */
+int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *err);
+/* Headers up to this size are read into a copy instead of mapped: for a
+ * 191-shard checkpoint of ~700-byte headers, mmap + fault + munmap per shard
+ * cost more than all the parsing (tools/bench). Larger ones are mapped. */
+#define WS_HEADER_READ_MAX (64u << 10)
+/* f->map = the first len bytes (clamped to the size): have[0..have_len)
+ * already read from offset 0, the rest read with pread; mapped instead
+ * when len > WS_HEADER_READ_MAX. */
+int ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t have_len,
+			ws_error *err);
 
 /* Not-a-weight-file diagnosis: when the first bytes of a file are an LFS
  * pointer, an HTML/JSON page, a pickle/zip or nothing, set err (exit 3)
@@ -52,6 +63,11 @@ typedef struct ws_strset {
 } ws_strset;
 /* 1 = inserted, 0 = already present, -1 = OOM. */
 int ws_strset_add(ws_strset *s, const char *key, size_t len);
+/* The same in steps, for large sets: hash a key and start fetching its
+ * slot, do other work while that cache miss resolves, then add. */
+uint32_t ws_strset_hash(const char *key, size_t len);
+void ws_strset_prefetch(const ws_strset *s, uint32_t hash);
+int ws_strset_add_hashed(ws_strset *s, const char *key, size_t len, uint32_t hash);
 bool ws_strset_has(const ws_strset *s, const char *key, size_t len);
 /* Room for n keys without rehashing (0, or -1 on OOM). */
 int ws_strset_reserve(ws_strset *s, size_t n);

@@ -210,6 +210,47 @@ ws_file_map(ws_file *f, uint64_t len, ws_error *err)
 }
 
 int
+ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *err)
+{
+	for (size_t got = 0; got < len;) {
+		ssize_t r = pread(f->fd, (char *)buf + got, len - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ws_err_at(err, f->path, off + got, "cannot read: %s", strerror(errno));
+		if (r == 0)
+			return ws_err_at(err, f->path, off + got, "short read (file shrank?)");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int
+ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t have_len,
+		    ws_error *err)
+{
+	if (len > f->size)
+		len = f->size;
+	if (!len || f->map)
+		return 0;
+	if (len > WS_HEADER_READ_MAX)
+		return ws_file_map(f, len, err);
+	uint8_t *buf = malloc((size_t)len);
+	if (!buf)
+		return ws_err_oom(err, f->path);
+	size_t got = have_len < len ? have_len : (size_t)len;
+	memcpy(buf, have, got);
+	if (ws_file_pread(f, buf + got, (size_t)len - got, got, err)) {
+		free(buf);
+		return -1;
+	}
+	f->map = buf;
+	f->map_len = len;
+	f->map_copied = true;
+	return 0;
+}
+
+int
 ws_model_add_file(ws_model *m, const char *path, ws_error *err)
 {
 	int idx = ws_model_open_file(m, path, err);
@@ -243,6 +284,7 @@ ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
 	}
 	f->map = buf;
 	f->map_len = len;
+	f->map_copied = true;
 	f->size = size;
 	return (int)m->n_files++;
 }
@@ -351,10 +393,10 @@ ws_model_free(ws_model *m)
 		return;
 	for (uint32_t i = 0; i < m->n_files; i++) {
 		ws_file *f = &m->files[i];
-		if (f->map && f->fd >= 0)
+		if (f->map_copied)
+			free((void *)f->map);
+		else if (f->map)
 			munmap((void *)f->map, (size_t)f->map_len);
-		else
-			free((void *)f->map); /* a remote file's fetched prefix */
 		if (f->fd >= 0)
 			close(f->fd);
 		free(f->path);

@@ -644,21 +644,14 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 					  msg_name(s->sv, kl, nbuf, sizeof nbuf));
 				goto out;
 			}
+			/* the set's slot is a cache miss on a large header: start
+			 * it now, look it up after the value is parsed */
+			uint32_t hash = ws_strset_hash(s->sv, kl);
+			ws_strset_prefetch(&names, hash);
 			char *name = ws_model_strndup(s->m, s->sv, kl);
 			ws_tensor *t = ws_model_push_tensor(s->m);
 			if (!name || !t) {
 				ws_err_oom(s->err, s->file);
-				goto out;
-			}
-			int added = ws_strset_add(&names, name, kl);
-			if (added < 0) {
-				ws_err_oom(s->err, s->file);
-				goto out;
-			}
-			if (added == 0) {
-				ws_err_at(s->err, s->file, key_at,
-					  "duplicate tensor name '%s'",
-					  msg_name(name, kl, nbuf, sizeof nbuf));
 				goto out;
 			}
 			t->name = name;
@@ -678,6 +671,17 @@ scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
 			e->tensor = s->m->n_tensors - 1;
 			if (expect(s, ':') || scan_tensor(s, t, e))
 				goto out;
+			int added = ws_strset_add_hashed(&names, name, kl, hash);
+			if (added < 0) {
+				ws_err_oom(s->err, s->file);
+				goto out;
+			}
+			if (added == 0) {
+				ws_err_at(s->err, s->file, key_at,
+					  "duplicate tensor name '%s'",
+					  msg_name(name, kl, nbuf, sizeof nbuf));
+				goto out;
+			}
 		} while (accept(s, ','));
 		if (expect(s, '}'))
 			goto out;
@@ -710,17 +714,21 @@ ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
 	if (idx < 0)
 		return -1;
 	ws_file *f = &m->files[idx];
-	/* Map only the header: the length says how much of the file it is. */
-	uint8_t h8[8];
+	/* One read gets the length and, usually, the whole header; the length
+	 * says how much of the file to keep (read or, if large, mapped). */
+	uint8_t head[SNIFF_BYTES];
 	uint64_t want = f->size < SNIFF_BYTES ? f->size : SNIFF_BYTES;
-	if (f->size >= 8 && pread(f->fd, h8, 8, 0) == 8) {
+	size_t got = (size_t)want;
+	if (ws_file_pread(f, head, got, 0, err))
+		return -1;
+	if (got >= 8) {
 		uint64_t n = 0;
 		for (int i = 7; i >= 0; i--)
-			n = n << 8 | h8[i];
+			n = n << 8 | head[i];
 		if (n <= ST_MAX_HEADER && 8 + n <= f->size)
 			want = 8 + n;
 	}
-	if (ws_file_map(f, want, err))
+	if (ws_file_load_prefix(f, want, head, got, err))
 		return -1;
 	return ws_safetensors_parse(m, (uint32_t)idx, err);
 }
@@ -777,7 +785,10 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 	f->tensor_count = count;
 
 	/* Readers must sort by offsets: header order carries no meaning. */
-	if (count)
+	bool sorted = true; /* writers store them in order: skip the sort */
+	for (size_t i = 1; i < count && sorted; i++)
+		sorted = cmp_entry(&entries[i - 1], &entries[i]) <= 0;
+	if (!sorted)
 		qsort(entries, count, sizeof *entries, cmp_entry);
 	uint64_t data_len = size - (8 + n), running = 0;
 	for (size_t i = 0; i < count; i++) {

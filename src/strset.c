@@ -83,18 +83,30 @@ ws_strset_reserve(ws_strset *s, size_t n)
 	return cap > s->cap && !rehash_to(s, cap) ? -1 : 0;
 }
 
+uint32_t
+ws_strset_hash(const char *key, size_t len)
+{
+	return hash32(key ? key : "", len);
+}
+
+void
+ws_strset_prefetch(const ws_strset *s, uint32_t hash)
+{
+	if (s->cap)
+		__builtin_prefetch(&s->slots[(size_t)hash & (s->cap - 1)]);
+}
+
 int
-ws_strset_add(ws_strset *s, const char *key, size_t len)
+ws_strset_add_hashed(ws_strset *s, const char *key, size_t len, uint32_t h)
 {
 	/* An empty key still needs a non-NULL pointer to mark the slot used. */
 	static const char empty[1] = "";
 	if (!key)
 		key = empty;
-	if ((s->n + 1) * 2 > s->cap && !rehash(s))
-		return -1;
 	if (len > UINT32_MAX)
 		return -1;
-	uint32_t h = hash32(key, len);
+	if ((s->n + 1) * 2 > s->cap && !rehash(s))
+		return -1;
 	bool found;
 	size_t i = find_slot(s->slots, s->cap, key, len, h, &found);
 	if (found)
@@ -102,6 +114,12 @@ ws_strset_add(ws_strset *s, const char *key, size_t len)
 	s->slots[i] = (struct ws_strset_slot){key, (uint32_t)len, h};
 	s->n++;
 	return 1;
+}
+
+int
+ws_strset_add(ws_strset *s, const char *key, size_t len)
+{
+	return ws_strset_add_hashed(s, key, len, ws_strset_hash(key, len));
 }
 
 bool

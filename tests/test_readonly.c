@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "testutil.h"
 #include "weightscan.h"
 #include "weightscan/hash.h"
@@ -33,23 +34,56 @@ map_perms(const void *addr, char out[5])
 	fclose(f);
 }
 
-Test(readonly, descriptors_and_mappings_are_read_only)
+/* Every file O_RDONLY; a header over WS_HEADER_READ_MAX is a private
+ * read-only mapping, a smaller one a copy read with pread; returns how
+ * many headers were mapped. */
+static unsigned
+check_files(const char *path)
 {
-	char *tiny = ws_testdata_path("tiny-llama");
 	ws_model *m;
 	ws_error err = {0};
-	cr_assert_eq(ws_model_open(tiny, NULL, &m, &err), 0, "%s", err.message);
+	unsigned mapped = 0;
+	cr_assert_eq(ws_model_open(path, NULL, &m, &err), 0, "%s", err.message);
 	for (uint32_t i = 0; i < m->n_files; i++) {
-		int fl = fcntl(m->files[i].fd, F_GETFL);
+		const ws_file *f = &m->files[i];
+		int fl = fcntl(f->fd, F_GETFL);
 		cr_expect_eq(fl & O_ACCMODE, O_RDONLY, "file %u not O_RDONLY", i);
+		cr_expect_eq(f->map_copied, f->map_len <= WS_HEADER_READ_MAX,
+			     "a %llu-byte header %s", (unsigned long long)f->map_len,
+			     f->map_copied ? "was copied" : "was mapped");
+		if (f->map_copied)
+			continue;
 		char perms[5];
-		map_perms(m->files[i].map, perms);
+		map_perms(f->map, perms);
 		cr_expect_eq(perms[0], 'r');
 		cr_expect_eq(perms[1], '-', "mapping is writable: %s", perms);
 		cr_expect_eq(perms[3], 'p', "mapping is shared: %s", perms);
+		mapped++;
 	}
 	ws_model_free(m);
+	return mapped;
+}
+
+Test(readonly, descriptors_and_mappings_are_read_only)
+{
+	char *tiny = ws_testdata_path("tiny-llama");
+	cr_expect_eq(check_files(tiny), 0, "a small header is read, not mapped");
 	free(tiny);
+
+	/* 1,200 layers of a tiny Llama: a header of over 100 KB is mapped */
+	char *dir = ws_tmpdir();
+	static const char cfg[] =
+		"{\"architectures\":[\"LlamaForCausalLM\"],\"model_type\":\"llama\","
+		"\"vocab_size\":16,\"hidden_size\":8,\"intermediate_size\":8,"
+		"\"num_hidden_layers\":1200,\"num_attention_heads\":2,"
+		"\"num_key_value_heads\":1,\"tie_word_embeddings\":true}";
+	char *cp = ws_write_file(dir, "config.json", cfg, sizeof cfg - 1);
+	char *out = ws_join(dir, "deep");
+	ws_mkfixture("sparse", out, cp, NULL);
+	cr_expect_eq(check_files(out), 1, "the large header is mapped");
+	free(out);
+	free(cp);
+	free(dir);
 }
 
 static char *

@@ -121,8 +121,11 @@ typedef struct ws_file {
 	char *path;            /* path as opened */
 	int fd;                /* O_RDONLY; data is read with pread; -1 for a
 				* remote file (map: its fetched header) */
-	const uint8_t *map;    /* PROT_READ mapping of the header part */
+	const uint8_t *map;    /* the header part: a PROT_READ mapping, or a
+				* malloc'd copy when map_copied */
 	uint64_t map_len;
+	bool map_copied;       /* map was read (a small header, a remote
+				* prefix), not mapped: ws_model_free frees it */
 	uint64_t size;         /* st_size when opened */
 	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
 	uint64_t data_start;   /* absolute offset of the data section */
