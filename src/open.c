@@ -331,26 +331,28 @@ ws_index_check(ws_model *m, ws_error *err)
 	 * 100k entries stays a readable report */
 	uint64_t mismatches = 0;
 	for (const cJSON *e = wm->child; e; e = e->next) {
-		int64_t ti = ws_model_find_tensor(m, order, e->string, strlen(e->string));
-		char *esc = ws_escape_text(e->string, strlen(e->string));
+		size_t len = strlen(e->string);
+		int64_t ti = ws_model_find_tensor(m, order, e->string, len);
+		const char *fp = ti < 0 ? NULL : m->files[m->tensors[ti].file].path;
+		if (fp && names_file(fp, e->valuestring))
+			continue;
+		if (mismatches++ >= INDEX_FINDING_CAP)
+			continue;
+		char *esc = ws_escape_text(e->string, len);
 		if (!esc) {
 			ws_err_oom(err, index_path);
 			goto out;
 		}
-		if (ti < 0) {
-			if (mismatches++ < INDEX_FINDING_CAP)
-				ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-						     false, 0, 0,
-						     "index.json maps '%s' to %s, which does not hold it",
-						     esc, e->valuestring);
-		} else {
-			const char *fp = m->files[m->tensors[ti].file].path;
-			if (!names_file(fp, e->valuestring) && mismatches++ < INDEX_FINDING_CAP)
-				ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-						     false, 0, 0,
-						     "index.json maps '%s' to %s, but it is stored in %s",
-						     esc, e->valuestring, fp);
-		}
+		if (!fp)
+			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+					     false, 0, 0,
+					     "index.json maps '%s' to %s, which does not hold it",
+					     esc, e->valuestring);
+		else
+			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+					     false, 0, 0,
+					     "index.json maps '%s' to %s, but it is stored in %s",
+					     esc, e->valuestring, fp);
 		free(esc);
 	}
 	uint64_t data_bytes = 0;
@@ -396,46 +398,71 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names in dir ending with suffix (malloc'd array of malloc'd). */
+/* Names in a folder: `owned` lists own their strings, filtered ones borrow. */
+typedef struct name_list {
+	char **v;
+	size_t n;
+} name_list;
+
+static void
+free_names(name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Every name in dir but dot files, sorted (read once: a 191-shard folder
+ * is one getdents, not one per suffix asked about). */
 static int
-list_dir(const char *dir, const char *suffix, char ***out, size_t *n, ws_error *err)
+list_dir(const char *dir, name_list *out, ws_error *err)
 {
 	DIR *d = opendir(dir);
-	*out = NULL;
-	*n = 0;
-	if (!d)
-		return ws_err(err, WS_EXIT_INPUT, dir, "cannot read folder: %s", strerror(errno));
 	size_t cap = 0;
 	struct dirent *e;
+
+	out->v = NULL;
+	out->n = 0;
+	if (!d)
+		return ws_err(err, WS_EXIT_INPUT, dir, "cannot read folder: %s", strerror(errno));
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !ends_with(e->d_name, suffix))
+		if (e->d_name[0] == '.')
 			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nv = realloc(*out, cap * sizeof *nv);
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **nv = realloc(out->v, cap * sizeof *nv);
 			if (!nv)
 				goto oom;
-			*out = nv;
+			out->v = nv;
 		}
-		if (!((*out)[*n] = strdup(e->d_name)))
+		if (!(out->v[out->n] = strdup(e->d_name)))
 			goto oom;
-		(*n)++;
+		out->n++;
 	}
 	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof **out, cmp_str);
+	if (out->n)
+		qsort(out->v, out->n, sizeof *out->v, cmp_str);
 	return 0;
 oom:
 	closedir(d);
+	free_names(out);
 	return ws_err_oom(err, dir);
 }
 
-static void
-free_list(char **v, size_t n)
+/* The names of `all` ending with suffix, borrowed, in order; -1 on OOM. */
+static int
+with_suffix(const name_list *all, const char *suffix, name_list *out)
 {
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	out->n = 0;
+	out->v = malloc((all->n ? all->n : 1) * sizeof *out->v);
+	if (!out->v)
+		return -1;
+	for (size_t i = 0; i < all->n; i++)
+		if (ends_with(all->v[i], suffix))
+			out->v[out->n++] = all->v[i];
+	return 0;
 }
 
 /* models--org--name/ -> models--org--name/snapshots/<refs/main>/ */
@@ -461,83 +488,79 @@ hf_cache_snapshot(const char *dir)
 	return snap;
 }
 
+/* Shards in the folder that the index does not name: a warning each. */
+static int
+unlisted_shards(ws_model *m, const name_list *shards, const char *dir, ws_error *err)
+{
+	ws_strset loaded = {0};
+	int rc = 0;
+	for (uint32_t f = 0; f < m->n_files && !rc; f++) {
+		const char *slash = strrchr(m->files[f].path, '/');
+		const char *base = slash ? slash + 1 : m->files[f].path;
+		if (ws_strset_add(&loaded, base, strlen(base)) < 0)
+			rc = ws_err_oom(err, dir);
+	}
+	for (size_t i = 0; i < shards->n && !rc; i++)
+		if (!ws_strset_has(&loaded, shards->v[i], strlen(shards->v[i])))
+			ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
+					     false, 0, 0,
+					     "%s is in the folder but index.json does not name it",
+					     shards->v[i]);
+	ws_strset_free(&loaded);
+	return rc;
+}
+
 static int
 load_folder(ws_model *m, const char *dir, ws_error *err)
 {
-	char **v = NULL;
-	size_t n = 0;
+	name_list all, idx = {0}, st = {0}, gg = {0};
 	int rc = -1;
 
-	if (list_dir(dir, ".safetensors.index.json", &v, &n, err))
+	if (list_dir(dir, &all, err))
 		return -1;
-	if (n) {
-		/* the canonical name wins when several variants exist */
-		size_t pick = 0;
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(v[i], "model.safetensors.index.json"))
-				pick = i;
-		char *ip = ws_path_join(dir, v[pick]);
-		free_list(v, n);
-		if (!ip)
-			return ws_err_oom(err, dir);
-		rc = ws_safetensors_load_index(m, ip, err);
-		free(ip);
-		if (rc)
-			return -1;
-		/* shards the index does not list are a warning */
-		if (list_dir(dir, ".safetensors", &v, &n, err))
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			bool listed = false;
-			for (uint32_t f = 0; f < m->n_files && !listed; f++)
-				listed = names_file(m->files[f].path, v[i]);
-			if (!listed)
-				ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
-						     false, 0, 0,
-						     "%s is in the folder but index.json does not name it",
-						     v[i]);
-		}
-		free_list(v, n);
-		return 0;
-	}
-	free_list(v, n);
-	if (list_dir(dir, ".safetensors", &v, &n, err))
-		return -1;
-	if (n) {
-		for (size_t i = 0; i < n; i++) {
-			char *p = ws_path_join(dir, v[i]);
-			if (!p) {
-				ws_err_oom(err, dir);
-				goto out;
-			}
-			int r = ws_safetensors_load(m, p, err);
-			free(p);
-			if (r)
-				goto out;
-		}
-		rc = 0;
+	if (with_suffix(&all, ".safetensors.index.json", &idx) ||
+	    with_suffix(&all, ".safetensors", &st) || with_suffix(&all, ".gguf", &gg)) {
+		ws_err_oom(err, dir);
 		goto out;
 	}
-	free_list(v, n);
-	if (list_dir(dir, ".gguf", &v, &n, err))
-		return -1;
-	if (n) {
-		/* one model (or one split set) per folder here; the CLI expands
-		 * folders holding several */
-		char *p = ws_path_join(dir, v[0]);
-		if (!p) {
+	if (idx.n) {
+		/* the canonical name wins when several variants exist */
+		size_t pick = 0;
+		for (size_t i = 0; i < idx.n; i++)
+			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
+				pick = i;
+		char *ip = ws_path_join(dir, idx.v[pick]);
+		if (!ip) {
 			ws_err_oom(err, dir);
 			goto out;
 		}
-		rc = ws_gguf_load(m, p, err);
+		int r = ws_safetensors_load_index(m, ip, err);
+		free(ip);
+		if (!r)
+			rc = unlisted_shards(m, &st, dir, err);
+	} else if (st.n) {
+		rc = 0;
+		for (size_t i = 0; i < st.n && !rc; i++) {
+			char *p = ws_path_join(dir, st.v[i]);
+			rc = p ? ws_safetensors_load(m, p, err) : ws_err_oom(err, dir);
+			free(p);
+		}
+	} else if (gg.n) {
+		/* one model (or one split set) per folder here; the CLI expands
+		 * folders holding several */
+		char *p = ws_path_join(dir, gg.v[0]);
+		rc = p ? ws_gguf_load(m, p, err) : ws_err_oom(err, dir);
 		free(p);
-		goto out;
+	} else {
+		ws_err(err, WS_EXIT_INPUT, dir,
+		       "no .safetensors, .safetensors.index.json or .gguf files in this folder");
 	}
-	rc = ws_err(err, WS_EXIT_INPUT, dir,
-		    "no .safetensors, .safetensors.index.json or .gguf files in this folder");
 out:
-	free_list(v, n);
-	return rc;
+	free(idx.v);
+	free(st.v);
+	free(gg.v);
+	free_names(&all);
+	return rc ? -1 : 0;
 }
 
 /* "x-00002-of-00003.gguf" -> true, with the prefix length in *plen. */
@@ -560,55 +583,51 @@ int
 ws_expand_path(const char *path, char ***out, size_t *n_out)
 {
 	struct stat st;
-	char **v = NULL, **res = NULL;
-	size_t n = 0, k = 0;
+	name_list all, gg = {0};
+	char **res = NULL;
+	size_t k = 0;
 	ws_error err = {0};
 
 	*out = NULL;
 	*n_out = 0;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || list_dir(path, &all, &err))
 		return 0;
 	/* safetensors (or an index) make the folder one model */
-	if (list_dir(path, ".safetensors", &v, &n, &err))
-		return 0;
-	free_list(v, n);
-	if (n)
-		return 0;
-	if (list_dir(path, ".safetensors.index.json", &v, &n, &err))
-		return 0;
-	free_list(v, n);
-	if (n)
-		return 0;
-	if (list_dir(path, ".gguf", &v, &n, &err) || n < 2) {
-		free_list(v, n);
-		return 0;
+	bool safetensors = false;
+	for (size_t i = 0; i < all.n && !safetensors; i++)
+		safetensors = ends_with(all.v[i], ".safetensors") ||
+			      ends_with(all.v[i], ".safetensors.index.json");
+	int rc = 0;
+	if (safetensors)
+		goto out;
+	if (with_suffix(&all, ".gguf", &gg) || !(res = calloc(gg.n ? gg.n : 1, sizeof *res))) {
+		rc = -1;
+		goto out;
 	}
-	res = calloc(n, sizeof *res);
-	if (!res) {
-		free_list(v, n);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < gg.n; i++) {
 		size_t pl, ql;
 		/* later parts of a split set are reported with their first */
-		if (i > 0 && split_part(v[i], &pl) && split_part(v[i - 1], &ql) &&
-		    pl == ql && !strncmp(v[i], v[i - 1], pl))
+		if (i > 0 && split_part(gg.v[i], &pl) && split_part(gg.v[i - 1], &ql) &&
+		    pl == ql && !strncmp(gg.v[i], gg.v[i - 1], pl))
 			continue;
-		if (!(res[k] = ws_path_join(path, v[i]))) {
-			free_list(res, k);
-			free_list(v, n);
-			return -1;
+		if (!(res[k] = ws_path_join(path, gg.v[i]))) {
+			rc = -1;
+			break;
 		}
 		k++;
 	}
-	free_list(v, n);
-	if (k < 2) {
-		free_list(res, k);
-		return 0;
+	if (rc || k < 2) {
+		for (size_t i = 0; i < k; i++)
+			free(res[i]);
+		free(res);
+	} else {
+		*out = res;
+		*n_out = k;
 	}
-	*out = res;
-	*n_out = k;
-	return 0;
+out:
+	free(gg.v);
+	free_names(&all);
+	return rc;
 }
 
 /* ==== the entry point ==== */
