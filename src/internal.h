@@ -10,6 +10,8 @@
 /* Readers: fill m from one file (safetensors) or a file and its split set
  * (GGUF).  Return 0 or -1 with err set. */
 int ws_safetensors_load(ws_model *m, const char *path, ws_error *err);
+int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
+			   ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 
@@ -17,15 +19,25 @@ int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
  * the bytes in hand avoids growing the array (0, or -1 on OOM). */
 int ws_model_reserve_tensors(ws_model *m, uint64_t n);
 
-/* Tensor indices sorted by name (malloc'd, n_tensors entries; NULL on
- * OOM), and the index of the tensor named name[0..len) through such an
- * order, or -1. */
-uint64_t *ws_model_name_order(const ws_model *m);
-int64_t ws_model_find_tensor(const ws_model *m, const uint64_t *order, const char *name,
-			     size_t len);
+/* The model's tensors by name, a hash index (build it after the last
+ * tensor is added). dup[0], dup[1]: the first name held twice, as the
+ * earlier and the later tensor, or -1. 0, or -1 on OOM. */
+typedef struct ws_name_index {
+	uint64_t *slots;
+	size_t cap;
+} ws_name_index;
+int ws_name_index_build(const ws_model *m, ws_name_index *ix, int64_t dup[2]);
+/* The tensor named name[0..len), or -1. */
+int64_t ws_name_index_find(const ws_model *m, const ws_name_index *ix, const char *name,
+			   size_t len);
+void ws_name_index_free(ws_name_index *ix);
 
 /* Open a file O_RDONLY into m->files without mapping it (index or -1). */
 int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
+/* The same for name relative to dirfd (one path walk for a whole folder
+ * of shards instead of one per shard); path is what messages say. */
+int ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
+			  ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */
 int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
 /* Exactly len bytes at off, or an error naming the offset reached. */

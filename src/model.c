@@ -122,6 +122,10 @@ ws_model_reserve_tensors(ws_model *m, uint64_t n)
 		return -1;
 	if (want <= p->cap_tensors)
 		return 0;
+	/* geometric even here: 191 shards each reserving a few more must not
+	 * copy the array 191 times */
+	if (want < p->cap_tensors * 2 && p->cap_tensors * 2 <= SIZE_MAX / sizeof *m->tensors)
+		want = p->cap_tensors * 2;
 	void *t = realloc(m->tensors, (size_t)want * sizeof *m->tensors);
 	if (!t)
 		return -1;
@@ -156,6 +160,13 @@ ws_model_find_kv(const ws_model *m, const char *key)
 int
 ws_model_open_file(ws_model *m, const char *path, ws_error *err)
 {
+	return ws_model_open_file_at(m, AT_FDCWD, path, path, err);
+}
+
+int
+ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
+		      ws_error *err)
+{
 	model_priv *p = (model_priv *)m;
 	struct stat st;
 	uint64_t cap = p->cap_files;
@@ -165,7 +176,7 @@ ws_model_open_file(ws_model *m, const char *path, ws_error *err)
 		return ws_err_oom(err, path);
 	p->cap_files = (uint32_t)cap;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
@@ -287,57 +298,6 @@ ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
 	f->map_copied = true;
 	f->size = size;
 	return (int)m->n_files++;
-}
-
-/* ==== tensors by name ==== */
-
-static int
-cmp_tensor_name(const ws_tensor *t, const char *name, size_t len)
-{
-	size_t n = t->name_len < len ? t->name_len : len;
-	int c = memcmp(t->name, name, n);
-	if (c)
-		return c;
-	return t->name_len < len ? -1 : t->name_len > len;
-}
-
-/* qsort_r comparator; the model is the context, so concurrent callers
- * share no state. */
-static int
-cmp_order(const void *x, const void *y, void *ctx)
-{
-	const ws_model *m = ctx;
-	const ws_tensor *b = &m->tensors[*(const uint64_t *)y];
-	return cmp_tensor_name(&m->tensors[*(const uint64_t *)x], b->name, b->name_len);
-}
-
-uint64_t *
-ws_model_name_order(const ws_model *m)
-{
-	uint64_t *order = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *order);
-	if (!order)
-		return NULL;
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		order[i] = i;
-	qsort_r(order, (size_t)m->n_tensors, sizeof *order, cmp_order, (void *)m);
-	return order;
-}
-
-int64_t
-ws_model_find_tensor(const ws_model *m, const uint64_t *order, const char *name, size_t len)
-{
-	size_t lo = 0, hi = (size_t)m->n_tensors;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_tensor_name(&m->tensors[order[mid]], name, len);
-		if (!c)
-			return (int64_t)order[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
 }
 
 /* ==== findings ==== */

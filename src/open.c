@@ -278,16 +278,22 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 		return -1;
 	char *dir = ws_path_dir(index_path);
 	int rc = dir ? 0 : ws_err_oom(err, index_path);
+	int dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (!rc && dirfd < 0)
+		rc = ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s", strerror(errno));
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *sp = ws_path_join(dir, shards[i]);
 		if (!sp) {
 			rc = ws_err_oom(err, index_path);
-		} else if ((rc = ws_safetensors_load(m, sp, err)) != 0 && access(sp, F_OK) != 0) {
+		} else if ((rc = ws_safetensors_load_at(m, dirfd, shards[i], sp, err)) != 0 &&
+			   faccessat(dirfd, shards[i], F_OK, 0) != 0) {
 			/* asked only when loading failed: one syscall less a shard */
 			rc = ws_err(err, WS_EXIT_INPUT, sp, "shard named by %s is missing", index_path);
 		}
 		free(sp);
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	free(shards);
 	free(dir);
 	return rc ? -1 : ws_index_check(m, err);
@@ -300,40 +306,32 @@ ws_index_check(ws_model *m, ws_error *err)
 	const char *index_path = m->index_path;
 	const cJSON *idx = m->index;
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
-	ws_strset names = {0};
-	uint64_t *order = NULL;
+	ws_name_index byname = {0};
+	ws_strset listed = {0};
+	uint64_t n_listed = 0, mismatches = 0;
+	int64_t dup[2];
 	int rc = -1;
 
-	for (const cJSON *e = wm->child; e; e = e->next)
-		if (ws_strset_add(&names, e->string, strlen(e->string)) < 0) {
-			ws_err_oom(err, index_path);
-			goto out;
-		}
-
-	/* cross-check the map against the headers, in O(n log n) */
-	order = ws_model_name_order(m);
-	if (!order) {
+	if (ws_name_index_build(m, &byname, dup)) {
 		ws_err_oom(err, index_path);
 		goto out;
 	}
-	for (uint64_t i = 1; i < m->n_tensors; i++) {
-		const ws_tensor *a = &m->tensors[order[i - 1]], *b = &m->tensors[order[i]];
-		if (a->name_len == b->name_len && !memcmp(a->name, b->name, a->name_len)) {
-			char *esc = ws_escape_text(b->name, b->name_len);
-			ws_err(err, WS_EXIT_INPUT, m->files[b->file].path,
-			       "tensor '%s' is also stored in %s", esc ? esc : "?",
-			       m->files[a->file].path);
-			free(esc);
-			goto out;
-		}
+	if (dup[0] >= 0) {
+		const ws_tensor *a = &m->tensors[dup[0]], *b = &m->tensors[dup[1]];
+		char *esc = ws_escape_text(b->name, b->name_len);
+		ws_err(err, WS_EXIT_INPUT, m->files[b->file].path,
+		       "tensor '%s' is also stored in %s", esc ? esc : "?",
+		       m->files[a->file].path);
+		free(esc);
+		goto out;
 	}
 	/* one finding a tensor up to the cap, then a count: a stale index of
 	 * 100k entries stays a readable report */
-	uint64_t mismatches = 0;
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		size_t len = strlen(e->string);
-		int64_t ti = ws_model_find_tensor(m, order, e->string, len);
+		int64_t ti = ws_name_index_find(m, &byname, e->string, len);
 		const char *fp = ti < 0 ? NULL : m->files[m->tensors[ti].file].path;
+		n_listed += ti >= 0; /* weight_map's names are distinct (ws_index_shards) */
 		if (fp && names_file(fp, e->valuestring))
 			continue;
 		if (mismatches++ >= INDEX_FINDING_CAP)
@@ -355,11 +353,19 @@ ws_index_check(ws_model *m, ws_error *err)
 					     esc, e->valuestring, fp);
 		free(esc);
 	}
+	/* tensors the map does not list: only looked for when some are */
+	if (n_listed < m->n_tensors)
+		for (const cJSON *e = wm->child; e; e = e->next)
+			if (ws_strset_add(&listed, e->string, strlen(e->string)) < 0) {
+				ws_err_oom(err, index_path);
+				goto out;
+			}
 	uint64_t data_bytes = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		data_bytes += t->bytes;
-		if ((!ws_strset_has(&names, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) &&
+		if (n_listed < m->n_tensors &&
+		    (!ws_strset_has(&listed, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) &&
 		    mismatches++ < INDEX_FINDING_CAP) {
 			char *esc = ws_escape_text(t->name, t->name_len);
 			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
@@ -385,8 +391,8 @@ ws_index_check(ws_model *m, ws_error *err)
 				     (unsigned long long)data_bytes);
 	rc = 0;
 out:
-	free(order);
-	ws_strset_free(&names);
+	ws_name_index_free(&byname);
+	ws_strset_free(&listed);
 	return rc;
 }
 
@@ -539,12 +545,17 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		if (!r)
 			rc = unlisted_shards(m, &st, dir, err);
 	} else if (st.n) {
-		rc = 0;
+		int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		rc = dirfd < 0 ? ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
+					strerror(errno)) : 0;
 		for (size_t i = 0; i < st.n && !rc; i++) {
 			char *p = ws_path_join(dir, st.v[i]);
-			rc = p ? ws_safetensors_load(m, p, err) : ws_err_oom(err, dir);
+			rc = p ? ws_safetensors_load_at(m, dirfd, st.v[i], p, err)
+			       : ws_err_oom(err, dir);
 			free(p);
 		}
+		if (dirfd >= 0)
+			close(dirfd);
 	} else if (gg.n) {
 		/* one model (or one split set) per folder here; the CLI expands
 		 * folders holding several */

@@ -9,6 +9,7 @@
  * the key there), trailing bytes after the object, and the byte offset of
  * every error.  Rules: research/safetensors.md (a).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -706,21 +707,31 @@ out:
 
 /* Enough of a file that is no safetensors to say what it is instead. */
 #define SNIFF_BYTES 4096
+/* The first read: the length and, for the small headers of a many-shard
+ * checkpoint, the whole header in one syscall. */
+#define FIRST_READ 1024
 
 int
 ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
 {
-	int idx = ws_model_open_file(m, path, err);
+	return ws_safetensors_load_at(m, AT_FDCWD, path, path, err);
+}
+
+int
+ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
+		       ws_error *err)
+{
+	int idx = ws_model_open_file_at(m, dirfd, name, path, err);
 	if (idx < 0)
 		return -1;
 	ws_file *f = &m->files[idx];
-	/* One read gets the length and, usually, the whole header; the length
-	 * says how much of the file to keep (read or, if large, mapped). */
-	uint8_t head[SNIFF_BYTES];
-	uint64_t want = f->size < SNIFF_BYTES ? f->size : SNIFF_BYTES;
-	size_t got = (size_t)want;
+	/* The length says how much of the file to keep (read or, if large,
+	 * mapped); a length that cannot be keeps enough to sniff. */
+	uint8_t head[FIRST_READ];
+	size_t got = f->size < FIRST_READ ? (size_t)f->size : FIRST_READ;
 	if (ws_file_pread(f, head, got, 0, err))
 		return -1;
+	uint64_t want = f->size < SNIFF_BYTES ? f->size : SNIFF_BYTES;
 	if (got >= 8) {
 		uint64_t n = 0;
 		for (int i = 7; i >= 0; i--)

@@ -1,7 +1,8 @@
 /*
  * strset.c - an exact-key hash set over (pointer, length) byte strings.
  *
- * Used to find duplicate keys and tensor names in O(n).  The set does not
+ * Used to find duplicate keys and tensor names in O(n); below it, the
+ * model's tensors by name (an index over ws_model.tensors).  The set does not
  * copy keys: they must outlive it (they point into a mapping or an arena).
  * Open addressing with linear probing; the table doubles at 50% load.
  */
@@ -142,4 +143,69 @@ ws_strset_free(ws_strset *s)
 	free(s->slots);
 	s->slots = NULL;
 	s->cap = s->n = 0;
+}
+
+/* ==== tensors by name ==== */
+
+/* A slot: tensor index + 1 in the high half (0 = empty), the name's hash in
+ * the low half; names are compared in the model, not copied. */
+#define SLOT_TENSOR(v) ((v) >> 32)
+
+static bool
+slot_is(const ws_model *m, uint64_t v, const char *name, size_t len, uint32_t h)
+{
+	const ws_tensor *t = &m->tensors[SLOT_TENSOR(v) - 1];
+	return (uint32_t)v == h && t->name_len == len && memcmp(t->name, name, len) == 0;
+}
+
+int
+ws_name_index_build(const ws_model *m, ws_name_index *ix, int64_t dup[2])
+{
+	size_t cap = 64;
+	dup[0] = dup[1] = -1;
+	ix->slots = NULL;
+	ix->cap = 0;
+	if (m->n_tensors >= UINT32_MAX)
+		return -1;
+	while (cap / 2 < m->n_tensors)
+		cap *= 2;
+	if (!(ix->slots = calloc(cap, sizeof *ix->slots)))
+		return -1;
+	ix->cap = cap;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		uint32_t h = hash32(t->name, t->name_len);
+		size_t j = (size_t)h & (cap - 1);
+		while (ix->slots[j] && !slot_is(m, ix->slots[j], t->name, t->name_len, h))
+			j = (j + 1) & (cap - 1);
+		if (ix->slots[j]) {
+			if (dup[0] < 0) {
+				dup[0] = (int64_t)SLOT_TENSOR(ix->slots[j]) - 1;
+				dup[1] = (int64_t)i;
+			}
+			continue;
+		}
+		ix->slots[j] = (i + 1) << 32 | h;
+	}
+	return 0;
+}
+
+int64_t
+ws_name_index_find(const ws_model *m, const ws_name_index *ix, const char *name, size_t len)
+{
+	if (!ix->cap || len > UINT32_MAX)
+		return -1;
+	uint32_t h = hash32(name, len);
+	for (size_t j = (size_t)h & (ix->cap - 1); ix->slots[j]; j = (j + 1) & (ix->cap - 1))
+		if (slot_is(m, ix->slots[j], name, len, h))
+			return (int64_t)SLOT_TENSOR(ix->slots[j]) - 1;
+	return -1;
+}
+
+void
+ws_name_index_free(ws_name_index *ix)
+{
+	free(ix->slots);
+	ix->slots = NULL;
+	ix->cap = 0;
 }

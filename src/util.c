@@ -261,11 +261,14 @@ ws_sanitize_text(const char *s, size_t len)
 char *
 ws_path_join(const char *dir, const char *name)
 {
-	char *p;
-	size_t dl = strlen(dir);
-	bool slash = dl && dir[dl - 1] == '/';
-	if (asprintf(&p, "%s%s%s", dir, slash ? "" : "/", name) < 0)
+	size_t dl = strlen(dir), nl = strlen(name);
+	size_t slash = dl && dir[dl - 1] == '/' ? 0 : 1;
+	char *p = malloc(dl + slash + nl + 1);
+	if (!p)
 		return NULL;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + slash, name, nl + 1);
 	return p;
 }
 

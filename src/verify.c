@@ -258,7 +258,7 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 	ws_error merr = {0};
 	char *model_err = NULL;
 	bool model_tried = false;
-	uint64_t *order = NULL;  /* the model's tensors by name */
+	ws_name_index names = {0}; /* the model's tensors by name */
 	if (ws_remote_needs_data(path, "verify", err))
 		return -1;
 	int rc = -1;
@@ -322,11 +322,12 @@ ws_verify_manifest(const char *path, const ws_verify_opts *o,
 				if (!(model_err = fmt_error(&merr)))
 					goto oom;
 			} else {
-				if (!(order = ws_model_name_order(model)))
+				int64_t dup[2];
+				if (ws_name_index_build(model, &names, dup))
 					goto oom;
 			}
 		}
-		int64_t ti = model ? ws_model_find_tensor(model, order, e->name, e->name_len) : -1;
+		int64_t ti = model ? ws_name_index_find(model, &names, e->name, e->name_len) : -1;
 		const ws_tensor *t = ti >= 0 ? &model->tensors[ti] : NULL;
 		if (!t) {
 			int st = o->ignore_missing ? WS_VERIFY_IGNORED : WS_VERIFY_MISSING;
@@ -359,7 +360,7 @@ done:
 		ws_verify_result_free(r);
 	plist_free(&l);
 	ws_manifest_free(&man);
-	free(order);
+	ws_name_index_free(&names);
 	ws_model_free(model);
 	free(model_err);
 	free(mbase);
