@@ -10,6 +10,15 @@
 /* Readers: fill m from one file (safetensors) or a file and its split set
  * (GGUF).  Return 0 or -1 with err set. */
 int ws_safetensors_load(ws_model *m, const char *path, ws_error *err);
+/* When a safetensors header is scanned in parallel pieces: headers of at
+ * least 2 x min_piece bytes, in up to `pieces` pieces (0 = the CPUs this
+ * process may use). Tests and fuzzers turn it to tiny pieces to compare
+ * the parallel scan with the serial one (min_piece SIZE_MAX). */
+extern struct ws_st_parallel {
+	size_t min_piece;
+	size_t pieces;
+	_Atomic unsigned long done; /* headers scanned in pieces, for tests */
+} ws_st_parallel;
 int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 			   ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
@@ -18,6 +27,9 @@ int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 /* Room for n more tensors, so a parser that can estimate its count from
  * the bytes in hand avoids growing the array (0, or -1 on OOM). */
 int ws_model_reserve_tensors(ws_model *m, uint64_t n);
+/* Append from's tensors to m's, with the arena their names and shapes
+ * live in; from keeps no tensors (0, or -1 on OOM, from unchanged). */
+int ws_model_take_tensors(ws_model *m, ws_model *from);
 
 /* The model's tensors by name, a hash index (build it after the last
  * tensor is added). dup[0], dup[1]: the first name held twice, as the

@@ -134,6 +134,33 @@ ws_model_reserve_tensors(ws_model *m, uint64_t n)
 	return 0;
 }
 
+int
+ws_model_take_tensors(ws_model *m, ws_model *from)
+{
+	if (ws_model_reserve_tensors(m, from->n_tensors))
+		return -1;
+	if (from->n_tensors)
+		memcpy(&m->tensors[m->n_tensors], from->tensors,
+		       (size_t)from->n_tensors * sizeof *m->tensors);
+	m->n_tensors += from->n_tensors;
+	from->n_tensors = 0;
+	/* the names and shapes go with them: from's chunks join m's list
+	 * behind the chunk m allocates from */
+	ws_arena *tail = from->arena;
+	if (tail) {
+		while (tail->next)
+			tail = tail->next;
+		if (m->arena) {
+			tail->next = m->arena->next;
+			m->arena->next = from->arena;
+		} else {
+			m->arena = from->arena;
+		}
+		from->arena = NULL;
+	}
+	return 0;
+}
+
 ws_kv *
 ws_model_push_kv(ws_model *m)
 {

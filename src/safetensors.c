@@ -10,6 +10,8 @@
  * every error.  Rules: research/safetensors.md (a).
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@ typedef struct st_entry {
 	uint64_t begin, end;
 	uint64_t at;        /* file offset of the tensor's key */
 	uint64_t tensor;    /* index in m->tensors */
+	uint32_t hash;      /* of its name (ws_strset_hash) */
 } st_entry;
 
 static int
@@ -600,109 +603,379 @@ msg_name(const char *name, size_t len, char *buf, size_t cap)
 	return buf;
 }
 
-static int
-scan_header(scan *s, uint32_t file_idx, st_entry **entries_out, size_t *n_out)
+/* Entries in header order. */
+typedef struct st_vec {
+	st_entry *v;
+	size_t n, cap;
+} st_vec;
+
+static st_entry *
+vec_push(st_vec *ev)
 {
-	st_entry *entries = NULL;
-	size_t n = 0, cap = 0;
+	if (ev->n == ev->cap) {
+		size_t cap = ev->cap ? ev->cap * 2 : 64;
+		st_entry *nv = realloc(ev->v, cap * sizeof *nv);
+		if (!nv)
+			return NULL;
+		ev->v = nv;
+		ev->cap = cap;
+	}
+	return &ev->v[ev->n++];
+}
+
+/* Room for the entries of len header bytes: a tensor entry with a real
+ * name takes ~100 bytes or more, so this spares most regrowth and stays
+ * within the bytes in hand. */
+static int
+reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
+{
+	size_t estimate = len / 100 + 1;
+	st_entry *v = malloc(estimate * sizeof *v);
+	if (!v || (names && ws_strset_reserve(names, estimate)) ||
+	    ws_model_reserve_tensors(s->m, estimate)) {
+		free(v);
+		return ws_err_oom(s->err, s->file);
+	}
+	ev->v = v;
+	ev->cap = estimate;
+	return 0;
+}
+
+/* A member of the top-level object at s->pos: __metadata__ (when
+ * allow_meta) or a tensor. names: the duplicate check as we go, or NULL
+ * when the caller checks later by the hash kept in the entry. */
+static int
+scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen_meta,
+	    bool allow_meta)
+{
+	size_t kl;
+	bool nul;
+	uint64_t key_at = s->base + s->pos;
+	if (scan_string(s, &kl, &nul))
+		return -1;
+	if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
+		if (!allow_meta)
+			return -1;
+		if (*seen_meta)
+			return ws_err_at(s->err, s->file, key_at, "duplicate __metadata__");
+		*seen_meta = true;
+		return expect(s, ':') || scan_metadata(s, file_idx) ? -1 : 0;
+	}
+	char nbuf[160];
+	if (nul)
+		return ws_err_at(s->err, s->file, key_at,
+				 "tensor name '%s' contains a NUL character",
+				 msg_name(s->sv, kl, nbuf, sizeof nbuf));
+	/* the set's slot is a cache miss on a large header: start it now,
+	 * look it up after the value is parsed */
+	uint32_t hash = ws_strset_hash(s->sv, kl);
+	if (names)
+		ws_strset_prefetch(names, hash);
+	char *name = ws_model_strndup(s->m, s->sv, kl);
+	ws_tensor *t = ws_model_push_tensor(s->m);
+	st_entry *e = vec_push(ev);
+	if (!name || !t || !e)
+		return ws_err_oom(s->err, s->file);
+	t->name = name;
+	t->name_len = (uint32_t)kl;
+	t->file = file_idx;
+	e->at = key_at;
+	e->tensor = s->m->n_tensors - 1;
+	e->hash = hash;
+	if (expect(s, ':') || scan_tensor(s, t, e))
+		return -1;
+	if (!names)
+		return 0;
+	int added = ws_strset_add_hashed(names, name, kl, hash);
+	if (added < 0)
+		return ws_err_oom(s->err, s->file);
+	if (added == 0)
+		return ws_err_at(s->err, s->file, key_at, "duplicate tensor name '%s'",
+				 msg_name(name, kl, nbuf, sizeof nbuf));
+	return 0;
+}
+
+static int
+scan_end(scan *s)
+{
+	skip_ws(s);
+	return s->pos == s->len ? 0
+	       : fail(s, "invalid JSON in header: trailing characters after the object");
+}
+
+/* The header, in order, checking every rule; the reference for the
+ * parallel scan below, which must agree with it on every valid header. */
+static int
+scan_header_serial(scan *s, uint32_t file_idx, st_vec *ev)
+{
 	ws_strset names = {0};
 	bool seen_meta = false;
 	int rc = -1;
 
-	/* A tensor entry with a real name takes ~100 bytes or more: reserving
-	 * len / 100 spares most regrowth and stays within the bytes in hand. */
-	size_t estimate = s->len / 100 + 1;
-	cap = estimate;
-	entries = malloc(cap * sizeof *entries);
-	if (!entries || ws_strset_reserve(&names, estimate) ||
-	    ws_model_reserve_tensors(s->m, estimate)) {
-		ws_err_oom(s->err, s->file);
-		goto out;
-	}
-	if (expect(s, '{'))
+	if (reserve_for(s, ev, &names, s->len) || expect(s, '{'))
 		goto out;
 	if (!accept(s, '}')) {
 		do {
-			size_t kl;
-			bool nul;
-			uint64_t key_at = s->base + s->pos;
-			if (scan_string(s, &kl, &nul))
+			if (scan_member(s, file_idx, ev, &names, &seen_meta, true))
 				goto out;
-			if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
-				if (seen_meta) {
-					ws_err_at(s->err, s->file, key_at, "duplicate __metadata__");
-					goto out;
-				}
-				seen_meta = true;
-				if (expect(s, ':') || scan_metadata(s, file_idx))
-					goto out;
-				continue;
-			}
-			char nbuf[160];
-			if (nul) {
-				ws_err_at(s->err, s->file, key_at,
-					  "tensor name '%s' contains a NUL character",
-					  msg_name(s->sv, kl, nbuf, sizeof nbuf));
-				goto out;
-			}
-			/* the set's slot is a cache miss on a large header: start
-			 * it now, look it up after the value is parsed */
-			uint32_t hash = ws_strset_hash(s->sv, kl);
-			ws_strset_prefetch(&names, hash);
-			char *name = ws_model_strndup(s->m, s->sv, kl);
-			ws_tensor *t = ws_model_push_tensor(s->m);
-			if (!name || !t) {
-				ws_err_oom(s->err, s->file);
-				goto out;
-			}
-			t->name = name;
-			t->name_len = (uint32_t)kl;
-			t->file = file_idx;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				st_entry *ne = realloc(entries, cap * sizeof *ne);
-				if (!ne) {
-					ws_err_oom(s->err, s->file);
-					goto out;
-				}
-				entries = ne;
-			}
-			st_entry *e = &entries[n++];
-			e->at = key_at;
-			e->tensor = s->m->n_tensors - 1;
-			if (expect(s, ':') || scan_tensor(s, t, e))
-				goto out;
-			int added = ws_strset_add_hashed(&names, name, kl, hash);
-			if (added < 0) {
-				ws_err_oom(s->err, s->file);
-				goto out;
-			}
-			if (added == 0) {
-				ws_err_at(s->err, s->file, key_at,
-					  "duplicate tensor name '%s'",
-					  msg_name(name, kl, nbuf, sizeof nbuf));
-				goto out;
-			}
 		} while (accept(s, ','));
 		if (expect(s, '}'))
 			goto out;
 	}
-	skip_ws(s);
-	if (s->pos != s->len) {
-		fail(s, "invalid JSON in header: trailing characters after the object");
-		goto out;
-	}
-	rc = 0;
+	rc = scan_end(s);
 out:
 	ws_strset_free(&names);
-	if (rc) {
-		free(entries);
-		entries = NULL;
-		n = 0;
-	}
-	*entries_out = entries;
-	*n_out = n;
 	return rc;
+}
+
+/* ==== the parallel scan of a large header ====
+ *
+ * A 6 MB header of 46,848 expert tensors is cut into pieces at guessed
+ * member boundaries ('}' ',' '"', blanks allowed), one thread a piece.
+ * A piece is right only if the piece before it, parsing from the start,
+ * lands exactly on its first key; duplicate names are then looked for in
+ * parallel, one hash partition a thread.  Anything else - a guess inside
+ * a string, __metadata__ past the first piece, any error or duplicate -
+ * and the header is parsed again by scan_header_serial, so messages and
+ * offsets are always the serial ones. */
+#define PAR_MAX_PIECES 4
+
+struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0};
+
+typedef struct piece {
+	scan s;
+	st_vec ev;
+	uint32_t file_idx;
+	size_t stop;       /* the next piece's first key; 0 = the end */
+	bool first;
+	ws_error err;
+	int rc;
+	/* duplicate search */
+	const ws_model *m;
+	const st_entry *all;
+	size_t n_all;
+	uint32_t part, parts;
+	pthread_t th;
+} piece;
+
+/* Where a member starts after `from`: the '"' of its key. */
+static size_t
+find_cut(const uint8_t *p, size_t len, size_t from)
+{
+	for (size_t i = from; i < len; i++) {
+		if (p[i] != '}')
+			continue;
+		size_t j = i + 1;
+		while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r'))
+			j++;
+		if (j >= len || p[j] != ',')
+			continue;
+		j++;
+		while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r'))
+			j++;
+		if (j < len && p[j] == '"')
+			return j;
+	}
+	return 0;
+}
+
+static void *
+run_piece(void *arg)
+{
+	piece *pc = arg;
+	scan *s = &pc->s;
+	bool seen_meta = false;
+
+	pc->rc = -1;
+	if (reserve_for(s, &pc->ev, NULL, (pc->stop ? pc->stop : s->len) - s->pos))
+		return NULL;
+	if (pc->first) {
+		if (expect(s, '{'))
+			return NULL;
+		if (accept(s, '}')) {
+			pc->rc = pc->stop ? -1 : scan_end(s);
+			return NULL;
+		}
+	}
+	for (;;) {
+		if (scan_member(s, pc->file_idx, &pc->ev, NULL, &seen_meta, pc->first))
+			return NULL;
+		if (!accept(s, ','))
+			break;
+		if (pc->stop) {
+			skip_ws(s);
+			if (s->pos >= pc->stop) {
+				pc->rc = s->pos == pc->stop ? 0 : -1;
+				return NULL;
+			}
+		}
+	}
+	if (!pc->stop && !expect(s, '}'))
+		pc->rc = scan_end(s);
+	return NULL;
+}
+
+/* Partition `part` of the names (by hash): 0, or -1 on a duplicate or OOM. */
+static void *
+run_dups(void *arg)
+{
+	piece *pc = arg;
+	ws_strset set = {0};
+	pc->rc = ws_strset_reserve(&set, pc->n_all / pc->parts + 1);
+	/* every add is a cache miss: fetch the slots a few entries ahead */
+	enum { AHEAD = 16 };
+	for (size_t i = 0; i < pc->n_all && i < AHEAD; i++)
+		ws_strset_prefetch(&set, pc->all[i].hash);
+	for (size_t i = 0; i < pc->n_all && !pc->rc; i++) {
+		const st_entry *e = &pc->all[i];
+		if (i + AHEAD < pc->n_all && pc->all[i + AHEAD].hash % pc->parts == pc->part)
+			ws_strset_prefetch(&set, pc->all[i + AHEAD].hash);
+		if (e->hash % pc->parts != pc->part)
+			continue;
+		const ws_tensor *t = &pc->m->tensors[e->tensor];
+		if (ws_strset_add_hashed(&set, t->name, t->name_len, e->hash) != 1)
+			pc->rc = -1;
+	}
+	ws_strset_free(&set);
+	return NULL;
+}
+
+/* Run fn on pieces 1..n-1 in threads and piece 0 here; false if a thread
+ * could not start (the caller falls back). */
+static bool
+run_all(piece *pcs, size_t n, void *(*fn)(void *))
+{
+	size_t started = 1;
+	bool ok = true;
+	for (; started < n; started++)
+		if (pthread_create(&pcs[started].th, NULL, fn, &pcs[started])) {
+			ok = false;
+			break;
+		}
+	if (ok)
+		fn(&pcs[0]);
+	for (size_t k = 1; k < started; k++)
+		pthread_join(pcs[k].th, NULL);
+	return ok;
+}
+
+static size_t
+cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return (size_t)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
+/* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
+ * error): parse serially; -1: out of memory. */
+static int
+scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
+{
+	ws_model *m = s0->m;
+	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
+	size_t c = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
+	if (n > c)
+		n = c;
+	if (n > PAR_MAX_PIECES)
+		n = PAR_MAX_PIECES;
+	if (n < 2)
+		return 1;
+
+	piece pcs[PAR_MAX_PIECES];
+	memset(pcs, 0, sizeof pcs);
+	size_t cut[PAR_MAX_PIECES + 1] = {0};
+	for (size_t k = 1; k < n; k++) {
+		cut[k] = find_cut(s0->p, s0->len, k * (s0->len / n));
+		if (!cut[k] || cut[k] <= cut[k - 1])
+			return 1;
+	}
+	uint64_t first_tensor = m->n_tensors, first_meta = m->n_meta;
+	int rc = 1;
+	for (size_t k = 0; k < n; k++) {
+		piece *pc = &pcs[k];
+		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
+			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err};
+		pc->file_idx = file_idx;
+		pc->stop = k + 1 < n ? cut[k + 1] : 0;
+		pc->first = k == 0;
+		if (!pc->s.m) {
+			n = k; /* free what was made */
+			rc = -1;
+			goto out;
+		}
+	}
+	if (!run_all(pcs, n, run_piece))
+		goto out;
+	for (size_t k = 0; k < n; k++)
+		if (pcs[k].rc)
+			goto out;
+
+	/* join the pieces: tensors and their arenas into m, entries in order */
+	ev->v = pcs[0].ev.v;
+	ev->n = pcs[0].ev.n;
+	ev->cap = pcs[0].ev.cap;
+	pcs[0].ev.v = NULL;
+	for (size_t k = 1; k < n; k++) {
+		uint64_t base = m->n_tensors;
+		for (size_t i = 0; i < pcs[k].ev.n; i++) {
+			st_entry *e = vec_push(ev);
+			if (!e) {
+				rc = -1;
+				goto out;
+			}
+			*e = pcs[k].ev.v[i];
+			e->tensor += base;
+		}
+		if (ws_model_take_tensors(m, pcs[k].s.m)) {
+			rc = -1;
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		pcs[k].m = m;
+		pcs[k].all = ev->v;
+		pcs[k].n_all = ev->n;
+		pcs[k].part = (uint32_t)k;
+		pcs[k].parts = (uint32_t)n;
+	}
+	if (!run_all(pcs, n, run_dups))
+		goto out;
+	rc = 0;
+	for (size_t k = 0; k < n; k++)
+		if (pcs[k].rc)
+			rc = 1;
+	if (!rc) {
+		s0->pos = s0->len;
+		ws_st_parallel.done++;
+	}
+out:
+	for (size_t k = 0; k < n; k++) {
+		free(pcs[k].s.sbuf);
+		free(pcs[k].s.dims);
+		free(pcs[k].ev.v);
+		if (k)
+			ws_model_free(pcs[k].s.m);
+	}
+	if (rc) {
+		/* back to the state before: the serial scan starts over */
+		free(ev->v);
+		*ev = (st_vec){0};
+		m->n_tensors = first_tensor;
+		m->n_meta = first_meta;
+	}
+	if (rc < 0)
+		return ws_err_oom(s0->err, s0->file);
+	return rc;
+}
+
+static int
+scan_header(scan *s, uint32_t file_idx, st_vec *ev)
+{
+	int rc = scan_header_parallel(s, file_idx, ev);
+	return rc > 0 ? scan_header_serial(s, file_idx, ev) : rc;
 }
 
 /* Enough of a file that is no safetensors to say what it is instead. */
@@ -786,13 +1059,16 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 
 	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err};
 	uint64_t first_tensor = m->n_tensors;
-	st_entry *entries = NULL;
-	size_t count = 0;
-	int rc = scan_header(&s, (uint32_t)idx, &entries, &count);
+	st_vec ev = {0};
+	int rc = scan_header(&s, (uint32_t)idx, &ev);
 	free(s.sbuf);
 	free(s.dims);
-	if (rc)
+	st_entry *entries = ev.v;
+	size_t count = ev.n;
+	if (rc) {
+		free(entries);
 		return -1;
+	}
 	f->tensor_count = count;
 
 	/* Readers must sort by offsets: header order carries no meaning. */

@@ -1,0 +1,210 @@
+/* test_parallel.c - a large safetensors header is scanned in parallel
+ * pieces cut at guessed member boundaries; every outcome must be the
+ * serial scan's: the same tensors in the same order, or the same error at
+ * the same offset, whatever the pieces' cuts land on. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+#include "weightscan.h"
+
+/* A growable header text. */
+typedef struct text {
+	char *s;
+	size_t n, cap;
+} text;
+
+static void
+put(text *t, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		cr_assert_geq(k, 0);
+		if (t->s && t->n + (size_t)k < t->cap) {
+			t->n += (size_t)k;
+			return;
+		}
+		t->cap = (t->cap + (size_t)k + 1) * 2;
+		t->s = realloc(t->s, t->cap);
+		cr_assert(t->s);
+	}
+}
+
+enum shape { PLAIN, TRAP_NAMES, LONG_TRAP, META_LAST, DUP_ACROSS, DUP_LATE, BAD_LATE, SPACED };
+
+/* n F32[1] tensors in offset order, with the twist of `shape`; returns
+ * the file's path. */
+static char *
+make(const char *dir, const char *file, size_t n, enum shape shape)
+{
+	text h = {0};
+	put(&h, "{");
+	if (shape != META_LAST)
+		put(&h, "\"__metadata__\":{\"format\":\"pt\"},");
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i + 1 < n ? (shape == SPACED ? ", \n " : ",") : "";
+		size_t name = shape == DUP_ACROSS && i == n - 1 ? 0
+			      : shape == DUP_LATE && i == n - 1 ? n - 2 : i;
+		/* every name ends in what the cutter looks for, '}' ',' '"' */
+		static char pad[4001];
+		memset(pad, 'a', sizeof pad - 1);
+		const char *trap = shape == TRAP_NAMES ? "}," : shape == LONG_TRAP ? pad : "";
+		put(&h, "\"model.layers.%zu.mlp.experts.%zu.weight%s%s\":{\"dtype\":\"F32\","
+			"\"shape\":[1],\"data_offsets\":[%zu,%zu]}%s",
+		    name / 64, name % 64, trap, shape == LONG_TRAP ? "}," : "", 4 * i, 4 * i + 4,
+		    sep);
+	}
+	if (shape == META_LAST)
+		put(&h, ",\"__metadata__\":{\"format\":\"pt\"}");
+	put(&h, "}");
+	if (shape == BAD_LATE) /* the last data_offsets' ']' becomes ';' */
+		*strrchr(h.s, ']') = ';';
+	size_t total = 8 + h.n + 4 * n;
+	char *buf = calloc(1, total);
+	cr_assert(buf);
+	for (int i = 0; i < 8; i++)
+		buf[i] = (char)((uint64_t)h.n >> (8 * i));
+	memcpy(buf + 8, h.s, h.n);
+	char *p = ws_write_file(dir, file, buf, total);
+	free(buf);
+	free(h.s);
+	return p;
+}
+
+static int
+open_with(const char *p, size_t min_piece, size_t pieces, ws_model **m, ws_error *err)
+{
+	ws_st_parallel.min_piece = min_piece;
+	ws_st_parallel.pieces = pieces;
+	int rc = ws_model_open(p, NULL, m, err);
+	ws_st_parallel.min_piece = 256u << 10;
+	ws_st_parallel.pieces = 0;
+	return rc;
+}
+
+/* Serial, then pieces of every count from 2 to 4: the same outcome. */
+static int
+agree(const char *p, int cuts_land, ws_model **out, ws_error *out_err)
+{
+	ws_model *ser;
+	ws_error serr = {0};
+	int rc = open_with(p, SIZE_MAX, 0, &ser, &serr);
+	for (size_t pieces = 2; pieces <= 4; pieces++) {
+		ws_model *par;
+		ws_error perr = {0};
+		unsigned long done = ws_st_parallel.done;
+		int prc = open_with(p, 1024, pieces, &par, &perr);
+		/* a valid header whose cuts land on members is read in pieces,
+		 * others fall back to the serial scan */
+		if (cuts_land >= 0)
+			cr_expect_eq(ws_st_parallel.done - done, rc == 0 && cuts_land,
+				     "%zu pieces: parallel scans %lu", pieces,
+				     ws_st_parallel.done - done);
+		cr_assert_eq(prc, rc, "%zu pieces: rc %d, serial %d (%s)", pieces, prc, rc,
+			     perr.message);
+		if (rc) {
+			cr_expect_str_eq(perr.message, serr.message);
+			cr_expect_eq(perr.offset, serr.offset);
+			continue;
+		}
+		cr_assert_eq(par->n_tensors, ser->n_tensors);
+		cr_assert_eq(par->n_meta, ser->n_meta);
+		for (uint64_t i = 0; i < ser->n_tensors; i++) {
+			const ws_tensor *a = &ser->tensors[i], *b = &par->tensors[i];
+			cr_assert_str_eq(b->name, a->name, "tensor %llu", (unsigned long long)i);
+			cr_assert_eq(b->offset, a->offset);
+			cr_assert_eq(b->ndim, a->ndim);
+			cr_assert_eq(b->shape[0], a->shape[0]);
+		}
+		ws_model_free(par);
+	}
+	*out = rc ? NULL : ser;
+	*out_err = serr;
+	if (rc)
+		ws_model_free(ser);
+	return rc;
+}
+
+Test(parallel, large_headers_agree_with_the_serial_scan)
+{
+	char *dir = ws_tmpdir();
+	static const struct {
+		enum shape shape;
+		const char *file;
+		int cuts_land; /* -1: depends on where the cuts fall */
+	} cases[] = {
+		/* __metadata__ past the first piece sends the header back to
+		 * the serial scan; so does a cut inside a name, which names
+		 * ending in "}," invite */
+		{PLAIN, "plain.safetensors", 1}, {TRAP_NAMES, "trap.safetensors", -1},
+		{META_LAST, "meta.safetensors", 0}, {SPACED, "spaced.safetensors", 1},
+		/* 4 KB names ending in "},": every cut falls in one */
+		{LONG_TRAP, "long.safetensors", 0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		size_t n = cases[c].shape == LONG_TRAP ? 60 : 3000;
+		char *p = make(dir, cases[c].file, n, cases[c].shape);
+		ws_model *m;
+		ws_error err;
+		cr_assert_eq(agree(p, cases[c].cuts_land, &m, &err), 0, "%s: %s", cases[c].file, err.message);
+		cr_expect_eq(m->n_tensors, n);
+		cr_expect_eq(m->n_meta, 1);
+		cr_expect_eq(m->tensors[n - 1].offset, m->files[0].data_start + 4 * (n - 1));
+		ws_model_free(m);
+		free(p);
+	}
+	free(dir);
+}
+
+Test(parallel, errors_are_the_serial_ones)
+{
+	char *dir = ws_tmpdir();
+	static const struct {
+		enum shape shape;
+		const char *file, *message;
+	} cases[] = {
+		{DUP_ACROSS, "across.safetensors", "duplicate tensor name 'model.layers.0.mlp.experts.0.weight'"},
+		{DUP_LATE, "late.safetensors", "duplicate tensor name 'model.layers.46.mlp.experts.54.weight'"},
+		{BAD_LATE, "bad.safetensors", "data_offsets must hold 2 integers"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char *p = make(dir, cases[c].file, 3000, cases[c].shape);
+		ws_model *m;
+		ws_error err;
+		cr_assert_eq(agree(p, 0, &m, &err), -1, "%s parsed", cases[c].file);
+		cr_expect(strstr(err.message, cases[c].message), "%s: %s", cases[c].file,
+			  err.message);
+		cr_expect(err.has_offset && err.offset > 100000, "%s: offset %llu", cases[c].file,
+			  (unsigned long long)err.offset);
+		free(p);
+	}
+	free(dir);
+}
+
+/* At the default settings a 2 MB header is cut (on a machine with two or
+ * more CPUs) and still reads right. */
+Test(parallel, default_settings)
+{
+	char *dir = ws_tmpdir();
+	char *p = make(dir, "big.safetensors", 25000, PLAIN);
+	ws_model *m;
+	ws_error err = {0};
+	unsigned long done = ws_st_parallel.done;
+	cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	if (ws_st_parallel.pieces == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		cr_expect_eq(ws_st_parallel.done - done, 1, "not read in pieces");
+	cr_expect_eq(m->n_tensors, 25000);
+	cr_expect_str_eq(m->tensors[24999].name, "model.layers.390.mlp.experts.39.weight");
+	ws_model_free(m);
+	free(p);
+	free(dir);
+}
