@@ -266,7 +266,16 @@ scan_u64(scan *s, const char *what, uint64_t *out)
 		return ws_err_at(s->err, s->file, s->base + start,
 				 "%s must not be negative", what);
 	uint64_t v = 0;
-	while (s->pos < s->len && s->p[s->pos] >= '0' && s->p[s->pos] <= '9') {
+	/* 19 digits always fit; only the 20th needs checking */
+	const uint8_t *d = s->p;
+	size_t i = s->pos, fast_end = s->len - i > 19 ? i + 19 : s->len;
+	unsigned digit;
+	while (i < fast_end && (digit = (unsigned)d[i] - '0') < 10) {
+		v = v * 10 + digit;
+		i++;
+	}
+	s->pos = i;
+	while (s->pos < s->len && (unsigned)(s->p[s->pos] - '0') < 10) {
 		if (!ws_mul_u64(v, 10, &v) || !ws_add_u64(v, s->p[s->pos] - '0', &v))
 			return ws_err_at(s->err, s->file, s->base + start,
 					 "%s does not fit in 64 bits", what);
@@ -446,6 +455,29 @@ enum { F_DTYPE = 1, F_SHAPE = 2, F_OFFSETS = 4 };
 
 static const char *msg_name(const char *name, size_t len, char *buf, size_t cap);
 
+/* The three keys as writers spell them, '"dtype":' and so on, matched
+ * whole and consumed: the common case needs no string scan. 0 = not one
+ * of them in that spelling (the general path decides). */
+static unsigned
+known_key(scan *s)
+{
+	static const struct {
+		const char *text;
+		unsigned len, bit;
+	} keys[] = {
+		{"\"dtype\":", 8, F_DTYPE},
+		{"\"shape\":", 8, F_SHAPE},
+		{"\"data_offsets\":", 15, F_OFFSETS},
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (s->len - s->pos >= keys[i].len &&
+		    !memcmp(s->p + s->pos, keys[i].text, keys[i].len)) {
+			s->pos += keys[i].len;
+			return keys[i].bit;
+		}
+	return 0;
+}
+
 static int
 scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 {
@@ -461,16 +493,19 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 		do {
 			size_t kl;
 			bool nul;
+			skip_ws(s);
 			uint64_t key_at = s->base + s->pos;
-			if (scan_string(s, &kl, &nul) || expect(s, ':'))
-				return -1;
-			unsigned bit = 0;
-			if (kl == 5 && !memcmp(s->sv, "dtype", 5))
-				bit = F_DTYPE;
-			else if (kl == 5 && !memcmp(s->sv, "shape", 5))
-				bit = F_SHAPE;
-			else if (kl == 12 && !memcmp(s->sv, "data_offsets", 12))
-				bit = F_OFFSETS;
+			unsigned bit = known_key(s);
+			if (!bit) {
+				if (scan_string(s, &kl, &nul) || expect(s, ':'))
+					return -1;
+				if (kl == 5 && !memcmp(s->sv, "dtype", 5))
+					bit = F_DTYPE;
+				else if (kl == 5 && !memcmp(s->sv, "shape", 5))
+					bit = F_SHAPE;
+				else if (kl == 12 && !memcmp(s->sv, "data_offsets", 12))
+					bit = F_OFFSETS;
+			}
 			if (bit & seen)
 				return ws_err_at(s->err, s->file, key_at,
 						 "tensor '%s': duplicate key", name);

@@ -72,13 +72,13 @@ rehash_to(ws_strset *s, size_t nc)
 static bool
 rehash(ws_strset *s)
 {
-	return rehash_to(s, s->cap ? s->cap * 2 : 64);
+	return rehash_to(s, s->cap ? s->cap * 2 : 16);
 }
 
 int
 ws_strset_reserve(ws_strset *s, size_t n)
 {
-	size_t cap = s->cap ? s->cap : 64;
+	size_t cap = s->cap ? s->cap : 16;
 	while (cap / 2 < n && cap <= SIZE_MAX / 4)
 		cap *= 2;
 	return cap > s->cap && !rehash_to(s, cap) ? -1 : 0;
