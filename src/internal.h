@@ -92,6 +92,7 @@ int ws_strset_add(ws_strset *s, const char *key, size_t len);
 uint32_t ws_strset_hash(const char *key, size_t len);
 void ws_strset_prefetch(const ws_strset *s, uint32_t hash);
 int ws_strset_add_hashed(ws_strset *s, const char *key, size_t len, uint32_t hash);
+bool ws_strset_has_hashed(const ws_strset *s, const char *key, size_t len, uint32_t hash);
 bool ws_strset_has(const ws_strset *s, const char *key, size_t len);
 /* Room for n keys without rehashing (0, or -1 on OOM). */
 int ws_strset_reserve(ws_strset *s, size_t n);

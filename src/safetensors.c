@@ -785,11 +785,15 @@ typedef struct piece {
 	bool first;
 	ws_error err;
 	int rc;
-	/* duplicate search */
+	ws_strset names;   /* the piece's own, checked as it is scanned */
+	uint64_t base;     /* its first tensor in the joined model */
+	/* then across pieces: entries [from, to) of the joined list, against
+	 * the sets of the pieces before theirs */
 	const ws_model *m;
+	const struct piece *pcs;
+	size_t n_pieces;
 	const st_entry *all;
-	size_t n_all;
-	uint32_t part, parts;
+	size_t from, to;
 	pthread_t th;
 } piece;
 
@@ -822,7 +826,7 @@ run_piece(void *arg)
 	bool seen_meta = false;
 
 	pc->rc = -1;
-	if (reserve_for(s, &pc->ev, NULL, (pc->stop ? pc->stop : s->len) - s->pos))
+	if (reserve_for(s, &pc->ev, &pc->names, (pc->stop ? pc->stop : s->len) - s->pos))
 		return NULL;
 	if (pc->first) {
 		if (expect(s, '{'))
@@ -833,7 +837,7 @@ run_piece(void *arg)
 		}
 	}
 	for (;;) {
-		if (scan_member(s, pc->file_idx, &pc->ev, NULL, &seen_meta, pc->first))
+		if (scan_member(s, pc->file_idx, &pc->ev, &pc->names, &seen_meta, pc->first))
 			return NULL;
 		if (!accept(s, ','))
 			break;
@@ -850,28 +854,28 @@ run_piece(void *arg)
 	return NULL;
 }
 
-/* Partition `part` of the names (by hash): 0, or -1 on a duplicate or OOM. */
+/* Entries [from, to) against the names of the pieces before their own
+ * (e->tensor says which piece: the pieces' tensors are joined in order);
+ * 0, or -1 on a duplicate. */
 static void *
 run_dups(void *arg)
 {
 	piece *pc = arg;
-	ws_strset set = {0};
-	pc->rc = ws_strset_reserve(&set, pc->n_all / pc->parts + 1);
-	/* every add is a cache miss: fetch the slots a few entries ahead */
-	enum { AHEAD = 16 };
-	for (size_t i = 0; i < pc->n_all && i < AHEAD; i++)
-		ws_strset_prefetch(&set, pc->all[i].hash);
-	for (size_t i = 0; i < pc->n_all && !pc->rc; i++) {
+	enum { AHEAD = 8 }; /* every lookup is a cache miss: start them early */
+	pc->rc = 0;
+	size_t k = 1;
+	for (size_t i = pc->from; i < pc->to && !pc->rc; i++) {
 		const st_entry *e = &pc->all[i];
-		if (i + AHEAD < pc->n_all && pc->all[i + AHEAD].hash % pc->parts == pc->part)
-			ws_strset_prefetch(&set, pc->all[i + AHEAD].hash);
-		if (e->hash % pc->parts != pc->part)
-			continue;
+		while (k + 1 < pc->n_pieces && e->tensor >= pc->pcs[k + 1].base)
+			k++;
+		if (i + AHEAD < pc->to)
+			for (size_t j = 0; j < k; j++)
+				ws_strset_prefetch(&pc->pcs[j].names, pc->all[i + AHEAD].hash);
 		const ws_tensor *t = &pc->m->tensors[e->tensor];
-		if (ws_strset_add_hashed(&set, t->name, t->name_len, e->hash) != 1)
-			pc->rc = -1;
+		for (size_t j = 0; j < k && !pc->rc; j++)
+			if (ws_strset_has_hashed(&pc->pcs[j].names, t->name, t->name_len, e->hash))
+				pc->rc = -1;
 	}
-	ws_strset_free(&set);
 	return NULL;
 }
 
@@ -949,12 +953,15 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			goto out;
 
 	/* join the pieces: tensors and their arenas into m, entries in order */
+	size_t n_first = pcs[0].ev.n;
 	ev->v = pcs[0].ev.v;
 	ev->n = pcs[0].ev.n;
 	ev->cap = pcs[0].ev.cap;
 	pcs[0].ev.v = NULL;
+	pcs[0].base = first_tensor;
 	for (size_t k = 1; k < n; k++) {
 		uint64_t base = m->n_tensors;
+		pcs[k].base = base;
 		for (size_t i = 0; i < pcs[k].ev.n; i++) {
 			st_entry *e = vec_push(ev);
 			if (!e) {
@@ -969,12 +976,15 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			goto out;
 		}
 	}
+	/* the entries after the first piece's, in n equal runs */
+	size_t rest = ev->n - n_first;
 	for (size_t k = 0; k < n; k++) {
 		pcs[k].m = m;
+		pcs[k].pcs = pcs;
+		pcs[k].n_pieces = n;
 		pcs[k].all = ev->v;
-		pcs[k].n_all = ev->n;
-		pcs[k].part = (uint32_t)k;
-		pcs[k].parts = (uint32_t)n;
+		pcs[k].from = n_first + rest * k / n;
+		pcs[k].to = n_first + rest * (k + 1) / n;
 	}
 	if (!run_all(pcs, n, run_dups))
 		goto out;
@@ -991,6 +1001,7 @@ out:
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
 		free(pcs[k].ev.v);
+		ws_strset_free(&pcs[k].names);
 		if (k)
 			ws_model_free(pcs[k].s.m);
 	}

@@ -124,6 +124,16 @@ ws_strset_add(ws_strset *s, const char *key, size_t len)
 }
 
 bool
+ws_strset_has_hashed(const ws_strset *s, const char *key, size_t len, uint32_t hash)
+{
+	bool found;
+	if (!s->cap || len > UINT32_MAX)
+		return false;
+	find_slot(s->slots, s->cap, key ? key : "", len, hash, &found);
+	return found;
+}
+
+bool
 ws_strset_has(const ws_strset *s, const char *key, size_t len)
 {
 	if (!s->cap)

@@ -39,7 +39,10 @@ put(text *t, const char *fmt, ...)
 	}
 }
 
-enum shape { PLAIN, TRAP_NAMES, LONG_TRAP, META_LAST, DUP_ACROSS, DUP_LATE, BAD_LATE, SPACED };
+enum shape {
+	PLAIN, TRAP_NAMES, LONG_TRAP, META_LAST, DUP_ACROSS, DUP_MIDDLE, DUP_LATE, BAD_LATE,
+	SPACED
+};
 
 /* n F32[1] tensors in offset order, with the twist of `shape`; returns
  * the file's path. */
@@ -52,8 +55,8 @@ make(const char *dir, const char *file, size_t n, enum shape shape)
 		put(&h, "\"__metadata__\":{\"format\":\"pt\"},");
 	for (size_t i = 0; i < n; i++) {
 		const char *sep = i + 1 < n ? (shape == SPACED ? ", \n " : ",") : "";
-		size_t name = shape == DUP_ACROSS && i == n - 1 ? 0
-			      : shape == DUP_LATE && i == n - 1 ? n - 2 : i;
+		size_t name = i + 1 < n ? i : shape == DUP_ACROSS ? 0 : shape == DUP_MIDDLE
+			      ? n * 3 / 5 : shape == DUP_LATE ? n - 2 : i;
 		/* every name ends in what the cutter looks for, '}' ',' '"' */
 		static char pad[4001];
 		memset(pad, 'a', sizeof pad - 1);
@@ -173,6 +176,7 @@ Test(parallel, errors_are_the_serial_ones)
 		const char *file, *message;
 	} cases[] = {
 		{DUP_ACROSS, "across.safetensors", "duplicate tensor name 'model.layers.0.mlp.experts.0.weight'"},
+		{DUP_MIDDLE, "middle.safetensors", "duplicate tensor name 'model.layers.28.mlp.experts.8.weight'"},
 		{DUP_LATE, "late.safetensors", "duplicate tensor name 'model.layers.46.mlp.experts.54.weight'"},
 		{BAD_LATE, "bad.safetensors", "data_offsets must hold 2 integers"},
 	};
