@@ -52,6 +52,13 @@ int ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *
 			  ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */
 int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
+/* Big arrays (the tensor table, name sets): from 1 MiB up straight from
+ * mmap, asking for huge pages - a 46,848-tensor header touches ~20 MB,
+ * 5,000 faults in 4 KB pages - below that malloc. The caller keeps the
+ * size (ws_big_free needs it); ws_big_realloc only grows. */
+void *ws_big_calloc(size_t size);
+void *ws_big_realloc(void *p, size_t old_size, size_t new_size);
+void ws_big_free(void *p, size_t size);
 /* Exactly len bytes at off, or an error naming the offset reached. */
 int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *err);
 /* Headers up to this size are read into a copy instead of mapped: for a

@@ -27,6 +27,7 @@ typedef struct ws_arena {
 } ws_arena;
 
 #define ARENA_CHUNK (256u * 1024u)
+#define ARENA_CHUNK_MAX (8u << 20)
 
 void *
 ws_model_alloc(ws_model *m, size_t size)
@@ -35,8 +36,13 @@ ws_model_alloc(ws_model *m, size_t size)
 
 	size = (size + 15u) & ~(size_t)15u;
 	if (!a || a->cap - a->used < size) {
-		size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
-		ws_arena *n = malloc(sizeof *n + cap);
+		/* chunks double up to 8 MB: a 46,848-tensor header's names take
+		 * a few large (huge-page) chunks, not a dozen small ones */
+		size_t cap = !a ? ARENA_CHUNK : a->cap < ARENA_CHUNK_MAX / 2 ? a->cap * 2
+			     : ARENA_CHUNK_MAX;
+		if (cap < size)
+			cap = size;
+		ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + cap);
 		if (!n)
 			return NULL;
 		n->used = 0;
@@ -104,7 +110,8 @@ ws_tensor *
 ws_model_push_tensor(ws_model *m)
 {
 	model_priv *p = (model_priv *)m;
-	if (!grow((void **)&m->tensors, sizeof *m->tensors, m->n_tensors, &p->cap_tensors))
+	if (m->n_tensors == p->cap_tensors &&
+	    ws_model_reserve_tensors(m, p->cap_tensors ? p->cap_tensors : 64))
 		return NULL;
 	ws_tensor *t = &m->tensors[m->n_tensors++];
 	memset(t, 0, sizeof *t);
@@ -126,7 +133,8 @@ ws_model_reserve_tensors(ws_model *m, uint64_t n)
 	 * copy the array 191 times */
 	if (want < p->cap_tensors * 2 && p->cap_tensors * 2 <= SIZE_MAX / sizeof *m->tensors)
 		want = p->cap_tensors * 2;
-	void *t = realloc(m->tensors, (size_t)want * sizeof *m->tensors);
+	void *t = ws_big_realloc(m->tensors, (size_t)p->cap_tensors * sizeof *m->tensors,
+				 (size_t)want * sizeof *m->tensors);
 	if (!t)
 		return -1;
 	m->tensors = t;
@@ -389,7 +397,7 @@ ws_model_free(ws_model *m)
 		free(f->path);
 	}
 	free(m->files);
-	free(m->tensors);
+	ws_big_free(m->tensors, (size_t)((model_priv *)m)->cap_tensors * sizeof *m->tensors);
 	free(m->meta);
 	for (size_t i = 0; i < m->n_findings; i++) {
 		free(m->findings[i].message);
@@ -411,7 +419,7 @@ ws_model_free(ws_model *m)
 	}
 	for (ws_arena *a = m->arena, *n; a; a = n) {
 		n = a->next;
-		free(a);
+		ws_big_free(a, sizeof *a + a->cap);
 	}
 	free(m->path);
 	free(m);

@@ -644,12 +644,19 @@ typedef struct st_vec {
 	size_t n, cap;
 } st_vec;
 
+static void
+vec_free(st_vec *ev)
+{
+	ws_big_free(ev->v, ev->cap * sizeof *ev->v);
+	*ev = (st_vec){0};
+}
+
 static st_entry *
 vec_push(st_vec *ev)
 {
 	if (ev->n == ev->cap) {
 		size_t cap = ev->cap ? ev->cap * 2 : 64;
-		st_entry *nv = realloc(ev->v, cap * sizeof *nv);
+		st_entry *nv = ws_big_realloc(ev->v, ev->cap * sizeof *nv, cap * sizeof *nv);
 		if (!nv)
 			return NULL;
 		ev->v = nv;
@@ -665,10 +672,10 @@ static int
 reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 {
 	size_t estimate = len / 100 + 1;
-	st_entry *v = malloc(estimate * sizeof *v);
+	st_entry *v = ws_big_realloc(NULL, 0, estimate * sizeof *v);
 	if (!v || (names && ws_strset_reserve(names, estimate)) ||
 	    ws_model_reserve_tensors(s->m, estimate)) {
-		free(v);
+		ws_big_free(v, estimate * sizeof *v);
 		return ws_err_oom(s->err, s->file);
 	}
 	ev->v = v;
@@ -957,7 +964,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	ev->v = pcs[0].ev.v;
 	ev->n = pcs[0].ev.n;
 	ev->cap = pcs[0].ev.cap;
-	pcs[0].ev.v = NULL;
+	pcs[0].ev = (st_vec){0};
 	pcs[0].base = first_tensor;
 	for (size_t k = 1; k < n; k++) {
 		uint64_t base = m->n_tensors;
@@ -1000,15 +1007,14 @@ out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		free(pcs[k].ev.v);
+		vec_free(&pcs[k].ev);
 		ws_strset_free(&pcs[k].names);
 		if (k)
 			ws_model_free(pcs[k].s.m);
 	}
 	if (rc) {
 		/* back to the state before: the serial scan starts over */
-		free(ev->v);
-		*ev = (st_vec){0};
+		vec_free(ev);
 		m->n_tensors = first_tensor;
 		m->n_meta = first_meta;
 	}
@@ -1112,7 +1118,7 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 	st_entry *entries = ev.v;
 	size_t count = ev.n;
 	if (rc) {
-		free(entries);
+		vec_free(&ev);
 		return -1;
 	}
 	f->tensor_count = count;
@@ -1149,7 +1155,7 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 		}
 		t->offset = 8 + n + e->begin;
 	}
-	free(entries);
+	vec_free(&ev);
 	if (rc)
 		return -1;
 	if (running != data_len)

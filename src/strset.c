@@ -54,7 +54,7 @@ rehash_to(ws_strset *s, size_t nc)
 {
 	if (nc > SIZE_MAX / 2 / sizeof *s->slots)
 		return false;
-	struct ws_strset_slot *ns = calloc(nc, sizeof *ns);
+	struct ws_strset_slot *ns = ws_big_calloc(nc * sizeof *ns);
 	if (!ns)
 		return false;
 	for (size_t i = 0; i < s->cap; i++) {
@@ -63,7 +63,7 @@ rehash_to(ws_strset *s, size_t nc)
 		if (o->key)
 			ns[find_slot(ns, nc, o->key, o->len, o->hash, &found)] = *o;
 	}
-	free(s->slots);
+	ws_big_free(s->slots, s->cap * sizeof *s->slots);
 	s->slots = ns;
 	s->cap = nc;
 	return true;
@@ -150,7 +150,7 @@ ws_strset_has(const ws_strset *s, const char *key, size_t len)
 void
 ws_strset_free(ws_strset *s)
 {
-	free(s->slots);
+	ws_big_free(s->slots, s->cap * sizeof *s->slots);
 	s->slots = NULL;
 	s->cap = s->n = 0;
 }
@@ -179,7 +179,7 @@ ws_name_index_build(const ws_model *m, ws_name_index *ix, int64_t dup[2])
 		return -1;
 	while (cap / 2 < m->n_tensors)
 		cap *= 2;
-	if (!(ix->slots = calloc(cap, sizeof *ix->slots)))
+	if (!(ix->slots = ws_big_calloc(cap * sizeof *ix->slots)))
 		return -1;
 	ix->cap = cap;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
@@ -215,7 +215,7 @@ ws_name_index_find(const ws_model *m, const ws_name_index *ix, const char *name,
 void
 ws_name_index_free(ws_name_index *ix)
 {
-	free(ix->slots);
+	ws_big_free(ix->slots, ix->cap * sizeof *ix->slots);
 	ix->slots = NULL;
 	ix->cap = 0;
 }

@@ -1,6 +1,7 @@
 /* util.c - number formatting and escaping of untrusted bytes. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 #include "weightscan/util.h"
@@ -281,4 +282,62 @@ ws_path_dir(const char *path)
 	if (s == path)
 		return strdup("/");
 	return strndup(path, (size_t)(s - path));
+}
+
+/* ==== big arrays ==== */
+
+#define BIG_MIN (1u << 20)
+
+/* Whole 2 MB pages: a huge page is only granted for an aligned 2 MB. */
+static size_t
+page_round(size_t n)
+{
+	return (n + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+}
+
+static void *
+big_map(size_t size)
+{
+	void *p = mmap(NULL, page_round(size), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* a hint: where huge pages are "madvise", this is what asks */
+	madvise(p, page_round(size), MADV_HUGEPAGE);
+	return p;
+}
+
+void *
+ws_big_calloc(size_t size)
+{
+	return size < BIG_MIN ? calloc(1, size ? size : 1) : big_map(size);
+}
+
+void *
+ws_big_realloc(void *p, size_t old_size, size_t new_size)
+{
+	if (new_size < BIG_MIN)
+		return realloc(p, new_size ? new_size : 1); /* old_size < new_size here */
+	if (!p || old_size < BIG_MIN) {
+		void *q = big_map(new_size);
+		if (q && p) {
+			memcpy(q, p, old_size);
+			free(p);
+		}
+		return q;
+	}
+	void *q = mremap(p, page_round(old_size), page_round(new_size), MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		return NULL;
+	madvise(q, page_round(new_size), MADV_HUGEPAGE);
+	return q;
+}
+
+void
+ws_big_free(void *p, size_t size)
+{
+	if (p && size >= BIG_MIN)
+		munmap(p, page_round(size));
+	else
+		free(p);
 }
