@@ -46,6 +46,20 @@ size_in(const char *s, size_t n, double *out)
 	return false;
 }
 
+/* The parameter total of ws_summary_compute: every tensor but buffers
+ * and quantization side tensors. */
+static uint64_t
+count_params(const ws_model *m)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
+			n += t->params;
+	}
+	return n;
+}
+
 /* Declared sizes against the count: index.json total_parameters exactly
  * (error); general.size_label, else the name the files carry
  * (general.name, config.json _name_or_path) within 25% (warning).  Not
@@ -55,16 +69,8 @@ check_declared(ws_model *m)
 {
 	const cJSON *meta = m->index ? cJSON_GetObjectItemCaseSensitive(m->index, "metadata") : NULL;
 	const cJSON *tp = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_parameters") : NULL;
-	ws_summary s;
-	if (m->n_tensors == 0 || ws_summary_compute(m, &s))
+	if (m->n_tensors == 0)
 		return;
-	if (cJSON_IsNumber(tp) && tp->valuedouble >= 0 && tp->valuedouble < 9.0e15 &&
-	    (double)(uint64_t)tp->valuedouble == tp->valuedouble &&
-	    (uint64_t)tp->valuedouble != s.params)
-		ws_model_add_finding(m, WS_SEV_ERROR, "declared-mismatch", NULL, -1, -1, true,
-				     (uint64_t)tp->valuedouble, s.params,
-				     "index.json total_parameters says %llu, the tensors hold %llu",
-				     (unsigned long long)tp->valuedouble, (unsigned long long)s.params);
 	static const char *const keys[] = {"general.size_label", "general.name"};
 	const char *str = NULL, *what = NULL;
 	size_t len = 0;
@@ -80,47 +86,47 @@ check_declared(ws_model *m)
 		str = nm->valuestring;
 		len = strlen(str);
 	}
+	/* the count takes a pass over the tensors: only when something
+	 * declares a size */
+	if (!cJSON_IsNumber(tp) && !what)
+		return;
+	uint64_t params = count_params(m);
+	if (cJSON_IsNumber(tp) && tp->valuedouble >= 0 && tp->valuedouble < 9.0e15 &&
+	    (double)(uint64_t)tp->valuedouble == tp->valuedouble &&
+	    (uint64_t)tp->valuedouble != params)
+		ws_model_add_finding(m, WS_SEV_ERROR, "declared-mismatch", NULL, -1, -1, true,
+				     (uint64_t)tp->valuedouble, params,
+				     "index.json total_parameters says %llu, the tensors hold %llu",
+				     (unsigned long long)tp->valuedouble, (unsigned long long)params);
 	char h[32], c[32];
-	if (what && size < 1e18 && (s.params > size * 1.25 || s.params < size * 0.75))
+	if (what && size < 1e18 && (params > size * 1.25 || params < size * 0.75))
 		ws_model_add_finding(m, WS_SEV_WARNING, "declared-mismatch", NULL, -1, -1, true,
-				     (uint64_t)size, s.params,
+				     (uint64_t)size, params,
 				     "%s '%.*s' declares %s parameters; the tensors hold %s (off by more than 25%%)",
 				     what, (int)(len < 200 ? len : 200), str, ws_fmt_human((uint64_t)size, h, sizeof h),
-				     ws_fmt_commas(s.params, c, sizeof c));
-	ws_summary_free(&s);
+				     ws_fmt_commas(params, c, sizeof c));
 }
 
-/* Tensor names no role line recognizes: one warning with the count. */
+/* Two checks in one pass over the tensors.  Tensor names no role line
+ * recognizes: one warning with the count.  Matrices of different float
+ * types inside one block (norm vectors kept in F32 are common and not
+ * counted; a quantized checkpoint mixes by design): one info finding. */
 static void
-check_unknown_roles(ws_model *m)
+check_roles_and_dtypes(ws_model *m)
 {
-	uint64_t n = 0;
-	const ws_tensor *first = NULL;
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (m->tensors[i].role == WS_ROLE_OTHER && !n++)
-			first = &m->tensors[i];
-	if (n)
-		ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first->name, -1, -1, false, 0, 0,
-				     "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
-				     (unsigned long long)n, n == 1 ? "" : "s", first->name);
-}
-
-/* Matrices of different float types inside one block (norm vectors kept
- * in F32 are common and not counted; a quantized checkpoint mixes by
- * design): one info finding. */
-static void
-check_dtype_mixed(ws_model *m)
-{
-	if (m->quant)
-		return;
-	uint64_t nl = m->n_tensors, blocks = 0;
+	uint64_t nl = m->n_tensors, blocks = 0, unknown = 0;
+	const ws_tensor *first_unknown = NULL;
 	int32_t first = -1;
 	ws_dtype fa = WS_DT_INVALID, fb = WS_DT_INVALID;
-	uint8_t *seen = calloc(nl ? nl : 1, 2); /* per block: a float type + 1, mixed flag */
-	if (!seen)
-		return;
+	/* per block: a float type + 1, mixed flag; no mixing check when
+	 * quantized or out of memory */
+	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
+		if (t->role == WS_ROLE_OTHER && !unknown++)
+			first_unknown = t;
+		if (!seen)
+			continue;
 		const ws_dtype_info *di = ws_dtype_get(t->dtype);
 		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
 		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
@@ -138,6 +144,10 @@ check_dtype_mixed(ws_model *m)
 		}
 	}
 	free(seen);
+	if (unknown)
+		ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first_unknown->name, -1, -1, false, 0, 0,
+				     "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
+				     (unsigned long long)unknown, unknown == 1 ? "" : "s", first_unknown->name);
 	if (blocks)
 		ws_model_add_finding(m, WS_SEV_INFO, "dtype-mixed", NULL, -1, first, false, 0, 0,
 				     "float types mixed inside %llu block%s (block %d: %s and %s matrices)",
@@ -251,8 +261,7 @@ ws_model_analyze(ws_model *m, ws_error *err)
 			return ws_err_oom(err, m->path);
 		check_gguf_metadata(m);
 	}
-	check_unknown_roles(m);
-	check_dtype_mixed(m);
+	check_roles_and_dtypes(m);
 	check_declared(m);
 	return 0;
 }

@@ -10,6 +10,7 @@
  * fractional, too large or of the wrong JSON type is an input error that
  * names the key.
  */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1045,6 +1046,8 @@ struct infer {
 	uint64_t layers;           /* highest block index + 1 */
 	uint64_t max_expert;       /* highest expert index + 1 */
 	uint8_t *blk;              /* per block: 1 router, 2 dense MLP */
+	uint64_t blk_cap;          /* blocks blk has room for */
+	const ws_tensor *emb;      /* the embedding, else the head, or NULL */
 };
 
 static const uint64_t *
@@ -1054,25 +1057,87 @@ shape_of(const ws_tensor *t, uint32_t *n)
 	return t->logical_shape ? t->logical_shape : t->shape;
 }
 
-/* Experts past the first repeat its names with another index: skipping
- * them makes this O(layers), not O(layers x experts), on a MoE. */
-static bool
-has_name(const ws_model *m, const char *needle)
+/* The family and the embedding in one pass over the tensors (each pass
+ * over a 100k-tensor MoE costs a walk through megabytes of tensor
+ * records).  The family: the first line of `families` whose substrings
+ * some tensor names hold.  Experts past the first repeat its names with
+ * another index: they are not searched, which makes the search
+ * O(layers), not O(layers x experts), on a MoE.  The embedding: the
+ * first 2-D [vocab, hidden] embedding weight, else the first such head. */
+#define MAX_NEEDLES 32
+#define NO_NEEDLE UINT8_MAX
+
+static uint32_t
+line_mask(const uint8_t bits[2])
 {
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (m->tensors[i].expert < 1 && strstr(m->tensors[i].name, needle))
-			return true;
-	return false;
+	uint32_t mask = 0;
+	for (int w = 0; w < 2; w++)
+		if (bits[w] != NO_NEEDLE)
+			mask |= 1u << bits[w];
+	return mask;
+}
+
+/* The substrings the lines before `best` need. */
+static uint32_t
+needles_before(uint8_t (*line_bits)[2], size_t best)
+{
+	uint32_t mask = 0;
+	for (size_t l = 0; l < best; l++)
+		mask |= line_mask(line_bits[l]);
+	return mask;
 }
 
 static const struct family *
-family_of(const ws_model *m)
+family_of(const ws_model *m, const ws_tensor **emb)
 {
+	const char *needle[MAX_NEEDLES];
+	uint8_t line_bits[ARRAY_LEN(families)][2];
+	size_t nn = 0, best = ARRAY_LEN(families);
+	uint32_t found = 0;
+	const ws_tensor *head = NULL;
+
+	_Static_assert(2 * ARRAY_LEN(families) <= MAX_NEEDLES, "needles fit the mask");
+	/* each distinct substring once, searched while a line before the
+	 * best one found so far may still need it */
 	for (size_t i = 0; i < ARRAY_LEN(families); i++)
-		if (has_name(m, families[i].needle) &&
-		    (!families[i].also || has_name(m, families[i].also)))
-			return &families[i];
-	return NULL;
+		for (int w = 0; w < 2; w++) {
+			const char *str = w ? families[i].also : families[i].needle;
+			size_t k = 0;
+			while (str && k < nn && strcmp(needle[k], str))
+				k++;
+			if (str && k == nn)
+				needle[nn++] = str;
+			line_bits[i][w] = str ? (uint8_t)k : NO_NEEDLE;
+		}
+	*emb = NULL;
+	uint32_t want = needles_before(line_bits, best);
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		uint32_t n;
+		if (!*emb) {
+			shape_of(t, &n);
+			if (t->kind == WS_KIND_WEIGHT && n == 2) {
+				if (t->role == WS_ROLE_EMBED)
+					*emb = t;
+				else if (t->role == WS_ROLE_LM_HEAD && !head)
+					head = t;
+			}
+		}
+		if (t->expert >= 1 || !(want & ~found))
+			continue;
+		for (size_t k = 0; k < nn; k++)
+			if ((want & ~found) >> k & 1 && strstr(t->name, needle[k]))
+				found |= 1u << k;
+		for (size_t l = 0; l < best; l++)
+			if ((line_mask(line_bits[l]) & ~found) == 0) {
+				best = l;
+				want = needles_before(line_bits, best);
+				break;
+			}
+	}
+	if (!*emb)
+		*emb = head;
+	return best < ARRAY_LEN(families) ? &families[best] : NULL;
 }
 
 static int
@@ -1099,10 +1164,61 @@ other_side(const uint64_t *s, uint32_t n, uint64_t d, uint64_t *v)
 	return 1;
 }
 
-/* Roles present, block and expert extents, and every measure's samples;
- * then each measure's most common value. */
+/* The samples one tensor gives its role's measure (at most two). */
+static size_t
+tensor_samples(const ws_tensor *t, const struct measure *me, uint64_t d,
+	       struct sample out[2])
+{
+	uint32_t n;
+	const uint64_t *s = shape_of(t, &n);
+	uint64_t v;
+	size_t ns = 0;
+
+	if (t->kind != WS_KIND_WEIGHT && me->m != MS_SINKS)
+		return 0;
+	if (me->vector) {
+		if (t->elements)
+			out[ns++] = (struct sample){me->m, t->elements};
+		return ns;
+	}
+	if (n == 3 && (me->m == MS_FE || me->m == MS_FE2)) {
+		/* experts stacked: [E, rows, cols] */
+		out[ns++] = (struct sample){MS_ESTACK, s[0]};
+		s++;
+		n--;
+	}
+	if (other_side(s, n, d, &v) && v)
+		out[ns++] = (struct sample){me->m, v};
+	return ns;
+}
+
+/* A measure takes few distinct values (one per kind of block, in a sane
+ * checkpoint): they are counted in a small table per measure, and only
+ * when one overflows are the samples gathered again and sorted. */
+#define TALLY_SLOTS 8
+struct tally {
+	uint64_t v[TALLY_SLOTS], n[TALLY_SLOTS];
+	unsigned used;
+};
+
+static bool
+tally_add(struct tally *ty, uint64_t v)
+{
+	for (unsigned i = 0; i < ty->used; i++)
+		if (ty->v[i] == v) {
+			ty->n[i]++;
+			return true;
+		}
+	if (ty->used == TALLY_SLOTS)
+		return false;
+	ty->v[ty->used] = v;
+	ty->n[ty->used++] = 1;
+	return true;
+}
+
+/* Most common value by sorting every sample (the general case). */
 static int
-gather(struct infer *in, uint64_t d)
+modes_by_sort(struct infer *in, uint64_t d, const int8_t *mof)
 {
 	const ws_model *m = in->m;
 	struct sample *smp = malloc((size_t)(m->n_tensors ? m->n_tensors : 1) * 2 * sizeof *smp);
@@ -1111,35 +1227,8 @@ gather(struct infer *in, uint64_t d)
 		return -1;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if ((unsigned)t->role >= WS_ROLE_COUNT)
-			continue;
-		in->seen[t->kind == WS_KIND_BIAS] |= ROLE_BIT(t->role);
-		if (t->layer >= 0 && (uint64_t)t->layer + 1 > in->layers)
-			in->layers = (uint64_t)t->layer + 1;
-		if (t->expert >= 0 && (uint64_t)t->expert + 1 > in->max_expert)
-			in->max_expert = (uint64_t)t->expert + 1;
-		for (size_t k = 0; k < ARRAY_LEN(measures); k++) {
-			const struct measure *me = &measures[k];
-			uint32_t n;
-			const uint64_t *s = shape_of(t, &n);
-			uint64_t v;
-			if (me->role != t->role ||
-			    (t->kind != WS_KIND_WEIGHT && me->m != MS_SINKS))
-				continue;
-			if (me->vector) {
-				if (t->elements)
-					smp[ns++] = (struct sample){me->m, t->elements};
-				continue;
-			}
-			if (n == 3 && (me->m == MS_FE || me->m == MS_FE2)) {
-				/* experts stacked: [E, rows, cols] */
-				smp[ns++] = (struct sample){MS_ESTACK, s[0]};
-				s++;
-				n--;
-			}
-			if (other_side(s, n, d, &v) && v)
-				smp[ns++] = (struct sample){me->m, v};
-		}
+		if ((unsigned)t->role < WS_ROLE_COUNT && mof[t->role] >= 0)
+			ns += tensor_samples(t, &measures[mof[t->role]], d, smp + ns);
 	}
 	qsort(smp, ns, sizeof *smp, sample_cmp);
 	size_t best[MS_COUNT] = {0};
@@ -1153,6 +1242,79 @@ gather(struct infer *in, uint64_t d)
 		}
 	}
 	free(smp);
+	return 0;
+}
+
+/* Room for block index l in in->blk (zero-filled); -1 on OOM. */
+static int
+blk_reserve(struct infer *in, uint64_t n)
+{
+	if (n <= in->blk_cap)
+		return 0;
+	uint64_t cap = in->blk_cap ? in->blk_cap : 64;
+	while (cap < n)
+		cap *= 2;
+	uint8_t *p = realloc(in->blk, (size_t)cap);
+	if (!p)
+		return -1;
+	memset(p + in->blk_cap, 0, (size_t)(cap - in->blk_cap));
+	in->blk = p;
+	in->blk_cap = cap;
+	return 0;
+}
+
+/* Roles present, block and expert extents, which blocks hold a router or
+ * a dense MLP, and every measure's most common value (a tie keeps the
+ * smaller value); one pass over the tensors. */
+static int
+gather(struct infer *in, uint64_t d)
+{
+	const ws_model *m = in->m;
+	int8_t mof[WS_ROLE_COUNT];   /* role -> its measure, or -1 */
+	struct tally ty[MS_COUNT];
+	bool overflow = false;
+
+	memset(mof, -1, sizeof mof);
+	for (size_t k = 0; k < ARRAY_LEN(measures); k++) {
+		assert(mof[measures[k].role] < 0);  /* one measure per role */
+		mof[measures[k].role] = (int8_t)k;
+	}
+	for (size_t k = 0; k < MS_COUNT; k++)
+		ty[k].used = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if ((unsigned)t->role >= WS_ROLE_COUNT)
+			continue;
+		in->seen[t->kind == WS_KIND_BIAS] |= ROLE_BIT(t->role);
+		if (t->layer >= 0 && (uint64_t)t->layer + 1 > in->layers)
+			in->layers = (uint64_t)t->layer + 1;
+		if (t->expert >= 0 && (uint64_t)t->expert + 1 > in->max_expert)
+			in->max_expert = (uint64_t)t->expert + 1;
+		/* blocks past WS_ARCH_MAX_LAYERS make the architecture
+		 * unsupported before the layout is read */
+		if (t->layer >= 0 && (uint64_t)t->layer < WS_ARCH_MAX_LAYERS &&
+		    (t->role == WS_ROLE_MOE_ROUTER || (DENSE_MLP & ROLE_BIT(t->role)))) {
+			if (blk_reserve(in, (uint64_t)t->layer + 1) < 0)
+				return -1;
+			in->blk[t->layer] |= t->role == WS_ROLE_MOE_ROUTER ? 1 : 2;
+		}
+		struct sample smp[2];
+		if (mof[t->role] < 0 || overflow)
+			continue;
+		size_t ns = tensor_samples(t, &measures[mof[t->role]], d, smp);
+		for (size_t k = 0; k < ns && !overflow; k++)
+			overflow = !tally_add(&ty[smp[k].m], smp[k].v);
+	}
+	if (overflow)
+		return modes_by_sort(in, d, mof);
+	for (size_t k = 0; k < MS_COUNT; k++) {
+		uint64_t best = 0;
+		for (unsigned i = 0; i < ty[k].used; i++)
+			if (ty[k].n[i] > best || (ty[k].n[i] == best && ty[k].v[i] < in->mode[k])) {
+				best = ty[k].n[i];
+				in->mode[k] = ty[k].v[i];
+			}
+	}
 	return 0;
 }
 
@@ -1260,32 +1422,12 @@ infer_layout(struct infer *in)
 	return 0;
 }
 
-/* The embedding, else the head: a 2-D [vocab, hidden] weight. */
-static const ws_tensor *
-embedding(const ws_model *m)
-{
-	const ws_tensor *head = NULL;
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		uint32_t n;
-		shape_of(t, &n);
-		if (t->kind != WS_KIND_WEIGHT || n != 2)
-			continue;
-		if (t->role == WS_ROLE_EMBED)
-			return t;
-		if (t->role == WS_ROLE_LM_HEAD && !head)
-			head = t;
-	}
-	return head;
-}
-
 /* Everything but the family: NULL, or why the shapes do not tell. */
 static const char *
 infer_sizes(struct infer *in, int *oom)
 {
 	struct ws_arch *a = in->a;
-	const ws_model *m = in->m;
-	const ws_tensor *emb = embedding(m);
+	const ws_tensor *emb = in->emb;
 	uint64_t w = in->seen[WS_KIND_WEIGHT], b = in->seen[WS_KIND_BIAS];
 
 	if (w & ROLE_BIT(WS_ROLE_ATTN_KV_A))
@@ -1349,19 +1491,9 @@ infer_sizes(struct infer *in, int *oom)
 			set_field(a, WS_AK_SHARED_N, 1, "the shared expert tensors");
 			set_field(a, WS_AK_SHARED_INTER, in->mode[MS_SHF], "the shared expert rows");
 		}
-		in->blk = calloc((size_t)in->layers, 1);
-		if (!in->blk) {
+		if (blk_reserve(in, in->layers) < 0) {
 			*oom = 1;
 			return NULL;
-		}
-		for (uint64_t i = 0; i < m->n_tensors; i++) {
-			const ws_tensor *t = &m->tensors[i];
-			if (t->layer < 0 || (unsigned)t->role >= WS_ROLE_COUNT)
-				continue;
-			if (t->role == WS_ROLE_MOE_ROUTER)
-				in->blk[t->layer] |= 1;
-			else if (DENSE_MLP & ROLE_BIT(t->role))
-				in->blk[t->layer] |= 2;
 		}
 		if (infer_layout(in) < 0) {
 			*oom = 1;
@@ -1383,7 +1515,7 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 
 	arch_init(out, "inferred", path);
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
-	const struct family *fam = family_of(m);
+	const struct family *fam = family_of(m, &in.emb);
 	if (!fam) {
 		out->unsupported = "no config.json, and the tensor names are of no family "
 				   "the architecture can be inferred for";
@@ -1397,13 +1529,14 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	const struct arch_type *t = type_by_name(fam->arch);
 
 	/* hidden_size first: every matrix is measured against it */
-	const ws_tensor *emb = embedding(m);
-	if (emb) {
+	if (in.emb) {
 		uint32_t n;
-		out->hidden_size = shape_of(emb, &n)[1];
+		out->hidden_size = shape_of(in.emb, &n)[1];
 	}
-	if (gather(&in, out->hidden_size) < 0)
+	if (gather(&in, out->hidden_size) < 0) {
+		free(in.blk);
 		return ws_err_oom(err, path);
+	}
 	out->hidden_size = 0;
 	const char *why = infer_sizes(&in, &oom);
 	free(in.blk);

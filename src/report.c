@@ -29,49 +29,81 @@ ws_model_has_errors(const ws_model *m)
 	return false;
 }
 
+/* Room for params_by_layer[layer] (zeroed); -1 on OOM.  The array grows
+ * as blocks appear, so the totals take one pass over the tensors. */
+static int
+layer_reserve(ws_summary *s, int32_t layer, int64_t *cap)
+{
+	if (layer < *cap)
+		return 0;
+	int64_t want = *cap * 2 > (int64_t)layer + 1 ? *cap * 2 : (int64_t)layer + 1;
+	uint64_t *p = realloc(s->params_by_layer, (size_t)want * sizeof *p);
+	if (!p)
+		return -1;
+	memset(p + *cap, 0, (size_t)(want - *cap) * sizeof *p);
+	s->params_by_layer = p;
+	*cap = want;
+	return 0;
+}
+
 int
 ws_summary_compute(const ws_model *m, ws_summary *s)
 {
 	memset(s, 0, sizeof *s);
 	int32_t max_layer = -1;
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (m->tensors[i].layer > max_layer)
-			max_layer = m->tensors[i].layer;
-	if (max_layer >= 0) {
-		s->n_layers = max_layer + 1;
-		s->params_by_layer = calloc((size_t)s->n_layers, sizeof *s->params_by_layer);
-		if (!s->params_by_layer)
-			return -1;
-	}
+	int64_t cap = 0;
+	/* totals in locals: stores through s may alias the tensor records
+	 * (no strict aliasing), which would reload every field per store */
+	uint64_t elements = 0, bytes = 0, buffers = 0, n_buffers = 0, quant_aux = 0;
+	uint64_t n_quant_aux = 0, params = 0, non_embedding = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		ws_dtype dt = (unsigned)t->dtype < WS_DT_COUNT ? t->dtype : WS_DT_INVALID;
+		uint64_t el = t->elements, by = t->bytes, pa = t->params;
+		ws_role role = t->role;
+		int32_t layer = t->layer;
+		if (layer > max_layer) {
+			max_layer = layer;
+			if (layer_reserve(s, max_layer, &cap) < 0) {
+				ws_summary_free(s);
+				return -1;
+			}
+		}
 		/* sums of validated sizes cannot overflow: each file's bytes
 		 * fit in its size, and elements are bounded likewise per byte */
-		s->elements += t->elements;
-		s->bytes += t->bytes;
-		s->elements_by_dtype[dt] += t->elements;
-		s->bytes_by_dtype[dt] += t->bytes;
+		elements += el;
+		bytes += by;
+		s->elements_by_dtype[dt] += el;
+		s->bytes_by_dtype[dt] += by;
 		s->tensors_by_dtype[dt]++;
-		if (t->role == WS_ROLE_BUFFER) {
-			s->buffers += t->elements;
-			s->n_buffers++;
+		if (role == WS_ROLE_BUFFER) {
+			buffers += el;
+			n_buffers++;
 			continue;
 		}
-		if (t->role == WS_ROLE_QUANT_AUX) {
-			s->quant_aux += t->elements;
-			s->n_quant_aux++;
+		if (role == WS_ROLE_QUANT_AUX) {
+			quant_aux += el;
+			n_quant_aux++;
 			continue;
 		}
-		s->params += t->params;
-		s->params_by_dtype[dt] += t->params;
-		if ((unsigned)t->role < WS_ROLE_COUNT)
-			s->params_by_role[t->role] += t->params;
-		if (t->layer >= 0)
-			s->params_by_layer[t->layer] += t->params;
-		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED)
-			s->non_embedding += t->params;
+		params += pa;
+		s->params_by_dtype[dt] += pa;
+		if ((unsigned)role < WS_ROLE_COUNT)
+			s->params_by_role[role] += pa;
+		if (layer >= 0)
+			s->params_by_layer[layer] += pa;
+		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED)
+			non_embedding += pa;
 	}
+	s->n_layers = max_layer + 1;
+	s->elements = elements;
+	s->bytes = bytes;
+	s->buffers = buffers;
+	s->n_buffers = n_buffers;
+	s->quant_aux = quant_aux;
+	s->n_quant_aux = n_quant_aux;
+	s->params = params;
+	s->non_embedding = non_embedding;
 	/* Active parameters of a MoE: everything but the routed experts and
 	 * the MTP layer, plus top-k / num_experts of the routed experts. */
 	if (m->arch && m->arch->known && m->arch->num_experts && m->arch->experts_per_tok &&

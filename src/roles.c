@@ -7,8 +7,10 @@
  * glob over bytes (no regex library, no global state).  ws_roles_assign()
  * classifies each distinct name "skeleton" (digit segments replaced by a
  * placeholder) once and reuses the answer, so `layers.0` .. `layers.79`
- * cost one table walk per tensor kind, not per tensor.
+ * cost one table walk per tensor kind, not per tensor; a large model is
+ * assigned in two halves on two threads, each with its own cache.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,51 +735,189 @@ ws_role_classify(ws_format fmt, const char *arch, const char *name,
 /* ==== the skeleton cache used by ws_roles_assign ==== */
 
 #define MAX_SEGS 16   /* digit segments remembered per name */
+#define MAX_MARKS 32  /* segment starts remembered per name */
+
+/* Where a segment of the last name built starts, in the name and in its
+ * key, and how many digit segments lie before it. */
+typedef struct mark {
+	uint32_t at, klen, nseg;
+} mark;
 
 typedef struct skel {
 	unsigned char *key;
 	size_t len, cap;
 	uint32_t nseg;
 	uint32_t seg_at[MAX_SEGS];   /* byte offsets of digit segments */
+	const char *prev;            /* the name key was built from, or NULL */
+	size_t prev_len;
+	uint32_t nmark;
+	mark marks[MAX_MARKS];
 } skel;
+
+/* Word-at-a-time byte tests (little or big endian alike: only whole-word
+ * masks are combined, positions come from zero_bytes on the loaded
+ * order).  zero_bytes: 0x80 in each byte of x that is zero, exactly (no
+ * false positives from borrows); digit_bytes: 0x80 in each byte that is
+ * an ASCII digit. */
+#define ONES ((uint64_t)0x0101010101010101u)
+#define HIGHS (ONES * 0x80)
+#define LOWS (ONES * 0x7F)
+
+static uint64_t
+zero_bytes(uint64_t x)
+{
+	return ~(((x & LOWS) + LOWS) | x | LOWS);
+}
+
+static uint64_t
+digit_bytes(uint64_t x)
+{
+	uint64_t lo = (x & LOWS) | HIGHS;
+	uint64_t ge0 = (lo - ONES * '0') & HIGHS;     /* low 7 bits >= '0' */
+	uint64_t ge10 = (lo - ONES * ('9' + 1)) & HIGHS;
+	return ge0 & ~ge10 & ~x & HIGHS;
+}
+
+/* The index in memory order of the first byte flagged in a nonzero
+ * mask, and a mask of the bytes before index k (0..8). */
+static size_t
+first_byte(uint64_t mask)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (size_t)__builtin_clzll(mask) / 8;
+#else
+	return (size_t)__builtin_ctzll(mask) / 8;
+#endif
+}
+
+static uint64_t
+bytes_before(size_t k)
+{
+	if (k == 0)
+		return 0;
+	if (k >= 8)
+		return ~(uint64_t)0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return ~(uint64_t)0 << (64 - 8 * k);
+#else
+	return ~(uint64_t)0 >> (64 - 8 * k);
+#endif
+}
+
+/* The bytes s[i..i+avail) (avail 1..8) as the first bytes of a word,
+ * without reading outside s[0..n): a short tail is the end of the last
+ * whole word of the name, shifted down. */
+static uint64_t
+load_word(const char *s, size_t n, size_t i, size_t avail)
+{
+	uint64_t w = 0;
+	if (avail == 8 || n < 8) {
+		memcpy(&w, s + i, avail);
+		return w;
+	}
+	memcpy(&w, s + n - 8, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return w << (8 * (8 - avail));
+#else
+	return w >> (8 * (8 - avail));
+#endif
+}
+
+/* Bytes a and b have in common from the start. */
+static size_t
+common_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + first_byte(~zero_bytes(x ^ y) & HIGHS);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
 
 /* The name with each 1-9 digit segment replaced by the pair FF 23 and each
  * literal FF byte escaped as FF FE, so distinct shapes never collide.
- * Returns false when the name has too many digit segments to cache. */
+ * Returns false when the name has too many digit segments to cache.
+ *
+ * One pass over the bytes: a segment is copied as it is read and, when it
+ * turns out to be all digits, rewound and replaced by the placeholder.
+ * Whole segments shared with the previous name (most of a name, in a
+ * checkpoint listed block by block and expert by expert) keep the key
+ * already built for them, so only the differing tail is walked. */
 static bool
 skel_build(skel *k, const char *s, size_t n)
 {
-	k->len = 0;
-	k->nseg = 0;
-	for (size_t i = 0;;) {
-		const char *dot = memchr(s + i, '.', n - i);
-		size_t end = dot ? (size_t)(dot - s) : n;
-		size_t sl = end - i;
-		bool digits = sl >= 1 && sl <= MAX_DIGITS;
-		for (size_t j = i; digits && j < end; j++)
-			digits = s[j] >= '0' && s[j] <= '9';
-		if (digits) {
-			if (k->nseg == MAX_SEGS)
+	unsigned char *o = k->key;
+	size_t len = 0, seg = 0;
+	uint32_t nseg = 0, nmark = 0;
+
+	if (k->prev) {
+		size_t l = common_prefix(s, k->prev, n < k->prev_len ? n : k->prev_len);
+		while (nmark < k->nmark && k->marks[nmark].at <= l)
+			nmark++;
+		if (nmark) {
+			const mark *mk = &k->marks[nmark - 1];
+			seg = mk->at;
+			len = mk->klen;
+			nseg = mk->nseg;
+		}
+	}
+	k->prev = NULL;  /* until this build completes */
+	for (size_t i = seg;; i++) {
+		/* copy the segment; note a non-digit and a literal FF on the
+		 * way, without a branch per byte */
+		size_t kseg = len;
+		uint64_t nondigit = 0, ff = 0;
+		/* eight bytes at a time (the key has room for a whole word
+		 * past its end) */
+		while (i < n) {
+			size_t avail = n - i < 8 ? n - i : 8, take;
+			uint64_t w = load_word(s, n, i, avail), keep, dots;
+			memcpy(o + len, &w, 8);
+			dots = zero_bytes(w ^ (ONES * '.')) & bytes_before(avail);
+			take = dots ? first_byte(dots) : avail;
+			keep = bytes_before(take);
+			nondigit |= ~digit_bytes(w) & HIGHS & keep;
+			ff |= zero_bytes(~w) & keep;
+			len += take;
+			i += take;
+			if (dots)
+				break;
+		}
+		size_t sl = i - seg;
+		if (!nondigit && sl >= 1 && sl <= MAX_DIGITS) {
+			if (nseg == MAX_SEGS)
 				return false;
-			k->seg_at[k->nseg++] = (uint32_t)i;
-			k->key[k->len++] = 0xFF;
-			k->key[k->len++] = '#';
-		} else if (!memchr(s + i, 0xFF, sl)) {
-			memcpy(k->key + k->len, s + i, sl);
-			k->len += sl;
-		} else {
-			for (size_t j = i; j < end; j++) {
-				unsigned char ch = (unsigned char)s[j];
-				k->key[k->len++] = ch;
-				if (ch == 0xFF)
-					k->key[k->len++] = 0xFE;
+			k->seg_at[nseg++] = (uint32_t)seg;
+			len = kseg;
+			o[len++] = 0xFF;
+			o[len++] = '#';
+		} else if (ff) {
+			len = kseg;
+			for (size_t j = seg; j < i; j++) {
+				o[len++] = (unsigned char)s[j];
+				if ((unsigned char)s[j] == 0xFF)
+					o[len++] = 0xFE;
 			}
 		}
-		if (!dot)
-			return true;
-		k->key[k->len++] = '.';
-		i = end + 1;
+		if (i == n)
+			break;
+		o[len++] = '.';
+		seg = i + 1;
+		if (nmark < MAX_MARKS)
+			k->marks[nmark++] = (mark){(uint32_t)seg, (uint32_t)len, nseg};
 	}
+	k->len = len;
+	k->nseg = nseg;
+	k->nmark = nmark;
+	k->prev = s;
+	k->prev_len = n;
+	return true;
 }
 
 typedef struct centry {
@@ -877,22 +1017,33 @@ seg_value(const char *s, size_t n, const skel *k, signed char ord)
 	return ord < 0 ? -1 : digits_at(s, n, (long)k->seg_at[(int)ord]);
 }
 
-int
-ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
+/* A range of tensors to assign, with its own cache: the two halves of a
+ * large model are assigned on two threads, and since a name's answer
+ * depends on the name alone the result is the same either way. */
+typedef struct part {
+	ws_model *m;
+	const char *arch;     /* normalized */
+	unsigned fmtbit;
+	int32_t num_hidden_layers;
+	uint64_t begin, end;
+	bool oom;
+} part;
+
+static void
+assign_part(part *p)
 {
-	char an[64];
-	unsigned fmtbit = format_bit(m->format);
+	ws_model *m = p->m;
 	cache c = { 0 };
 	skel k = { 0 };
 	bool oom = false;
 
-	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
-	/* Escaping at most doubles a name; longer names are not classified. */
-	k.key = malloc(2 * WS_ROLE_MAX_NAME + 2);
+	/* Escaping at most doubles a name; longer names are not classified.
+	 * A word of slack: skel_build stores whole words. */
+	k.key = malloc(2 * WS_ROLE_MAX_NAME + 2 + 8);
 	if (!k.key || !cache_grow(&c))
 		oom = true;
 
-	for (uint64_t ti = 0; ti < m->n_tensors; ti++) {
+	for (uint64_t ti = p->begin; ti < p->end; ti++) {
 		ws_tensor *t = &m->tensors[ti];
 		const char *s = t->name ? t->name : "";
 		size_t n = t->name ? t->name_len : 0;
@@ -909,14 +1060,14 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 				t->expert = seg_value(s, n, &k, e->eord);
 				done = true;
 			} else {
-				classify_raw(fmtbit, an, s, n, &r);
+				classify_raw(p->fmtbit, p->arch, s, n, &r);
 				if (!cache_put(&c, e, h, &k, &r))
 					oom = true;
 				else if (c.n * 2 > c.cap && !cache_grow(&c))
 					oom = true;
 			}
 		} else {
-			classify_raw(fmtbit, an, s, n, &r);
+			classify_raw(p->fmtbit, p->arch, s, n, &r);
 		}
 		if (!done) {
 			t->role = r.role;
@@ -924,7 +1075,7 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 			t->layer = digits_at(s, n, r.layer_at);
 			t->expert = digits_at(s, n, r.expert_at);
 		}
-		if (num_hidden_layers > 0 && t->layer >= num_hidden_layers &&
+		if (p->num_hidden_layers > 0 && t->layer >= p->num_hidden_layers &&
 		    t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
 			t->role = WS_ROLE_MTP;
 		t->params = (t->role == WS_ROLE_BUFFER ||
@@ -933,5 +1084,40 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 	free(k.key);
 	free(c.e);
 	free(c.keys);
-	return oom ? -1 : 0;
+	p->oom = oom;
+}
+
+static void *
+assign_thread(void *arg)
+{
+	assign_part(arg);
+	return NULL;
+}
+
+/* Below this many tensors a second thread costs more than it saves. */
+#define PARALLEL_MIN 16384
+
+int
+ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
+{
+	char an[64];
+	part p[2];
+	pthread_t th;
+	bool threaded = false;
+
+	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
+	for (int i = 0; i < 2; i++)
+		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, 0, 0, false};
+	p[0].end = m->n_tensors;
+	if (m->n_tensors >= PARALLEL_MIN) {
+		p[0].end = p[1].begin = m->n_tensors / 2;
+		p[1].end = m->n_tensors;
+		threaded = pthread_create(&th, NULL, assign_thread, &p[1]) == 0;
+	}
+	assign_part(&p[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (p[1].end > p[1].begin)
+		assign_part(&p[1]);
+	return p[0].oom || p[1].oom ? -1 : 0;
 }
