@@ -4,6 +4,8 @@
 #ifndef WS_INTERNAL_H
 #define WS_INTERNAL_H
 
+#include <pthread.h>
+
 #include "weightscan/model.h"
 #include "weightscan/remote.h"
 
@@ -30,6 +32,9 @@ int ws_model_reserve_tensors(ws_model *m, uint64_t n);
 /* Append from's tensors to m's, with the arena their names and shapes
  * live in; from keeps no tensors (0, or -1 on OOM, from unchanged). */
 int ws_model_take_tensors(ws_model *m, ws_model *from);
+/* Room for size bytes of ws_model_alloc in one chunk (0, or -1 on OOM):
+ * threads that fill models allocate up front, not while others fault. */
+int ws_model_reserve_arena(ws_model *m, size_t size);
 
 /* The model's tensors by name, a hash index (build it after the last
  * tensor is added). dup[0], dup[1]: the first name held twice, as the
@@ -59,6 +64,9 @@ int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
 void *ws_big_calloc(size_t size);
 void *ws_big_realloc(void *p, size_t old_size, size_t new_size);
 void ws_big_free(void *p, size_t size);
+/* pthread_create for a helper that works beside the caller, kept off the
+ * caller's CPU (0, or -1). */
+int ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 /* Exactly len bytes at off, or an error naming the offset reached. */
 int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *err);
 /* Headers up to this size are read into a copy instead of mapped: for a

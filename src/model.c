@@ -55,6 +55,22 @@ ws_model_alloc(ws_model *m, size_t size)
 	return p;
 }
 
+int
+ws_model_reserve_arena(ws_model *m, size_t size)
+{
+	ws_arena *a = m->arena;
+	if (a && a->cap - a->used >= size)
+		return 0;
+	ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + size);
+	if (!n)
+		return -1;
+	n->used = 0;
+	n->cap = size;
+	n->next = a;
+	m->arena = n;
+	return 0;
+}
+
 char *
 ws_model_strndup(ws_model *m, const char *s, size_t len)
 {

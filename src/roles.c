@@ -17,6 +17,7 @@
 
 #include <xxhash.h>
 
+#include "internal.h"
 #include "weightscan/model.h"
 #include "weightscan/roles.h"
 
@@ -1112,7 +1113,7 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 	if (m->n_tensors >= PARALLEL_MIN) {
 		p[0].end = p[1].begin = m->n_tensors / 2;
 		p[1].end = m->n_tensors;
-		threaded = pthread_create(&th, NULL, assign_thread, &p[1]) == 0;
+		threaded = ws_thread_start(&th, assign_thread, &p[1]) == 0;
 	}
 	assign_part(&p[0]);
 	if (threaded)

@@ -833,8 +833,6 @@ run_piece(void *arg)
 	bool seen_meta = false;
 
 	pc->rc = -1;
-	if (reserve_for(s, &pc->ev, &pc->names, (pc->stop ? pc->stop : s->len) - s->pos))
-		return NULL;
 	if (pc->first) {
 		if (expect(s, '{'))
 			return NULL;
@@ -894,7 +892,7 @@ run_all(piece *pcs, size_t n, void *(*fn)(void *))
 	size_t started = 1;
 	bool ok = true;
 	for (; started < n; started++)
-		if (pthread_create(&pcs[started].th, NULL, fn, &pcs[started])) {
+		if (ws_thread_start(&pcs[started].th, fn, &pcs[started])) {
 			ok = false;
 			break;
 		}
@@ -949,6 +947,19 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		pc->first = k == 0;
 		if (!pc->s.m) {
 			n = k; /* free what was made */
+			rc = -1;
+			goto out;
+		}
+	}
+	/* all memory before the threads start: a mapping made while another
+	 * thread takes page faults stalls both (mmap_lock) */
+	for (size_t k = 0; k < n; k++) {
+		piece *pc = &pcs[k];
+		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
+		pc->s.dcap = 16;
+		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
+		    reserve_for(&pc->s, &pc->ev, &pc->names, len) ||
+		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
 			rc = -1;
 			goto out;
 		}
