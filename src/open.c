@@ -204,6 +204,8 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 	*n_out = 0;
 	if (!cJSON_IsObject(wm))
 		return ws_err_at(err, index_path, 0, "index has no \"weight_map\" object");
+	if (ws_strset_reserve(&names, (size_t)cJSON_GetArraySize(wm)))
+		return ws_err_oom(err, index_path);
 	/* every distinct shard, in the order the map first names it */
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		if (!cJSON_IsString(e) || !e->string) {
@@ -420,10 +422,10 @@ free_names(name_list *l)
 	l->n = 0;
 }
 
-/* Every name in dir but dot files, sorted (read once: a 191-shard folder
+/* Every name in dir but dot files, sorted if asked (read once: a 191-shard folder
  * is one getdents, not one per suffix asked about). */
 static int
-list_dir(const char *dir, name_list *out, ws_error *err)
+list_dir(const char *dir, bool sorted, name_list *out, ws_error *err)
 {
 	DIR *d = opendir(dir);
 	size_t cap = 0;
@@ -448,7 +450,7 @@ list_dir(const char *dir, name_list *out, ws_error *err)
 		out->n++;
 	}
 	closedir(d);
-	if (out->n)
+	if (sorted && out->n)
 		qsort(out->v, out->n, sizeof *out->v, cmp_str);
 	return 0;
 oom:
@@ -522,7 +524,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 	name_list all, idx = {0}, st = {0}, gg = {0};
 	int rc = -1;
 
-	if (list_dir(dir, &all, err))
+	if (list_dir(dir, true, &all, err))
 		return -1;
 	if (with_suffix(&all, ".safetensors.index.json", &idx) ||
 	    with_suffix(&all, ".safetensors", &st) || with_suffix(&all, ".gguf", &gg)) {
@@ -601,7 +603,7 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 
 	*out = NULL;
 	*n_out = 0;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || list_dir(path, &all, &err))
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || list_dir(path, false, &all, &err))
 		return 0;
 	/* safetensors (or an index) make the folder one model */
 	bool safetensors = false;
@@ -615,6 +617,8 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 		rc = -1;
 		goto out;
 	}
+	if (gg.n)
+		qsort(gg.v, gg.n, sizeof *gg.v, cmp_str);
 	for (size_t i = 0; i < gg.n; i++) {
 		size_t pl, ql;
 		/* later parts of a split set are reported with their first */
