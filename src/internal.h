@@ -20,9 +20,23 @@ extern struct ws_st_parallel {
 	size_t min_piece;
 	size_t pieces;
 	_Atomic unsigned long done; /* headers scanned in pieces, for tests */
+	_Atomic unsigned long ahead; /* shards loaded from bytes read ahead */
 } ws_st_parallel;
 int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 			   ws_error *err);
+/* A shard's first bytes read ahead (another thread opened, stat'ed and
+ * read it): load it as ws_safetensors_load_at would have. */
+typedef struct ws_st_ahead {
+	int fd;            /* O_RDONLY regular file; -1 = not read, load by name */
+	uint64_t size;
+	uint8_t *buf;      /* malloc'd: bytes [0, len) of the file */
+	size_t len;
+} ws_st_ahead;
+/* Read up to the header's end (at most WS_HEADER_READ_MAX) from an open
+ * file; false on any error (the caller loads by name and reports it). */
+bool ws_safetensors_read_ahead(ws_st_ahead *a);
+/* Takes a->fd; a->buf stays the caller's. */
+int ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 
@@ -55,6 +69,9 @@ int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
  * of shards instead of one per shard); path is what messages say. */
 int ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
 			  ws_error *err);
+/* A regular file opened elsewhere (fd O_RDONLY, owned from here on, closed
+ * on failure) joins the model; its index, or -1. */
+int ws_model_adopt_fd(ws_model *m, int fd, uint64_t size, const char *path, ws_error *err);
 /* Map the first len bytes (at most the file size) of an opened file. */
 int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
 /* Big arrays (the tensor table, name sets): from 1 MiB up straight from

@@ -218,16 +218,8 @@ int
 ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
 		      ws_error *err)
 {
-	model_priv *p = (model_priv *)m;
 	struct stat st;
-	uint64_t cap = p->cap_files;
-	int fd;
-
-	if (!grow((void **)&m->files, sizeof *m->files, m->n_files, &cap))
-		return ws_err_oom(err, path);
-	p->cap_files = (uint32_t)cap;
-
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
@@ -239,10 +231,23 @@ ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path
 		close(fd);
 		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
 	}
+	return ws_model_adopt_fd(m, fd, (uint64_t)st.st_size, path, err);
+}
+
+int
+ws_model_adopt_fd(ws_model *m, int fd, uint64_t size, const char *path, ws_error *err)
+{
+	model_priv *p = (model_priv *)m;
+	uint64_t cap = p->cap_files;
+	if (!grow((void **)&m->files, sizeof *m->files, m->n_files, &cap)) {
+		close(fd);
+		return ws_err_oom(err, path);
+	}
+	p->cap_files = (uint32_t)cap;
 	ws_file *f = &m->files[m->n_files];
 	memset(f, 0, sizeof *f);
 	f->fd = fd;
-	f->size = (uint64_t)st.st_size;
+	f->size = size;
 	f->path = strdup(path);
 	if (!f->path) {
 		close(fd);

@@ -6,6 +6,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,8 +265,140 @@ out:
 	return 0;
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names in a folder: `owned` lists own their strings, filtered ones borrow. */
+typedef struct name_list {
+	char **v;
+	size_t n;
+} name_list;
+
+static void
+free_names(name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* ==== reading shards ahead ====
+ *
+ * While this thread parses index.json (cJSON, the largest single cost of a
+ * 191-shard folder), another opens every shard in the folder and reads its
+ * header; the shards are then parsed here from those bytes in the index's
+ * order. Whatever it could not read is loaded by name, as without it. */
+#define AHEAD_MIN_SHARDS 8
+
+typedef struct ahead {
+	int dirfd;
+	const name_list *names; /* sorted */
+	ws_st_ahead *slot;      /* one per name */
+	_Atomic size_t done;    /* slots [0, done) are final */
+	pthread_t th;
+	bool running;
+} ahead;
+
+static void *
+read_ahead(void *arg)
+{
+	ahead *a = arg;
+	for (size_t i = 0; i < a->names->n; i++) {
+		ws_st_ahead *sl = &a->slot[i];
+		struct stat st;
+		sl->fd = openat(a->dirfd, a->names->v[i], O_RDONLY | O_CLOEXEC);
+		if (sl->fd >= 0 && (fstat(sl->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+			close(sl->fd);
+			sl->fd = -1;
+		}
+		if (sl->fd >= 0) {
+			sl->size = (uint64_t)st.st_size;
+			if (!ws_safetensors_read_ahead(sl)) {
+				close(sl->fd);
+				sl->fd = -1;
+			}
+		}
+		atomic_store_explicit(&a->done, i + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+/* false when not worth it or not possible: then shards load by name */
+static bool
+ahead_start(ahead *a, int dirfd, const name_list *names)
+{
+	memset(a, 0, sizeof *a);
+	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0)
+		return false;
+	if (!(a->slot = calloc(names->n, sizeof *a->slot)))
+		return false;
+	a->dirfd = dirfd;
+	a->names = names;
+	if (ws_thread_start(&a->th, read_ahead, a)) {
+		free(a->slot);
+		a->slot = NULL;
+		return false;
+	}
+	a->running = true;
+	return true;
+}
+
+/* The slot read ahead for shard `name`, once ready, or NULL. */
+static ws_st_ahead *
+ahead_get(ahead *a, const char *name)
+{
+	if (!a || !a->running)
+		return NULL;
+	char *const *hit = bsearch(&name, a->names->v, a->names->n, sizeof *a->names->v, cmp_str);
+	if (!hit)
+		return NULL;
+	size_t i = (size_t)(hit - a->names->v);
+	while (atomic_load_explicit(&a->done, memory_order_acquire) <= i)
+		sched_yield();
+	return a->slot[i].fd >= 0 ? &a->slot[i] : NULL;
+}
+
+static void
+ahead_end(ahead *a)
+{
+	if (!a->running)
+		return;
+	pthread_join(a->th, NULL);
+	for (size_t i = 0; i < a->names->n; i++) {
+		if (a->slot[i].fd >= 0)
+			close(a->slot[i].fd);
+		free(a->slot[i].buf);
+	}
+	free(a->slot);
+	a->running = false;
+}
+
+static int
+load_index(ws_model *m, const char *index_path, int dirfd, ahead *ah, ws_error *err);
+
 int
 ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
+{
+	char *dir = ws_path_dir(index_path);
+	if (!dir)
+		return ws_err_oom(err, index_path);
+	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int rc = dirfd < 0 ? ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
+				    strerror(errno))
+			   : load_index(m, index_path, dirfd, NULL, err);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(dir);
+	return rc;
+}
+
+static int
+load_index(ws_model *m, const char *index_path, int dirfd, ahead *ah, ws_error *err)
 {
 	cJSON *idx = parse_json_file(index_path, err);
 	if (!idx)
@@ -280,13 +415,13 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 		return -1;
 	char *dir = ws_path_dir(index_path);
 	int rc = dir ? 0 : ws_err_oom(err, index_path);
-	int dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (!rc && dirfd < 0)
-		rc = ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s", strerror(errno));
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *sp = ws_path_join(dir, shards[i]);
+		ws_st_ahead *sl = ahead_get(ah, shards[i]);
 		if (!sp) {
 			rc = ws_err_oom(err, index_path);
+		} else if (sl) {
+			rc = ws_safetensors_load_ahead(m, sl, sp, err);
 		} else if ((rc = ws_safetensors_load_at(m, dirfd, shards[i], sp, err)) != 0 &&
 			   faccessat(dirfd, shards[i], F_OK, 0) != 0) {
 			/* asked only when loading failed: one syscall less a shard */
@@ -294,8 +429,6 @@ ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 		}
 		free(sp);
 	}
-	if (dirfd >= 0)
-		close(dirfd);
 	free(shards);
 	free(dir);
 	return rc ? -1 : ws_index_check(m, err);
@@ -399,28 +532,6 @@ out:
 }
 
 /* ==== folders ==== */
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Names in a folder: `owned` lists own their strings, filtered ones borrow. */
-typedef struct name_list {
-	char **v;
-	size_t n;
-} name_list;
-
-static void
-free_names(name_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
 
 /* Every name in dir but dot files, sorted if asked (read once: a 191-shard folder
  * is one getdents, not one per suffix asked about). */
@@ -538,11 +649,24 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
 				pick = i;
 		char *ip = ws_path_join(dir, idx.v[pick]);
-		if (!ip) {
-			ws_err_oom(err, dir);
+		int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (!ip || dirfd < 0) {
+			if (ip)
+				ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
+				       strerror(errno));
+			else
+				ws_err_oom(err, dir);
+			free(ip);
+			if (dirfd >= 0)
+				close(dirfd);
 			goto out;
 		}
-		int r = ws_safetensors_load_index(m, ip, err);
+		ahead ah;
+		bool started = ahead_start(&ah, dirfd, &st);
+		int r = load_index(m, ip, dirfd, started ? &ah : NULL, err);
+		if (started)
+			ahead_end(&ah);
+		close(dirfd);
 		free(ip);
 		if (!r)
 			rc = unlisted_shards(m, &st, dir, err);

@@ -1053,6 +1053,22 @@ ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
 	return ws_safetensors_load_at(m, AT_FDCWD, path, path, err);
 }
 
+/* The length in the first bytes says how much of the file to keep (read
+ * or, if large, mapped); a length that cannot be keeps enough to sniff. */
+static uint64_t
+header_want(const uint8_t *head, size_t got, uint64_t size)
+{
+	uint64_t want = size < SNIFF_BYTES ? size : SNIFF_BYTES;
+	if (got >= 8) {
+		uint64_t n = 0;
+		for (int i = 7; i >= 0; i--)
+			n = n << 8 | head[i];
+		if (n <= ST_MAX_HEADER && 8 + n <= size)
+			want = 8 + n;
+	}
+	return want;
+}
+
 int
 ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 		       ws_error *err)
@@ -1061,21 +1077,46 @@ ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *pat
 	if (idx < 0)
 		return -1;
 	ws_file *f = &m->files[idx];
-	/* The length says how much of the file to keep (read or, if large,
-	 * mapped); a length that cannot be keeps enough to sniff. */
 	uint8_t head[FIRST_READ];
 	size_t got = f->size < FIRST_READ ? (size_t)f->size : FIRST_READ;
-	if (ws_file_pread(f, head, got, 0, err))
+	if (ws_file_pread(f, head, got, 0, err) ||
+	    ws_file_load_prefix(f, header_want(head, got, f->size), head, got, err))
 		return -1;
-	uint64_t want = f->size < SNIFF_BYTES ? f->size : SNIFF_BYTES;
-	if (got >= 8) {
-		uint64_t n = 0;
-		for (int i = 7; i >= 0; i--)
-			n = n << 8 | head[i];
-		if (n <= ST_MAX_HEADER && 8 + n <= f->size)
-			want = 8 + n;
-	}
-	if (ws_file_load_prefix(f, want, head, got, err))
+	return ws_safetensors_parse(m, (uint32_t)idx, err);
+}
+
+bool
+ws_safetensors_read_ahead(ws_st_ahead *a)
+{
+	ws_file f = {.fd = a->fd, .size = a->size, .path = ""};
+	ws_error e;
+	size_t got = a->size < FIRST_READ ? (size_t)a->size : FIRST_READ;
+	if (!(a->buf = malloc(got ? got : 1)) || ws_file_pread(&f, a->buf, got, 0, &e))
+		return false;
+	a->len = got;
+	uint64_t want = header_want(a->buf, got, a->size);
+	if (want <= got || want > WS_HEADER_READ_MAX)
+		return true;
+	uint8_t *nb = realloc(a->buf, (size_t)want);
+	if (!nb)
+		return false;
+	a->buf = nb;
+	if (ws_file_pread(&f, nb + got, (size_t)want - got, got, &e))
+		return false;
+	a->len = (size_t)want;
+	return true;
+}
+
+int
+ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err)
+{
+	int idx = ws_model_adopt_fd(m, a->fd, a->size, path, err);
+	a->fd = -1;
+	if (idx < 0)
+		return -1;
+	ws_st_parallel.ahead++;
+	ws_file *f = &m->files[idx];
+	if (ws_file_load_prefix(f, header_want(a->buf, a->len, f->size), a->buf, a->len, err))
 		return -1;
 	return ws_safetensors_parse(m, (uint32_t)idx, err);
 }

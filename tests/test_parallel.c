@@ -3,6 +3,7 @@
  * serial scan's: the same tensors in the same order, or the same error at
  * the same offset, whatever the pieces' cuts land on. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,5 +211,88 @@ Test(parallel, default_settings)
 	cr_expect_str_eq(m->tensors[24999].name, "model.layers.390.mlp.experts.39.weight");
 	ws_model_free(m);
 	free(p);
+	free(dir);
+}
+
+/* ==== shards read ahead ==== */
+
+static size_t
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	size_t n = 0;
+	cr_assert(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A folder of 12 shards (its headers read by a second thread while the
+ * index is parsed) opens exactly as its index.json does (shards read one
+ * by one, in order): the same files, tensors and findings, or the same
+ * error; and no descriptor is left behind. */
+static void
+same_as_index(const char *dir)
+{
+	char *ip = ws_join(dir, "model.safetensors.index.json");
+	ws_model *a = NULL, *b = NULL;
+	ws_error ea = {0}, eb = {0};
+	size_t fds = open_fds();
+	unsigned long ahead = ws_st_parallel.ahead;
+	int ra = ws_model_open(dir, NULL, &a, &ea);
+	if (!ra)
+		cr_expect_eq(ws_st_parallel.ahead - ahead, a->n_files, "shards not read ahead");
+	int rb = ws_model_open(ip, NULL, &b, &eb);
+	cr_assert_eq(ra, rb, "folder %d (%s), index %d (%s)", ra, ea.message, rb, eb.message);
+	if (ra) {
+		cr_expect_str_eq(ea.message, eb.message);
+		cr_expect_str_eq(ea.file, eb.file);
+		cr_expect_eq(ea.offset, eb.offset);
+	} else {
+		cr_assert_eq(a->n_files, b->n_files);
+		for (uint32_t i = 0; i < a->n_files; i++)
+			cr_expect_str_eq(a->files[i].path, b->files[i].path);
+		cr_assert_eq(a->n_tensors, b->n_tensors);
+		for (uint64_t i = 0; i < a->n_tensors; i++) {
+			cr_expect_str_eq(a->tensors[i].name, b->tensors[i].name);
+			cr_expect_eq(a->tensors[i].offset, b->tensors[i].offset);
+			cr_expect_eq(a->tensors[i].file, b->tensors[i].file);
+		}
+	}
+	ws_model_free(a);
+	ws_model_free(b);
+	cr_expect_eq(open_fds(), fds, "descriptors left open");
+	free(ip);
+}
+
+Test(parallel, shards_read_ahead_load_as_by_name)
+{
+	char *dir = ws_tmpdir(), *cfg = ws_testdata_path("tiny-llama/config.json");
+	char *out = ws_join(dir, "m");
+	ws_mkfixture("sparse", out, cfg, "--shards", "12", NULL);
+	same_as_index(out);
+
+	/* a shard the index does not name is read ahead and let go */
+	static const char extra[] = "\x02\0\0\0\0\0\0\0{}";
+	free(ws_write_file(out, "model-extra.safetensors", extra, sizeof extra - 1));
+	same_as_index(out);
+
+	/* a broken shard: the error of loading it by name, at the same offset */
+	char *s7 = ws_join(out, "model-00007-of-00012.safetensors");
+	FILE *f = fopen(s7, "r+");
+	cr_assert(f);
+	cr_assert_eq(fseek(f, 9, SEEK_SET), 0);
+	fputc('[', f);
+	fclose(f);
+	same_as_index(out);
+
+	/* a missing one */
+	cr_assert_eq(remove(s7), 0);
+	same_as_index(out);
+	free(s7);
+	free(out);
+	free(cfg);
+	ws_rmtree(dir);
 	free(dir);
 }
