@@ -21,21 +21,25 @@ extern struct ws_st_parallel {
 	size_t pieces;
 	_Atomic unsigned long done; /* headers scanned in pieces, for tests */
 	_Atomic unsigned long ahead; /* shards loaded from bytes read ahead */
+	bool patient;      /* wait for the reader rather than read a shard here
+			    * (tests: then every shard is read ahead) */
 } ws_st_parallel;
 int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 			   ws_error *err);
 /* A shard's first bytes read ahead (another thread opened, stat'ed and
  * read it): load it as ws_safetensors_load_at would have. */
+#define WS_ST_FIRST_READ 1024 /* the length and most shards' whole header */
 typedef struct ws_st_ahead {
 	int fd;            /* O_RDONLY regular file; -1 = not read, load by name */
 	uint64_t size;
-	uint8_t *buf;      /* malloc'd: bytes [0, len) of the file */
-	size_t len;
+	size_t len;        /* bytes [0, len) of the file, in more if set, else head */
+	uint8_t *more;     /* malloc'd for a header longer than head */
+	uint8_t head[WS_ST_FIRST_READ]; /* no allocation on the reading thread */
 } ws_st_ahead;
 /* Read up to the header's end (at most WS_HEADER_READ_MAX) from an open
  * file; false on any error (the caller loads by name and reports it). */
 bool ws_safetensors_read_ahead(ws_st_ahead *a);
-/* Takes a->fd; a->buf stays the caller's. */
+/* Takes a->fd; a->more stays the caller's. */
 int ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);

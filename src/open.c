@@ -295,11 +295,15 @@ free_names(name_list *l)
  * order. Whatever it could not read is loaded by name, as without it. */
 #define AHEAD_MIN_SHARDS 8
 
+/* A slot is claimed once, by the reader or by this thread: a reader that
+ * falls behind (or never gets a CPU) costs no more than reading here. */
+enum { SLOT_FREE, SLOT_READING, SLOT_READ, SLOT_TAKEN };
+
 typedef struct ahead {
 	int dirfd;
 	const name_list *names; /* sorted */
 	ws_st_ahead *slot;      /* one per name */
-	_Atomic size_t done;    /* slots [0, done) are final */
+	_Atomic unsigned char *state;
 	pthread_t th;
 	bool running;
 } ahead;
@@ -311,6 +315,9 @@ read_ahead(void *arg)
 	for (size_t i = 0; i < a->names->n; i++) {
 		ws_st_ahead *sl = &a->slot[i];
 		struct stat st;
+		unsigned char free_state = SLOT_FREE;
+		if (!atomic_compare_exchange_strong(&a->state[i], &free_state, SLOT_READING))
+			continue;
 		sl->fd = openat(a->dirfd, a->names->v[i], O_RDONLY | O_CLOEXEC);
 		if (sl->fd >= 0 && (fstat(sl->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
 			close(sl->fd);
@@ -323,7 +330,7 @@ read_ahead(void *arg)
 				sl->fd = -1;
 			}
 		}
-		atomic_store_explicit(&a->done, i + 1, memory_order_release);
+		atomic_store_explicit(&a->state[i], SLOT_READ, memory_order_release);
 	}
 	return NULL;
 }
@@ -335,13 +342,13 @@ ahead_start(ahead *a, int dirfd, const name_list *names)
 	memset(a, 0, sizeof *a);
 	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0)
 		return false;
-	if (!(a->slot = calloc(names->n, sizeof *a->slot)))
-		return false;
+	a->slot = calloc(names->n, sizeof *a->slot);
+	a->state = calloc(names->n, sizeof *a->state);
 	a->dirfd = dirfd;
 	a->names = names;
-	if (ws_thread_start(&a->th, read_ahead, a)) {
+	if (!a->slot || !a->state || ws_thread_start(&a->th, read_ahead, a)) {
 		free(a->slot);
-		a->slot = NULL;
+		free((void *)a->state);
 		return false;
 	}
 	a->running = true;
@@ -358,9 +365,16 @@ ahead_get(ahead *a, const char *name)
 	if (!hit)
 		return NULL;
 	size_t i = (size_t)(hit - a->names->v);
-	while (atomic_load_explicit(&a->done, memory_order_acquire) <= i)
+	unsigned char st = SLOT_FREE;
+	if (!ws_st_parallel.patient &&
+	    atomic_compare_exchange_strong(&a->state[i], &st, SLOT_TAKEN))
+		return NULL; /* the reader is behind: read it here */
+	st = atomic_load_explicit(&a->state[i], memory_order_acquire);
+	while (st != SLOT_READ && st != SLOT_TAKEN) {
 		sched_yield();
-	return a->slot[i].fd >= 0 ? &a->slot[i] : NULL;
+		st = atomic_load_explicit(&a->state[i], memory_order_acquire);
+	}
+	return st == SLOT_READ && a->slot[i].fd >= 0 ? &a->slot[i] : NULL;
 }
 
 static void
@@ -370,11 +384,12 @@ ahead_end(ahead *a)
 		return;
 	pthread_join(a->th, NULL);
 	for (size_t i = 0; i < a->names->n; i++) {
-		if (a->slot[i].fd >= 0)
+		if (a->state[i] == SLOT_READ && a->slot[i].fd >= 0)
 			close(a->slot[i].fd);
-		free(a->slot[i].buf);
+		free(a->slot[i].more);
 	}
 	free(a->slot);
+	free((void *)a->state);
 	a->running = false;
 }
 

@@ -1045,7 +1045,7 @@ scan_header(scan *s, uint32_t file_idx, st_vec *ev)
 #define SNIFF_BYTES 4096
 /* The first read: the length and, for the small headers of a many-shard
  * checkpoint, the whole header in one syscall. */
-#define FIRST_READ 1024
+#define FIRST_READ WS_ST_FIRST_READ
 
 int
 ws_safetensors_load(ws_model *m, const char *path, ws_error *err)
@@ -1091,17 +1091,16 @@ ws_safetensors_read_ahead(ws_st_ahead *a)
 	ws_file f = {.fd = a->fd, .size = a->size, .path = ""};
 	ws_error e;
 	size_t got = a->size < FIRST_READ ? (size_t)a->size : FIRST_READ;
-	if (!(a->buf = malloc(got ? got : 1)) || ws_file_pread(&f, a->buf, got, 0, &e))
+	if (ws_file_pread(&f, a->head, got, 0, &e))
 		return false;
 	a->len = got;
-	uint64_t want = header_want(a->buf, got, a->size);
+	uint64_t want = header_want(a->head, got, a->size);
 	if (want <= got || want > WS_HEADER_READ_MAX)
 		return true;
-	uint8_t *nb = realloc(a->buf, (size_t)want);
-	if (!nb)
+	if (!(a->more = malloc((size_t)want)))
 		return false;
-	a->buf = nb;
-	if (ws_file_pread(&f, nb + got, (size_t)want - got, got, &e))
+	memcpy(a->more, a->head, got);
+	if (ws_file_pread(&f, a->more + got, (size_t)want - got, got, &e))
 		return false;
 	a->len = (size_t)want;
 	return true;
@@ -1116,7 +1115,8 @@ ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_erro
 		return -1;
 	ws_st_parallel.ahead++;
 	ws_file *f = &m->files[idx];
-	if (ws_file_load_prefix(f, header_want(a->buf, a->len, f->size), a->buf, a->len, err))
+	const uint8_t *buf = a->more ? a->more : a->head;
+	if (ws_file_load_prefix(f, header_want(buf, a->len, f->size), buf, a->len, err))
 		return -1;
 	return ws_safetensors_parse(m, (uint32_t)idx, err);
 }
