@@ -414,7 +414,8 @@ cmp_int(const void *a, const void *b)
 static void
 close_all(int *fds, size_t n)
 {
-	qsort(fds, n, sizeof *fds, cmp_int);
+	if (n > 1)
+		qsort(fds, n, sizeof *fds, cmp_int);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && fds[j] == fds[j - 1] + 1; j++)
 			;
