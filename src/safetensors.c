@@ -37,6 +37,10 @@ typedef struct scan {
 	size_t scap;
 	uint64_t *dims;
 	size_t dcap;
+	/* the last dtype read, and its text */
+	char dt_text[16];
+	size_t dt_len;
+	ws_dtype dt;
 } scan;
 
 /* Per tensor, what only validation needs: its data range and where its
@@ -255,6 +259,26 @@ scan_string(scan *s, size_t *out_len, bool *had_nul)
 	return 0;
 }
 
+/* Eight ASCII digits at p as their number, or UINT64_MAX when one of them
+ * is no digit: a data offset has 8 to 12 digits, so this is most of it. */
+static uint64_t
+digits8(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w); /* the first digit in the low byte */
+#endif
+	/* each byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
+	if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+	    ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+		return UINT64_MAX;
+	w -= 0x3030303030303030ull;
+	w = w * 10 + (w >> 8); /* pairs of digits, in every other byte */
+	return ((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+		((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >> 32;
+}
+
 /* A JSON integer that must be a non-negative u64: no sign, fraction or
  * exponent (the reference rejects 1.0 and 1e0). */
 static int
@@ -270,6 +294,8 @@ scan_u64(scan *s, const char *what, uint64_t *out)
 	const uint8_t *d = s->p;
 	size_t i = s->pos, fast_end = s->len - i > 19 ? i + 19 : s->len;
 	unsigned digit;
+	for (uint64_t eight; fast_end - i >= 8 && (eight = digits8(d + i)) != UINT64_MAX; i += 8)
+		v = v * 100000000u + eight;
 	while (i < fast_end && (digit = (unsigned)d[i] - '0') < 10) {
 		v = v * 10 + digit;
 		i++;
@@ -518,7 +544,17 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 					return fail(s, "dtype must be a string");
 				if (scan_string(s, &vl, &nul))
 					return -1;
-				t->dtype = ws_dtype_from_safetensors(s->sv, vl);
+				/* a header names a few dtypes many times over */
+				if (vl == s->dt_len && !memcmp(s->sv, s->dt_text, vl)) {
+					t->dtype = s->dt;
+				} else {
+					t->dtype = ws_dtype_from_safetensors(s->sv, vl);
+					if (vl <= sizeof s->dt_text && t->dtype != WS_DT_INVALID) {
+						memcpy(s->dt_text, s->sv, vl);
+						s->dt_len = vl;
+						s->dt = t->dtype;
+					}
+				}
 				if (t->dtype == WS_DT_INVALID) {
 					char *esc = ws_escape_text(s->sv, vl);
 					ws_err_at(s->err, s->file, at,
