@@ -58,15 +58,17 @@ fail(scan *s, const char *msg)
 	return ws_err_at(s->err, s->file, s->base + s->pos, "%s", msg);
 }
 
+static bool
+is_blank(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static void
 skip_ws(scan *s)
 {
-	while (s->pos < s->len) {
-		uint8_t c = s->p[s->pos];
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			break;
+	while (s->pos < s->len && is_blank(s->p[s->pos]))
 		s->pos++;
-	}
 }
 
 static int
@@ -481,26 +483,37 @@ enum { F_DTYPE = 1, F_SHAPE = 2, F_OFFSETS = 4 };
 
 static const char *msg_name(const char *name, size_t len, char *buf, size_t cap);
 
-/* The three keys as writers spell them, '"dtype":' and so on, matched
- * whole and consumed: the common case needs no string scan. 0 = not one
- * of them in that spelling (the general path decides). */
+/* The keys of a tensor entry, as writers spell them: '"dtype":' ... */
+static const struct {
+	const char *text;
+	unsigned len, bit;
+} tensor_keys[] = {
+	{"\"dtype\":", 8, F_DTYPE},
+	{"\"shape\":", 8, F_SHAPE},
+	{"\"data_offsets\":", 15, F_OFFSETS},
+};
+
+/* A key in that spelling, matched whole and consumed: the common case
+ * needs no string scan. 0 = none of them so spelled. */
 static unsigned
 known_key(scan *s)
 {
-	static const struct {
-		const char *text;
-		unsigned len, bit;
-	} keys[] = {
-		{"\"dtype\":", 8, F_DTYPE},
-		{"\"shape\":", 8, F_SHAPE},
-		{"\"data_offsets\":", 15, F_OFFSETS},
-	};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (s->len - s->pos >= keys[i].len &&
-		    !memcmp(s->p + s->pos, keys[i].text, keys[i].len)) {
-			s->pos += keys[i].len;
-			return keys[i].bit;
+	for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++)
+		if (s->len - s->pos >= tensor_keys[i].len &&
+		    !memcmp(s->p + s->pos, tensor_keys[i].text, tensor_keys[i].len)) {
+			s->pos += tensor_keys[i].len;
+			return tensor_keys[i].bit;
 		}
+	return 0;
+}
+
+/* The bit of a key read the general way (escapes decoded), or 0. */
+static unsigned
+key_bit(const char *key, size_t len)
+{
+	for (size_t i = 0; i < sizeof tensor_keys / sizeof tensor_keys[0]; i++)
+		if (len == tensor_keys[i].len - 3 && !memcmp(key, tensor_keys[i].text + 1, len))
+			return tensor_keys[i].bit;
 	return 0;
 }
 
@@ -525,12 +538,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 			if (!bit) {
 				if (scan_string(s, &kl, &nul) || expect(s, ':'))
 					return -1;
-				if (kl == 5 && !memcmp(s->sv, "dtype", 5))
-					bit = F_DTYPE;
-				else if (kl == 5 && !memcmp(s->sv, "shape", 5))
-					bit = F_SHAPE;
-				else if (kl == 12 && !memcmp(s->sv, "data_offsets", 12))
-					bit = F_OFFSETS;
+				bit = key_bit(s->sv, kl);
 			}
 			if (bit & seen)
 				return ws_err_at(s->err, s->file, key_at,
@@ -811,8 +819,9 @@ out:
  * A 6 MB header of 46,848 expert tensors is cut into pieces at guessed
  * member boundaries ('}' ',' '"', blanks allowed), one thread a piece.
  * A piece is right only if the piece before it, parsing from the start,
- * lands exactly on its first key; duplicate names are then looked for in
- * parallel, one hash partition a thread.  Anything else - a guess inside
+ * lands exactly on its first key.  Each piece checks its own names as it
+ * goes; the names past the first piece are then looked up in the earlier
+ * pieces' sets, the lookups split over the threads.  Anything else - a guess inside
  * a string, __metadata__ past the first piece, any error or duplicate -
  * and the header is parsed again by scan_header_serial, so messages and
  * offsets are always the serial ones. */
@@ -848,12 +857,12 @@ find_cut(const uint8_t *p, size_t len, size_t from)
 		if (p[i] != '}')
 			continue;
 		size_t j = i + 1;
-		while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r'))
+		while (j < len && is_blank(p[j]))
 			j++;
 		if (j >= len || p[j] != ',')
 			continue;
 		j++;
-		while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\n' || p[j] == '\r'))
+		while (j < len && is_blank(p[j]))
 			j++;
 		if (j < len && p[j] == '"')
 			return j;
@@ -1133,11 +1142,9 @@ ws_safetensors_read_ahead(ws_st_ahead *a)
 	uint64_t want = header_want(a->head, got, a->size);
 	if (want <= got || want > WS_HEADER_READ_MAX)
 		return true;
-	if (!(a->more = malloc((size_t)want)))
+	if (ws_file_load_prefix(&f, want, a->head, got, &e))
 		return false;
-	memcpy(a->more, a->head, got);
-	if (ws_file_pread(&f, a->more + got, (size_t)want - got, got, &e))
-		return false;
+	a->more = (uint8_t *)f.map;
 	a->len = (size_t)want;
 	return true;
 }
