@@ -29,6 +29,21 @@ typedef struct ws_arena {
 #define ARENA_CHUNK (256u * 1024u)
 #define ARENA_CHUNK_MAX (8u << 20)
 
+/* A fresh chunk of cap bytes at the head of m's list: later allocations
+ * come from it. */
+static int
+arena_push(ws_model *m, size_t cap)
+{
+	ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + cap);
+	if (!n)
+		return -1;
+	n->used = 0;
+	n->cap = cap;
+	n->next = m->arena;
+	m->arena = n;
+	return 0;
+}
+
 void *
 ws_model_alloc(ws_model *m, size_t size)
 {
@@ -42,13 +57,9 @@ ws_model_alloc(ws_model *m, size_t size)
 			     : ARENA_CHUNK_MAX;
 		if (cap < size)
 			cap = size;
-		ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + cap);
-		if (!n)
+		if (arena_push(m, cap))
 			return NULL;
-		n->used = 0;
-		n->cap = cap;
-		n->next = a;
-		m->arena = a = n;
+		a = m->arena;
 	}
 	void *p = a->data + a->used;
 	a->used += size;
@@ -59,16 +70,7 @@ int
 ws_model_reserve_arena(ws_model *m, size_t size)
 {
 	ws_arena *a = m->arena;
-	if (a && a->cap - a->used >= size)
-		return 0;
-	ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + size);
-	if (!n)
-		return -1;
-	n->used = 0;
-	n->cap = size;
-	n->next = a;
-	m->arena = n;
-	return 0;
+	return a && a->cap - a->used >= size ? 0 : arena_push(m, size);
 }
 
 char *
@@ -284,9 +286,10 @@ ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *e
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return ws_err_at(err, f->path, off + got, "cannot read: %s", strerror(errno));
+			return ws_err_at(err, f->path, off + got, "read error: %s", strerror(errno));
 		if (r == 0)
-			return ws_err_at(err, f->path, off + got, "short read (file shrank?)");
+			return ws_err_at(err, f->path, off + got,
+					 "file ended while being read: it shrank");
 		got += (size_t)r;
 	}
 	return 0;

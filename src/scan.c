@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "weightscan/scan.h"
 #include "weightscan/util.h"
 
@@ -522,25 +523,6 @@ set_error(pool *p, ws_scan_tensor *st, const ws_error *e)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Read [off, off+len) fully; 0, or -1 with e set (file shrank, I/O). */
-static int
-read_full(const ws_file *f, uint8_t *buf, uint64_t off, size_t len, ws_error *e)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t r = pread(f->fd, buf + got, len - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return ws_err_at(e, f->path, off + got, "read error: %s", strerror(errno));
-		if (r == 0)
-			return ws_err_at(e, f->path, off + got,
-					 "file ended while being read: it shrank");
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 static void
 scan_tensor(pool *p, uint64_t ti, uint8_t *buf)
 {
@@ -566,7 +548,7 @@ scan_tensor(pool *p, uint64_t ti, uint8_t *buf)
 	uint64_t unit = di->block_bytes, step = WS_SCAN_BUF / unit * unit;
 	for (uint64_t pos = 0; pos < t->bytes; pos += step) {
 		size_t len = (size_t)(t->bytes - pos < step ? t->bytes - pos : step);
-		if (read_full(f, buf, t->offset + pos, len, &e)) {
+		if (ws_file_pread(f, buf, len, t->offset + pos, &e)) {
 			set_error(p, st, &e);
 			return;
 		}
