@@ -136,15 +136,7 @@ ws_strset_has_hashed(const ws_strset *s, const char *key, size_t len, uint32_t h
 bool
 ws_strset_has(const ws_strset *s, const char *key, size_t len)
 {
-	if (!s->cap)
-		return false;
-	if (!key)
-		key = "";
-	bool found;
-	if (len > UINT32_MAX)
-		return false;
-	find_slot(s->slots, s->cap, key, len, hash32(key, len), &found);
-	return found;
+	return ws_strset_has_hashed(s, key, len, ws_strset_hash(key, len));
 }
 
 void
@@ -168,6 +160,16 @@ slot_is(const ws_model *m, uint64_t v, const char *name, size_t len, uint32_t h)
 	return (uint32_t)v == h && t->name_len == len && memcmp(t->name, name, len) == 0;
 }
 
+/* The slot holding name, or the empty one where it would go. */
+static size_t
+probe(const ws_model *m, const ws_name_index *ix, const char *name, size_t len, uint32_t h)
+{
+	size_t j = (size_t)h & (ix->cap - 1);
+	while (ix->slots[j] && !slot_is(m, ix->slots[j], name, len, h))
+		j = (j + 1) & (ix->cap - 1);
+	return j;
+}
+
 int
 ws_name_index_build(const ws_model *m, ws_name_index *ix, int64_t dup[2])
 {
@@ -185,9 +187,7 @@ ws_name_index_build(const ws_model *m, ws_name_index *ix, int64_t dup[2])
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		uint32_t h = hash32(t->name, t->name_len);
-		size_t j = (size_t)h & (cap - 1);
-		while (ix->slots[j] && !slot_is(m, ix->slots[j], t->name, t->name_len, h))
-			j = (j + 1) & (cap - 1);
+		size_t j = probe(m, ix, t->name, t->name_len, h);
 		if (ix->slots[j]) {
 			if (dup[0] < 0) {
 				dup[0] = (int64_t)SLOT_TENSOR(ix->slots[j]) - 1;
@@ -205,11 +205,8 @@ ws_name_index_find(const ws_model *m, const ws_name_index *ix, const char *name,
 {
 	if (!ix->cap || len > UINT32_MAX)
 		return -1;
-	uint32_t h = hash32(name, len);
-	for (size_t j = (size_t)h & (ix->cap - 1); ix->slots[j]; j = (j + 1) & (ix->cap - 1))
-		if (slot_is(m, ix->slots[j], name, len, h))
-			return (int64_t)SLOT_TENSOR(ix->slots[j]) - 1;
-	return -1;
+	uint64_t v = ix->slots[probe(m, ix, name, len, hash32(name, len))];
+	return v ? (int64_t)SLOT_TENSOR(v) - 1 : -1;
 }
 
 void
