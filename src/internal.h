@@ -73,6 +73,10 @@ int ws_model_open_file(ws_model *m, const char *path, ws_error *err);
  * of shards instead of one per shard); path is what messages say. */
 int ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
 			  ws_error *err);
+/* name (relative to dirfd) opened O_RDONLY, if it is a regular file: the
+ * descriptor and *size, or -1 with *why the step that failed ("cannot
+ * open", "cannot stat": errno says why; "not a regular file": errno 0). */
+int ws_open_regular(int dirfd, const char *name, uint64_t *size, const char **why);
 /* A regular file opened elsewhere (fd O_RDONLY, owned from here on, closed
  * on failure) joins the model; its index, or -1. */
 int ws_model_adopt_fd(ws_model *m, int fd, uint64_t size, const char *path, ws_error *err);

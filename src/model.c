@@ -220,20 +220,39 @@ int
 ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path,
 		      ws_error *err)
 {
+	uint64_t size;
+	const char *why;
+	int fd = ws_open_regular(dirfd, name, &size, &why);
+	if (fd < 0)
+		return errno ? ws_err(err, WS_EXIT_INPUT, path, "%s: %s", why, strerror(errno))
+			     : ws_err(err, WS_EXIT_INPUT, path, "%s", why);
+	return ws_model_adopt_fd(m, fd, size, path, err);
+}
+
+int
+ws_open_regular(int dirfd, const char *name, uint64_t *size, const char **why)
+{
 	struct stat st;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+	if (fd < 0) {
+		*why = "cannot open";
+		return -1;
+	}
 	if (fstat(fd, &st) != 0) {
 		int e = errno;
 		close(fd);
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot stat: %s", strerror(e));
+		errno = e;
+		*why = "cannot stat";
+		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
+		errno = 0;
+		*why = "not a regular file";
+		return -1;
 	}
-	return ws_model_adopt_fd(m, fd, (uint64_t)st.st_size, path, err);
+	*size = (uint64_t)st.st_size;
+	return fd;
 }
 
 int

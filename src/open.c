@@ -314,21 +314,14 @@ read_ahead(void *arg)
 	ahead *a = arg;
 	for (size_t i = 0; i < a->names->n; i++) {
 		ws_st_ahead *sl = &a->slot[i];
-		struct stat st;
+		const char *why;
 		unsigned char free_state = SLOT_FREE;
 		if (!atomic_compare_exchange_strong(&a->state[i], &free_state, SLOT_READING))
 			continue;
-		sl->fd = openat(a->dirfd, a->names->v[i], O_RDONLY | O_CLOEXEC);
-		if (sl->fd >= 0 && (fstat(sl->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		sl->fd = ws_open_regular(a->dirfd, a->names->v[i], &sl->size, &why);
+		if (sl->fd >= 0 && !ws_safetensors_read_ahead(sl)) {
 			close(sl->fd);
 			sl->fd = -1;
-		}
-		if (sl->fd >= 0) {
-			sl->size = (uint64_t)st.st_size;
-			if (!ws_safetensors_read_ahead(sl)) {
-				close(sl->fd);
-				sl->fd = -1;
-			}
 		}
 		atomic_store_explicit(&a->state[i], SLOT_READ, memory_order_release);
 	}
@@ -396,16 +389,24 @@ ahead_end(ahead *a)
 static int
 load_index(ws_model *m, const char *index_path, int dirfd, ahead *ah, ws_error *err);
 
+/* A descriptor for opening shards relative to their folder, or -1. */
+static int
+open_dir(const char *dir, ws_error *err)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s", strerror(errno));
+	return fd;
+}
+
 int
 ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err)
 {
 	char *dir = ws_path_dir(index_path);
 	if (!dir)
 		return ws_err_oom(err, index_path);
-	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int rc = dirfd < 0 ? ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
-				    strerror(errno))
-			   : load_index(m, index_path, dirfd, NULL, err);
+	int dirfd = open_dir(dir, err);
+	int rc = dirfd < 0 ? -1 : load_index(m, index_path, dirfd, NULL, err);
 	if (dirfd >= 0)
 		close(dirfd);
 	free(dir);
@@ -664,16 +665,9 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
 				pick = i;
 		char *ip = ws_path_join(dir, idx.v[pick]);
-		int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (!ip || dirfd < 0) {
-			if (ip)
-				ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
-				       strerror(errno));
-			else
-				ws_err_oom(err, dir);
+		int dirfd = ip ? open_dir(dir, err) : ws_err_oom(err, dir);
+		if (dirfd < 0) {
 			free(ip);
-			if (dirfd >= 0)
-				close(dirfd);
 			goto out;
 		}
 		ahead ah;
@@ -686,9 +680,8 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		if (!r)
 			rc = unlisted_shards(m, &st, dir, err);
 	} else if (st.n) {
-		int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		rc = dirfd < 0 ? ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s",
-					strerror(errno)) : 0;
+		int dirfd = open_dir(dir, err);
+		rc = dirfd < 0 ? -1 : 0;
 		for (size_t i = 0; i < st.n && !rc; i++) {
 			char *p = ws_path_join(dir, st.v[i]);
 			rc = p ? ws_safetensors_load_at(m, dirfd, st.v[i], p, err)
