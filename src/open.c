@@ -296,7 +296,9 @@ free_names(name_list *l)
 #define AHEAD_MIN_SHARDS 8
 
 /* A slot is claimed once, by the reader or by this thread: a reader that
- * falls behind (or never gets a CPU) costs no more than reading here. */
+ * falls behind (or never gets a CPU) costs no more than reading here.  The
+ * reader starts from the last name and this thread from the first, so once
+ * index.json is parsed both read, and they meet in the middle. */
 enum { SLOT_FREE, SLOT_READING, SLOT_READ, SLOT_TAKEN };
 
 typedef struct ahead {
@@ -312,7 +314,7 @@ static void *
 read_ahead(void *arg)
 {
 	ahead *a = arg;
-	for (size_t i = 0; i < a->names->n; i++) {
+	for (size_t i = a->names->n; i-- > 0;) {
 		ws_st_ahead *sl = &a->slot[i];
 		const char *why;
 		unsigned char free_state = SLOT_FREE;
@@ -724,6 +726,23 @@ split_part(const char *name, size_t *plen)
 	return true;
 }
 
+/* A folder holding the names Hugging Face writes is one safetensors model:
+ * known without listing it (a 191-shard folder's listing is not free, and
+ * the model's open lists it anyway). */
+static bool
+holds_canonical(const char *dir)
+{
+	static const char *const names[] = {"model.safetensors.index.json", "model.safetensors"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *p = ws_path_join(dir, names[i]);
+		bool yes = p && access(p, F_OK) == 0;
+		free(p);
+		if (yes)
+			return true;
+	}
+	return false;
+}
+
 int
 ws_expand_path(const char *path, char ***out, size_t *n_out)
 {
@@ -735,7 +754,8 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 
 	*out = NULL;
 	*n_out = 0;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || list_dir(path, false, &all, &err))
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || holds_canonical(path) ||
+	    list_dir(path, false, &all, &err))
 		return 0;
 	/* safetensors (or an index) make the folder one model */
 	bool safetensors = false;

@@ -965,6 +965,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 {
 	ws_model *m = s0->m;
 	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
+	if (n < 2)
+		return 1; /* every small shard: no system call to count CPUs */
 	size_t c = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
 	if (n > c)
 		n = c;
