@@ -263,7 +263,7 @@ num_value(const struct cfg *c, const char *key, const cJSON *it, uint64_t *out)
 	if (v >= JSON_INT_MAX)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': %g is too large", key, v);
-	if (v != floor(v))
+	if (!ws_is_whole(v))
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': %g is not an integer", key, v);
 	*out = (uint64_t)v;

@@ -271,7 +271,7 @@ fmt_float(char *buf, size_t len, double v, bool f32)
 		return;
 	}
 	/* Whole numbers below 2^53 print as integers, not 1e+04. */
-	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+	if (ws_is_whole(v) && __builtin_fabs(v) < 0x1p53) {
 		snprintf(buf, len, "%.0f", v);
 		return;
 	}

@@ -71,7 +71,7 @@ jint(const cJSON *o, const char *key, int64_t *v)
 {
 	const cJSON *it = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	if (!cJSON_IsNumber(it) || it->valuedouble < -1e15 || it->valuedouble > 1e15 ||
-	    it->valuedouble != floor(it->valuedouble))
+	    !ws_is_whole(it->valuedouble))
 		return false;
 	*v = (int64_t)it->valuedouble;
 	return true;
@@ -571,7 +571,7 @@ unpack_bnb4(struct ctx *c, const struct module *md, ws_tensor *w)
 		for (int i = 0; ok && i < nd; i++) {
 			const cJSON *d = cJSON_GetArrayItem(shape, i);
 			ok = cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble < 9.0e15 &&
-			     d->valuedouble == floor(d->valuedouble);
+			     ws_is_whole(d->valuedouble);
 			if (ok) {
 				dims[i] = (uint64_t)d->valuedouble;
 				ok = ws_mul_u64(prod, dims[i], &prod);
@@ -920,7 +920,12 @@ ws_bpw_value(uint64_t bytes, uint64_t params)
 {
 	if (!params)
 		return 0.0;
-	return round(8000.0 * (double)bytes / (double)params) / 1000.0;
+	/* rounded half up, as round() would for a value >= 0, without libm */
+	double v = 8000.0 * (double)bytes / (double)params;
+	if (v >= 0x1p52)
+		return v / 1000.0; /* a whole number already */
+	double r = (double)(uint64_t)v;
+	return (v - r >= 0.5 ? r + 1.0 : r) / 1000.0;
 }
 
 int

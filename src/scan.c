@@ -23,15 +23,16 @@
 #include "weightscan/util.h"
 
 /* The kernels are built twice on x86-64, for AVX2 and for the baseline,
- * and the loader picks one (ifunc): twice the lanes per instruction where
- * the CPU has them, nothing required where it does not. */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && defined(__GLIBC__)
-#define WS_KERNEL __attribute__((target_clones("avx2", "default")))
+ * and the first call picks one: twice the lanes per instruction where the
+ * CPU has them, nothing required where it does not.  Picked from the C
+ * library's record of the CPU, not by an ifunc: libgcc's resolver runs
+ * CPUID a dozen times at every start, and each one exits a virtual
+ * machine (50 us of a 2 ms run). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define WS_AVX2_KERNEL 1
 #endif
-#endif
-#ifndef WS_KERNEL
-#define WS_KERNEL
 #endif
 #define WS_INLINE static inline __attribute__((always_inline))
 
@@ -216,13 +217,24 @@ conv_f32(fbuf *b, const uint8_t *p, size_t n, bool swap)
 			b->u[i] = __builtin_bswap32(b->u[i]);
 }
 
+/* 2^e, exactly, for -149 <= e <= 127; a small integer times it is exact
+ * too, which is all an 8-bit float needs (and no libm). */
+static float
+pow2f(int e)
+{
+	uint32_t bits = e >= -126 ? (uint32_t)(e + 127) << 23 : 1u << (e + 149);
+	float f;
+	memcpy(&f, &bits, sizeof f);
+	return f;
+}
+
 static float
 f8_value(int ti, unsigned byte)
 {
 	unsigned mb = f8_types[ti].mbits, eb = 7 - mb;
 	int bias = f8_types[ti].bias;
 	if (f8_types[ti].kind == F8_E8M0)
-		return byte == 0xff ? NAN : ldexpf(1.0f, (int)byte - 127);
+		return byte == 0xff ? NAN : pow2f((int)byte - 127);
 	if (f8_types[ti].kind == F8_FNUZ && byte == 0x80)
 		return NAN;
 	float sign = byte & 0x80 ? -1.0f : 1.0f;
@@ -232,8 +244,8 @@ f8_value(int ti, unsigned byte)
 	if (f8_types[ti].kind == F8_FN && e == (1u << eb) - 1 && m == (1u << mb) - 1)
 		return NAN;
 	if (e == 0)
-		return sign * ldexpf((float)m, 1 - bias - (int)mb);
-	return sign * ldexpf((float)(m | (1u << mb)), (int)e - bias - (int)mb);
+		return sign * (float)m * pow2f(1 - bias - (int)mb);
+	return sign * (float)(m | (1u << mb)) * pow2f((int)e - bias - (int)mb);
 }
 
 /* ==== the folding kernels ==== */
@@ -447,9 +459,8 @@ fold_f64(ws_scan_acc *a, const uint8_t *p, size_t n, bool swap, uint64_t base)
 	}
 }
 
-WS_KERNEL void
-ws_scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n,
-	       bool swap, uint64_t base)
+WS_INLINE void
+scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap, uint64_t base)
 {
 	const uint8_t *p = data;
 	fbuf b;
@@ -480,6 +491,41 @@ ws_scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n,
 	}
 }
 
+typedef void scan_fn(ws_scan_acc *, ws_dtype, const void *, size_t, bool, uint64_t);
+
+static void
+scan_values_base(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap,
+		 uint64_t base)
+{
+	scan_values(a, dt, data, n, swap, base);
+}
+
+#ifdef WS_AVX2_KERNEL
+__attribute__((target("avx2"))) static void
+scan_values_avx2(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap,
+		 uint64_t base)
+{
+	scan_values(a, dt, data, n, swap, base);
+}
+#endif
+
+void
+ws_scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n,
+	       bool swap, uint64_t base)
+{
+	static scan_fn *_Atomic picked;
+	scan_fn *fn = atomic_load_explicit(&picked, memory_order_relaxed);
+	if (!fn) {
+		fn = scan_values_base;
+#ifdef WS_AVX2_KERNEL
+		if (CPU_FEATURE_ACTIVE(AVX2))
+			fn = scan_values_avx2;
+#endif
+		atomic_store_explicit(&picked, fn, memory_order_relaxed);
+	}
+	fn(a, dt, data, n, swap, base);
+}
+
 void
 ws_scan_finish(const ws_scan_acc *a, ws_scan_tensor *out)
 {
@@ -492,7 +538,7 @@ ws_scan_finish(const ws_scan_acc *a, ws_scan_tensor *out)
 		out->min = a->min;
 		out->max = a->max;
 		out->mean = a->mean;
-		out->std = sqrt(a->m2 / (double)a->finite);
+		out->std = __builtin_sqrt(a->m2 / (double)a->finite); /* inline: -fno-math-errno */
 	} else {
 		out->min = out->max = out->mean = out->std = 0;
 	}

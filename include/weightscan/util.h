@@ -23,6 +23,13 @@ static inline bool ws_mul_u64(uint64_t a, uint64_t b, uint64_t *r)
 {
 	return !__builtin_mul_overflow(a, b, r);
 }
+/* v == floor(v), without libm: NaN is not whole, infinities are. */
+static inline bool ws_is_whole(double v)
+{
+	if (!(__builtin_fabs(v) < 0x1p52))
+		return v == v; /* every double this large is whole */
+	return (double)(int64_t)v == v;
+}
 
 /* "8,030,261,248" into buf (at least 27 bytes). */
 char *ws_fmt_commas(uint64_t v, char *buf, size_t len);
