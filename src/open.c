@@ -234,6 +234,9 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 			free(esc);
 			goto out;
 		}
+		/* a shard's tensors come in a run, as a rule */
+		if (n && !strcmp(v[n - 1], e->valuestring))
+			continue;
 		int added = ws_strset_add(&shards, e->valuestring, strlen(e->valuestring));
 		if (added < 0) {
 			ws_err_oom(err, index_path);
@@ -306,6 +309,7 @@ typedef struct ahead {
 	const name_list *names; /* sorted */
 	ws_st_ahead *slot;      /* one per name */
 	_Atomic unsigned char *state;
+	size_t next;            /* the name after the last asked for */
 	pthread_t th;
 	bool running;
 } ahead;
@@ -356,10 +360,16 @@ ahead_get(ahead *a, const char *name)
 {
 	if (!a || !a->running)
 		return NULL;
-	char *const *hit = bsearch(&name, a->names->v, a->names->n, sizeof *a->names->v, cmp_str);
-	if (!hit)
-		return NULL;
-	size_t i = (size_t)(hit - a->names->v);
+	/* an index names its shards in the folder's order, as a rule */
+	size_t i = a->next;
+	if (i >= a->names->n || strcmp(a->names->v[i], name)) {
+		char *const *hit = bsearch(&name, a->names->v, a->names->n, sizeof *a->names->v,
+					   cmp_str);
+		if (!hit)
+			return NULL;
+		i = (size_t)(hit - a->names->v);
+	}
+	a->next = i + 1;
 	unsigned char st = SLOT_FREE;
 	if (!ws_st_parallel.patient &&
 	    atomic_compare_exchange_strong(&a->state[i], &st, SLOT_TAKEN))

@@ -52,6 +52,10 @@ typedef struct st_entry {
 	uint32_t hash;      /* of its name (ws_strset_hash) */
 } st_entry;
 
+/* Up to this many tensors, a header's names are checked for duplicates
+ * without a hash set (add_name). */
+#define FEW_NAMES 32
+
 static int
 fail(scan *s, const char *msg)
 {
@@ -662,6 +666,23 @@ cmp_entry(const void *a, const void *b)
 	return 0;
 }
 
+/* By data offset; a shard's handful by insertion, without qsort's calls. */
+static void
+sort_entries(st_entry *v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof *v, cmp_entry);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		st_entry e = v[i];
+		size_t j = i;
+		for (; j > 0 && cmp_entry(&v[j - 1], &e) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
 /* The tensor name for messages: escaped, short. */
 static const char *
 msg_name(const char *name, size_t len, char *buf, size_t cap)
@@ -717,7 +738,7 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 {
 	size_t estimate = len / 100 + 1;
 	st_entry *v = ws_big_realloc(NULL, 0, estimate * sizeof *v);
-	if (!v || (names && ws_strset_reserve(names, estimate)) ||
+	if (!v || (names && estimate > FEW_NAMES && ws_strset_reserve(names, estimate)) ||
 	    ws_model_reserve_tensors(s->m, estimate)) {
 		ws_big_free(v, estimate * sizeof *v);
 		return ws_err_oom(s->err, s->file);
@@ -725,6 +746,40 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 	ev->v = v;
 	ev->cap = estimate;
 	return 0;
+}
+
+/* The names of the first n entries into the set (0, or -1 on OOM). */
+static int
+fill_names(const ws_model *m, const st_vec *ev, size_t n, ws_strset *names)
+{
+	for (size_t i = 0; i < n; i++) {
+		const ws_tensor *o = &m->tensors[ev->v[i].tensor];
+		if (ws_strset_add_hashed(names, o->name, o->name_len, ev->v[i].hash) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Names checked one by one against those before them while there are few
+ * (every shard of a large checkpoint: a set there is mostly made and freed),
+ * and through the set once there are more.  The last entry is the name to
+ * add.  1 = new, 0 = seen before, -1 = OOM. */
+static int
+add_name(const ws_model *m, const st_vec *ev, ws_strset *names, uint32_t hash)
+{
+	const ws_tensor *t = &m->tensors[ev->v[ev->n - 1].tensor];
+	if (ev->n <= FEW_NAMES) {
+		for (size_t i = 0; i + 1 < ev->n; i++) {
+			const ws_tensor *o = &m->tensors[ev->v[i].tensor];
+			if (ev->v[i].hash == hash && o->name_len == t->name_len &&
+			    !memcmp(o->name, t->name, t->name_len))
+				return 0;
+		}
+		return 1;
+	}
+	if (ev->n == FEW_NAMES + 1 && fill_names(m, ev, FEW_NAMES, names))
+		return -1; /* the set, from the names so far */
+	return ws_strset_add_hashed(names, t->name, t->name_len, hash);
 }
 
 /* A member of the top-level object at s->pos: __metadata__ (when
@@ -772,7 +827,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 		return -1;
 	if (!names)
 		return 0;
-	int added = ws_strset_add_hashed(names, name, kl, hash);
+	int added = add_name(s->m, ev, names, hash);
 	if (added < 0)
 		return ws_err_oom(s->err, s->file);
 	if (added == 0)
@@ -1016,6 +1071,14 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	for (size_t k = 0; k < n; k++)
 		if (pcs[k].rc)
 			goto out;
+	/* a piece of few names checked them without its set: the lookups
+	 * across pieces need it */
+	for (size_t k = 0; k < n; k++)
+		if (pcs[k].ev.n <= FEW_NAMES &&
+		    fill_names(pcs[k].s.m, &pcs[k].ev, pcs[k].ev.n, &pcs[k].names)) {
+			rc = -1;
+			goto out;
+		}
 
 	/* join the pieces: tensors and their arenas into m, entries in order */
 	size_t n_first = pcs[0].ev.n;
@@ -1225,7 +1288,7 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 	for (size_t i = 1; i < count && sorted; i++)
 		sorted = cmp_entry(&entries[i - 1], &entries[i]) <= 0;
 	if (!sorted)
-		qsort(entries, count, sizeof *entries, cmp_entry);
+		sort_entries(entries, count);
 	uint64_t data_len = size - (8 + n), running = 0;
 	for (size_t i = 0; i < count; i++) {
 		st_entry *e = &entries[i];

@@ -71,6 +71,53 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	free(dir);
 }
 
+/* A header of n tensors whose last repeats the name of tensor `dup`: the
+ * duplicate is found at the last key, whether the names are still compared
+ * one by one (few) or through the set (past FEW_NAMES = 32). */
+Test(safetensors, duplicate_names_around_the_set_threshold)
+{
+	char *dir = ws_tmpdir();
+	for (size_t n = 2; n <= 40; n++) {
+		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1) {
+			char *h = NULL;
+			size_t hl = 0, last_key = 0;
+			FILE *mf = open_memstream(&h, &hl);
+			cr_assert(mf);
+			fputc('{', mf);
+			for (size_t i = 0; i < n; i++) {
+				fflush(mf);
+				if (i == n - 1)
+					last_key = hl + (i ? 1 : 0);
+				fprintf(mf, "%s\"t%zu\":{\"dtype\":\"F32\",\"shape\":[1],"
+					"\"data_offsets\":[%zu,%zu]}", i ? "," : "",
+					i == n - 1 ? dup : i, 4 * i, 4 * i + 4);
+			}
+			fputc('}', mf);
+			fclose(mf);
+			size_t total = 8 + hl + 4 * n;
+			unsigned char *b = calloc(1, total);
+			for (int k = 0; k < 8; k++)
+				b[k] = (unsigned char)(hl >> (8 * k));
+			memcpy(b + 8, h, hl);
+			char *p = ws_write_file(dir, "dup.safetensors", b, total);
+			ws_model *m = NULL;
+			ws_error err = {0};
+			char want[64];
+			snprintf(want, sizeof want, "duplicate tensor name 't%zu'", dup);
+			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
+			cr_expect(ws_contains(err.message, want), "n %zu dup %zu: %s", n, dup, err.message);
+			cr_expect_eq(err.offset, 8 + last_key, "n %zu dup %zu: offset %" PRIu64, n, dup,
+				     err.offset);
+			ws_model_free(m);
+			free(p);
+			free(b);
+			free(h);
+		}
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
 /* ==== valid files ==== */
 
 Test(safetensors, accepted_edge_cases)
