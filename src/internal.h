@@ -34,12 +34,14 @@ typedef struct ws_st_ahead {
 	uint64_t size;
 	size_t len;        /* bytes [0, len) of the file, in more if set, else head */
 	uint8_t *more;     /* malloc'd for a header longer than head */
-	uint8_t head[WS_ST_FIRST_READ]; /* no allocation on the reading thread */
+	uint8_t *head;     /* WS_ST_FIRST_READ bytes of the model's arena, set
+			    * before the read: no allocation on the reading
+			    * thread, and no copy when the header fits */
 } ws_st_ahead;
 /* Read up to the header's end (at most WS_HEADER_READ_MAX) from an open
  * file; false on any error (the caller loads by name and reports it). */
 bool ws_safetensors_read_ahead(ws_st_ahead *a);
-/* Takes a->fd; a->more stays the caller's. */
+/* Takes a->fd, and a->more when it keeps it (then NULL). */
 int ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);

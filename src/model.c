@@ -456,7 +456,9 @@ ws_model_free(ws_model *m)
 	size_t nfd = 0;
 	for (uint32_t i = 0; i < m->n_files; i++) {
 		ws_file *f = &m->files[i];
-		if (f->map_copied)
+		if (f->map_in_arena)
+			; /* freed with the arena */
+		else if (f->map_copied)
 			free((void *)f->map);
 		else if (f->map)
 			munmap((void *)f->map, (size_t)f->map_len);

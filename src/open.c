@@ -336,16 +336,20 @@ read_ahead(void *arg)
 
 /* false when not worth it or not possible: then shards load by name */
 static bool
-ahead_start(ahead *a, int dirfd, const name_list *names)
+ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 {
 	memset(a, 0, sizeof *a);
-	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0)
+	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0 || names->n > SIZE_MAX / WS_ST_FIRST_READ)
 		return false;
 	a->slot = calloc(names->n, sizeof *a->slot);
 	a->state = calloc(names->n, sizeof *a->state);
+	/* the headers are read into the model's memory and parsed in place */
+	uint8_t *heads = ws_model_alloc(m, names->n * WS_ST_FIRST_READ);
+	for (size_t i = 0; heads && a->slot && i < names->n; i++)
+		a->slot[i].head = heads + i * WS_ST_FIRST_READ;
 	a->dirfd = dirfd;
 	a->names = names;
-	if (!a->slot || !a->state || ws_thread_start(&a->th, read_ahead, a)) {
+	if (!a->slot || !a->state || !heads || ws_thread_start(&a->th, read_ahead, a)) {
 		free(a->slot);
 		free((void *)a->state);
 		return false;
@@ -683,7 +687,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 			goto out;
 		}
 		ahead ah;
-		bool started = ahead_start(&ah, dirfd, &st);
+		bool started = ahead_start(&ah, m, dirfd, &st);
 		int r = load_index(m, ip, dirfd, started ? &ah : NULL, err);
 		if (started)
 			ahead_end(&ah);

@@ -1179,6 +1179,22 @@ header_want(const uint8_t *head, size_t got, uint64_t size)
 	return want;
 }
 
+/* The header part of f from the got bytes read into head: kept where they
+ * are when that is all of it (in the model's arena, or malloc'd and then
+ * f's), else read or mapped in full. */
+static int
+keep_header(ws_file *f, const uint8_t *head, size_t got, bool in_arena, ws_error *err)
+{
+	uint64_t want = header_want(head, got, f->size);
+	if (want > got)
+		return ws_file_load_prefix(f, want, head, got, err);
+	f->map = head;
+	f->map_len = want;
+	f->map_copied = true;
+	f->map_in_arena = in_arena;
+	return 0;
+}
+
 int
 ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 		       ws_error *err)
@@ -1187,10 +1203,11 @@ ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *pat
 	if (idx < 0)
 		return -1;
 	ws_file *f = &m->files[idx];
-	uint8_t head[FIRST_READ];
+	uint8_t *head = ws_model_alloc(m, FIRST_READ);
+	if (!head)
+		return ws_err_oom(err, path);
 	size_t got = f->size < FIRST_READ ? (size_t)f->size : FIRST_READ;
-	if (ws_file_pread(f, head, got, 0, err) ||
-	    ws_file_load_prefix(f, header_want(head, got, f->size), head, got, err))
+	if (ws_file_pread(f, head, got, 0, err) || keep_header(f, head, got, true, err))
 		return -1;
 	return ws_safetensors_parse(m, (uint32_t)idx, err);
 }
@@ -1223,10 +1240,10 @@ ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_erro
 		return -1;
 	ws_st_parallel.ahead++;
 	ws_file *f = &m->files[idx];
-	const uint8_t *buf = a->more ? a->more : a->head;
-	if (ws_file_load_prefix(f, header_want(buf, a->len, f->size), buf, a->len, err))
-		return -1;
-	return ws_safetensors_parse(m, (uint32_t)idx, err);
+	int rc = keep_header(f, a->more ? a->more : a->head, a->len, !a->more, err);
+	if (!rc && f->map == a->more)
+		a->more = NULL; /* the model's now */
+	return rc ? -1 : ws_safetensors_parse(m, (uint32_t)idx, err);
 }
 
 /* The header is parsed from map[0..map_len); a remote file's map is only

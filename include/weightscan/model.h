@@ -126,6 +126,8 @@ typedef struct ws_file {
 	uint64_t map_len;
 	bool map_copied;       /* map was read (a small header, a remote
 				* prefix), not mapped: ws_model_free frees it */
+	bool map_in_arena;     /* ... unless it was read into the model's
+				* arena, which it goes with */
 	uint64_t size;         /* st_size when opened */
 	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
 	uint64_t data_start;   /* absolute offset of the data section */
