@@ -297,7 +297,7 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 
 	j->status = WS_JOB_ERROR;
 	if (fd < 0) {
-		fd = open(j->path, O_RDONLY | O_CLOEXEC);
+		fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: refused below */
 		if (fd < 0) {
 			int e = errno;
 			if (e == ENOENT || e == ENOTDIR)

@@ -233,7 +233,9 @@ int
 ws_open_regular(int dirfd, const char *name, uint64_t *size, const char **why)
 {
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like a shard is refused below, not waited
+	 * on for a writer; it changes nothing for a regular file */
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*why = "cannot open";
 		return -1;

@@ -42,7 +42,7 @@ int
 ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 		   ws_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: refused, not waited on */
 	struct stat st;
 	*out = NULL;
 	if (fd < 0)
@@ -817,7 +817,7 @@ static bool
 is_gguf_file(const char *path)
 {
 	char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	bool yes = pread(fd, magic, 4, 0) == 4 && !memcmp(magic, "GGUF", 4);

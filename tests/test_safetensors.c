@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "weightscan.h"
@@ -314,6 +316,65 @@ Test(safetensors, sparse_405b_shaped_checkpoint)
 	cr_expect_eq(m->n_files, 191);
 	cr_expect_eq(el, 405853388800ull);
 	ws_model_free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* A FIFO where a file is expected (a shard, the path itself, a .gguf,
+ * config.json) is refused as not a regular file: opened without waiting
+ * for a writer that never comes. */
+static void
+refused(const char *path, const char *file)
+{
+	ws_model *m = NULL;
+	ws_error err = {0};
+	cr_expect_eq(ws_model_open(path, NULL, &m, &err), -1, "%s accepted", path);
+	cr_expect_eq(err.code, WS_EXIT_INPUT, "%s: code %d", path, err.code);
+	cr_expect(ws_contains(err.message, "not a regular file"), "%s: %s", path, err.message);
+	cr_expect_str_eq(err.file, file);
+	ws_model_free(m);
+}
+
+Test(safetensors, fifo_refused_not_waited_on)
+{
+	alarm(20); /* a hang fails the test instead of stalling the suite */
+	char *dir = ws_tmpdir(), *cfg = ws_testdata_path("tiny-llama/config.json");
+	char *out = ws_join(dir, "m"), *lone = ws_join(dir, "lone.safetensors");
+	char *gguf = ws_join(dir, "lone.gguf");
+	ws_mkfixture("sparse", out, cfg, "--shards", "12", NULL);
+	char *s5 = ws_join(out, "model-00005-of-00012.safetensors");
+	cr_assert_eq(remove(s5), 0);
+	cr_assert_eq(mkfifo(s5, 0600), 0);
+	refused(out, s5); /* read ahead, or here */
+	char *ip = ws_join(out, "model.safetensors.index.json");
+	refused(ip, s5); /* one by one */
+	cr_assert_eq(mkfifo(lone, 0600), 0);
+	refused(lone, lone);
+	cr_assert_eq(mkfifo(gguf, 0600), 0);
+	refused(gguf, gguf);
+
+	char *one = ws_join(dir, "one"), *c = ws_join(one, "config.json");
+	char *src = ws_testdata_path("tiny-llama/model.safetensors");
+	cr_assert_eq(mkdir(one, 0700), 0);
+	FILE *in = fopen(src, "rb");
+	cr_assert(in);
+	char *buf = malloc(1 << 20);
+	size_t n = fread(buf, 1, 1 << 20, in);
+	fclose(in);
+	free(ws_write_file(one, "model.safetensors", buf, n));
+	cr_assert_eq(mkfifo(c, 0600), 0);
+	refused(one, c);
+	alarm(0);
+	free(buf);
+	free(src);
+	free(c);
+	free(one);
+	free(ip);
+	free(s5);
+	free(gguf);
+	free(lone);
+	free(out);
 	free(cfg);
 	ws_rmtree(dir);
 	free(dir);
