@@ -1,4 +1,6 @@
 /* json.c - exact integers and always-valid UTF-8 for JSON output. */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,99 @@ ws_json_print_line(FILE *f, const cJSON *obj)
 	if (!s)
 		return -1;
 	int rc = (fputs(s, f) < 0 || fputc('\n', f) == EOF) ? -1 : 0;
-	free(s);
+	cJSON_free(s);
 	return rc;
+}
+
+/* ==== an arena for cJSON ====
+ *
+ * A checkpoint's index.json is thousands of small nodes and strings, parsed
+ * once and freed with the model; JSON output is built and freed the same
+ * way.  Through malloc and free that was a fifth of the instructions of a
+ * 191-shard count.  Here an allocation bumps a pointer, a free counts down,
+ * and the chunks are reused when nothing is left alive. */
+
+typedef struct arena_chunk {
+	struct arena_chunk *next;
+	size_t cap, used;
+	max_align_t data[];
+} arena_chunk;
+
+#define ARENA_FIRST (64u << 10)
+#define ARENA_MAX (8u << 20)
+#define ARENA_ALIGN (sizeof(max_align_t))
+
+static struct {
+	arena_chunk *head;     /* being filled; the ones before follow */
+	size_t live;           /* allocations not yet freed */
+	pthread_t owner;
+} arena;
+
+static void
+arena_wrong_thread(void)
+{
+	fputs("weightscan: cJSON used from a second thread with the arena installed\n", stderr);
+	abort();
+}
+
+static void *
+arena_malloc(size_t n)
+{
+	if (!pthread_equal(pthread_self(), arena.owner))
+		arena_wrong_thread();
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	n = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	arena_chunk *h = arena.head;
+	if (!h || h->cap - h->used < n) {
+		size_t cap = h ? h->cap * 2 : ARENA_FIRST;
+		if (cap > ARENA_MAX)
+			cap = ARENA_MAX;
+		if (cap < n)
+			cap = n;
+		arena_chunk *c = malloc(sizeof *c + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		/* a chunk made for one large block goes behind the one being filled */
+		if (h && cap == n && h->cap - h->used >= ARENA_FIRST / 4) {
+			c->next = h->next;
+			h->next = c;
+			c->used = n;
+			arena.live++;
+			return c->data;
+		}
+		c->next = h;
+		arena.head = h = c;
+	}
+	void *p = (char *)h->data + h->used;
+	h->used += n;
+	arena.live++;
+	return p;
+}
+
+static void
+arena_free(void *p)
+{
+	if (!p)
+		return;
+	if (!pthread_equal(pthread_self(), arena.owner))
+		arena_wrong_thread();
+	if (--arena.live)
+		return;
+	/* nothing alive: keep the chunk being filled, empty */
+	for (arena_chunk *c = arena.head->next, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	arena.head->next = NULL;
+	arena.head->used = 0;
+}
+
+void
+ws_json_use_arena(void)
+{
+	arena.owner = pthread_self();
+	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = arena_malloc, .free_fn = arena_free});
 }

@@ -1,5 +1,9 @@
 /* test_util.c - number formatting and escaping. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +72,75 @@ Test(util, bidi_and_c1_controls_escaped)
 	cr_assert_str_eq(j, "{\"n\":\"x\\u202e\"}");
 	free(j);
 	cJSON_Delete(o);
+}
+
+/* ==== cJSON's arena (the CLI's) ==== */
+
+/* A JSON text of n members, each a string of `len` bytes. */
+static char *
+members(size_t n, size_t len)
+{
+	char *v = malloc(len + 1), *out = NULL;
+	size_t size = 0;
+	memset(v, 'x', len);
+	v[len] = '\0';
+	FILE *f = open_memstream(&out, &size);
+	fputc('{', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\"k%zu\":\"%s\"", i ? "," : "", i, v);
+	fputc('}', f);
+	fclose(f);
+	free(v);
+	return out;
+}
+
+/* Trees parsed, printed and freed through the arena come out as through
+ * malloc; once nothing is alive its memory is used again from the start;
+ * a block larger than a chunk gets its own. */
+Test(util, json_arena)
+{
+	ws_json_use_arena();
+	char *text = members(5000, 40), *big = members(3, 200000);
+	for (int round = 0; round < 3; round++) {
+		cJSON *a = cJSON_Parse(text), *b = cJSON_Parse(big);
+		cr_assert(a && b);
+		cr_assert_eq(cJSON_GetArraySize(a), 5000);
+		cr_assert_eq(strlen(cJSON_GetObjectItem(b, "k2")->valuestring), 200000);
+		char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+		cr_assert_str_eq(pa, text);
+		cr_assert_str_eq(pb, big);
+		cJSON_free(pb);
+		cJSON_free(pa);
+		cJSON_Delete(b);
+		cJSON_Delete(a);
+	}
+	/* nothing alive: the next allocation starts the chunk again */
+	cJSON *x = cJSON_CreateObject();
+	cJSON_Delete(x);
+	cJSON *y = cJSON_CreateObject();
+	cr_expect_eq((void *)x, (void *)y, "memory not reused once free");
+	/* while something is alive, nothing is handed out twice */
+	cJSON *z = cJSON_CreateObject();
+	cr_expect_neq((void *)y, (void *)z);
+	cJSON_Delete(z);
+	cJSON_Delete(y);
+	free(big);
+	free(text);
+}
+
+static void *
+make_object(void *arg)
+{
+	cJSON_Delete(cJSON_CreateObject());
+	return arg;
+}
+
+/* It belongs to one thread: another using cJSON stops the process loudly
+ * instead of corrupting the arena. */
+Test(util, json_arena_one_thread, .signal = SIGABRT)
+{
+	ws_json_use_arena();
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, make_object, NULL), 0);
+	pthread_join(t, NULL);
 }

@@ -28,6 +28,10 @@ cJSON *ws_json_add_bytes(cJSON *obj, const char *key, const char *s, size_t len)
 cJSON *ws_json_bytes(const char *s, size_t len);
 /* Print obj unformatted and a newline; 0 or -1 (OOM / write error). */
 int ws_json_print_line(FILE *f, const cJSON *obj);
+/* Make cJSON allocate from an arena, process-wide: for a program that uses
+ * cJSON on one thread only (the CLI; another thread aborts).  Call before
+ * any cJSON allocation. */
+void ws_json_use_arena(void);
 
 #ifdef __cplusplus
 }

@@ -102,7 +102,7 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 			fputc('\n', cli->out);
 		ws_report_inspect_text(cli->out, m, cli->color);
 	}
-	ws_model_free(m);
+	ws_cli_done_with(m);
 	return rc;
 }
 
@@ -417,7 +417,7 @@ config_text(FILE *f, const cJSON *c)
 		}
 		fputc('\n', f);
 	}
-	free(s);
+	cJSON_free(s);
 }
 
 int

@@ -60,6 +60,14 @@ ws_cli_usage_error(const char *fmt, ...)
 	return WS_EXIT_USAGE;
 }
 
+void
+ws_cli_done_with(ws_model *m)
+{
+	static ws_model *last;
+	ws_model_free(last);
+	last = m;
+}
+
 int
 ws_exit_worst(int a, int b)
 {
@@ -208,6 +216,7 @@ main(int argc, char **argv)
 	int nrest = 0;
 	bool ended = false;
 
+	ws_json_use_arena();
 	/* `weightscan ... | head` ends quietly */
 	signal(SIGPIPE, SIG_DFL);
 	if (!rest)

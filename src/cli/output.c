@@ -466,7 +466,7 @@ ws_sarif_write(ws_sarif *s, FILE *f, int exit_code)
 	if (!text)
 		return -1;
 	int rc = (fputs(text, f) < 0 || fputc('\n', f) == EOF) ? -1 : 0;
-	free(text);
+	cJSON_free(text);
 	return rc;
 }
 
