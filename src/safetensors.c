@@ -14,6 +14,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <unistd.h>
 
 #include "internal.h"
@@ -71,7 +74,8 @@ is_blank(uint8_t c)
 static void
 skip_ws(scan *s)
 {
-	while (s->pos < s->len && is_blank(s->p[s->pos]))
+	/* most calls find a token: one compare says it is no blank */
+	while (s->pos < s->len && s->p[s->pos] <= ' ' && is_blank(s->p[s->pos]))
 		s->pos++;
 }
 
@@ -126,6 +130,39 @@ hex4(scan *s, unsigned *out)
 	return 0;
 }
 
+/* The bytes of p[0..n) before the first '"', '\\', control byte (< 0x20)
+ * or non-ASCII byte (>= 0x80): 16 at a time where SSE2 is (every x86-64),
+ * else 8; the last few the caller looks at one by one. */
+static size_t
+plain_run(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      space = _mm_set1_epi8(0x20);
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		/* signed: < 0x20 holds the bytes >= 0x80 too */
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+							_mm_cmpeq_epi8(v, bslash)),
+					   _mm_cmplt_epi8(v, space));
+		unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+		if (mask)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+#endif
+	for (; n - i >= 8; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+		uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+		uint64_t special = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - ones * 0x20) | w;
+		if (special & highs)
+			break; /* somewhere in these eight: one by one */
+	}
+	return i;
+}
+
 /*
  * Scan a JSON string at s->pos into s->sbuf (decoded, NUL-terminated, with
  * its length in *out_len).  Validates UTF-8 and escapes; *had_nul tells
@@ -140,19 +177,9 @@ scan_string(scan *s, size_t *out_len, bool *had_nul)
 	if (s->pos >= s->len || s->p[s->pos] != '"')
 		return fail(s, "invalid JSON in header: expected a string");
 	s->pos++;
-	/* the common case, plain ASCII up to the closing quote, needs no copy;
-	 * eight bytes at a time, looking for '"', '\\', < 0x20 or >= 0x80 */
+	/* the common case, plain ASCII up to the closing quote, needs no copy */
 	size_t start = s->pos;
-	while (s->len - s->pos >= 8) {
-		uint64_t w;
-		memcpy(&w, s->p + s->pos, 8);
-		const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-		uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-		uint64_t special = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - ones * 0x20) | w;
-		if (special & highs)
-			break;
-		s->pos += 8;
-	}
+	s->pos += plain_run(s->p + s->pos, s->len - s->pos);
 	while (s->pos < s->len) {
 		uint8_t c = s->p[s->pos];
 		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
@@ -265,25 +292,51 @@ scan_string(scan *s, size_t *out_len, bool *had_nul)
 	return 0;
 }
 
-/* Eight ASCII digits at p as their number, or UINT64_MAX when one of them
- * is no digit: a data offset has 8 to 12 digits, so this is most of it. */
+/* Eight bytes at p, the first in the low byte. */
 static uint64_t
-digits8(const uint8_t *p)
+load8(const uint8_t *p)
 {
 	uint64_t w;
 	memcpy(&w, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w); /* the first digit in the low byte */
+	w = __builtin_bswap64(w);
 #endif
-	/* each byte 0x30..0x39: high nibble 3, and still 3 after adding 6 */
-	if ((w & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-	    ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-		return UINT64_MAX;
+	return w;
+}
+
+/* How many of the eight bytes of w, from the first, are ASCII digits. */
+static unsigned
+digit_run(uint64_t w)
+{
+	/* a digit is 0..9 after the xor, and stays below 0x80 plus 0x76; a
+	 * carry out of a byte only reaches bytes after a non-digit */
+	uint64_t x = w ^ 0x3030303030303030ull;
+	uint64_t stop = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+	return stop ? (unsigned)__builtin_ctzll(stop) >> 3 : 8;
+}
+
+/* The number of eight ASCII digits, the first in the low byte. */
+static uint64_t
+value8(uint64_t w)
+{
 	w -= 0x3030303030303030ull;
 	w = w * 10 + (w >> 8); /* pairs of digits, in every other byte */
 	return ((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
 		((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >> 32;
 }
+
+/* The number of the first n (1..8) digits of w: shifted to the top and
+ * led by '0's. */
+static uint64_t
+value_n(uint64_t w, unsigned n)
+{
+	if (n == 8)
+		return value8(w);
+	return value8(w << (8 * (8 - n)) | 0x3030303030303030ull >> (8 * n));
+}
+
+static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				  100000000};
 
 /* A JSON integer that must be a non-negative u64: no sign, fraction or
  * exponent (the reference rejects 1.0 and 1e0). */
@@ -300,8 +353,21 @@ scan_u64(scan *s, const char *what, uint64_t *out)
 	const uint8_t *d = s->p;
 	size_t i = s->pos, fast_end = s->len - i > 19 ? i + 19 : s->len;
 	unsigned digit;
-	for (uint64_t eight; fast_end - i >= 8 && (eight = digits8(d + i)) != UINT64_MAX; i += 8)
-		v = v * 100000000u + eight;
+	/* up to 16 digits a word at a time, with 16 bytes in hand */
+	if (s->len - i >= 16) {
+		uint64_t w = load8(d + i);
+		unsigned n = digit_run(w);
+		if (n)
+			v = value_n(w, n);
+		i += n;
+		if (n == 8) {
+			w = load8(d + i);
+			n = digit_run(w);
+			if (n)
+				v = v * pow10[n] + value_n(w, n);
+			i += n;
+		}
+	}
 	while (i < fast_end && (digit = (unsigned)d[i] - '0') < 10) {
 		v = v * 10 + digit;
 		i++;
@@ -416,6 +482,25 @@ accept(scan *s, char c)
 	return false;
 }
 
+/* A __metadata__ key against those before it in this header (from meta
+ * index first on): one by one while few (a shard's "format"), through the
+ * set past that.  1 = new, 0 = seen before, -1 = OOM. */
+static int
+add_meta_key(const ws_model *m, uint64_t first, ws_strset *keys, const char *key, size_t kl)
+{
+	uint64_t before = m->n_meta - first;
+	if (before < FEW_NAMES) {
+		for (uint64_t i = first; i < m->n_meta; i++)
+			if (m->meta[i].key_len == kl && !memcmp(m->meta[i].key, key, kl))
+				return 0;
+		return 1;
+	}
+	for (uint64_t i = first; before == FEW_NAMES && i < m->n_meta; i++)
+		if (ws_strset_add(keys, m->meta[i].key, m->meta[i].key_len) < 0)
+			return -1; /* the set, from the keys so far */
+	return ws_strset_add(keys, key, kl);
+}
+
 static int
 scan_metadata(scan *s, uint32_t file_idx)
 {
@@ -442,7 +527,7 @@ scan_metadata(scan *s, uint32_t file_idx)
 			ws_err_oom(s->err, s->file);
 			goto out;
 		}
-		int added = ws_strset_add(&keys, key, kl);
+		int added = add_meta_key(s->m, first, &keys, key, kl);
 		if (added < 0) {
 			ws_err_oom(s->err, s->file);
 			goto out;
@@ -478,7 +563,6 @@ scan_metadata(scan *s, uint32_t file_idx)
 	rc = 0;
 out:
 	ws_strset_free(&keys);
-	(void)first;
 	return rc;
 }
 

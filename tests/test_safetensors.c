@@ -120,6 +120,64 @@ Test(safetensors, duplicate_names_around_the_set_threshold)
 	free(dir);
 }
 
+/* The same for __metadata__ keys: the last of n repeats key `dup`. */
+Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
+{
+	char *dir = ws_tmpdir();
+	for (size_t n = 2; n <= 40; n++) {
+		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1) {
+			char *h = NULL;
+			size_t hl = 0, last_key = 0;
+			FILE *mf = open_memstream(&h, &hl);
+			cr_assert(mf);
+			fputs("{\"__metadata__\":{", mf);
+			for (size_t i = 0; i < n; i++) {
+				fflush(mf);
+				if (i == n - 1)
+					last_key = hl + (i ? 1 : 0);
+				fprintf(mf, "%s\"k%zu\":\"v\"", i ? "," : "", i == n - 1 ? dup : i);
+			}
+			fputs("}}", mf);
+			fclose(mf);
+			unsigned char *b = calloc(1, 8 + hl);
+			for (int k = 0; k < 8; k++)
+				b[k] = (unsigned char)(hl >> (8 * k));
+			memcpy(b + 8, h, hl);
+			char *p = ws_write_file(dir, "meta.safetensors", b, 8 + hl);
+			ws_model *m = NULL;
+			ws_error err = {0};
+			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
+			cr_expect(ws_contains(err.message, "duplicate __metadata__ key"), "n %zu: %s", n,
+				  err.message);
+			cr_expect_eq(err.offset, 8 + last_key, "n %zu dup %zu: offset %" PRIu64, n, dup,
+				     err.offset);
+			ws_model_free(m);
+			free(p);
+			free(b);
+			free(h);
+		}
+	}
+	/* and 40 distinct keys are fine */
+	char h[1024] = "{\"__metadata__\":{";
+	for (int i = 0; i < 40; i++)
+		snprintf(h + strlen(h), sizeof h - strlen(h), "%s\"k%d\":\"v\"", i ? "," : "", i);
+	strcat(h, "}}");
+	size_t hl = strlen(h);
+	unsigned char b[1032] = {0};
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)(hl >> (8 * k));
+	memcpy(b + 8, h, hl);
+	char *p = ws_write_file(dir, "meta40.safetensors", b, 8 + hl);
+	ws_model *m = NULL;
+	ws_error err = {0};
+	cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	cr_expect_eq(m ? m->n_meta : 0, 40);
+	ws_model_free(m);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 /* ==== valid files ==== */
 
 Test(safetensors, accepted_edge_cases)
