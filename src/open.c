@@ -62,6 +62,7 @@ ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 		close(fd);
 		return ws_err_oom(err, path);
 	}
+	ws_prefault(buf, n);
 	while (got < n) {
 		ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
 		if (r <= 0) {
@@ -318,6 +319,8 @@ static void *
 read_ahead(void *arg)
 {
 	ahead *a = arg;
+	/* the block the headers are read into: its pages in one go, here */
+	ws_prefault(a->slot[0].head, a->names->n * WS_ST_FIRST_READ);
 	for (size_t i = a->names->n; i-- > 0;) {
 		ws_st_ahead *sl = &a->slot[i];
 		const char *why;

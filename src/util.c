@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "weightscan/util.h"
@@ -342,6 +343,20 @@ ws_big_free(void *p, size_t size)
 		munmap(p, page_round(size));
 	else
 		free(p);
+}
+
+void
+ws_prefault(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + len) & ~(page - 1);
+	if (hi > lo + 4 * page) /* an older kernel says EINVAL: faults it is */
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)len;
+#endif
 }
 
 /* ==== threads ==== */
