@@ -22,16 +22,9 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
-#include <xxhash.h>
-/* libxxhash exports runtime-dispatched (AVX2/AVX-512) XXH3 on x86; its
- * plain entry points are built for the baseline ISA, about 3x slower. */
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__has_include)
-#if __has_include(<xxh_x86dispatch.h>)
-#include <xxh_x86dispatch.h>
-#endif
-#endif
 
 #include "internal.h"
+#include "xxh.h"
 #include "weightscan/hash.h"
 #include "weightscan/util.h"
 
@@ -276,7 +269,7 @@ feed_subs(ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
 			    XXH3_128bits_reset(st->sub[k]) != XXH_OK)
 				return -1;
 		}
-		XXH3_128bits_update(st->sub[k], buf + (oa - a), (size_t)(ob - oa));
+		ws_xxh3_128_update(st->sub[k], buf + (oa - a), (size_t)(ob - oa));
 	}
 	while (*lo < j->n_subs && j->subs[*lo].offset + j->subs[*lo].length <= b) {
 		sub_finish(st, &j->subs[*lo], *lo);
@@ -361,7 +354,7 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 		}
 		uint64_t n = (uint64_t)r;
 		if (st.xxh)
-			XXH3_128bits_update(st.xxh, buf, (size_t)n);
+			ws_xxh3_128_update(st.xxh, buf, (size_t)n);
 		if ((st.sha256 && evp.update(st.sha256, buf, (size_t)n) != 1) ||
 		    (st.sha1 && evp.update(st.sha1, buf, (size_t)n) != 1) ||
 		    (j->n_subs && feed_subs(j, &st, &lo, buf, pos, n) != 0)) {

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <xxhash.h>
 
+#include "xxh.h"
 #include "weightscan/formula.h"
 #include "weightscan/json.h"
 #include "weightscan/quant.h"

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
 
 #include "internal.h"
+#include "xxh.h"
 #include "weightscan/model.h"
 #include "weightscan/roles.h"
 

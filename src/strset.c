@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
 
 #include "internal.h"
+#include "xxh.h"
 
 /* 16 bytes a slot: half the cache misses of a (pointer, size_t, u64)
  * slot on a 100k-name header.  Keys are shorter than 4 GiB: a GGUF string

@@ -126,6 +126,60 @@ sharded_copy(void)
 
 /* ==== engine ==== */
 
+/* the library's vector loops (src/xxh_*.c), called directly here */
+XXH_errorcode ws_xxh3_128_update_avx2(XXH3_state_t *s, const void *p, size_t n);
+XXH_errorcode ws_xxh3_128_update_avx512(XXH3_state_t *s, const void *p, size_t n);
+
+/* The library's inline xxHash (its AVX-512 or AVX2 loop where the CPU has
+ * one) gives libxxhash's XXH3-128 for every length class: empty, short,
+ * mid, one stripe, blocks, and sizes across the read buffer. */
+Test(hash, inline_xxh3_matches_libxxhash)
+{
+	static const size_t sizes[] = {0, 1, 3, 16, 17, 128, 129, 240, 241, 1024, 65539,
+				       (1u << 20) + 7, (4u << 20) + 4097};
+	char *dir = ws_tmpdir();
+	unsigned char *buf = malloc(sizes[sizeof sizes / sizeof sizes[0] - 1]);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < sizes[sizeof sizes / sizeof sizes[0] - 1]; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		buf[i] = (unsigned char)x;
+	}
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		char *p = ws_write_file(dir, "data", buf, sizes[k]);
+		ws_hash_job j = job_for(p, WS_HASH_XXH128);
+		ws_error err = {0};
+		cr_assert_eq(ws_hash_run(&j, 1, 1, NULL, NULL, &err), 0, "%s", err.message);
+		XXH128_canonical_t c;
+		XXH128_canonicalFromHash(&c, XXH3_128bits(buf, sizes[k]));
+		cr_expect(!memcmp(j.digest.xxh128, c.digest, 16), "size %zu", sizes[k]);
+		free(p);
+#if defined(__x86_64__) && defined(WS_XXH_AVX2)
+		/* and each vector loop the dispatch may pick, in uneven pieces */
+		static const struct {
+			const char *isa;
+			XXH_errorcode (*fn)(XXH3_state_t *, const void *, size_t);
+		} loops[] = {{"avx2", ws_xxh3_128_update_avx2}, {"avx512f", ws_xxh3_128_update_avx512}};
+		for (size_t l = 0; l < sizeof loops / sizeof loops[0]; l++) {
+			if (!(l ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2")))
+				continue;
+			XXH3_state_t *st = XXH3_createState();
+			cr_assert(st && XXH3_128bits_reset(st) == XXH_OK);
+			for (size_t at = 0, step = 1; at < sizes[k]; at += step, step = step * 3 + 1) {
+				size_t take = sizes[k] - at < step ? sizes[k] - at : step;
+				loops[l].fn(st, buf + at, take);
+			}
+			XXH128_canonical_t d;
+			XXH128_canonicalFromHash(&d, XXH3_128bits_digest(st));
+			cr_expect(!memcmp(d.digest, c.digest, 16), "%s, size %zu", loops[l].isa, sizes[k]);
+			XXH3_freeState(st);
+		}
+#endif
+	}
+	free(buf);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(hash, known_answers)
 {
 	char *dir = ws_tmpdir();

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "output.h"
 #include "weightscan/report.h"
