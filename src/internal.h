@@ -125,10 +125,19 @@ int ws_read_small_file(const char *path, uint64_t max, char **out,
 		       size_t *len, ws_error *err);
 
 /* Exact-key hash set over (pointer, length) byte strings; used for
- * duplicate detection in O(n). */
+ * duplicate detection in O(n).  Its first keys sit in few[], compared one
+ * by one: most sets are a shard's handful of names, made and freed per
+ * shard, and a table for them was mostly its allocation. */
+#define WS_STRSET_FEW 16
+struct ws_strset_slot {
+	const char *key; /* NULL = empty slot */
+	uint32_t len;
+	uint32_t hash;
+};
 typedef struct ws_strset {
-	struct ws_strset_slot *slots;
+	struct ws_strset_slot *slots; /* the table (cap slots), once past few[] */
 	size_t cap, n;
+	struct ws_strset_slot few[WS_STRSET_FEW];
 } ws_strset;
 /* 1 = inserted, 0 = already present, -1 = OOM. */
 int ws_strset_add(ws_strset *s, const char *key, size_t len);

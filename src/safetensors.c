@@ -55,10 +55,6 @@ typedef struct st_entry {
 	uint32_t hash;      /* of its name (ws_strset_hash) */
 } st_entry;
 
-/* Up to this many tensors, a header's names are checked for duplicates
- * without a hash set (add_name). */
-#define FEW_NAMES 32
-
 static int
 fail(scan *s, const char *msg)
 {
@@ -482,25 +478,6 @@ accept(scan *s, char c)
 	return false;
 }
 
-/* A __metadata__ key against those before it in this header (from meta
- * index first on): one by one while few (a shard's "format"), through the
- * set past that.  1 = new, 0 = seen before, -1 = OOM. */
-static int
-add_meta_key(const ws_model *m, uint64_t first, ws_strset *keys, const char *key, size_t kl)
-{
-	uint64_t before = m->n_meta - first;
-	if (before < FEW_NAMES) {
-		for (uint64_t i = first; i < m->n_meta; i++)
-			if (m->meta[i].key_len == kl && !memcmp(m->meta[i].key, key, kl))
-				return 0;
-		return 1;
-	}
-	for (uint64_t i = first; before == FEW_NAMES && i < m->n_meta; i++)
-		if (ws_strset_add(keys, m->meta[i].key, m->meta[i].key_len) < 0)
-			return -1; /* the set, from the keys so far */
-	return ws_strset_add(keys, key, kl);
-}
-
 static int
 scan_metadata(scan *s, uint32_t file_idx)
 {
@@ -513,7 +490,6 @@ scan_metadata(scan *s, uint32_t file_idx)
 		return -1;
 	if (accept(s, '}'))
 		return 0;
-	uint64_t first = s->m->n_meta;
 	ws_strset keys = {0};
 	int rc = -1;
 	do {
@@ -527,7 +503,7 @@ scan_metadata(scan *s, uint32_t file_idx)
 			ws_err_oom(s->err, s->file);
 			goto out;
 		}
-		int added = add_meta_key(s->m, first, &keys, key, kl);
+		int added = ws_strset_add(&keys, key, kl);
 		if (added < 0) {
 			ws_err_oom(s->err, s->file);
 			goto out;
@@ -822,7 +798,7 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 {
 	size_t estimate = len / 100 + 1;
 	st_entry *v = ws_big_realloc(NULL, 0, estimate * sizeof *v);
-	if (!v || (names && estimate > FEW_NAMES && ws_strset_reserve(names, estimate)) ||
+	if (!v || (names && ws_strset_reserve(names, estimate)) ||
 	    ws_model_reserve_tensors(s->m, estimate)) {
 		ws_big_free(v, estimate * sizeof *v);
 		return ws_err_oom(s->err, s->file);
@@ -830,40 +806,6 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 	ev->v = v;
 	ev->cap = estimate;
 	return 0;
-}
-
-/* The names of the first n entries into the set (0, or -1 on OOM). */
-static int
-fill_names(const ws_model *m, const st_vec *ev, size_t n, ws_strset *names)
-{
-	for (size_t i = 0; i < n; i++) {
-		const ws_tensor *o = &m->tensors[ev->v[i].tensor];
-		if (ws_strset_add_hashed(names, o->name, o->name_len, ev->v[i].hash) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Names checked one by one against those before them while there are few
- * (every shard of a large checkpoint: a set there is mostly made and freed),
- * and through the set once there are more.  The last entry is the name to
- * add.  1 = new, 0 = seen before, -1 = OOM. */
-static int
-add_name(const ws_model *m, const st_vec *ev, ws_strset *names, uint32_t hash)
-{
-	const ws_tensor *t = &m->tensors[ev->v[ev->n - 1].tensor];
-	if (ev->n <= FEW_NAMES) {
-		for (size_t i = 0; i + 1 < ev->n; i++) {
-			const ws_tensor *o = &m->tensors[ev->v[i].tensor];
-			if (ev->v[i].hash == hash && o->name_len == t->name_len &&
-			    !memcmp(o->name, t->name, t->name_len))
-				return 0;
-		}
-		return 1;
-	}
-	if (ev->n == FEW_NAMES + 1 && fill_names(m, ev, FEW_NAMES, names))
-		return -1; /* the set, from the names so far */
-	return ws_strset_add_hashed(names, t->name, t->name_len, hash);
 }
 
 /* A member of the top-level object at s->pos: __metadata__ (when
@@ -911,7 +853,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 		return -1;
 	if (!names)
 		return 0;
-	int added = add_name(s->m, ev, names, hash);
+	int added = ws_strset_add_hashed(names, name, kl, hash);
 	if (added < 0)
 		return ws_err_oom(s->err, s->file);
 	if (added == 0)
@@ -1155,14 +1097,6 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	for (size_t k = 0; k < n; k++)
 		if (pcs[k].rc)
 			goto out;
-	/* a piece of few names checked them without its set: the lookups
-	 * across pieces need it */
-	for (size_t k = 0; k < n; k++)
-		if (pcs[k].ev.n <= FEW_NAMES &&
-		    fill_names(pcs[k].s.m, &pcs[k].ev, pcs[k].ev.n, &pcs[k].names)) {
-			rc = -1;
-			goto out;
-		}
 
 	/* join the pieces: tensors and their arenas into m, entries in order */
 	size_t n_first = pcs[0].ev.n;

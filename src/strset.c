@@ -4,23 +4,19 @@
  * Used to find duplicate keys and tensor names in O(n); below it, the
  * model's tensors by name (an index over ws_model.tensors).  The set does not
  * copy keys: they must outlive it (they point into a mapping or an arena).
- * Open addressing with linear probing; the table doubles at 50% load.
+ * The first WS_STRSET_FEW keys are kept in the set itself and compared one
+ * by one; past them, open addressing with linear probing, the table
+ * doubling at 50% load.
  */
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "internal.h"
 #include "xxh.h"
 
-/* 16 bytes a slot: half the cache misses of a (pointer, size_t, u64)
- * slot on a 100k-name header.  Keys are shorter than 4 GiB: a GGUF string
- * is capped at 1 GiB and a safetensors header at 100 MB. */
-struct ws_strset_slot {
-	const char *key; /* NULL = empty slot */
-	uint32_t len;
-	uint32_t hash;
-};
+/* A slot (internal.h) is 16 bytes: half the cache misses of a (pointer,
+ * size_t, u64) slot on a 100k-name header.  Keys are shorter than 4 GiB: a
+ * GGUF string is capped at 1 GiB and a safetensors header at 100 MB. */
 
 static uint32_t
 hash32(const char *key, size_t len)
@@ -49,6 +45,17 @@ find_slot(const struct ws_strset_slot *slots, size_t cap, const char *key,
 	}
 }
 
+/* The key among the few kept in the set itself (no table yet)? */
+static bool
+in_few(const ws_strset *s, const char *key, size_t len, uint32_t h)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->few[i].hash == h && s->few[i].len == len && memcmp(s->few[i].key, key, len) == 0)
+			return true;
+	return false;
+}
+
+/* Into a table of nc slots: from the table, or from few[] the first time. */
 static bool
 rehash_to(ws_strset *s, size_t nc)
 {
@@ -57,8 +64,10 @@ rehash_to(ws_strset *s, size_t nc)
 	struct ws_strset_slot *ns = ws_big_calloc(nc * sizeof *ns);
 	if (!ns)
 		return false;
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct ws_strset_slot *o = &s->slots[i];
+	const struct ws_strset_slot *from = s->slots ? s->slots : s->few;
+	size_t n_from = s->slots ? s->cap : s->n;
+	for (size_t i = 0; i < n_from; i++) {
+		const struct ws_strset_slot *o = &from[i];
 		bool found;
 		if (o->key)
 			ns[find_slot(ns, nc, o->key, o->len, o->hash, &found)] = *o;
@@ -69,15 +78,11 @@ rehash_to(ws_strset *s, size_t nc)
 	return true;
 }
 
-static bool
-rehash(ws_strset *s)
-{
-	return rehash_to(s, s->cap ? s->cap * 2 : 16);
-}
-
 int
 ws_strset_reserve(ws_strset *s, size_t n)
 {
+	if (!s->slots && n <= WS_STRSET_FEW)
+		return 0;
 	size_t cap = s->cap ? s->cap : 16;
 	while (cap / 2 < n && cap <= SIZE_MAX / 4)
 		cap *= 2;
@@ -106,7 +111,15 @@ ws_strset_add_hashed(ws_strset *s, const char *key, size_t len, uint32_t h)
 		key = empty;
 	if (len > UINT32_MAX)
 		return -1;
-	if ((s->n + 1) * 2 > s->cap && !rehash(s))
+	if (!s->slots) {
+		if (in_few(s, key, len, h))
+			return 0;
+		if (s->n < WS_STRSET_FEW) {
+			s->few[s->n++] = (struct ws_strset_slot){key, (uint32_t)len, h};
+			return 1;
+		}
+	}
+	if ((s->n + 1) * 2 > s->cap && (ws_strset_reserve(s, s->n + 1) || (s->n + 1) * 2 > s->cap))
 		return -1;
 	bool found;
 	size_t i = find_slot(s->slots, s->cap, key, len, h, &found);
@@ -127,8 +140,10 @@ bool
 ws_strset_has_hashed(const ws_strset *s, const char *key, size_t len, uint32_t hash)
 {
 	bool found;
-	if (!s->cap || len > UINT32_MAX)
+	if (len > UINT32_MAX)
 		return false;
+	if (!s->slots)
+		return in_few(s, key ? key : "", len, hash);
 	find_slot(s->slots, s->cap, key ? key : "", len, hash, &found);
 	return found;
 }
