@@ -73,9 +73,24 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	free(dir);
 }
 
+/* A safetensors file in dir: the 8-byte length, header[0..hl), then `data`
+ * zero bytes.  Returns its path. */
+static char *
+st_file(const char *dir, const char *name, const char *header, size_t hl, size_t data)
+{
+	unsigned char *b = calloc(1, 8 + hl + data);
+	cr_assert(b);
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)(hl >> (8 * k));
+	memcpy(b + 8, header, hl);
+	char *p = ws_write_file(dir, name, b, 8 + hl + data);
+	free(b);
+	return p;
+}
+
 /* A header of n tensors whose last repeats the name of tensor `dup`: the
- * duplicate is found at the last key, whether the names are still compared
- * one by one (few) or through the set (past FEW_NAMES = 32). */
+ * duplicate is found at the last key, whether the set still compares its
+ * few keys one by one or has a table (past WS_STRSET_FEW = 16). */
 Test(safetensors, duplicate_names_around_the_set_threshold)
 {
 	char *dir = ws_tmpdir();
@@ -96,12 +111,7 @@ Test(safetensors, duplicate_names_around_the_set_threshold)
 			}
 			fputc('}', mf);
 			fclose(mf);
-			size_t total = 8 + hl + 4 * n;
-			unsigned char *b = calloc(1, total);
-			for (int k = 0; k < 8; k++)
-				b[k] = (unsigned char)(hl >> (8 * k));
-			memcpy(b + 8, h, hl);
-			char *p = ws_write_file(dir, "dup.safetensors", b, total);
+			char *p = st_file(dir, "dup.safetensors", h, hl, 4 * n);
 			ws_model *m = NULL;
 			ws_error err = {0};
 			char want[64];
@@ -112,7 +122,6 @@ Test(safetensors, duplicate_names_around_the_set_threshold)
 				     err.offset);
 			ws_model_free(m);
 			free(p);
-			free(b);
 			free(h);
 		}
 	}
@@ -139,11 +148,7 @@ Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 			}
 			fputs("}}", mf);
 			fclose(mf);
-			unsigned char *b = calloc(1, 8 + hl);
-			for (int k = 0; k < 8; k++)
-				b[k] = (unsigned char)(hl >> (8 * k));
-			memcpy(b + 8, h, hl);
-			char *p = ws_write_file(dir, "meta.safetensors", b, 8 + hl);
+			char *p = st_file(dir, "meta.safetensors", h, hl, 0);
 			ws_model *m = NULL;
 			ws_error err = {0};
 			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
@@ -153,7 +158,6 @@ Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 				     err.offset);
 			ws_model_free(m);
 			free(p);
-			free(b);
 			free(h);
 		}
 	}
@@ -162,12 +166,7 @@ Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 	for (int i = 0; i < 40; i++)
 		snprintf(h + strlen(h), sizeof h - strlen(h), "%s\"k%d\":\"v\"", i ? "," : "", i);
 	strcat(h, "}}");
-	size_t hl = strlen(h);
-	unsigned char b[1032] = {0};
-	for (int k = 0; k < 8; k++)
-		b[k] = (unsigned char)(hl >> (8 * k));
-	memcpy(b + 8, h, hl);
-	char *p = ws_write_file(dir, "meta40.safetensors", b, 8 + hl);
+	char *p = st_file(dir, "meta40.safetensors", h, strlen(h), 0);
 	ws_model *m = NULL;
 	ws_error err = {0};
 	cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
@@ -196,15 +195,9 @@ Test(safetensors, accepted_edge_cases)
 	};
 	char *dir = ws_tmpdir();
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		size_t hl = strlen(ok[i].header);
-		size_t total = 8 + hl + ok[i].data;
-		unsigned char *b = calloc(1, total);
-		for (int k = 0; k < 8; k++)
-			b[k] = (unsigned char)(hl >> (8 * k));
-		memcpy(b + 8, ok[i].header, hl);
 		char name[32];
 		snprintf(name, sizeof name, "ok%zu.safetensors", i);
-		char *p = ws_write_file(dir, name, b, total);
+		char *p = st_file(dir, name, ok[i].header, strlen(ok[i].header), ok[i].data);
 		ws_model *m = NULL;
 		ws_error err = {0};
 		cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "case %zu: %s", i, err.message);
@@ -216,7 +209,6 @@ Test(safetensors, accepted_edge_cases)
 			cr_expect_eq(el, ok[i].elements, "case %zu", i);
 		}
 		ws_model_free(m);
-		free(b);
 		free(p);
 	}
 	ws_rmtree(dir);
