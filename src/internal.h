@@ -91,6 +91,11 @@ int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
 void *ws_big_calloc(size_t size);
 void *ws_big_realloc(void *p, size_t old_size, size_t new_size);
 void ws_big_free(void *p, size_t size);
+/* Whether the CPU has AVX2 / AVX-512F, from glibc's record of it: no CPUID
+ * of our own (libgcc's ifunc resolver ran a dozen at every start, and each
+ * one exits a virtual machine).  False where there is no such record. */
+bool ws_cpu_avx2(void);
+bool ws_cpu_avx512f(void);
 /* Memory about to be written whole: its pages made now, in one system
  * call, instead of one fault each (a fault costs microseconds in a VM). */
 void ws_prefault(void *p, size_t len);

@@ -23,16 +23,11 @@
 #include "weightscan/util.h"
 
 /* The kernels are built twice on x86-64, for AVX2 and for the baseline,
- * and the first call picks one: twice the lanes per instruction where the
- * CPU has them, nothing required where it does not.  Picked from the C
- * library's record of the CPU, not by an ifunc: libgcc's resolver runs
- * CPUID a dozen times at every start, and each one exits a virtual
- * machine (50 us of a 2 ms run). */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
-#if __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h>
+ * and each call takes the one the CPU can run (ws_cpu_avx2): twice the
+ * lanes per instruction where the CPU has them, nothing required where it
+ * does not.  Not an ifunc: libgcc's resolver runs CPUID at every start. */
+#if defined(__x86_64__) && defined(__GNUC__)
 #define WS_AVX2_KERNEL 1
-#endif
 #endif
 #define WS_INLINE static inline __attribute__((always_inline))
 
@@ -491,15 +486,6 @@ scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap, 
 	}
 }
 
-typedef void scan_fn(ws_scan_acc *, ws_dtype, const void *, size_t, bool, uint64_t);
-
-static void
-scan_values_base(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap,
-		 uint64_t base)
-{
-	scan_values(a, dt, data, n, swap, base);
-}
-
 #ifdef WS_AVX2_KERNEL
 __attribute__((target("avx2"))) static void
 scan_values_avx2(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n, bool swap,
@@ -513,17 +499,13 @@ void
 ws_scan_values(ws_scan_acc *a, ws_dtype dt, const void *data, size_t n,
 	       bool swap, uint64_t base)
 {
-	static scan_fn *_Atomic picked;
-	scan_fn *fn = atomic_load_explicit(&picked, memory_order_relaxed);
-	if (!fn) {
-		fn = scan_values_base;
 #ifdef WS_AVX2_KERNEL
-		if (CPU_FEATURE_ACTIVE(AVX2))
-			fn = scan_values_avx2;
-#endif
-		atomic_store_explicit(&picked, fn, memory_order_relaxed);
+	if (ws_cpu_avx2()) {
+		scan_values_avx2(a, dt, data, n, swap, base);
+		return;
 	}
-	fn(a, dt, data, n, swap, base);
+#endif
+	scan_values(a, dt, data, n, swap, base);
 }
 
 void

@@ -345,6 +345,33 @@ ws_big_free(void *p, size_t size)
 		free(p);
 }
 
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define WS_CPU_RECORD 1
+#endif
+#endif
+
+bool
+ws_cpu_avx2(void)
+{
+#ifdef WS_CPU_RECORD
+	return CPU_FEATURE_ACTIVE(AVX2);
+#else
+	return false;
+#endif
+}
+
+bool
+ws_cpu_avx512f(void)
+{
+#ifdef WS_CPU_RECORD
+	return CPU_FEATURE_ACTIVE(AVX512F);
+#else
+	return false;
+#endif
+}
+
 void
 ws_prefault(void *p, size_t len)
 {

@@ -3,8 +3,8 @@
  * (XXH_INLINE_ALL): no shared library to load at every start (about 2% of
  * a 191-shard count), and the short keys of a hash set hashed without a
  * call.  The bulk XXH3-128 update is built three times on x86-64, for
- * AVX-512 (xxh_avx512.c), AVX2 (xxh_avx2.c) and the baseline, and picked on
- * first use, as libxxhash's own dispatch would.
+ * AVX-512 (xxh_avx512.c), AVX2 (xxh_avx2.c) and the baseline, and each call
+ * takes the best the CPU runs, as libxxhash's own dispatch would.
  */
 #ifndef WS_XXH_H
 #define WS_XXH_H
