@@ -21,6 +21,7 @@ extern struct ws_st_parallel {
 	size_t pieces;
 	_Atomic unsigned long done; /* headers scanned in pieces, for tests */
 	_Atomic unsigned long ahead; /* shards loaded from bytes read ahead */
+	_Atomic unsigned long parsed; /* ... and parsed there */
 	bool patient;      /* wait for the reader rather than read a shard here
 			    * (tests: then every shard is read ahead) */
 } ws_st_parallel;
@@ -37,10 +38,21 @@ typedef struct ws_st_ahead {
 	uint8_t *head;     /* WS_ST_FIRST_READ bytes of the model's arena, set
 			    * before the read: no allocation on the reading
 			    * thread, and no copy when the header fits */
+	/* parsed there too (ws_safetensors_parse_ahead): its tensors and
+	 * __metadata__, names and shapes in that thread's model's arena */
+	bool parsed;
+	const ws_tensor *t;
+	const ws_kv *kv;
+	uint64_t nt, nkv, header_bytes;
 } ws_st_ahead;
 /* Read up to the header's end (at most WS_HEADER_READ_MAX) from an open
  * file; false on any error (the caller loads by name and reports it). */
 bool ws_safetensors_read_ahead(ws_st_ahead *a);
+/* On the reading thread, after the read: the header parsed into pm (its
+ * arena must outlive the model the shard is loaded into), or false when
+ * it could not be (a long or a malformed header: the loading thread
+ * parses it and says why). */
+bool ws_safetensors_parse_ahead(ws_model *pm, ws_st_ahead *a);
 /* Takes a->fd, and a->more when it keeps it (then NULL). */
 int ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
@@ -52,6 +64,8 @@ int ws_model_reserve_tensors(ws_model *m, uint64_t n);
 /* Append from's tensors to m's, with the arena their names and shapes
  * live in; from keeps no tensors (0, or -1 on OOM, from unchanged). */
 int ws_model_take_tensors(ws_model *m, ws_model *from);
+/* from's arena (all ws_model_alloc made there) becomes m's. */
+void ws_model_take_arena(ws_model *m, ws_model *from);
 /* Room for size bytes of ws_model_alloc in one chunk (0, or -1 on OOM):
  * threads that fill models allocate up front, not while others fault. */
 int ws_model_reserve_arena(ws_model *m, size_t size);

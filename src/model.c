@@ -170,8 +170,15 @@ ws_model_take_tensors(ws_model *m, ws_model *from)
 		       (size_t)from->n_tensors * sizeof *m->tensors);
 	m->n_tensors += from->n_tensors;
 	from->n_tensors = 0;
-	/* the names and shapes go with them: from's chunks join m's list
-	 * behind the chunk m allocates from */
+	/* the names and shapes go with them */
+	ws_model_take_arena(m, from);
+	return 0;
+}
+
+void
+ws_model_take_arena(ws_model *m, ws_model *from)
+{
+	/* from's chunks join m's list behind the chunk m allocates from */
 	ws_arena *tail = from->arena;
 	if (tail) {
 		while (tail->next)
@@ -184,7 +191,6 @@ ws_model_take_tensors(ws_model *m, ws_model *from)
 		}
 		from->arena = NULL;
 	}
-	return 0;
 }
 
 ws_kv *
@@ -458,9 +464,7 @@ ws_model_free(ws_model *m)
 	size_t nfd = 0;
 	for (uint32_t i = 0; i < m->n_files; i++) {
 		ws_file *f = &m->files[i];
-		if (f->map_in_arena)
-			; /* freed with the arena */
-		else if (f->map_copied)
+		if (f->map_copied)
 			free((void *)f->map);
 		else if (f->map)
 			munmap((void *)f->map, (size_t)f->map_len);

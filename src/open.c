@@ -294,9 +294,11 @@ free_names(name_list *l)
 /* ==== reading shards ahead ====
  *
  * While this thread parses index.json (cJSON, the largest single cost of a
- * 191-shard folder), another opens every shard in the folder and reads its
- * header; the shards are then parsed here from those bytes in the index's
- * order. Whatever it could not read is loaded by name, as without it. */
+ * 191-shard folder), another opens every shard in the folder, reads its
+ * header and parses it into a model of its own; the shards are then
+ * loaded here in the index's order, their tensors copied from that
+ * model. Whatever it could not read is loaded by name, and whatever it
+ * could not parse is parsed here, as without it. */
 #define AHEAD_MIN_SHARDS 8
 
 /* A slot is claimed once, by the reader or by this thread: a reader that
@@ -306,6 +308,8 @@ free_names(name_list *l)
 enum { SLOT_FREE, SLOT_READING, SLOT_READ, SLOT_TAKEN };
 
 typedef struct ahead {
+	ws_model *m;            /* the model loaded */
+	ws_model *pm;           /* the reader's: its arena becomes m's */
 	int dirfd;
 	const name_list *names; /* sorted */
 	ws_st_ahead *slot;      /* one per name */
@@ -319,8 +323,7 @@ static void *
 read_ahead(void *arg)
 {
 	ahead *a = arg;
-	/* the block the headers are read into: its pages in one go, here */
-	ws_prefault(a->slot[0].head, a->names->n * WS_ST_FIRST_READ);
+	uint8_t head[WS_ST_FIRST_READ]; /* every shard's first bytes, in turn */
 	for (size_t i = a->names->n; i-- > 0;) {
 		ws_st_ahead *sl = &a->slot[i];
 		const char *why;
@@ -328,10 +331,16 @@ read_ahead(void *arg)
 		if (!atomic_compare_exchange_strong(&a->state[i], &free_state, SLOT_READING))
 			continue;
 		sl->fd = ws_open_regular(a->dirfd, a->names->v[i], &sl->size, &why);
-		if (sl->fd >= 0 && !ws_safetensors_read_ahead(sl)) {
+		sl->head = head;
+		if (sl->fd >= 0 && ws_safetensors_read_ahead(sl) &&
+		    !(a->pm && ws_safetensors_parse_ahead(a->pm, sl)) && !sl->more &&
+		    (sl->more = malloc(sl->len ? sl->len : 1)) != NULL)
+			memcpy(sl->more, head, sl->len); /* for the loading thread */
+		if (sl->fd >= 0 && !sl->parsed && !sl->more) {
 			close(sl->fd);
 			sl->fd = -1;
 		}
+		sl->head = NULL;
 		atomic_store_explicit(&a->state[i], SLOT_READ, memory_order_release);
 	}
 	return NULL;
@@ -342,19 +351,25 @@ static bool
 ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 {
 	memset(a, 0, sizeof *a);
-	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0 || names->n > SIZE_MAX / WS_ST_FIRST_READ)
+	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0 || names->n > SIZE_MAX / (2 * WS_ST_FIRST_READ))
 		return false;
 	a->slot = calloc(names->n, sizeof *a->slot);
 	a->state = calloc(names->n, sizeof *a->state);
-	/* the headers are read into the model's memory and parsed in place */
-	uint8_t *heads = ws_model_alloc(m, names->n * WS_ST_FIRST_READ);
-	for (size_t i = 0; heads && a->slot && i < names->n; i++)
-		a->slot[i].head = heads + i * WS_ST_FIRST_READ;
 	a->dirfd = dirfd;
 	a->names = names;
-	if (!a->slot || !a->state || !heads || ws_thread_start(&a->th, read_ahead, a)) {
+	a->m = m;
+	/* its memory before it starts (names, shapes and tensors take about
+	 * what their header text does); without it, it only reads */
+	a->pm = ws_model_new(NULL);
+	if (a->pm && (ws_model_reserve_arena(a->pm, names->n * WS_ST_FIRST_READ * 2) ||
+		      ws_model_reserve_tensors(a->pm, 64))) {
+		ws_model_free(a->pm);
+		a->pm = NULL;
+	}
+	if (!a->slot || !a->state || ws_thread_start(&a->th, read_ahead, a)) {
 		free(a->slot);
 		free((void *)a->state);
+		ws_model_free(a->pm);
 		return false;
 	}
 	a->running = true;
@@ -402,6 +417,11 @@ ahead_end(ahead *a)
 	}
 	free(a->slot);
 	free((void *)a->state);
+	if (a->pm) {
+		/* the names and shapes of the tensors taken from it */
+		ws_model_take_arena(a->m, a->pm);
+		ws_model_free(a->pm);
+	}
 	a->running = false;
 }
 

@@ -1163,11 +1163,13 @@ out:
 }
 
 static int
-scan_header(scan *s, uint32_t file_idx, st_vec *ev)
+scan_header(scan *s, uint32_t file_idx, st_vec *ev, bool may_split)
 {
-	int rc = scan_header_parallel(s, file_idx, ev);
+	int rc = may_split ? scan_header_parallel(s, file_idx, ev) : 1;
 	return rc > 0 ? scan_header_serial(s, file_idx, ev) : rc;
 }
+
+static int parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err);
 
 /* Enough of a file that is no safetensors to say what it is instead. */
 #define SNIFF_BYTES 4096
@@ -1197,20 +1199,24 @@ header_want(const uint8_t *head, size_t got, uint64_t size)
 	return want;
 }
 
-/* The header part of f from the got bytes read into head: kept where they
- * are when that is all of it (in the model's arena, or malloc'd and then
- * f's), else read or mapped in full. */
+/* File idx's header parsed from the got bytes read into head, which do
+ * not outlive the call: a header that is all there is parsed in place and
+ * not kept (the model copies names and metadata), a longer one is read or
+ * mapped in full and kept as the file's. */
 static int
-keep_header(ws_file *f, const uint8_t *head, size_t got, bool in_arena, ws_error *err)
+parse_from(ws_model *m, uint32_t idx, const uint8_t *head, size_t got, ws_error *err)
 {
+	ws_file *f = &m->files[idx];
 	uint64_t want = header_want(head, got, f->size);
 	if (want > got)
-		return ws_file_load_prefix(f, want, head, got, err);
+		return ws_file_load_prefix(f, want, head, got, err) ? -1
+		       : ws_safetensors_parse(m, idx, err);
 	f->map = head;
 	f->map_len = want;
-	f->map_copied = true;
-	f->map_in_arena = in_arena;
-	return 0;
+	int rc = ws_safetensors_parse(m, idx, err);
+	f->map = NULL;
+	f->map_len = 0;
+	return rc;
 }
 
 int
@@ -1221,13 +1227,11 @@ ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *pat
 	if (idx < 0)
 		return -1;
 	ws_file *f = &m->files[idx];
-	uint8_t *head = ws_model_alloc(m, FIRST_READ);
-	if (!head)
-		return ws_err_oom(err, path);
+	uint8_t head[FIRST_READ];
 	size_t got = f->size < FIRST_READ ? (size_t)f->size : FIRST_READ;
-	if (ws_file_pread(f, head, got, 0, err) || keep_header(f, head, got, true, err))
+	if (ws_file_pread(f, head, got, 0, err))
 		return -1;
-	return ws_safetensors_parse(m, (uint32_t)idx, err);
+	return parse_from(m, (uint32_t)idx, head, got, err);
 }
 
 bool
@@ -1258,10 +1262,57 @@ ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_erro
 		return -1;
 	ws_st_parallel.ahead++;
 	ws_file *f = &m->files[idx];
-	int rc = keep_header(f, a->more ? a->more : a->head, a->len, !a->more, err);
-	if (!rc && f->map == a->more)
-		a->more = NULL; /* the model's now */
-	return rc ? -1 : ws_safetensors_parse(m, (uint32_t)idx, err);
+	if (!a->parsed)
+		return parse_from(m, (uint32_t)idx, a->more, a->len, err);
+	/* parsed on the reading thread: its tensors and metadata, as this file's */
+	ws_st_parallel.parsed++;
+	m->format = WS_FORMAT_SAFETENSORS;
+	f->header_bytes = f->data_start = a->header_bytes;
+	f->tensor_count = a->nt;
+	if (ws_model_reserve_tensors(m, a->nt))
+		return ws_err_oom(err, path);
+	ws_tensor *t = m->tensors + m->n_tensors;
+	if (a->nt)
+		memcpy(t, a->t, a->nt * sizeof *t);
+	for (uint64_t i = 0; i < a->nt; i++)
+		t[i].file = (uint32_t)idx;
+	m->n_tensors += a->nt;
+	for (uint64_t i = 0; i < a->nkv; i++) {
+		ws_kv *kv = ws_model_push_kv(m);
+		if (!kv)
+			return ws_err_oom(err, path);
+		*kv = a->kv[i];
+		kv->file = (uint32_t)idx;
+	}
+	return 0;
+}
+
+bool
+ws_safetensors_parse_ahead(ws_model *pm, ws_st_ahead *a)
+{
+	/* a header that did not fit is left whole to the loading thread */
+	if (a->more || header_want(a->head, a->len, a->size) > a->len)
+		return false;
+	ws_file f = {.fd = -1, .size = a->size, .path = "", .map = a->head, .map_len = a->len};
+	ws_error e;
+	pm->n_tensors = pm->n_meta = 0;
+	if (parse_file(pm, &f, 0, false, &e))
+		return false;
+	ws_tensor *t = pm->n_tensors ? ws_model_alloc(pm, pm->n_tensors * sizeof *t) : NULL;
+	ws_kv *kv = pm->n_meta ? ws_model_alloc(pm, pm->n_meta * sizeof *kv) : NULL;
+	if ((pm->n_tensors && !t) || (pm->n_meta && !kv))
+		return false;
+	if (t)
+		memcpy(t, pm->tensors, pm->n_tensors * sizeof *t);
+	if (kv)
+		memcpy(kv, pm->meta, pm->n_meta * sizeof *kv);
+	a->t = t;
+	a->nt = pm->n_tensors;
+	a->kv = kv;
+	a->nkv = pm->n_meta;
+	a->header_bytes = f.header_bytes;
+	a->parsed = true;
+	return true;
 }
 
 /* The header is parsed from map[0..map_len); a remote file's map is only
@@ -1269,7 +1320,13 @@ ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_erro
 int
 ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 {
-	ws_file *f = &m->files[idx];
+	return parse_file(m, &m->files[idx], idx, true, err);
+}
+
+/* f is m's file idx, or (parsing ahead) a stand-in for it. */
+static int
+parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
+{
 	const char *path = f->path;
 	uint64_t size = f->size;
 	const uint8_t *p = f->map;
@@ -1307,7 +1364,7 @@ ws_safetensors_parse(ws_model *m, uint32_t idx, ws_error *err)
 	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err};
 	uint64_t first_tensor = m->n_tensors;
 	st_vec ev = {0};
-	int rc = scan_header(&s, (uint32_t)idx, &ev);
+	int rc = scan_header(&s, (uint32_t)idx, &ev, may_split);
 	free(s.sbuf);
 	free(s.dims);
 	st_entry *entries = ev.v;

@@ -228,23 +228,24 @@ open_fds(void)
 	return n;
 }
 
-/* A folder of 12 shards (its headers read by a second thread while the
- * index is parsed) opens exactly as its index.json does (shards read one
- * by one, in order): the same files, tensors and findings, or the same
- * error; and no descriptor is left behind. Patient: every shard comes
- * from the reader; not: this thread reads those the reader has not
- * reached. */
-static void
+/* A folder of 12 shards (its headers read and parsed by a second thread
+ * while the index is parsed) opens exactly as its index.json does (shards
+ * read one by one, in order): the same files, tensors, metadata and
+ * findings, or the same error; and no descriptor is left behind.
+ * Patient: every shard comes from the reader; not: this thread reads
+ * those the reader has not reached. */
+static unsigned long
 same_as_index(const char *dir, bool patient)
 {
 	char *ip = ws_join(dir, "model.safetensors.index.json");
 	ws_model *a = NULL, *b = NULL;
 	ws_error ea = {0}, eb = {0};
 	size_t fds = open_fds();
-	unsigned long ahead = ws_st_parallel.ahead;
+	unsigned long ahead = ws_st_parallel.ahead, parsed = ws_st_parallel.parsed;
 	ws_st_parallel.patient = patient;
 	int ra = ws_model_open(dir, NULL, &a, &ea);
 	ws_st_parallel.patient = false;
+	parsed = ws_st_parallel.parsed - parsed;
 	if (!ra && patient)
 		cr_expect_eq(ws_st_parallel.ahead - ahead, a->n_files, "shards not read ahead");
 	int rb = ws_model_open(ip, NULL, &b, &eb);
@@ -255,19 +256,49 @@ same_as_index(const char *dir, bool patient)
 		cr_expect_eq(ea.offset, eb.offset);
 	} else {
 		cr_assert_eq(a->n_files, b->n_files);
-		for (uint32_t i = 0; i < a->n_files; i++)
-			cr_expect_str_eq(a->files[i].path, b->files[i].path);
+		for (uint32_t i = 0; i < a->n_files; i++) {
+			const ws_file *fa = &a->files[i], *fb = &b->files[i];
+			cr_expect_str_eq(fa->path, fb->path);
+			cr_expect_eq(fa->size, fb->size);
+			cr_expect_eq(fa->header_bytes, fb->header_bytes);
+			cr_expect_eq(fa->data_start, fb->data_start);
+			cr_expect_eq(fa->tensor_count, fb->tensor_count);
+		}
 		cr_assert_eq(a->n_tensors, b->n_tensors);
 		for (uint64_t i = 0; i < a->n_tensors; i++) {
-			cr_expect_str_eq(a->tensors[i].name, b->tensors[i].name);
-			cr_expect_eq(a->tensors[i].offset, b->tensors[i].offset);
-			cr_expect_eq(a->tensors[i].file, b->tensors[i].file);
+			const ws_tensor *ta = &a->tensors[i], *tb = &b->tensors[i];
+			cr_expect_eq(ta->name_len, tb->name_len);
+			cr_expect_eq(memcmp(ta->name, tb->name, ta->name_len), 0, "tensor %llu: %s, %s",
+				     (unsigned long long)i, ta->name, tb->name);
+			cr_expect_eq(ta->offset, tb->offset);
+			cr_expect_eq(ta->file, tb->file);
+			cr_expect_eq(ta->dtype, tb->dtype);
+			cr_expect_eq(ta->elements, tb->elements);
+			cr_expect_eq(ta->bytes, tb->bytes);
+			cr_assert_eq(ta->ndim, tb->ndim);
+			for (uint32_t d = 0; d < ta->ndim; d++)
+				cr_expect_eq(ta->shape[d], tb->shape[d]);
 		}
+		cr_assert_eq(a->n_meta, b->n_meta);
+		for (uint64_t i = 0; i < a->n_meta; i++) {
+			const ws_kv *ka = &a->meta[i], *kb = &b->meta[i];
+			cr_expect_eq(ka->file, kb->file);
+			cr_assert_eq(ka->key_len, kb->key_len);
+			cr_expect_eq(memcmp(ka->key, kb->key, ka->key_len), 0);
+			cr_assert_eq(ka->data_len, kb->data_len);
+			cr_expect_eq(memcmp(ka->data, kb->data, ka->data_len), 0);
+		}
+		/* but for what only a folder can say: a shard the index does not name */
+		size_t unnamed = 0;
+		for (size_t i = 0; i < a->n_findings; i++)
+			unnamed += strstr(a->findings[i].message, "index.json does not name it") != NULL;
+		cr_expect_eq(a->n_findings - unnamed, b->n_findings);
 	}
 	ws_model_free(a);
 	ws_model_free(b);
 	cr_expect_eq(open_fds(), fds, "descriptors left open");
 	free(ip);
+	return parsed;
 }
 
 Test(parallel, shards_read_ahead_load_as_by_name)
@@ -275,7 +306,7 @@ Test(parallel, shards_read_ahead_load_as_by_name)
 	char *dir = ws_tmpdir(), *cfg = ws_testdata_path("tiny-llama/config.json");
 	char *out = ws_join(dir, "m");
 	ws_mkfixture("sparse", out, cfg, "--shards", "12", NULL);
-	same_as_index(out, true);
+	cr_expect_eq(same_as_index(out, true), 12, "shards not parsed ahead");
 	same_as_index(out, false);
 
 	/* a shard the index does not name is read ahead and let go */
@@ -301,6 +332,72 @@ Test(parallel, shards_read_ahead_load_as_by_name)
 	free(s7);
 	free(out);
 	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* A shard: the 8-byte length, the header, data bytes of zeros. */
+static void
+shard(const char *dir, const char *name, const char *header, size_t data)
+{
+	size_t hl = strlen(header), total = 8 + hl + data;
+	char *buf = calloc(1, total);
+	cr_assert(buf);
+	for (int i = 0; i < 8; i++)
+		buf[i] = (char)((uint64_t)hl >> (8 * i));
+	memcpy(buf + 8, header, hl);
+	free(ws_write_file(dir, name, buf, total));
+	free(buf);
+}
+
+/* Shards of every kind the reader parses, or leaves to this thread:
+ * metadata of several keys, none, escaped names, tensors out of offset
+ * order, a header longer than the first read, a shape with no dims. */
+Test(parallel, shards_parsed_ahead_load_as_by_name)
+{
+	char *dir = ws_tmpdir();
+	text idx = {0}, h = {0}, pad = {0};
+	for (int i = 0; i < 300; i++)
+		put(&pad, "x");
+	put(&idx, "{\"weight_map\":{");
+	for (int s = 0; s < 10; s++) {
+		char name[64];
+		snprintf(name, sizeof name, "m-%05d-of-00010.safetensors", s + 1);
+		h.n = 0;
+		put(&h, "{");
+		if (s % 3 == 0)
+			put(&h, "\"__metadata__\":{\"format\":\"pt\",\"shard\":\"%d\"},", s);
+		const char *kind = s == 4 ? pad.s : s == 5 ? "\\u0041\\n" : "";
+		/* shard 6 lists its second tensor first */
+		for (int k = 0; k < 3; k++) {
+			int t = s == 6 ? (k == 0 ? 1 : k == 1 ? 0 : 2) : k;
+			put(&h, "%s\"t.%d.%d%s\":{\"dtype\":\"%s\",\"shape\":%s,"
+				"\"data_offsets\":[%d,%d]}", k ? "," : "", s, t, kind,
+			    t == 2 ? "BF16" : "F32", t == 2 ? "[2,1]" : s == 7 ? "[]" : "[1]",
+			    4 * t, 4 * t + 4);
+			put(&idx, "%s\"t.%d.%d%s\":\"%s\"", s || k ? "," : "", s, t,
+			    s == 5 ? "A\\n" : s == 4 ? pad.s : "", name);
+		}
+		put(&h, "}");
+		shard(dir, name, h.s, 12);
+	}
+	put(&idx, "}}");
+	free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
+	/* all but the long header (shard 4), loaded from its whole read */
+	cr_expect_eq(same_as_index(dir, true), 9, "shards parsed ahead");
+	same_as_index(dir, false);
+
+	/* and all of it is there, as the index says */
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	cr_expect_eq(m->n_tensors, 30);
+	cr_expect_eq(m->n_meta, 8);
+	cr_expect_eq(m->n_findings, 0, "%s", m->n_findings ? m->findings[0].message : "");
+	ws_model_free(m);
+	free(idx.s);
+	free(h.s);
+	free(pad.s);
 	ws_rmtree(dir);
 	free(dir);
 }

@@ -122,12 +122,13 @@ typedef struct ws_file {
 	int fd;                /* O_RDONLY; data is read with pread; -1 for a
 				* remote file (map: its fetched header) */
 	const uint8_t *map;    /* the header part: a PROT_READ mapping, or a
-				* malloc'd copy when map_copied */
+				* malloc'd copy when map_copied; NULL once
+				* a safetensors header that came whole with
+				* the first read is parsed (the model holds
+				* copies of its names and metadata) */
 	uint64_t map_len;
-	bool map_copied;       /* map was read (a small header, a remote
+	bool map_copied;       /* map was read (a long header, a remote
 				* prefix), not mapped: ws_model_free frees it */
-	bool map_in_arena;     /* ... unless it was read into the model's
-				* arena, which it goes with */
 	uint64_t size;         /* st_size when opened */
 	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
 	uint64_t data_start;   /* absolute offset of the data section */
