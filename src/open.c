@@ -275,20 +275,20 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names in a folder: `owned` lists own their strings, filtered ones borrow. */
+/* Names in a folder: a listing owns them (in one block), filtered lists
+ * borrow them. */
 typedef struct name_list {
 	char **v;
 	size_t n;
+	char *block;
 } name_list;
 
 static void
 free_names(name_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
+	free(l->block);
 	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	*l = (name_list){0};
 }
 
 /* ==== reading shards ahead ====
@@ -311,10 +311,11 @@ typedef struct ahead {
 	ws_model *m;            /* the model loaded */
 	ws_model *pm;           /* the reader's: its arena becomes m's */
 	int dirfd;
-	const name_list *names; /* sorted */
+	const name_list *names; /* in the folder's order */
 	ws_st_ahead *slot;      /* one per name */
 	_Atomic unsigned char *state;
-	size_t next;            /* the name after the last asked for */
+	uint32_t *by_name;      /* hash table: 1 + index into names, 0 = empty */
+	size_t by_name_mask;
 	pthread_t th;
 	bool running;
 } ahead;
@@ -353,8 +354,22 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 	memset(a, 0, sizeof *a);
 	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0 || names->n > SIZE_MAX / (2 * WS_ST_FIRST_READ))
 		return false;
+	if (names->n > UINT32_MAX / 4)
+		return false;
 	a->slot = calloc(names->n, sizeof *a->slot);
 	a->state = calloc(names->n, sizeof *a->state);
+	/* names to slots: a folder's listing comes in no useful order */
+	size_t cap = 16;
+	while (cap < 2 * names->n)
+		cap *= 2;
+	a->by_name = calloc(cap, sizeof *a->by_name);
+	a->by_name_mask = cap - 1;
+	for (size_t i = 0; a->by_name && i < names->n; i++) {
+		size_t h = ws_strset_hash(names->v[i], strlen(names->v[i])) & a->by_name_mask;
+		while (a->by_name[h])
+			h = (h + 1) & a->by_name_mask;
+		a->by_name[h] = (uint32_t)i + 1;
+	}
 	a->dirfd = dirfd;
 	a->names = names;
 	a->m = m;
@@ -366,9 +381,10 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 		ws_model_free(a->pm);
 		a->pm = NULL;
 	}
-	if (!a->slot || !a->state || ws_thread_start(&a->th, read_ahead, a)) {
+	if (!a->slot || !a->state || !a->by_name || ws_thread_start(&a->th, read_ahead, a)) {
 		free(a->slot);
 		free((void *)a->state);
+		free(a->by_name);
 		ws_model_free(a->pm);
 		return false;
 	}
@@ -382,16 +398,14 @@ ahead_get(ahead *a, const char *name)
 {
 	if (!a || !a->running)
 		return NULL;
-	/* an index names its shards in the folder's order, as a rule */
-	size_t i = a->next;
-	if (i >= a->names->n || strcmp(a->names->v[i], name)) {
-		char *const *hit = bsearch(&name, a->names->v, a->names->n, sizeof *a->names->v,
-					   cmp_str);
-		if (!hit)
-			return NULL;
-		i = (size_t)(hit - a->names->v);
+	size_t h = ws_strset_hash(name, strlen(name)) & a->by_name_mask, i;
+	for (;; h = (h + 1) & a->by_name_mask) {
+		if (!a->by_name[h])
+			return NULL; /* not in the folder (or in a subfolder) */
+		i = a->by_name[h] - 1;
+		if (!strcmp(a->names->v[i], name))
+			break;
 	}
-	a->next = i + 1;
 	unsigned char st = SLOT_FREE;
 	if (!ws_st_parallel.patient &&
 	    atomic_compare_exchange_strong(&a->state[i], &st, SLOT_TAKEN))
@@ -417,6 +431,7 @@ ahead_end(ahead *a)
 	}
 	free(a->slot);
 	free((void *)a->state);
+	free(a->by_name);
 	if (a->pm) {
 		/* the names and shapes of the tensors taken from it */
 		ws_model_take_arena(a->m, a->pm);
@@ -588,22 +603,23 @@ out:
 
 /* ==== folders ==== */
 
-/* Every name in dir but dot files, sorted if asked (read once: a 191-shard folder
- * is one getdents, not one per suffix asked about). */
+/* Every name in dir but dot files, in the folder's order (read once: a
+ * 191-shard folder is one getdents, not one per suffix asked about). */
 static int
-list_dir(const char *dir, bool sorted, name_list *out, ws_error *err)
+list_dir(const char *dir, name_list *out, ws_error *err)
 {
 	DIR *d = opendir(dir);
-	size_t cap = 0;
+	size_t cap = 0, used = 0, room = 0;
 	struct dirent *e;
 
-	out->v = NULL;
-	out->n = 0;
+	*out = (name_list){0};
 	if (!d)
 		return ws_err(err, WS_EXIT_INPUT, dir, "cannot read folder: %s", strerror(errno));
+	/* offsets into the block while it grows, pointers once it is done */
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
+		size_t len = strlen(e->d_name) + 1;
 		if (out->n == cap) {
 			cap = cap ? cap * 2 : 64;
 			char **nv = realloc(out->v, cap * sizeof *nv);
@@ -611,18 +627,35 @@ list_dir(const char *dir, bool sorted, name_list *out, ws_error *err)
 				goto oom;
 			out->v = nv;
 		}
-		if (!(out->v[out->n] = strdup(e->d_name)))
-			goto oom;
-		out->n++;
+		if (room - used < len) {
+			room = room ? room * 2 : 4096;
+			if (room - used < len)
+				room = used + len;
+			char *nb = realloc(out->block, room);
+			if (!nb)
+				goto oom;
+			out->block = nb;
+		}
+		memcpy(out->block + used, e->d_name, len);
+		out->v[out->n++] = (char *)(uintptr_t)used;
+		used += len;
 	}
 	closedir(d);
-	if (sorted && out->n)
-		qsort(out->v, out->n, sizeof *out->v, cmp_str);
+	for (size_t i = 0; i < out->n; i++)
+		out->v[i] = out->block + (uintptr_t)out->v[i];
 	return 0;
 oom:
 	closedir(d);
 	free_names(out);
 	return ws_err_oom(err, dir);
+}
+
+/* A list in name order: what a folder holds is reported and loaded so. */
+static void
+sort_names(name_list *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, cmp_str);
 }
 
 /* The names of `all` ending with suffix, borrowed, in order; -1 on OOM. */
@@ -662,12 +695,26 @@ hf_cache_snapshot(const char *dir)
 	return snap;
 }
 
-/* Shards in the folder that the index does not name: a warning each. */
+/* Shards in the folder that the index does not name: a warning each, in
+ * name order.  plen: the length of the folder's part of a loaded shard's
+ * path. */
 static int
-unlisted_shards(ws_model *m, const name_list *shards, const char *dir, ws_error *err)
+unlisted_shards(ws_model *m, name_list *shards, size_t plen, const char *dir,
+		ws_error *err)
 {
 	ws_strset loaded = {0};
 	int rc = 0;
+	/* the index's shards are distinct names: when as many are files of
+	 * the listing's kind right in the folder as it lists, it names all */
+	size_t listed_kind = 0;
+	for (uint32_t f = 0; f < m->n_files; f++) {
+		const char *p = m->files[f].path;
+		listed_kind += strlen(p) > plen && p[plen] != '.' && !strchr(p + plen, '/') &&
+			       ends_with(p + plen, ".safetensors");
+	}
+	if (listed_kind == shards->n)
+		return 0;
+	sort_names(shards);
 	for (uint32_t f = 0; f < m->n_files && !rc; f++) {
 		const char *slash = strrchr(m->files[f].path, '/');
 		const char *base = slash ? slash + 1 : m->files[f].path;
@@ -690,7 +737,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 	name_list all, idx = {0}, st = {0}, gg = {0};
 	int rc = -1;
 
-	if (list_dir(dir, true, &all, err))
+	if (list_dir(dir, &all, err))
 		return -1;
 	if (with_suffix(&all, ".safetensors.index.json", &idx) ||
 	    with_suffix(&all, ".safetensors", &st) || with_suffix(&all, ".gguf", &gg)) {
@@ -698,7 +745,9 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		goto out;
 	}
 	if (idx.n) {
-		/* the canonical name wins when several variants exist */
+		/* the canonical name wins when several variants exist, else
+		 * the first by name */
+		sort_names(&idx);
 		size_t pick = 0;
 		for (size_t i = 0; i < idx.n; i++)
 			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
@@ -715,10 +764,16 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		if (started)
 			ahead_end(&ah);
 		close(dirfd);
+		/* the shards' paths start as load_index made them */
+		char *sd = ws_path_dir(ip);
+		size_t plen = sd ? strlen(sd) : 0;
+		plen += plen && sd[plen - 1] != '/';
 		free(ip);
 		if (!r)
-			rc = unlisted_shards(m, &st, dir, err);
+			rc = sd ? unlisted_shards(m, &st, plen, dir, err) : ws_err_oom(err, dir);
+		free(sd);
 	} else if (st.n) {
+		sort_names(&st);
 		int dirfd = open_dir(dir, err);
 		rc = dirfd < 0 ? -1 : 0;
 		for (size_t i = 0; i < st.n && !rc; i++) {
@@ -732,6 +787,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 	} else if (gg.n) {
 		/* one model (or one split set) per folder here; the CLI expands
 		 * folders holding several */
+		sort_names(&gg);
 		char *p = ws_path_join(dir, gg.v[0]);
 		rc = p ? ws_gguf_load(m, p, err) : ws_err_oom(err, dir);
 		free(p);
@@ -792,7 +848,7 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 	*out = NULL;
 	*n_out = 0;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || holds_canonical(path) ||
-	    list_dir(path, false, &all, &err))
+	    list_dir(path, &all, &err))
 		return 0;
 	/* safetensors (or an index) make the folder one model */
 	bool safetensors = false;

@@ -401,3 +401,66 @@ Test(parallel, shards_parsed_ahead_load_as_by_name)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* The unlisted-shard warnings of a folder with shards a..b and idx. */
+static void
+expect_unnamed(const char *dir, const char *want0, const char *want1)
+{
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	const char *got[2] = {NULL, NULL};
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_findings; i++)
+		if (strstr(m->findings[i].message, "index.json does not name it") && n < 2)
+			got[n++] = m->findings[i].message;
+	cr_expect_eq(n, (want0 != NULL) + (want1 != NULL));
+	if (want0)
+		cr_expect(got[0] && !strncmp(got[0], want0, strlen(want0)), "%s", got[0]);
+	if (want1)
+		cr_expect(got[1] && !strncmp(got[1], want1, strlen(want1)), "%s", got[1]);
+	ws_model_free(m);
+}
+
+/* Shards in the folder that the index does not name: one warning each,
+ * in name order, however the folder lists them; a shard the index names
+ * that the listing leaves out (a dot file) hides none of them. */
+Test(parallel, unnamed_shards_are_warned_of_in_name_order)
+{
+	static const char h[] = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	for (int big = 0; big < 2; big++) {
+		char *dir = ws_tmpdir();
+		text idx = {0};
+		put(&idx, "{\"weight_map\":{");
+		/* 10 shards: read ahead; 2: one by one */
+		int n = big ? 10 : 2;
+		for (int s = 0; s < n; s++) {
+			char name[32], hs[128];
+			snprintf(name, sizeof name, "m%02d.safetensors", s);
+			snprintf(hs, sizeof hs, "{\"w%d\":%s", s, strchr(h + 1, '{'));
+			shard(dir, name, hs, 4);
+			put(&idx, "%s\"w%d\":\"%s\"", s ? "," : "", s, name);
+		}
+		put(&idx, "}}");
+		free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
+		expect_unnamed(dir, NULL, NULL);
+		shard(dir, "zz.safetensors", h, 4);
+		shard(dir, "aa.safetensors", h, 4);
+		expect_unnamed(dir, "aa.safetensors is in the folder", "zz.safetensors is in the folder");
+
+		/* the index also names .hidden (not listed) but not aa, zz */
+		idx.n -= 2;
+		put(&idx, ",\"h\":\".hidden.safetensors\"}}");
+		free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
+		shard(dir, ".hidden.safetensors", "{\"h\":{\"dtype\":\"F32\",\"shape\":[1],"
+						    "\"data_offsets\":[0,4]}}", 4);
+		expect_unnamed(dir, "aa.safetensors is in the folder", "zz.safetensors is in the folder");
+		char *zz = ws_join(dir, "zz.safetensors");
+		cr_assert_eq(remove(zz), 0);
+		free(zz);
+		expect_unnamed(dir, "aa.safetensors is in the folder", NULL);
+		free(idx.s);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
