@@ -61,6 +61,12 @@ int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
 /* Room for n more tensors, so a parser that can estimate its count from
  * the bytes in hand avoids growing the array (0, or -1 on OOM). */
 int ws_model_reserve_tensors(ws_model *m, uint64_t n);
+/* How many more tensors fit before the array moves. */
+uint64_t ws_model_tensor_room(const ws_model *m);
+/* A safetensors tensor entry takes at least 47 header bytes
+ * ("":{"dtype":"U8","shape":[],"data_offsets":[0,0]} and a comma): a
+ * header of len bytes holds at most this many. */
+#define WS_ST_MAX_TENSORS(len) ((len) / 40 + 1)
 /* Append from's tensors to m's, with the arena their names and shapes
  * live in; from keeps no tensors (0, or -1 on OOM, from unchanged). */
 int ws_model_take_tensors(ws_model *m, ws_model *from);

@@ -160,6 +160,12 @@ ws_model_reserve_tensors(ws_model *m, uint64_t n)
 	return 0;
 }
 
+uint64_t
+ws_model_tensor_room(const ws_model *m)
+{
+	return ((const model_priv *)m)->cap_tensors - m->n_tensors;
+}
+
 int
 ws_model_take_tensors(ws_model *m, ws_model *from)
 {

@@ -376,8 +376,9 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 	/* its memory before it starts (names, shapes and tensors take about
 	 * what their header text does); without it, it only reads */
 	a->pm = ws_model_new(NULL);
-	if (a->pm && (ws_model_reserve_arena(a->pm, names->n * WS_ST_FIRST_READ * 2) ||
-		      ws_model_reserve_tensors(a->pm, 64))) {
+	if (a->pm && (ws_model_reserve_arena(a->pm, names->n * WS_ST_FIRST_READ) ||
+		      ws_model_reserve_tensors(a->pm, names->n *
+						      WS_ST_MAX_TENSORS(WS_ST_FIRST_READ)))) {
 		ws_model_free(a->pm);
 		a->pm = NULL;
 	}

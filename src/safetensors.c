@@ -1293,21 +1293,30 @@ ws_safetensors_parse_ahead(ws_model *pm, ws_st_ahead *a)
 	/* a header that did not fit is left whole to the loading thread */
 	if (a->more || header_want(a->head, a->len, a->size) > a->len)
 		return false;
+	/* the tensors stay where they are parsed, for the loading thread to
+	 * copy while this one goes on: the array must not move */
+	uint64_t first = pm->n_tensors;
+	if (ws_model_tensor_room(pm) < WS_ST_MAX_TENSORS(a->len))
+		return false;
+	const ws_tensor *before = pm->tensors;
 	ws_file f = {.fd = -1, .size = a->size, .path = "", .map = a->head, .map_len = a->len};
 	ws_error e;
-	pm->n_tensors = pm->n_meta = 0;
-	if (parse_file(pm, &f, 0, false, &e))
+	pm->n_meta = 0; /* the metadata is copied out: scratch */
+	if (parse_file(pm, &f, 0, false, &e)) {
+		pm->n_tensors = first;
 		return false;
-	ws_tensor *t = pm->n_tensors ? ws_model_alloc(pm, pm->n_tensors * sizeof *t) : NULL;
+	}
+	if (pm->tensors != before)
+		abort(); /* cannot be: the room was there */
 	ws_kv *kv = pm->n_meta ? ws_model_alloc(pm, pm->n_meta * sizeof *kv) : NULL;
-	if ((pm->n_tensors && !t) || (pm->n_meta && !kv))
+	if (pm->n_meta && !kv) {
+		pm->n_tensors = first;
 		return false;
-	if (t)
-		memcpy(t, pm->tensors, pm->n_tensors * sizeof *t);
+	}
 	if (kv)
 		memcpy(kv, pm->meta, pm->n_meta * sizeof *kv);
-	a->t = t;
-	a->nt = pm->n_tensors;
+	a->t = pm->tensors + first;
+	a->nt = pm->n_tensors - first;
 	a->kv = kv;
 	a->nkv = pm->n_meta;
 	a->header_bytes = f.header_bytes;
