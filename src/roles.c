@@ -812,7 +812,11 @@ static uint64_t
 load_word(const char *s, size_t n, size_t i, size_t avail)
 {
 	uint64_t w = 0;
-	if (avail == 8 || n < 8) {
+	if (avail == 8) {
+		memcpy(&w, s + i, 8); /* a fixed size: one load, not a call */
+		return w;
+	}
+	if (n < 8) {
 		memcpy(&w, s + i, avail);
 		return w;
 	}
