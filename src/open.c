@@ -201,38 +201,18 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
-	ws_strset shards = {0}, names = {0};
+	ws_strset shards = {0};
 	int rc = -1;
 
 	*out = NULL;
 	*n_out = 0;
 	if (!cJSON_IsObject(wm))
 		return ws_err_at(err, index_path, 0, "index has no \"weight_map\" object");
-	if (ws_strset_reserve(&names, (size_t)cJSON_GetArraySize(wm)))
-		return ws_err_oom(err, index_path);
-	/* every distinct shard, in the order the map first names it */
+	/* every distinct shard, in the order the map first names it (a tensor
+	 * named twice is found by ws_index_check, with no extra pass) */
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		if (!cJSON_IsString(e) || !e->string) {
 			ws_err(err, WS_EXIT_INPUT, index_path, "weight_map value is not a file name");
-			goto out;
-		}
-		int dup = ws_strset_add(&names, e->string, strlen(e->string));
-		if (dup < 0) {
-			ws_err_oom(err, index_path);
-			goto out;
-		}
-		if (dup == 0) {
-			char *esc = ws_escape_text(e->string, strlen(e->string));
-			ws_err(err, WS_EXIT_INPUT, index_path,
-			       "weight_map names tensor '%s' twice", esc ? esc : "?");
-			free(esc);
-			goto out;
-		}
-		if (!safe_relative(e->valuestring)) {
-			char *esc = ws_escape_text(e->valuestring, strlen(e->valuestring));
-			ws_err(err, WS_EXIT_INPUT, index_path,
-			       "shard name '%s' leaves the index's folder", esc ? esc : "?");
-			free(esc);
 			goto out;
 		}
 		/* a shard's tensors come in a run, as a rule */
@@ -245,6 +225,13 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 		}
 		if (added == 0)
 			continue;
+		if (!safe_relative(e->valuestring)) {
+			char *esc = ws_escape_text(e->valuestring, strlen(e->valuestring));
+			ws_err(err, WS_EXIT_INPUT, index_path,
+			       "shard name '%s' leaves the index's folder", esc ? esc : "?");
+			free(esc);
+			goto out;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			const char **nv = realloc(v, cap * sizeof *nv);
@@ -259,7 +246,6 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 	rc = 0;
 out:
 	ws_strset_free(&shards);
-	ws_strset_free(&names);
 	if (rc) {
 		free(v);
 		return -1;
@@ -513,10 +499,16 @@ ws_index_check(ws_model *m, ws_error *err)
 	const cJSON *idx = m->index;
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
 	ws_name_index byname = {0};
-	ws_strset listed = {0};
+	ws_strset listed = {0}, unheld = {0};
 	uint64_t n_listed = 0, mismatches = 0;
 	int64_t dup[2];
 	int rc = -1;
+	/* per tensor: the map names it (a second time is an error) */
+	uint8_t *named = calloc(m->n_tensors ? m->n_tensors : 1, 1);
+	if (!named) {
+		ws_err_oom(err, index_path);
+		goto out;
+	}
 
 	if (ws_name_index_build(m, &byname, dup)) {
 		ws_err_oom(err, index_path);
@@ -536,8 +528,19 @@ ws_index_check(ws_model *m, ws_error *err)
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		size_t len = strlen(e->string);
 		int64_t ti = ws_name_index_find(m, &byname, e->string, len);
+		int fresh = ti >= 0 ? !named[ti]++ : ws_strset_add(&unheld, e->string, len);
+		if (fresh <= 0) {
+			char *esc = fresh == 0 ? ws_escape_text(e->string, len) : NULL;
+			if (esc)
+				ws_err(err, WS_EXIT_INPUT, index_path,
+				       "weight_map names tensor '%s' twice", esc);
+			else
+				ws_err_oom(err, index_path);
+			free(esc);
+			goto out;
+		}
 		const char *fp = ti < 0 ? NULL : m->files[m->tensors[ti].file].path;
-		n_listed += ti >= 0; /* weight_map's names are distinct (ws_index_shards) */
+		n_listed += ti >= 0;
 		if (fp && names_file(fp, e->valuestring))
 			continue;
 		if (mismatches++ >= INDEX_FINDING_CAP)
@@ -599,6 +602,8 @@ ws_index_check(ws_model *m, ws_error *err)
 out:
 	ws_name_index_free(&byname);
 	ws_strset_free(&listed);
+	ws_strset_free(&unheld);
+	free(named);
 	return rc;
 }
 

@@ -471,3 +471,37 @@ Test(parallel, unnamed_shards_are_warned_of_in_name_order)
 		free(dir);
 	}
 }
+
+/* A tensor the map names twice is an error of the index, whether a
+ * shard holds it or not, for a folder read ahead and one read in turn. */
+Test(parallel, a_tensor_named_twice_is_an_error)
+{
+	static const char h[] = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	for (int big = 0; big < 2; big++)
+		for (int held = 0; held < 2; held++) {
+			char *dir = ws_tmpdir();
+			text idx = {0};
+			put(&idx, "{\"weight_map\":{");
+			int n = big ? 10 : 2;
+			for (int s = 0; s < n; s++) {
+				char name[32], hs[128];
+				snprintf(name, sizeof name, "m%02d.safetensors", s);
+				snprintf(hs, sizeof hs, "{\"w%d\":%s", s, strchr(h + 1, '{'));
+				shard(dir, name, hs, 4);
+				put(&idx, "%s\"w%d\":\"%s\"", s ? "," : "", s, name);
+			}
+			put(&idx, held ? ",\"w1\":\"m01.safetensors\"}}"
+				       : ",\"gone\":\"m01.safetensors\",\"gone\":\"m00.safetensors\"}}");
+			free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
+			ws_model *m = NULL;
+			ws_error err = {0};
+			cr_assert_eq(ws_model_open(dir, NULL, &m, &err), -1);
+			cr_expect_eq(err.code, WS_EXIT_INPUT);
+			cr_expect_str_eq(err.message, held ? "weight_map names tensor 'w1' twice"
+							   : "weight_map names tensor 'gone' twice");
+			cr_expect(strstr(err.file, "model.safetensors.index.json"), "%s", err.file);
+			free(idx.s);
+			ws_rmtree(dir);
+			free(dir);
+		}
+}
