@@ -76,7 +76,7 @@ skip_ws(scan *s)
 }
 
 static int
-expect(scan *s, char c)
+expect_slow(scan *s, char c)
 {
 	skip_ws(s);
 	if (s->pos >= s->len || s->p[s->pos] != (uint8_t)c) {
@@ -85,6 +85,17 @@ expect(scan *s, char c)
 	}
 	s->pos++;
 	return 0;
+}
+
+/* A writer's header has no blanks: the byte is there, or look further. */
+static inline int
+expect(scan *s, char c)
+{
+	if (s->pos < s->len && s->p[s->pos] == (uint8_t)c) {
+		s->pos++;
+		return 0;
+	}
+	return expect_slow(s, c);
 }
 
 static int
@@ -337,7 +348,7 @@ static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000
 /* A JSON integer that must be a non-negative u64: no sign, fraction or
  * exponent (the reference rejects 1.0 and 1e0). */
 static int
-scan_u64(scan *s, const char *what, uint64_t *out)
+scan_u64_slow(scan *s, const char *what, uint64_t *out)
 {
 	skip_ws(s);
 	size_t start = s->pos;
@@ -387,6 +398,34 @@ scan_u64(scan *s, const char *what, uint64_t *out)
 				 "%s must be an integer (no fraction or exponent)", what);
 	*out = v;
 	return 0;
+}
+
+/* The common number first: 1 to 15 digits right here, no leading zero,
+ * and after them no '.', 'e' or 'E'; anything else the whole way. */
+static inline int
+scan_u64(scan *s, const char *what, uint64_t *out)
+{
+	size_t i = s->pos;
+	if (s->len - i >= 17) {
+		uint64_t w = load8(s->p + i), v;
+		unsigned n = digit_run(w), k = n;
+		if (n == 8) {
+			uint64_t w2 = load8(s->p + i + 8);
+			k = digit_run(w2);
+			v = value8(w) * pow10[k] + (k ? value_n(w2, k) : 0);
+			k += 8;
+		} else {
+			v = n ? value_n(w, n) : 0;
+		}
+		uint8_t t = s->p[i + k];
+		if (n && k < 16 && !(k > 1 && (w & 0xFF) == '0') && t != '.' && t != 'e' &&
+		    t != 'E') {
+			s->pos = i + k;
+			*out = v;
+			return 0;
+		}
+	}
+	return scan_u64_slow(s, what, out);
 }
 
 /* Skip any JSON value (unknown fields), depth-capped. */

@@ -215,6 +215,63 @@ Test(safetensors, accepted_edge_cases)
 	free(dir);
 }
 
+/* Shape numbers, each read whole or refused at its first byte, with room
+ * after it for the word-at-a-time read (the short headers of the broken
+ * files cover the byte-by-byte one). */
+Test(safetensors, numbers_read_whole_or_refused)
+{
+	static const struct { const char *num; uint64_t value; const char *error; } cases[] = {
+		{"0", 0, NULL},
+		{"7", 7, NULL},
+		{" 7 ", 7, NULL},
+		{"12345678", 12345678, NULL},
+		{"123456789", 123456789, NULL},
+		{"123456789012345", 123456789012345ull, NULL},
+		{"1234567890123456", 1234567890123456ull, NULL},
+		{"9223372036854775808", 9223372036854775808ull, NULL},
+		{"18446744073709551615", 18446744073709551615ull, NULL},
+		{"18446744073709551616", 0, "does not fit in 64 bits"},
+		{"00", 0, "leading zero"},
+		{"0012", 0, "leading zero"},
+		{"012345678", 0, "leading zero"},
+		{"7.5", 0, "no fraction"},
+		{"12345678.5", 0, "no fraction"},
+		{"12345678e0", 0, "no fraction"},
+		{"123456789E2", 0, "no fraction"},
+		{"-0", 0, "negative"},
+		{"x", 0, "non-negative integer"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char h[256], name[32];
+		int at = snprintf(h, sizeof h, "{\"a\":{\"dtype\":\"U8\",\"shape\":[");
+		snprintf(h + at, sizeof h - (size_t)at,
+			 "%s,0],\"data_offsets\":[0,0],\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}",
+			 cases[i].num);
+		snprintf(name, sizeof name, "n%zu.safetensors", i);
+		char *p = st_file(dir, name, h, strlen(h), 0);
+		ws_model *m = NULL;
+		ws_error err = {0};
+		int rc = ws_model_open(p, NULL, &m, &err);
+		if (cases[i].error) {
+			cr_expect_eq(rc, -1, "%s accepted", cases[i].num);
+			cr_expect(ws_contains(err.message, cases[i].error), "%s: %s", cases[i].num,
+				  err.message);
+			cr_expect_eq(err.offset, 8 + (uint64_t)at + (cases[i].num[0] == ' '),
+				     "%s: offset %llu", cases[i].num, (unsigned long long)err.offset);
+		} else {
+			cr_expect_eq(rc, 0, "%s: %s", cases[i].num, err.message);
+			if (m)
+				cr_expect_eq(m->tensors[0].shape[0], cases[i].value, "%s read as %llu",
+					     cases[i].num, (unsigned long long)m->tensors[0].shape[0]);
+		}
+		ws_model_free(m);
+		free(p);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(safetensors, offsets_are_absolute_and_sorted_reading_keeps_header_order)
 {
 	static const char h[] = "{\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
