@@ -24,6 +24,8 @@ extern struct ws_st_parallel {
 	_Atomic unsigned long parsed; /* ... and parsed there */
 	bool patient;      /* wait for the reader rather than read a shard here
 			    * (tests: then every shard is read ahead) */
+	uint64_t listing_index; /* an index.json of this many bytes or more: the
+				 * reader lists the folder too (tests: 0) */
 } ws_st_parallel;
 int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 			   ws_error *err);

@@ -297,20 +297,38 @@ typedef struct ahead {
 	ws_model *m;            /* the model loaded */
 	ws_model *pm;           /* the reader's: its arena becomes m's */
 	int dirfd;
-	const name_list *names; /* in the folder's order */
+	const char *dir;        /* set: the reader lists it first, into all and st */
+	name_list all, st;
+	const name_list *names; /* the shards, in the folder's order */
 	ws_st_ahead *slot;      /* one per name */
 	_Atomic unsigned char *state;
 	uint32_t *by_name;      /* hash table: 1 + index into names, 0 = empty */
 	size_t by_name_mask;
+	_Atomic int ready;      /* 1: names and slots made; -1: none (load by name) */
 	pthread_t th;
 	bool running;
 } ahead;
+
+static int list_dir(const char *dir, name_list *out, ws_error *err);
+static int with_suffix(const name_list *all, const char *suffix, name_list *out);
+static bool ahead_setup(ahead *a);
+static void ahead_end(ahead *a);
 
 static void *
 read_ahead(void *arg)
 {
 	ahead *a = arg;
 	uint8_t head[WS_ST_FIRST_READ]; /* every shard's first bytes, in turn */
+	if (a->dir) {
+		ws_error e;
+		a->names = &a->st;
+		bool ok = !list_dir(a->dir, &a->all, &e) && !with_suffix(&a->all, ".safetensors", &a->st);
+		if (!ok || !ahead_setup(a)) {
+			atomic_store_explicit(&a->ready, -1, memory_order_release);
+			return NULL;
+		}
+		atomic_store_explicit(&a->ready, 1, memory_order_release);
+	}
 	for (size_t i = a->names->n; i-- > 0;) {
 		ws_st_ahead *sl = &a->slot[i];
 		const char *why;
@@ -333,14 +351,14 @@ read_ahead(void *arg)
 	return NULL;
 }
 
-/* false when not worth it or not possible: then shards load by name */
+/* The slots, the table of their names and the reader's model, for
+ * a->names; false when not worth it or not possible. */
 static bool
-ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
+ahead_setup(ahead *a)
 {
-	memset(a, 0, sizeof *a);
-	if (names->n < AHEAD_MIN_SHARDS || dirfd < 0 || names->n > SIZE_MAX / (2 * WS_ST_FIRST_READ))
-		return false;
-	if (names->n > UINT32_MAX / 4)
+	const name_list *names = a->names;
+	if (names->n < AHEAD_MIN_SHARDS || names->n > SIZE_MAX / (2 * WS_ST_FIRST_READ) ||
+	    names->n > UINT32_MAX / 4)
 		return false;
 	a->slot = calloc(names->n, sizeof *a->slot);
 	a->state = calloc(names->n, sizeof *a->state);
@@ -356,9 +374,6 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 			h = (h + 1) & a->by_name_mask;
 		a->by_name[h] = (uint32_t)i + 1;
 	}
-	a->dirfd = dirfd;
-	a->names = names;
-	a->m = m;
 	/* its memory before it starts (names, shapes and tensors take about
 	 * what their header text does); without it, it only reads */
 	a->pm = ws_model_new(NULL);
@@ -368,13 +383,52 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 		ws_model_free(a->pm);
 		a->pm = NULL;
 	}
-	if (!a->slot || !a->state || !a->by_name || ws_thread_start(&a->th, read_ahead, a)) {
+	if (!a->slot || !a->state || !a->by_name) {
 		free(a->slot);
 		free((void *)a->state);
 		free(a->by_name);
 		ws_model_free(a->pm);
+		a->slot = NULL;
+		a->state = NULL;
+		a->by_name = NULL;
+		a->pm = NULL;
 		return false;
 	}
+	return true;
+}
+
+/* Shards `names` of the folder dirfd read ahead; false when not worth it
+ * or not possible: then they load by name. */
+static bool
+ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
+{
+	memset(a, 0, sizeof *a);
+	a->m = m;
+	a->dirfd = dirfd;
+	a->names = names;
+	if (dirfd < 0 || !ahead_setup(a))
+		return false;
+	a->ready = 1;
+	if (ws_thread_start(&a->th, read_ahead, a)) {
+		a->ready = -1;
+		ahead_end(a);
+		return false;
+	}
+	a->running = true;
+	return true;
+}
+
+/* The same with the listing of dir left to the reader too, while this
+ * thread parses the index. */
+static bool
+ahead_start_listing(ahead *a, ws_model *m, int dirfd, const char *dir)
+{
+	memset(a, 0, sizeof *a);
+	a->m = m;
+	a->dirfd = dirfd;
+	a->dir = dir;
+	if (ws_thread_start(&a->th, read_ahead, a))
+		return false;
 	a->running = true;
 	return true;
 }
@@ -384,6 +438,11 @@ static ws_st_ahead *
 ahead_get(ahead *a, const char *name)
 {
 	if (!a || !a->running)
+		return NULL;
+	int ready;
+	while (!(ready = atomic_load_explicit(&a->ready, memory_order_acquire)))
+		sched_yield(); /* the reader is still listing */
+	if (ready < 0)
 		return NULL;
 	size_t h = ws_strset_hash(name, strlen(name)) & a->by_name_mask, i;
 	for (;; h = (h + 1) & a->by_name_mask) {
@@ -405,13 +464,14 @@ ahead_get(ahead *a, const char *name)
 	return st == SLOT_READ && a->slot[i].fd >= 0 ? &a->slot[i] : NULL;
 }
 
+/* The reader joined and its slots freed; a listing it made stays. */
 static void
 ahead_end(ahead *a)
 {
-	if (!a->running)
-		return;
-	pthread_join(a->th, NULL);
-	for (size_t i = 0; i < a->names->n; i++) {
+	if (a->running)
+		pthread_join(a->th, NULL);
+	a->running = false;
+	for (size_t i = 0; a->slot && i < a->names->n; i++) {
 		if (a->state[i] == SLOT_READ && a->slot[i].fd >= 0)
 			close(a->slot[i].fd);
 		free(a->slot[i].more);
@@ -419,12 +479,15 @@ ahead_end(ahead *a)
 	free(a->slot);
 	free((void *)a->state);
 	free(a->by_name);
+	a->slot = NULL;
+	a->state = NULL;
+	a->by_name = NULL;
 	if (a->pm) {
 		/* the names and shapes of the tensors taken from it */
 		ws_model_take_arena(a->m, a->pm);
 		ws_model_free(a->pm);
+		a->pm = NULL;
 	}
-	a->running = false;
 }
 
 static int
@@ -737,12 +800,66 @@ unlisted_shards(ws_model *m, name_list *shards, size_t plen, const char *dir,
 	return rc;
 }
 
+/* The folder's index ip and the shards it names, then a warning for each
+ * shard of the folder it does not name.  st: the folder's shards, or NULL
+ * to have the reader list the folder while the index is parsed here. */
+static int
+load_folder_index(ws_model *m, const char *dir, const char *ip, name_list *st, ws_error *err)
+{
+	int dirfd = open_dir(dir, err);
+	if (dirfd < 0)
+		return -1;
+	ahead ah;
+	name_list all = {0}, own = {0};
+	bool started = st ? ahead_start(&ah, m, dirfd, st) : ahead_start_listing(&ah, m, dirfd, dir);
+	int r = load_index(m, ip, dirfd, started ? &ah : NULL, err);
+	if (started)
+		ahead_end(&ah);
+	close(dirfd);
+	if (!st) {
+		/* the reader's listing, or one made here when it could not */
+		all = ah.all;
+		own = ah.st;
+		if (!own.v && !r) {
+			free_names(&all);
+			if (list_dir(dir, &all, err))
+				r = -1;
+			else if (with_suffix(&all, ".safetensors", &own))
+				r = ws_err_oom(err, dir);
+		}
+		st = &own;
+	}
+	/* the shards' paths start as load_index made them */
+	char *sd = ws_path_dir(ip);
+	size_t plen = sd ? strlen(sd) : 0;
+	plen += plen && sd[plen - 1] != '/';
+	if (!r)
+		r = sd ? unlisted_shards(m, st, plen, dir, err) : ws_err_oom(err, dir);
+	free(sd);
+	free(own.v);
+	free_names(&all);
+	return r ? -1 : 0;
+}
+
 static int
 load_folder(ws_model *m, const char *dir, ws_error *err)
 {
 	name_list all, idx = {0}, st = {0}, gg = {0};
 	int rc = -1;
 
+	char *cip = ws_path_join(dir, "model.safetensors.index.json");
+	struct stat ist;
+	if (!cip)
+		return ws_err_oom(err, dir);
+	/* an index large enough to name many shards: the folder is listed by
+	 * the reader (only it needs the listing before the end) */
+	if (stat(cip, &ist) == 0 && S_ISREG(ist.st_mode) &&
+	    (uint64_t)ist.st_size >= ws_st_parallel.listing_index) {
+		rc = load_folder_index(m, dir, cip, NULL, err);
+		free(cip);
+		return rc;
+	}
+	free(cip);
 	if (list_dir(dir, &all, err))
 		return -1;
 	if (with_suffix(&all, ".safetensors.index.json", &idx) ||
@@ -759,25 +876,8 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
 				pick = i;
 		char *ip = ws_path_join(dir, idx.v[pick]);
-		int dirfd = ip ? open_dir(dir, err) : ws_err_oom(err, dir);
-		if (dirfd < 0) {
-			free(ip);
-			goto out;
-		}
-		ahead ah;
-		bool started = ahead_start(&ah, m, dirfd, &st);
-		int r = load_index(m, ip, dirfd, started ? &ah : NULL, err);
-		if (started)
-			ahead_end(&ah);
-		close(dirfd);
-		/* the shards' paths start as load_index made them */
-		char *sd = ws_path_dir(ip);
-		size_t plen = sd ? strlen(sd) : 0;
-		plen += plen && sd[plen - 1] != '/';
+		rc = ip ? load_folder_index(m, dir, ip, &st, err) : ws_err_oom(err, dir);
 		free(ip);
-		if (!r)
-			rc = sd ? unlisted_shards(m, &st, plen, dir, err) : ws_err_oom(err, dir);
-		free(sd);
 	} else if (st.n) {
 		sort_names(&st);
 		int dirfd = open_dir(dir, err);

@@ -947,7 +947,8 @@ out:
  * offsets are always the serial ones. */
 #define PAR_MAX_PIECES 4
 
-struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0};
+struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
+				       .listing_index = 32u << 10};
 
 typedef struct piece {
 	scan s;

@@ -235,7 +235,7 @@ open_fds(void)
  * Patient: every shard comes from the reader; not: this thread reads
  * those the reader has not reached. */
 static unsigned long
-same_as_index(const char *dir, bool patient)
+same_as_index_listed(const char *dir, bool patient, uint64_t listing_index)
 {
 	char *ip = ws_join(dir, "model.safetensors.index.json");
 	ws_model *a = NULL, *b = NULL;
@@ -243,8 +243,10 @@ same_as_index(const char *dir, bool patient)
 	size_t fds = open_fds();
 	unsigned long ahead = ws_st_parallel.ahead, parsed = ws_st_parallel.parsed;
 	ws_st_parallel.patient = patient;
+	ws_st_parallel.listing_index = listing_index;
 	int ra = ws_model_open(dir, NULL, &a, &ea);
 	ws_st_parallel.patient = false;
+	ws_st_parallel.listing_index = 32u << 10;
 	parsed = ws_st_parallel.parsed - parsed;
 	if (!ra && patient)
 		cr_expect_eq(ws_st_parallel.ahead - ahead, a->n_files, "shards not read ahead");
@@ -299,6 +301,19 @@ same_as_index(const char *dir, bool patient)
 	cr_expect_eq(open_fds(), fds, "descriptors left open");
 	free(ip);
 	return parsed;
+}
+
+/* With the folder listed here, and by the reader: the same, as many
+ * shards parsed ahead. */
+static unsigned long
+same_as_index(const char *dir, bool patient)
+{
+	unsigned long here = same_as_index_listed(dir, patient, UINT64_MAX);
+	unsigned long there = same_as_index_listed(dir, patient, 0);
+	if (patient)
+		cr_expect_eq(here, there, "parsed ahead: %lu listed here, %lu by the reader", here,
+			     there);
+	return here;
 }
 
 Test(parallel, shards_read_ahead_load_as_by_name)
@@ -411,11 +426,15 @@ Test(parallel, shards_parsed_ahead_load_as_by_name)
 
 /* The unlisted-shard warnings of a folder with shards a..b and idx. */
 static void
-expect_unnamed(const char *dir, const char *want0, const char *want1)
+expect_unnamed_listed(const char *dir, const char *want0, const char *want1,
+		      uint64_t listing_index)
 {
 	ws_model *m;
 	ws_error err = {0};
-	cr_assert_eq(ws_model_open(dir, NULL, &m, &err), 0, "%s", err.message);
+	ws_st_parallel.listing_index = listing_index;
+	int rc = ws_model_open(dir, NULL, &m, &err);
+	ws_st_parallel.listing_index = 32u << 10;
+	cr_assert_eq(rc, 0, "%s", err.message);
 	const char *got[2] = {NULL, NULL};
 	size_t n = 0;
 	for (size_t i = 0; i < m->n_findings; i++)
@@ -427,6 +446,13 @@ expect_unnamed(const char *dir, const char *want0, const char *want1)
 	if (want1)
 		cr_expect(got[1] && !strncmp(got[1], want1, strlen(want1)), "%s", got[1]);
 	ws_model_free(m);
+}
+
+static void
+expect_unnamed(const char *dir, const char *want0, const char *want1)
+{
+	expect_unnamed_listed(dir, want0, want1, UINT64_MAX);
+	expect_unnamed_listed(dir, want0, want1, 0);
 }
 
 /* Shards in the folder that the index does not name: one warning each,
@@ -493,13 +519,18 @@ Test(parallel, a_tensor_named_twice_is_an_error)
 			put(&idx, held ? ",\"w1\":\"m01.safetensors\"}}"
 				       : ",\"gone\":\"m01.safetensors\",\"gone\":\"m00.safetensors\"}}");
 			free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
-			ws_model *m = NULL;
-			ws_error err = {0};
-			cr_assert_eq(ws_model_open(dir, NULL, &m, &err), -1);
-			cr_expect_eq(err.code, WS_EXIT_INPUT);
-			cr_expect_str_eq(err.message, held ? "weight_map names tensor 'w1' twice"
-							   : "weight_map names tensor 'gone' twice");
-			cr_expect(strstr(err.file, "model.safetensors.index.json"), "%s", err.file);
+			for (int listed = 0; listed < 2; listed++) {
+				ws_model *m = NULL;
+				ws_error err = {0};
+				ws_st_parallel.listing_index = listed ? 0 : UINT64_MAX;
+				cr_assert_eq(ws_model_open(dir, NULL, &m, &err), -1);
+				ws_st_parallel.listing_index = 32u << 10;
+				cr_expect_eq(err.code, WS_EXIT_INPUT);
+				cr_expect_str_eq(err.message, held ? "weight_map names tensor 'w1' twice"
+								   : "weight_map names tensor 'gone' twice");
+				cr_expect(strstr(err.file, "model.safetensors.index.json"), "%s",
+					  err.file);
+			}
 			free(idx.s);
 			ws_rmtree(dir);
 			free(dir);
