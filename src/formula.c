@@ -845,7 +845,23 @@ struct cmp {
 	uint64_t n_stacks;       /* experts stacked [E, ...] in MoE blocks */
 	uint64_t stack_e;        /* the E of the first stack */
 	bool stacks_differ;      /* some stack holds another E */
+	/* find_rule's answers by role, kind and block kind (global, dense,
+	 * MoE): the table is scanned once per combination, not per tensor */
+	const struct rule *rule_of[WS_ROLE_COUNT][2][3];
+	bool rule_known[WS_ROLE_COUNT][2][3];
 };
+
+static const struct rule *
+cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
+{
+	if ((unsigned)role >= WS_ROLE_COUNT || (unsigned)kind > 1 || k < -1 || k > 1)
+		return find_rule(role, kind, k, c->feat);
+	if (!c->rule_known[role][kind][k + 1]) {
+		c->rule_of[role][kind][k + 1] = find_rule(role, kind, k, c->feat);
+		c->rule_known[role][kind][k + 1] = true;
+	}
+	return c->rule_of[role][kind][k + 1];
+}
 
 static int
 cmp_tensors(struct cmp *c, const struct qval *qv)
@@ -888,7 +904,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			c->head_stored = true;
 			continue;
 		}
-		const struct rule *r = find_rule(role, t->kind, k, c->feat);
+		const struct rule *r = cmp_rule(c, role, t->kind, k);
 		if (!r) {
 			if (c->n_unexpected++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,
