@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,7 @@ typedef struct pool {
 	ws_hash_job *jobs;
 	size_t *order;          /* biggest first, for balance */
 	size_t n;
+	unsigned split;         /* > 1: one job, read by this many threads */
 	atomic_size_t next;
 	atomic_uint_fast64_t done;
 	atomic_uint running;
@@ -278,16 +280,17 @@ feed_subs(ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
 	return 0;
 }
 
-static void
-run_job(pool *p, ws_hash_job *j, uint8_t *buf)
+/* A job's file opened and checked, its range [*start, *end) and its
+ * digests begun; false with j->err set (and nothing left open). */
+static bool
+job_begin(ws_hash_job *j, job_state *st, int *fdp, bool *own, uint64_t *startp,
+	  uint64_t *endp)
 {
-	job_state st;
 	struct stat sb;
 	int fd = j->fd;
-	bool own = false;
-	uint64_t start = j->offset, len, end, pos;
-	size_t lo = 0;
+	uint64_t start = j->offset, len, end;
 
+	*own = false;
 	j->status = WS_JOB_ERROR;
 	if (fd < 0) {
 		fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: refused below */
@@ -296,19 +299,19 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 			if (e == ENOENT || e == ENOTDIR)
 				j->status = WS_JOB_MISSING;
 			ws_err(&j->err, WS_EXIT_INPUT, j->path, "cannot open: %s", strerror(e));
-			return;
+			return false;
 		}
-		own = true;
+		*own = true;
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		ws_err(&j->err, WS_EXIT_INPUT, j->path, "not a readable regular file");
-		goto out_fd;
+		goto fail;
 	}
 	uint64_t fsize = (uint64_t)sb.st_size;
 	if (start > fsize) {
 		ws_err_at(&j->err, j->path, fsize, "range starts at %llu, past the end of the file",
 			  (unsigned long long)start);
-		goto out_fd;
+		goto fail;
 	}
 	len = j->length == WS_HASH_TO_END ? fsize - start : j->length;
 	if (!ws_add_u64(start, len, &end) || end > fsize) {
@@ -316,7 +319,7 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 			  "range %llu+%llu extends past the end of the file (%llu bytes)",
 			  (unsigned long long)start, (unsigned long long)len,
 			  (unsigned long long)fsize);
-		goto out_fd;
+		goto fail;
 	}
 	for (size_t k = 0; k < j->n_subs; k++) {
 		uint64_t se;
@@ -326,59 +329,217 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 			ws_err_at(&j->err, j->path, j->subs[k].offset,
 				  "tensor data extends past the end of the file (%llu bytes)",
 				  (unsigned long long)fsize);
-			goto out_fd;
+			goto fail;
 		}
 	}
-	if (job_state_init(j, &st, len) != 0) {
-		job_state_free(&st, j->n_subs);
+	if (job_state_init(j, st, len) != 0) {
+		job_state_free(st, j->n_subs);
 		ws_err_oom(&j->err, j->path);
 		j->err.code = WS_EXIT_INTERNAL;
-		goto out_fd;
+		goto fail;
 	}
 	posix_fadvise(fd, (off_t)start, (off_t)len, POSIX_FADV_SEQUENTIAL);
+	*fdp = fd;
+	*startp = start;
+	*endp = end;
+	return true;
+fail:
+	if (*own)
+		close(fd);
+	return false;
+}
+
+/* Bytes [pos, pos + n) of the job, the next in order, into every digest
+ * and the subs they overlap; false with j->err set. */
+static bool
+job_feed(pool *p, ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
+	 uint64_t pos, uint64_t n)
+{
+	if (st->xxh)
+		ws_xxh3_128_update(st->xxh, buf, (size_t)n);
+	if ((st->sha256 && evp.update(st->sha256, buf, (size_t)n) != 1) ||
+	    (st->sha1 && evp.update(st->sha1, buf, (size_t)n) != 1) ||
+	    (j->n_subs && feed_subs(j, st, lo, buf, pos, n) != 0)) {
+		ws_err(&j->err, WS_EXIT_INTERNAL, j->path, "out of memory or digest failure");
+		return false;
+	}
+	atomic_fetch_add(&p->done, n);
+	return true;
+}
+
+/* The digests finished: the job is done. */
+static void
+job_finish(ws_hash_job *j, job_state *st, size_t lo, uint64_t len)
+{
+	for (; lo < j->n_subs; lo++)
+		sub_finish(st, &j->subs[lo], lo);
+	if (st->xxh)
+		canon128(XXH3_128bits_digest(st->xxh), j->digest.xxh128);
+	if (st->sha256)
+		evp.final(st->sha256, j->digest.sha256, NULL);
+	if (st->sha1)
+		evp.final(st->sha1, j->digest.sha1, NULL);
+	j->size = len;
+	j->status = WS_JOB_OK;
+}
+
+/* A pread that failed or came up short, at pos: the job's error. */
+static void
+read_error(ws_hash_job *j, uint64_t pos, uint64_t end, int e)
+{
+	if (e)
+		ws_err_at(&j->err, j->path, pos, "read error: %s", strerror(e));
+	else /* the file shrank since it was opened: report, never SIGBUS */
+		ws_err_at(&j->err, j->path, pos,
+			  "file ended while being read (expected %llu bytes): it shrank",
+			  (unsigned long long)end);
+}
+
+static void
+run_job(pool *p, ws_hash_job *j, uint8_t *buf)
+{
+	job_state st;
+	int fd;
+	bool own;
+	uint64_t start, end, pos;
+	size_t lo = 0;
+
+	if (!job_begin(j, &st, &fd, &own, &start, &end))
+		return;
 	for (pos = start; pos < end;) {
 		uint64_t want = end - pos < WS_HASH_BUF ? end - pos : WS_HASH_BUF;
 		ssize_t r = pread(fd, buf, (size_t)want, (off_t)pos);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			ws_err_at(&j->err, j->path, pos, "read error: %s", strerror(errno));
-			goto out_state;
+		if (r <= 0) {
+			read_error(j, pos, end, r < 0 ? errno : 0);
+			break;
 		}
-		if (r == 0) {
-			/* The file shrank since it was opened: report, never SIGBUS. */
-			ws_err_at(&j->err, j->path, pos,
-				  "file ended while being read (expected %llu bytes): it shrank",
-				  (unsigned long long)end);
-			goto out_state;
-		}
-		uint64_t n = (uint64_t)r;
-		if (st.xxh)
-			ws_xxh3_128_update(st.xxh, buf, (size_t)n);
-		if ((st.sha256 && evp.update(st.sha256, buf, (size_t)n) != 1) ||
-		    (st.sha1 && evp.update(st.sha1, buf, (size_t)n) != 1) ||
-		    (j->n_subs && feed_subs(j, &st, &lo, buf, pos, n) != 0)) {
-			ws_err(&j->err, WS_EXIT_INTERNAL, j->path, "out of memory or digest failure");
-			goto out_state;
-		}
-		pos += n;
-		atomic_fetch_add(&p->done, n);
+		if (!job_feed(p, j, &st, &lo, buf, pos, (uint64_t)r))
+			break;
+		pos += (uint64_t)r;
 	}
-	for (; lo < j->n_subs; lo++)
-		sub_finish(&st, &j->subs[lo], lo);
-	if (st.xxh)
-		canon128(XXH3_128bits_digest(st.xxh), j->digest.xxh128);
-	if (st.sha256)
-		evp.final(st.sha256, j->digest.sha256, NULL);
-	if (st.sha1)
-		evp.final(st.sha1, j->digest.sha1, NULL);
-	j->size = len;
-	j->status = WS_JOB_OK;
-out_state:
+	if (pos == end)
+		job_finish(j, &st, lo, end - start);
 	job_state_free(&st, j->n_subs);
-out_fd:
 	if (own)
 		close(fd);
+}
+
+/* ==== one job, several threads ====
+ *
+ * Most of the time of hashing a file in page cache is the kernel copying
+ * it (pread): one job with threads to spare is read by all of them at
+ * once, a chunk each, and each hashes the chunk it read when its turn
+ * comes, so the digests see the bytes in order and the copies overlap. */
+typedef struct split {
+	pool *p;
+	ws_hash_job *j;
+	job_state st;
+	int fd;
+	uint64_t start, end;
+	size_t lo;                      /* subs finished */
+	atomic_uint_fast64_t next_read; /* the next chunk to claim */
+	atomic_uint_fast64_t next_feed; /* the chunk whose turn it is */
+	atomic_bool stop;               /* an error was met: no more turns */
+} split;
+
+static bool
+my_turn(split *sp, uint64_t c)
+{
+	return atomic_load_explicit(&sp->next_feed, memory_order_acquire) == c ||
+	       atomic_load(&sp->stop);
+}
+
+/* A turn comes within a chunk's digest time (microseconds for XXH3, ~100
+ * for SHA-256): spin, then yield; measured, sleeping on a futex instead
+ * is slower for both, its wake-ups late on a VM. */
+static void
+wait_turn(split *sp, uint64_t c)
+{
+	for (unsigned spins = 0; !my_turn(sp, c); spins++)
+		if (spins > 64)
+			sched_yield();
+}
+
+static void
+pass_turn(split *sp, uint64_t next)
+{
+	atomic_store_explicit(&sp->next_feed, next, memory_order_release);
+}
+
+static void *
+split_worker(void *arg)
+{
+	split *sp = arg;
+	uint8_t *buf = malloc(WS_HASH_BUF);
+	uint64_t n_chunks = (sp->end - sp->start + WS_HASH_BUF - 1) / WS_HASH_BUF;
+
+	for (;;) {
+		uint64_t c = atomic_fetch_add(&sp->next_read, 1);
+		if (c >= n_chunks)
+			break;
+		uint64_t pos = sp->start + c * WS_HASH_BUF, got = 0;
+		uint64_t want = sp->end - pos < WS_HASH_BUF ? sp->end - pos : WS_HASH_BUF;
+		int e = 0;
+		while (buf && got < want) {
+			ssize_t r = pread(sp->fd, buf + got, (size_t)(want - got), (off_t)(pos + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				e = r < 0 ? errno : 0;
+				break;
+			}
+			got += (uint64_t)r;
+		}
+		/* chunk c's turn: the one before it is fed */
+		wait_turn(sp, c);
+		if (atomic_load(&sp->stop))
+			break;
+		bool ok = false;
+		if (!buf) {
+			ws_err_oom(&sp->j->err, sp->j->path);
+			sp->j->err.code = WS_EXIT_INTERNAL;
+		} else if (got < want) {
+			read_error(sp->j, pos + got, sp->end, e);
+		} else {
+			ok = job_feed(sp->p, sp->j, &sp->st, &sp->lo, buf, pos, got);
+		}
+		if (!ok)
+			atomic_store(&sp->stop, true);
+		pass_turn(sp, c + 1);
+		if (!ok)
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void
+run_split(pool *p, ws_hash_job *j, unsigned threads)
+{
+	split sp = {.p = p, .j = j};
+	bool own;
+	pthread_t tid[8];
+	unsigned started = 0;
+
+	if (!job_begin(j, &sp.st, &sp.fd, &own, &sp.start, &sp.end))
+		return;
+	if (threads > 8)
+		threads = 8;
+	for (unsigned t = 1; t < threads; t++) {
+		if (pthread_create(&tid[t], NULL, split_worker, &sp) != 0)
+			break;
+		started++;
+	}
+	split_worker(&sp);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t + 1], NULL);
+	if (!atomic_load(&sp.stop))
+		job_finish(j, &sp.st, sp.lo, sp.end - sp.start);
+	job_state_free(&sp.st, j->n_subs);
+	if (own)
+		close(sp.fd);
 }
 
 static void *
@@ -397,7 +558,10 @@ worker(void *arg)
 			ws_err_oom(&j->err, j->path);
 			continue;
 		}
-		run_job(p, j, buf);
+		if (p->split > 1)
+			run_split(p, j, p->split);
+		else
+			run_job(p, j, buf);
 	}
 	free(buf);
 	atomic_fetch_sub(&p->running, 1);
@@ -456,6 +620,11 @@ ws_hash_run(ws_hash_job *jobs, size_t n, unsigned threads,
 		threads = ws_hash_default_threads();
 	if (threads > 256)
 		threads = 256;
+	if (n == 1 && threads > 1) {
+		/* one file: its reads shared by the threads, from one worker */
+		p.split = threads;
+		threads = 1;
+	}
 	if (threads > n)
 		threads = n ? (unsigned)n : 1;
 	atomic_store(&p.running, threads);

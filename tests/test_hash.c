@@ -248,6 +248,71 @@ Test(hash, subranges_in_one_pass_match_standalone_ranges)
 	free(dir);
 }
 
+/* One file read by several threads at once, a chunk each, hashed in
+ * turn: every digest and sub as one thread reading alone makes them, for
+ * sizes around the 128 KiB chunk and ranges that start inside one. */
+Test(hash, one_file_read_by_several_threads_hashes_as_one)
+{
+	size_t n = (1u << 20) + 77;
+	unsigned char *buf = malloc(n);
+	uint32_t x = 777;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "f", buf, n);
+	static const struct { uint64_t offset, length; } ranges[] = {
+		{0, 0}, {0, 1}, {0, (128u << 10) - 1}, {0, 128u << 10}, {0, (128u << 10) + 1},
+		{5, (256u << 10) + 3}, {(128u << 10) - 2, 4}, {0, WS_HASH_TO_END}, {999, WS_HASH_TO_END},
+	};
+	for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+		uint64_t len = ranges[r].length == WS_HASH_TO_END ? n - ranges[r].offset
+								   : ranges[r].length;
+		ws_hash_sub s1[3], *subs[5];
+		ws_hash_job jobs[5];
+		for (unsigned t = 1; t <= 4; t++) {
+			subs[t] = t == 1 ? s1 : calloc(3, sizeof *subs[t]);
+			subs[1] = s1;
+			uint64_t a = ranges[r].offset;
+			subs[t][0] = (ws_hash_sub){a, len / 3, {0}};
+			subs[t][1] = (ws_hash_sub){a + len / 3, len / 3, {0}};
+			subs[t][2] = (ws_hash_sub){a + 2 * (len / 3), len - 2 * (len / 3), {0}};
+			jobs[t] = job_for(p, WS_HASH_XXH128 | WS_HASH_SHA256 | WS_HASH_SHA1);
+			jobs[t].offset = ranges[r].offset;
+			jobs[t].length = ranges[r].length;
+			jobs[t].subs = subs[t];
+			jobs[t].n_subs = 3;
+			ws_error err;
+			cr_assert_eq(ws_hash_run(&jobs[t], 1, t, NULL, NULL, &err), 0);
+			cr_assert_eq(jobs[t].status, WS_JOB_OK, "range %zu, %u threads: %s", r, t,
+				     jobs[t].err.message);
+			cr_expect_eq(jobs[t].size, len);
+			if (t == 1)
+				continue;
+			cr_expect_eq(memcmp(&jobs[t].digest, &jobs[1].digest, sizeof jobs[1].digest), 0,
+				     "range %zu, %u threads: digests differ", r, t);
+			for (int k = 0; k < 3; k++)
+				cr_expect_eq(memcmp(subs[t][k].xxh128, s1[k].xxh128, 16), 0,
+					     "range %zu, %u threads: sub %d differs", r, t, k);
+			free(subs[t]);
+		}
+	}
+	/* and the whole file's XXH3 is the one-shot digest of its bytes */
+	ws_hash_job w = job_for(p, WS_HASH_XXH128);
+	ws_error err;
+	cr_assert_eq(ws_hash_run(&w, 1, 3, NULL, NULL, &err), 0);
+	uint8_t want[16];
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits(buf, n));
+	memcpy(want, c.digest, 16);
+	cr_expect_eq(memcmp(w.digest.xxh128, want, 16), 0);
+	free(buf);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(hash, range_past_end_is_an_input_error_naming_file_and_offset)
 {
 	char *dir = ws_tmpdir();
