@@ -37,9 +37,8 @@ typedef struct ws_st_ahead {
 	uint64_t size;
 	size_t len;        /* bytes [0, len) of the file, in more if set, else head */
 	uint8_t *more;     /* malloc'd for a header longer than head */
-	uint8_t *head;     /* WS_ST_FIRST_READ bytes of the model's arena, set
-			    * before the read: no allocation on the reading
-			    * thread, and no copy when the header fits */
+	uint8_t *head;     /* WS_ST_FIRST_READ bytes (the reader's buffer, set
+			    * before the read, reused for the next shard) */
 	/* parsed there too (ws_safetensors_parse_ahead): its tensors and
 	 * __metadata__, names and shapes in that thread's model's arena */
 	bool parsed;
@@ -202,6 +201,10 @@ struct cJSON;
 int ws_index_shards(const struct cJSON *idx, const char *index_path,
 		    const char ***names, size_t *n, ws_error *err);
 int ws_index_check(ws_model *m, ws_error *err);
+/* A tensor the index's weight_map names twice, what to report before any
+ * other error of the index: -1 with err (re)set to it, or 0 (err as it
+ * was).  ws_index_check finds it anyway; this is for the error paths. */
+int ws_index_duplicate_first(const struct cJSON *idx, const char *index_path, ws_error *err);
 /* Parse JSON text (whole buffer; trailing garbage refused). */
 struct cJSON *ws_parse_json_buf(const char *buf, size_t len, const char *name,
 				ws_error *err);

@@ -194,6 +194,42 @@ safe_relative(const char *s)
 	return true;
 }
 
+/* The first weight_map entry (before stop, or in all of it) whose tensor
+ * an earlier entry names too, or NULL.  Asked only when something else
+ * went wrong: a map naming a tensor twice is what to report first, as if
+ * it had been checked up front. */
+static const cJSON *
+map_duplicate(const cJSON *wm, const cJSON *stop)
+{
+	ws_strset seen = {0};
+	const cJSON *hit = NULL;
+	for (const cJSON *e = wm ? wm->child : NULL; e && e != stop && !hit; e = e->next)
+		if (e->string && ws_strset_add(&seen, e->string, strlen(e->string)) == 0)
+			hit = e;
+	ws_strset_free(&seen);
+	return hit;
+}
+
+/* err says that entry e names its tensor a second time; -1. */
+static int
+map_duplicate_error(const cJSON *e, const char *index_path, ws_error *err)
+{
+	char *esc = ws_escape_text(e->string, strlen(e->string));
+	if (!esc)
+		return ws_err_oom(err, index_path);
+	*err = (ws_error){0};
+	ws_err(err, WS_EXIT_INPUT, index_path, "weight_map names tensor '%s' twice", esc);
+	free(esc);
+	return -1;
+}
+
+int
+ws_index_duplicate_first(const cJSON *idx, const char *index_path, ws_error *err)
+{
+	const cJSON *d = map_duplicate(cJSON_GetObjectItemCaseSensitive(idx, "weight_map"), NULL);
+	return d ? map_duplicate_error(d, index_path, err) : 0;
+}
+
 int
 ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 		size_t *n_out, ws_error *err)
@@ -212,7 +248,12 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 	 * named twice is found by ws_index_check, with no extra pass) */
 	for (const cJSON *e = wm->child; e; e = e->next) {
 		if (!cJSON_IsString(e) || !e->string) {
-			ws_err(err, WS_EXIT_INPUT, index_path, "weight_map value is not a file name");
+			const cJSON *d = map_duplicate(wm, e);
+			if (d)
+				map_duplicate_error(d, index_path, err);
+			else
+				ws_err(err, WS_EXIT_INPUT, index_path,
+				       "weight_map value is not a file name");
 			goto out;
 		}
 		/* a shard's tensors come in a run, as a rule */
@@ -226,6 +267,11 @@ ws_index_shards(const cJSON *idx, const char *index_path, const char ***out,
 		if (added == 0)
 			continue;
 		if (!safe_relative(e->valuestring)) {
+			const cJSON *d = map_duplicate(wm, e->next);
+			if (d) {
+				map_duplicate_error(d, index_path, err);
+				goto out;
+			}
 			char *esc = ws_escape_text(e->valuestring, strlen(e->valuestring));
 			ws_err(err, WS_EXIT_INPUT, index_path,
 			       "shard name '%s' leaves the index's folder", esc ? esc : "?");
@@ -551,7 +597,11 @@ load_index(ws_model *m, const char *index_path, int dirfd, ahead *ah, ws_error *
 	}
 	free(shards);
 	free(dir);
-	return rc ? -1 : ws_index_check(m, err);
+	if (rc) {
+		ws_index_duplicate_first(idx, index_path, err);
+		return -1;
+	}
+	return ws_index_check(m, err);
 }
 
 /* The map against the loaded headers; mismatches are findings. */
@@ -577,6 +627,8 @@ ws_index_check(ws_model *m, ws_error *err)
 		ws_err_oom(err, index_path);
 		goto out;
 	}
+	if (dup[0] >= 0 && ws_index_duplicate_first(idx, index_path, err))
+		goto out;
 	if (dup[0] >= 0) {
 		const ws_tensor *a = &m->tensors[dup[0]], *b = &m->tensors[dup[1]];
 		char *esc = ws_escape_text(b->name, b->name_len);

@@ -1211,7 +1211,8 @@ open_index(const rctx *c, ws_model *m, const loc *l, req *ir, const char *index_
 	m->format = WS_FORMAT_SAFETENSORS;
 	const char **shards;
 	size_t n;
-	if (ws_index_shards(idx, disp, &shards, &n, err))
+	/* before any shard is fetched: what a good index cannot be */
+	if (ws_index_duplicate_first(idx, disp, err) || ws_index_shards(idx, disp, &shards, &n, err))
 		return -1;
 	if (n > MAX_SHARDS) {
 		free(shards);

@@ -536,3 +536,54 @@ Test(parallel, a_tensor_named_twice_is_an_error)
 			free(dir);
 		}
 }
+
+/* A tensor the map names twice is the error to report, before what else
+ * is wrong with the index or its shards; but a fault earlier in the map
+ * than the second naming is reported as before. */
+Test(parallel, a_tensor_named_twice_is_reported_first)
+{
+	static const char h[] = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	static const struct { const char *map, *want; } cases[] = {
+		/* the second naming points at a missing shard */
+		{"\"w\":\"a.safetensors\",\"w\":\"gone.safetensors\"", "names tensor 'w' twice"},
+		/* a missing shard named first, the duplicate after */
+		{"\"x\":\"gone.safetensors\",\"w\":\"a.safetensors\",\"w\":\"a.safetensors\"",
+		 "names tensor 'w' twice"},
+		/* the duplicate, then a shard name leaving the folder */
+		{"\"w\":\"a.safetensors\",\"w\":\"a.safetensors\",\"y\":\"../x.safetensors\"",
+		 "names tensor 'w' twice"},
+		/* the shard name leaving the folder, then the duplicate */
+		{"\"y\":\"../x.safetensors\",\"w\":\"a.safetensors\",\"w\":\"a.safetensors\"",
+		 "leaves the index's folder"},
+		/* the duplicate, then a value that is no file name */
+		{"\"w\":\"a.safetensors\",\"w\":\"a.safetensors\",\"z\":5", "names tensor 'w' twice"},
+		{"\"z\":5,\"w\":\"a.safetensors\",\"w\":\"a.safetensors\"", "not a file name"},
+		/* the duplicate, and a shard whose header is broken */
+		{"\"w\":\"a.safetensors\",\"v\":\"bad.safetensors\",\"w\":\"a.safetensors\"",
+		 "names tensor 'w' twice"},
+		/* the duplicate, and the tensor stored in two shards */
+		{"\"w\":\"a.safetensors\",\"w\":\"b.safetensors\"", "names tensor 'w' twice"},
+		/* no duplicate: the shard's own error */
+		{"\"w\":\"a.safetensors\",\"v\":\"bad.safetensors\"", "bad.safetensors"},
+	};
+	char *dir = ws_tmpdir();
+	shard(dir, "a.safetensors", h, 4);
+	shard(dir, "b.safetensors", h, 4);
+	shard(dir, "bad.safetensors", "{\"v\":[}", 0);
+	char *ip = ws_join(dir, "model.safetensors.index.json");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		text idx = {0};
+		put(&idx, "{\"weight_map\":{%s}}", cases[i].map);
+		free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
+		ws_model *m = NULL;
+		ws_error err = {0};
+		cr_assert_eq(ws_model_open(ip, NULL, &m, &err), -1, "case %zu accepted", i);
+		cr_expect_eq(err.code, WS_EXIT_INPUT, "case %zu", i);
+		cr_expect(strstr(err.message, cases[i].want) || strstr(err.file, cases[i].want),
+			  "case %zu: %s: %s, not '%s'", i, err.file, err.message, cases[i].want);
+		free(idx.s);
+	}
+	free(ip);
+	ws_rmtree(dir);
+	free(dir);
+}
