@@ -443,19 +443,12 @@ ahead_setup(ahead *a)
 	return true;
 }
 
-/* Shards `names` of the folder dirfd read ahead; false when not worth it
- * or not possible: then they load by name. */
+/* The reader started on what a holds; false (and a's slots freed) if it
+ * could not be. */
 static bool
-ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
+ahead_launch(ahead *a)
 {
-	memset(a, 0, sizeof *a);
-	a->m = m;
-	a->dirfd = dirfd;
-	a->names = names;
-	if (dirfd < 0 || !ahead_setup(a))
-		return false;
-	a->ready = 1;
-	if (ws_thread_start(&a->th, read_ahead, a)) {
+	if (a->dirfd < 0 || ws_thread_start(&a->th, read_ahead, a)) {
 		a->ready = -1;
 		ahead_end(a);
 		return false;
@@ -464,19 +457,22 @@ ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
 	return true;
 }
 
+/* Shards `names` of the folder dirfd read ahead; false when not worth it
+ * or not possible: then they load by name. */
+static bool
+ahead_start(ahead *a, ws_model *m, int dirfd, const name_list *names)
+{
+	*a = (ahead){.m = m, .dirfd = dirfd, .names = names, .ready = 1};
+	return ahead_setup(a) && ahead_launch(a);
+}
+
 /* The same with the listing of dir left to the reader too, while this
  * thread parses the index. */
 static bool
 ahead_start_listing(ahead *a, ws_model *m, int dirfd, const char *dir)
 {
-	memset(a, 0, sizeof *a);
-	a->m = m;
-	a->dirfd = dirfd;
-	a->dir = dir;
-	if (ws_thread_start(&a->th, read_ahead, a))
-		return false;
-	a->running = true;
-	return true;
+	*a = (ahead){.m = m, .dirfd = dirfd, .dir = dir};
+	return ahead_launch(a);
 }
 
 /* The slot read ahead for shard `name`, once ready, or NULL. */

@@ -209,16 +209,24 @@ Test(hash, known_answers)
 	free(dir);
 }
 
-Test(hash, subranges_in_one_pass_match_standalone_ranges)
+/* n pseudo-random bytes (malloc'd) from a seed. */
+static unsigned char *
+noise(size_t n, uint32_t x)
 {
-	/* 5 MiB of pseudo-random bytes: ranges cross the 2 MiB buffer edges */
-	size_t n = 5u << 20;
 	unsigned char *buf = malloc(n);
-	uint32_t x = 12345;
+	cr_assert(buf);
 	for (size_t i = 0; i < n; i++) {
 		x = x * 1103515245u + 12345u;
 		buf[i] = (unsigned char)(x >> 16);
 	}
+	return buf;
+}
+
+Test(hash, subranges_in_one_pass_match_standalone_ranges)
+{
+	/* 5 MiB of pseudo-random bytes: ranges cross the 2 MiB buffer edges */
+	size_t n = 5u << 20;
+	unsigned char *buf = noise(n, 12345);
 	char *dir = ws_tmpdir();
 	char *p = ws_write_file(dir, "f", buf, n);
 	ws_hash_sub subs[] = {{0, 0, {0}}, {0, 100, {0}}, {100, (2u << 20) + 7, {0}},
@@ -254,12 +262,7 @@ Test(hash, subranges_in_one_pass_match_standalone_ranges)
 Test(hash, one_file_read_by_several_threads_hashes_as_one)
 {
 	size_t n = (1u << 20) + 77;
-	unsigned char *buf = malloc(n);
-	uint32_t x = 777;
-	for (size_t i = 0; i < n; i++) {
-		x = x * 1103515245u + 12345u;
-		buf[i] = (unsigned char)(x >> 16);
-	}
+	unsigned char *buf = noise(n, 777);
 	char *dir = ws_tmpdir();
 	char *p = ws_write_file(dir, "f", buf, n);
 	static const struct { uint64_t offset, length; } ranges[] = {

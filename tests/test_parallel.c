@@ -355,14 +355,7 @@ Test(parallel, shards_read_ahead_load_as_by_name)
 static void
 shard(const char *dir, const char *name, const char *header, size_t data)
 {
-	size_t hl = strlen(header), total = 8 + hl + data;
-	char *buf = calloc(1, total);
-	cr_assert(buf);
-	for (int i = 0; i < 8; i++)
-		buf[i] = (char)((uint64_t)hl >> (8 * i));
-	memcpy(buf + 8, header, hl);
-	free(ws_write_file(dir, name, buf, total));
-	free(buf);
+	free(ws_write_safetensors(dir, name, header, strlen(header), data));
 }
 
 /* Shards of every kind the reader parses, or leaves to this thread:
@@ -424,6 +417,22 @@ Test(parallel, shards_parsed_ahead_load_as_by_name)
 	free(dir);
 }
 
+/* n shards m00.safetensors... of one tensor each (w0...) in dir, and the
+ * start of an index mapping them in idx (to be closed by the caller). */
+static void
+one_tensor_shards(const char *dir, int n, text *idx)
+{
+	static const char body[] = "{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	put(idx, "{\"weight_map\":{");
+	for (int s = 0; s < n; s++) {
+		char name[32], hs[128];
+		snprintf(name, sizeof name, "m%02d.safetensors", s);
+		snprintf(hs, sizeof hs, "{\"w%d\":%s", s, body);
+		shard(dir, name, hs, 4);
+		put(idx, "%s\"w%d\":\"%s\"", s ? "," : "", s, name);
+	}
+}
+
 /* The unlisted-shard warnings of a folder with shards a..b and idx. */
 static void
 expect_unnamed_listed(const char *dir, const char *want0, const char *want1,
@@ -464,16 +473,8 @@ Test(parallel, unnamed_shards_are_warned_of_in_name_order)
 	for (int big = 0; big < 2; big++) {
 		char *dir = ws_tmpdir();
 		text idx = {0};
-		put(&idx, "{\"weight_map\":{");
 		/* 10 shards: read ahead; 2: one by one */
-		int n = big ? 10 : 2;
-		for (int s = 0; s < n; s++) {
-			char name[32], hs[128];
-			snprintf(name, sizeof name, "m%02d.safetensors", s);
-			snprintf(hs, sizeof hs, "{\"w%d\":%s", s, strchr(h + 1, '{'));
-			shard(dir, name, hs, 4);
-			put(&idx, "%s\"w%d\":\"%s\"", s ? "," : "", s, name);
-		}
+		one_tensor_shards(dir, big ? 10 : 2, &idx);
 		put(&idx, "}}");
 		free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));
 		expect_unnamed(dir, NULL, NULL);
@@ -502,20 +503,11 @@ Test(parallel, unnamed_shards_are_warned_of_in_name_order)
  * shard holds it or not, for a folder read ahead and one read in turn. */
 Test(parallel, a_tensor_named_twice_is_an_error)
 {
-	static const char h[] = "{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
 	for (int big = 0; big < 2; big++)
 		for (int held = 0; held < 2; held++) {
 			char *dir = ws_tmpdir();
 			text idx = {0};
-			put(&idx, "{\"weight_map\":{");
-			int n = big ? 10 : 2;
-			for (int s = 0; s < n; s++) {
-				char name[32], hs[128];
-				snprintf(name, sizeof name, "m%02d.safetensors", s);
-				snprintf(hs, sizeof hs, "{\"w%d\":%s", s, strchr(h + 1, '{'));
-				shard(dir, name, hs, 4);
-				put(&idx, "%s\"w%d\":\"%s\"", s ? "," : "", s, name);
-			}
+			one_tensor_shards(dir, big ? 10 : 2, &idx);
 			put(&idx, held ? ",\"w1\":\"m01.safetensors\"}}"
 				       : ",\"gone\":\"m01.safetensors\",\"gone\":\"m00.safetensors\"}}");
 			free(ws_write_file(dir, "model.safetensors.index.json", idx.s, idx.n));

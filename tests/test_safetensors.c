@@ -73,21 +73,6 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	free(dir);
 }
 
-/* A safetensors file in dir: the 8-byte length, header[0..hl), then `data`
- * zero bytes.  Returns its path. */
-static char *
-st_file(const char *dir, const char *name, const char *header, size_t hl, size_t data)
-{
-	unsigned char *b = calloc(1, 8 + hl + data);
-	cr_assert(b);
-	for (int k = 0; k < 8; k++)
-		b[k] = (unsigned char)(hl >> (8 * k));
-	memcpy(b + 8, header, hl);
-	char *p = ws_write_file(dir, name, b, 8 + hl + data);
-	free(b);
-	return p;
-}
-
 /* A header of n tensors whose last repeats the name of tensor `dup`: the
  * duplicate is found at the last key, whether the set still compares its
  * few keys one by one or has a table (past WS_STRSET_FEW = 16). */
@@ -111,7 +96,7 @@ Test(safetensors, duplicate_names_around_the_set_threshold)
 			}
 			fputc('}', mf);
 			fclose(mf);
-			char *p = st_file(dir, "dup.safetensors", h, hl, 4 * n);
+			char *p = ws_write_safetensors(dir, "dup.safetensors", h, hl, 4 * n);
 			ws_model *m = NULL;
 			ws_error err = {0};
 			char want[64];
@@ -148,7 +133,7 @@ Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 			}
 			fputs("}}", mf);
 			fclose(mf);
-			char *p = st_file(dir, "meta.safetensors", h, hl, 0);
+			char *p = ws_write_safetensors(dir, "meta.safetensors", h, hl, 0);
 			ws_model *m = NULL;
 			ws_error err = {0};
 			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
@@ -166,7 +151,7 @@ Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 	for (int i = 0; i < 40; i++)
 		snprintf(h + strlen(h), sizeof h - strlen(h), "%s\"k%d\":\"v\"", i ? "," : "", i);
 	strcat(h, "}}");
-	char *p = st_file(dir, "meta40.safetensors", h, strlen(h), 0);
+	char *p = ws_write_safetensors(dir, "meta40.safetensors", h, strlen(h), 0);
 	ws_model *m = NULL;
 	ws_error err = {0};
 	cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
@@ -197,7 +182,7 @@ Test(safetensors, accepted_edge_cases)
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "ok%zu.safetensors", i);
-		char *p = st_file(dir, name, ok[i].header, strlen(ok[i].header), ok[i].data);
+		char *p = ws_write_safetensors(dir, name, ok[i].header, strlen(ok[i].header), ok[i].data);
 		ws_model *m = NULL;
 		ws_error err = {0};
 		cr_expect_eq(ws_model_open(p, NULL, &m, &err), 0, "case %zu: %s", i, err.message);
@@ -249,7 +234,7 @@ Test(safetensors, numbers_read_whole_or_refused)
 			 "%s,0],\"data_offsets\":[0,0],\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}",
 			 cases[i].num);
 		snprintf(name, sizeof name, "n%zu.safetensors", i);
-		char *p = st_file(dir, name, h, strlen(h), 0);
+		char *p = ws_write_safetensors(dir, name, h, strlen(h), 0);
 		ws_model *m = NULL;
 		ws_error err = {0};
 		int rc = ws_model_open(p, NULL, &m, &err);

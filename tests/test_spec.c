@@ -14,21 +14,6 @@
 
 #include "testutil.h"
 
-/* A safetensors file from a header; data is zero bytes of the given size. */
-static char *
-write_st(const char *dir, const char *name, const char *header, size_t data)
-{
-	size_t hl = strlen(header), n = 8 + hl + data;
-	uint8_t *b = calloc(1, n);
-	cr_assert(b);
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)((uint64_t)hl >> (8 * i));
-	memcpy(b + 8, header, hl);
-	char *p = ws_write_file(dir, name, b, n);
-	free(b);
-	return p;
-}
-
 /* The one JSON object `weightscan --json ARGS` prints. */
 static cJSON *
 run_json(int want, const char *a1, const char *a2, const char *a3)
@@ -59,6 +44,13 @@ str(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, k);
 	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A safetensors file from a header; data is zero bytes of the given size. */
+static char *
+write_st(const char *dir, const char *name, const char *header, size_t data)
+{
+	return ws_write_safetensors(dir, name, header, strlen(header), data);
 }
 
 Test(spec, unknown_role_is_one_warning_with_a_count)

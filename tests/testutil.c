@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -163,6 +164,21 @@ ws_write_file(const char *dir, const char *name, const void *data, size_t len)
 	cr_assert(f, "cannot write %s", p);
 	cr_assert(fwrite(data, 1, len, f) == len);
 	fclose(f);
+	return p;
+}
+
+char *
+ws_write_safetensors(const char *dir, const char *name, const char *header, size_t hl,
+		     size_t data)
+{
+	size_t n = 8 + hl + data;
+	unsigned char *b = calloc(1, n);
+	cr_assert(b);
+	for (int k = 0; k < 8; k++)
+		b[k] = (unsigned char)((uint64_t)hl >> (8 * k));
+	memcpy(b + 8, header, hl);
+	char *p = ws_write_file(dir, name, b, n);
+	free(b);
 	return p;
 }
 

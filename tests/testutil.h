@@ -26,6 +26,10 @@ char *ws_tmpdir(void);
 void ws_rmtree(const char *dir);
 /* Write bytes to dir/name; returns the malloc'd path. */
 char *ws_write_file(const char *dir, const char *name, const void *data, size_t len);
+/* A safetensors file dir/name: the 8-byte length, header[0..hl), then
+ * `data` zero bytes; returns the malloc'd path. */
+char *ws_write_safetensors(const char *dir, const char *name, const char *header, size_t hl,
+			   size_t data);
 /* Run $WS_MKFIXTURE with args (NULL-terminated); asserts exit 0. */
 void ws_mkfixture(const char *arg0, ...) __attribute__((sentinel));
 /* Join two path parts (malloc'd). */
