@@ -73,43 +73,54 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	free(dir);
 }
 
-/* A header of n tensors whose last repeats the name of tensor `dup`: the
- * duplicate is found at the last key, whether the set still compares its
- * few keys one by one or has a table (past WS_STRSET_FEW = 16). */
+/* A header of n members whose last repeats the name of member `dup`:
+ * tensors, or (meta) __metadata__ keys.  The duplicate is found at the
+ * last key, whether the set still compares its few keys one by one or has
+ * a table (past WS_STRSET_FEW = 16). */
+static void
+expect_last_key_refused(const char *dir, size_t n, size_t dup, bool meta)
+{
+	char *h = NULL;
+	size_t hl = 0, last_key = 0;
+	FILE *mf = open_memstream(&h, &hl);
+	cr_assert(mf);
+	fputs(meta ? "{\"__metadata__\":{" : "{", mf);
+	for (size_t i = 0; i < n; i++) {
+		size_t name = i == n - 1 ? dup : i;
+		fflush(mf);
+		if (i == n - 1)
+			last_key = hl + (i ? 1 : 0);
+		if (meta)
+			fprintf(mf, "%s\"k%zu\":\"v\"", i ? "," : "", name);
+		else
+			fprintf(mf, "%s\"t%zu\":{\"dtype\":\"F32\",\"shape\":[1],"
+				"\"data_offsets\":[%zu,%zu]}", i ? "," : "", name, 4 * i, 4 * i + 4);
+	}
+	fputs(meta ? "}}" : "}", mf);
+	fclose(mf);
+	char *p = ws_write_safetensors(dir, "dup.safetensors", h, hl, meta ? 0 : 4 * n);
+	ws_model *m = NULL;
+	ws_error err = {0};
+	char want[64];
+	if (meta)
+		snprintf(want, sizeof want, "duplicate __metadata__ key");
+	else
+		snprintf(want, sizeof want, "duplicate tensor name 't%zu'", dup);
+	cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
+	cr_expect(ws_contains(err.message, want), "n %zu dup %zu: %s", n, dup, err.message);
+	cr_expect_eq(err.offset, 8 + last_key, "n %zu dup %zu: offset %" PRIu64, n, dup,
+		     err.offset);
+	ws_model_free(m);
+	free(p);
+	free(h);
+}
+
 Test(safetensors, duplicate_names_around_the_set_threshold)
 {
 	char *dir = ws_tmpdir();
-	for (size_t n = 2; n <= 40; n++) {
-		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1) {
-			char *h = NULL;
-			size_t hl = 0, last_key = 0;
-			FILE *mf = open_memstream(&h, &hl);
-			cr_assert(mf);
-			fputc('{', mf);
-			for (size_t i = 0; i < n; i++) {
-				fflush(mf);
-				if (i == n - 1)
-					last_key = hl + (i ? 1 : 0);
-				fprintf(mf, "%s\"t%zu\":{\"dtype\":\"F32\",\"shape\":[1],"
-					"\"data_offsets\":[%zu,%zu]}", i ? "," : "",
-					i == n - 1 ? dup : i, 4 * i, 4 * i + 4);
-			}
-			fputc('}', mf);
-			fclose(mf);
-			char *p = ws_write_safetensors(dir, "dup.safetensors", h, hl, 4 * n);
-			ws_model *m = NULL;
-			ws_error err = {0};
-			char want[64];
-			snprintf(want, sizeof want, "duplicate tensor name 't%zu'", dup);
-			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
-			cr_expect(ws_contains(err.message, want), "n %zu dup %zu: %s", n, dup, err.message);
-			cr_expect_eq(err.offset, 8 + last_key, "n %zu dup %zu: offset %" PRIu64, n, dup,
-				     err.offset);
-			ws_model_free(m);
-			free(p);
-			free(h);
-		}
-	}
+	for (size_t n = 2; n <= 40; n++)
+		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1)
+			expect_last_key_refused(dir, n, dup, false);
 	ws_rmtree(dir);
 	free(dir);
 }
@@ -118,34 +129,9 @@ Test(safetensors, duplicate_names_around_the_set_threshold)
 Test(safetensors, duplicate_metadata_keys_around_the_set_threshold)
 {
 	char *dir = ws_tmpdir();
-	for (size_t n = 2; n <= 40; n++) {
-		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1) {
-			char *h = NULL;
-			size_t hl = 0, last_key = 0;
-			FILE *mf = open_memstream(&h, &hl);
-			cr_assert(mf);
-			fputs("{\"__metadata__\":{", mf);
-			for (size_t i = 0; i < n; i++) {
-				fflush(mf);
-				if (i == n - 1)
-					last_key = hl + (i ? 1 : 0);
-				fprintf(mf, "%s\"k%zu\":\"v\"", i ? "," : "", i == n - 1 ? dup : i);
-			}
-			fputs("}}", mf);
-			fclose(mf);
-			char *p = ws_write_safetensors(dir, "meta.safetensors", h, hl, 0);
-			ws_model *m = NULL;
-			ws_error err = {0};
-			cr_expect_eq(ws_model_open(p, NULL, &m, &err), -1, "n %zu dup %zu accepted", n, dup);
-			cr_expect(ws_contains(err.message, "duplicate __metadata__ key"), "n %zu: %s", n,
-				  err.message);
-			cr_expect_eq(err.offset, 8 + last_key, "n %zu dup %zu: offset %" PRIu64, n, dup,
-				     err.offset);
-			ws_model_free(m);
-			free(p);
-			free(h);
-		}
-	}
+	for (size_t n = 2; n <= 40; n++)
+		for (size_t dup = 0; dup + 1 < n; dup += n - 2 > 0 ? n - 2 : 1)
+			expect_last_key_refused(dir, n, dup, true);
 	/* and 40 distinct keys are fine */
 	char h[1024] = "{\"__metadata__\":{";
 	for (int i = 0; i < 40; i++)
@@ -240,6 +226,8 @@ Test(safetensors, numbers_read_whole_or_refused)
 		int rc = ws_model_open(p, NULL, &m, &err);
 		if (cases[i].error) {
 			cr_expect_eq(rc, -1, "%s accepted", cases[i].num);
+			cr_expect_eq(err.code, WS_EXIT_INPUT, "%s: code %d", cases[i].num, err.code);
+			cr_expect_str_eq(err.file, p, "%s: names %s", cases[i].num, err.file);
 			cr_expect(ws_contains(err.message, cases[i].error), "%s: %s", cases[i].num,
 				  err.message);
 			cr_expect_eq(err.offset, 8 + (uint64_t)at + (cases[i].num[0] == ' '),
