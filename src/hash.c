@@ -395,6 +395,26 @@ read_error(ws_hash_job *j, uint64_t pos, uint64_t end, int e)
 			  (unsigned long long)end);
 }
 
+/* Bytes [pos, pos + want) of fd into buf; how many were read: want, or
+ * fewer with *e the errno, or 0 when the file ended first. */
+static uint64_t
+read_chunk(int fd, uint8_t *buf, uint64_t pos, uint64_t want, int *e)
+{
+	uint64_t got = 0;
+	*e = 0;
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, (size_t)(want - got), (off_t)(pos + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			*e = r < 0 ? errno : 0;
+			break;
+		}
+		got += (uint64_t)r;
+	}
+	return got;
+}
+
 static void
 run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 {
@@ -408,16 +428,15 @@ run_job(pool *p, ws_hash_job *j, uint8_t *buf)
 		return;
 	for (pos = start; pos < end;) {
 		uint64_t want = end - pos < WS_HASH_BUF ? end - pos : WS_HASH_BUF;
-		ssize_t r = pread(fd, buf, (size_t)want, (off_t)pos);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			read_error(j, pos, end, r < 0 ? errno : 0);
+		int e;
+		uint64_t got = read_chunk(fd, buf, pos, want, &e);
+		if (got < want) {
+			read_error(j, pos + got, end, e);
 			break;
 		}
-		if (!job_feed(p, j, &st, &lo, buf, pos, (uint64_t)r))
+		if (!job_feed(p, j, &st, &lo, buf, pos, got))
 			break;
-		pos += (uint64_t)r;
+		pos += got;
 	}
 	if (pos == end)
 		job_finish(j, &st, lo, end - start);
@@ -479,19 +498,10 @@ split_worker(void *arg)
 		uint64_t c = atomic_fetch_add(&sp->next_read, 1);
 		if (c >= n_chunks)
 			break;
-		uint64_t pos = sp->start + c * WS_HASH_BUF, got = 0;
+		uint64_t pos = sp->start + c * WS_HASH_BUF;
 		uint64_t want = sp->end - pos < WS_HASH_BUF ? sp->end - pos : WS_HASH_BUF;
 		int e = 0;
-		while (buf && got < want) {
-			ssize_t r = pread(sp->fd, buf + got, (size_t)(want - got), (off_t)(pos + got));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				e = r < 0 ? errno : 0;
-				break;
-			}
-			got += (uint64_t)r;
-		}
+		uint64_t got = buf ? read_chunk(sp->fd, buf, pos, want, &e) : 0;
 		/* chunk c's turn: the one before it is fed */
 		wait_turn(sp, c);
 		if (atomic_load(&sp->stop))
