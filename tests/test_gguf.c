@@ -488,6 +488,42 @@ Test(gguf, cli_name_limits)
 	free(p);
 }
 
+/* A vocab-only GGUF (metadata and tokenizer, no tensors) is valid: check
+ * passes with the vocab-only finding, flops succeeds; both say what they
+ * could not do.  The generated file, then llama.cpp's own when present. */
+static void
+vocab_only_cli(const char *p)
+{
+	ws_run r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 0, "%s: %s%s", p, r.out, r.err);
+	cr_expect(ws_contains(r.out, "vocab-only"), "%s", r.out);
+	cr_expect(ws_contains(r.out, "no formula comparison"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "--json", p, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"ok\":true"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", p, NULL);
+	cr_expect_eq(r.status, 0, "%s: %s", p, r.err);
+	cr_expect(ws_contains(r.out, "no MACs, FLOPs"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", "--json", p, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"vocab_only\":true"), "%s", r.out);
+	ws_run_free(&r);
+}
+
+Test(gguf, vocab_only_check_and_flops_succeed)
+{
+	char *p = ws_join(valid_dir, "vocab-only.gguf");
+	vocab_only_cli(p);
+	free(p);
+	p = ws_shared_path("gguf/ggml-vocab-llama-spm.gguf");
+	if (p)
+		vocab_only_cli(p);
+	free(p);
+}
+
 /* ==== split sets ==== */
 
 Test(gguf, split_set_loads_as_one)
