@@ -1029,6 +1029,9 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 	for (uint32_t i = 0; i < m->n_files && rc == 0; i++)
 		rc = add_unit(c, m->files[ord[i]].path, m->files[ord[i]].fd, m, ord[i], true, err);
 	free(ord);
+	/* the folder's other variants, not read as the model but hashed */
+	for (uint32_t i = 0; i < m->n_unread_files && rc == 0; i++)
+		rc = add_unit(c, m->unread_files[i], -1, NULL, 0, false, err);
 	return rc;
 }
 

@@ -221,11 +221,22 @@ typedef struct ws_model {
 	ws_finding *findings;
 	size_t n_findings, cap_findings;
 	struct ws_arena *arena;   /* names, shapes and strings */
+	/* A folder's files that were not read: the variants not chosen
+	 * (model.fp16.safetensors beside model.safetensors); hash covers
+	 * them too.  Paths in the arena. */
+	const char **unread_files;
+	uint32_t n_unread_files;
+	/* A folder without an index whose files each hold a whole model
+	 * (ws_expand_path reports them one by one). */
+	bool folder_of_models;
 } ws_model;
 
 typedef struct ws_open_opts {
 	const char *config_path;  /* --config FILE, or NULL for auto */
 	bool allow_full_download; /* remote: accept a server ignoring Range */
+	const char *variant;      /* --variant NAME: the variant a folder's
+				   * checkpoint is read in (NULL: the
+				   * non-variant files) */
 } ws_open_opts;
 
 /*
@@ -260,7 +271,8 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
 
 /*
  * A folder of several GGUF models is reported model by model (a split set
- * as one): when PATH is such a folder, *out lists one path per model
+ * as one), and so is a folder of safetensors models (ws_model
+ * folder_of_models): when PATH is such a folder, *out lists one path per model
  * (malloc'd, each malloc'd) and *n their count; otherwise *n is 0.
  * Returns -1 on OOM.
  */

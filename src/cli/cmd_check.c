@@ -17,6 +17,7 @@ typedef struct ignore_rule {
 
 typedef struct check_opts {
 	const char *config;
+	const char *variant;
 	bool strict;
 	bool have_expect;
 	uint64_t expect, tol;
@@ -173,7 +174,8 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 {
 	ws_model *m = NULL;
 	ws_error err = {0};
-	ws_open_opts oo = {.config_path = o->config, .allow_full_download = cli->allow_full_download};
+	ws_open_opts oo = {.config_path = o->config, .allow_full_download = cli->allow_full_download,
+			   .variant = o->variant};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
 	    ws_model_compare_data(m, &err)) {
 		ws_model_free(m);
@@ -242,7 +244,8 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 		} else if (opt && !strcmp(a, "--strict")) {
 			o.strict = true;
 		} else if (opt && (!strcmp(a, "--expect-params") || !strcmp(a, "--config") ||
-				   !strcmp(a, "--fail-on") || !strcmp(a, "--ignore"))) {
+				   !strcmp(a, "--fail-on") || !strcmp(a, "--ignore") ||
+				   !strcmp(a, "--variant"))) {
 			if (!val) {
 				rc = ws_cli_usage_error("check: %s needs a value", a);
 				break;
@@ -252,6 +255,8 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 				rc = parse_expect(&o, val);
 			else if (!strcmp(a, "--config"))
 				o.config = val;
+			else if (!strcmp(a, "--variant"))
+				o.variant = val;
 			else if (!strcmp(a, "--fail-on"))
 				rc = parse_fail_on(&o, val);
 			else
@@ -265,8 +270,22 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 	if (!rc && !n)
 		rc = ws_cli_usage_error("check: no PATH given");
 	if (!rc) {
-		for (int i = 0; i < n; i++)
-			rc = ws_exit_worst(rc, check_one(cli, &o, paths[i]));
+		for (int i = 0; i < n; i++) {
+			/* a folder of models (GGUF or safetensors): each on its own */
+			char **sub = NULL;
+			size_t nsub = 0;
+			if (ws_expand_path(paths[i], &sub, &nsub)) {
+				rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
+				continue;
+			}
+			for (size_t k = 0; k < nsub; k++) {
+				rc = ws_exit_worst(rc, check_one(cli, &o, sub[k]));
+				free(sub[k]);
+			}
+			free(sub);
+			if (!nsub)
+				rc = ws_exit_worst(rc, check_one(cli, &o, paths[i]));
+		}
 	}
 	free(paths);
 	free_opts(&o);

@@ -28,7 +28,7 @@ static const cmd_entry commands[] = {
 	{"verify", ws_cmd_verify, "verify MANIFEST|DIR [-j N] [--quiet] [--status] [--strict] [--ignore-missing]"},
 	{"flops", ws_cmd_flops, "flops PATH [--seq N] [--layers SPEC]... [--kv-dtype T] MACs a*N + b*N^2 from real shapes"},
 	{"report", ws_cmd_report, "report PATH [B] [-o FILE] [--svg] [--config F]  self-contained HTML/SVG picture"},
-	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--strict] [--fail-on CODES] [--ignore FILE]"},
+	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--variant NAME] [--strict] [--fail-on CODES] [--ignore FILE]"},
 	{"diff", ws_cmd_diff, "diff A B [-j N]             what changed: tensors, dtypes, shapes, content, per-role deltas"},
 	{"scan", ws_cmd_scan, "scan PATH [-j N]            NaN, Inf, all-zero tensors, min/max/mean/std"},
 };

@@ -39,6 +39,8 @@ static const rule rules[] = {
 	{"unknown-role", "UnknownRole", "warning", "Tensor names that no role table line recognizes."},
 	{"vocab-only", "VocabOnly", "note", "A GGUF with metadata and no tensors."},
 	{"dtype-mixed", "DtypeMixed", "note", "Float types are mixed inside one block."},
+	{"duplicate-tensor", "DuplicateTensor", "error", "The same tensor name in two files of one checkpoint that are not variants of each other."},
+	{"variant", "Variant", "note", "The folder holds variants of one checkpoint; which one was read."},
 };
 
 static const char *const sarif_levels[] = {
