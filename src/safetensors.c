@@ -521,6 +521,17 @@ accept(scan *s, char c)
 	return false;
 }
 
+/* data_offsets is not [begin, end]: where the header stops short, the end
+ * is what is wrong; else the pair, at its '['. */
+static int
+offsets_pair_error(scan *s, uint64_t at, const char *name)
+{
+	if (s->pos >= s->len)
+		return fail(s, "invalid JSON in header: unexpected end");
+	return ws_err_at(s->err, s->file, at, "tensor '%s': data_offsets must hold 2 integers",
+			 name);
+}
+
 static int
 scan_metadata(scan *s, uint32_t file_idx)
 {
@@ -703,13 +714,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 				if (expect(s, '[') || scan_u64(s, "a data offset", &e->begin))
 					return -1;
 				if (!accept(s, ','))
-					return ws_err_at(s->err, s->file, at,
-							 "tensor '%s': data_offsets must hold 2 integers", name);
+					return offsets_pair_error(s, at, name);
 				if (scan_u64(s, "a data offset", &e->end))
 					return -1;
 				if (!accept(s, ']'))
-					return ws_err_at(s->err, s->file, at,
-							 "tensor '%s': data_offsets must hold 2 integers", name);
+					return offsets_pair_error(s, at, name);
 			} else if (skip_value(s, 2)) {
 				return -1;
 			}

@@ -351,6 +351,7 @@ static const bad_case bad_cases[] = {
 	{"overflow.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,0],\"data_offsets\":[0,0]}}", 0, 9, "overflows"},
 	{"bad-dtype.safetensors", "{\"a\":{\"dtype\":\"bf16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2, 22, "unknown dtype \"bf16\""},
 	{"missing-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 0, 9, "missing \"data_offsets\""},
+	{"cut-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0", 0, 57, "unexpected end"},
 	{"three-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", 8, 55, "2 integers"},
 	{"f4-odd.safetensors", "{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2, 9, "whole number of bytes"},
 	{"size-mismatch.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4, 9, "needs 8 bytes"},

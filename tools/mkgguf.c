@@ -4,9 +4,11 @@
  *   mkgguf valid DIR   tiny valid files: a llama with F32/F16/Q8_0/Q4_K
  *                      tensors (little-endian, big-endian, v2), a 3-part
  *                      split set, a vocab-only file, a MoE with 3-D
- *                      *_exps tensors, a bool value of 2
+ *                      *_exps tensors
  *   mkgguf bad DIR     one broken file per structural rule (exit 3 in
- *                      weightscan), the loader-incompatible files (li-*),
+ *                      weightscan; the specification's limits too: a bool
+ *                      of 2, a 65-byte name, alignment 12 or 4), the
+ *                      loader-incompatible files (li-*),
  *                      broken split sets, and DIR/expect.tsv: for each
  *                      broken file, the byte offset of the offending field
  *
