@@ -1359,13 +1359,14 @@ split_part(const char *name, size_t *plen)
 	return true;
 }
 
-/* A folder holding the names Hugging Face writes is one safetensors model:
+/* A folder holding the index Hugging Face writes is one safetensors model:
  * known without listing it (a 191-shard folder's listing is not free, and
- * the model's open lists it anyway). */
+ * the model's open lists it anyway).  A model.safetensors alone says less:
+ * a whole model may lie beside it. */
 static bool
 holds_canonical(const char *dir)
 {
-	static const char *const names[] = {"model.safetensors.index.json", "model.safetensors"};
+	static const char *const names[] = {"model.safetensors.index.json"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *p = ws_path_join(dir, names[i]);
 		bool yes = p && access(p, F_OK) == 0;

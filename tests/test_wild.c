@@ -290,6 +290,20 @@ Test(wild, variants_sharded)
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
 		cr_expect(ws_contains(r.out, files[i]), "%s missing from:\n%s", files[i], r.out);
 	ws_run_free(&r);
+	/* and verify re-hashes every one of them */
+	char *man = ws_join(dir, "MANIFEST");
+	r = ws_run_cli("hash", "-o", man, dir, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("verify", man, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char line[128];
+		snprintf(line, sizeof line, "%.*s: OK", (int)strlen(files[i] + 1) - 1, files[i] + 1);
+		cr_expect(ws_contains(r.out, line), "'%s' missing from:\n%s", line, r.out);
+	}
+	ws_run_free(&r);
+	free(man);
 	ws_rmtree(dir);
 	free(dir);
 }
@@ -369,6 +383,23 @@ Test(wild, folder_of_models)
 		lines++;
 	cr_expect_eq(lines, 3, "one object per model: %s", r.out);
 	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* A whole model beside model.safetensors is a folder of models too. */
+Test(wild, folder_of_models_with_model_safetensors)
+{
+	char *dir = ws_tmpdir();
+	free(write_st(dir, "model.safetensors", "w", 6));
+	free(write_st(dir, "model-ema.safetensors", "w", 6));
+	char **sub = NULL;
+	size_t n = 0;
+	cr_assert_eq(ws_expand_path(dir, &sub, &n), 0);
+	cr_expect_eq(n, 2);
+	for (size_t i = 0; i < n; i++)
+		free(sub[i]);
+	free(sub);
 	ws_rmtree(dir);
 	free(dir);
 }
