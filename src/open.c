@@ -792,8 +792,8 @@ with_suffix(const name_list *all, const char *suffix, name_list *out)
 
 /* ==== variants and folders of models ==== */
 
-/* transformers and diffusers write variant V of checkpoint S as
- * S.V.safetensors, its shards as S.V-00001-of-00002.safetensors (older
+/* transformers and diffusers write variant V of checkpoint S (model,
+ * diffusion_pytorch_model) as S.V.safetensors, its shards as S.V-00001-of-00002.safetensors (older
  * writers: S-00001-of-00002.V.safetensors) and their index as
  * S.safetensors.index.V.json; the non-variant files have no V. */
 typedef struct vparts {
@@ -818,6 +818,19 @@ cut_shard_suffix(const char *s, size_t *n)
 	return true;
 }
 
+/* The weights names transformers and diffusers add a variant to: another
+ * file's "x.v2.safetensors" is a name of its own (a LoRA's second version
+ * is not an alternative to its first). */
+static bool
+variant_stem(const char *s, size_t n)
+{
+	static const char *const stems[] = {"model", "diffusion_pytorch_model"};
+	for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
+		if (strlen(stems[i]) == n && !memcmp(stems[i], s, n))
+			return true;
+	return false;
+}
+
 static void
 variant_parts(const char *name, vparts *v)
 {
@@ -832,8 +845,8 @@ variant_parts(const char *name, vparts *v)
 			v->var = a;
 			v->var_len = (size_t)(b - a);
 		}
-		if (!strcmp(a, "json"))
-			v->var_len = 0; /* S.safetensors.index.json */
+		if (!strcmp(a, "json") || !variant_stem(name, v->stem_len))
+			v->var_len = 0; /* S.safetensors.index.json, or not a variant */
 		return;
 	}
 	if (!ends_with(name, st))
@@ -844,10 +857,13 @@ variant_parts(const char *name, vparts *v)
 	while (dot && *--dot != '.')
 		;
 	if (dot && dot > name && (size_t)(dot - name) + 1 < n) {
-		v->var = dot + 1;
-		v->var_len = n - (size_t)(dot - name) - 1;
-		n = (size_t)(dot - name);
-		cut_shard_suffix(name, &n);
+		size_t stem = (size_t)(dot - name);
+		cut_shard_suffix(name, &stem);
+		if (variant_stem(name, stem)) {
+			v->var = dot + 1;
+			v->var_len = n - (size_t)(dot - name) - 1;
+			n = stem;
+		}
 	}
 	v->stem_len = n;
 }

@@ -387,6 +387,24 @@ Test(wild, folder_of_models)
 	free(dir);
 }
 
+/* Only the weights names transformers and diffusers give variants are
+ * variants: two versions of a LoRA are two models. */
+Test(wild, versions_of_a_lora_are_not_variants)
+{
+	char *dir = ws_tmpdir();
+	free(write_st(dir, "style.v1.safetensors", "w", 5));
+	free(write_st(dir, "style.v2.safetensors", "w", 5));
+	ws_model *m = open_ok(dir, NULL);
+	cr_expect_null(finding(m, "variant"));
+	cr_expect(m->folder_of_models);
+	ws_model_free(m);
+	ws_run r = ws_run_cli("check", "--variant", "v2", dir, NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 /* A whole model beside model.safetensors is a folder of models too. */
 Test(wild, folder_of_models_with_model_safetensors)
 {

@@ -271,10 +271,11 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 		rc = ws_cli_usage_error("check: no PATH given");
 	if (!rc) {
 		for (int i = 0; i < n; i++) {
-			/* a folder of models (GGUF or safetensors): each on its own */
+			/* a folder of models (GGUF or safetensors): each on its own;
+			 * with --variant the folder is one checkpoint in that variant */
 			char **sub = NULL;
 			size_t nsub = 0;
-			if (ws_expand_path(paths[i], &sub, &nsub)) {
+			if (!o.variant && ws_expand_path(paths[i], &sub, &nsub)) {
 				rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
 				continue;
 			}
