@@ -345,6 +345,35 @@ Test(wild, duplicate_tensor_across_files)
 	free(dir);
 }
 
+/* The same with an index: each shard is a valid file, the checkpoint holds
+ * the tensor twice - a finding (check fails), not exit 3. */
+Test(wild, duplicate_tensor_across_indexed_shards)
+{
+	char *dir = ws_tmpdir();
+	char *a = write_st(dir, "model-00001-of-00002.safetensors", "a", 2);
+	char *b = ws_write_safetensors(dir, "model-00002-of-00002.safetensors",
+				       "{\"a1.weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+				       strlen("{\"a1.weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}"),
+				       8);
+	static const char idx[] = "{\"weight_map\":{\"a0.weight\":\"model-00001-of-00002.safetensors\","
+				  "\"a1.weight\":\"model-00002-of-00002.safetensors\"}}";
+	free(ws_write_file(dir, "model.safetensors.index.json", idx, sizeof idx - 1));
+	ws_model *m = open_ok(dir, NULL);
+	cr_assert_eq(count_findings(m, "duplicate-tensor"), 1);
+	const ws_finding *f = finding(m, "duplicate-tensor");
+	cr_expect(ws_contains(f->message, "'a1.weight'") && ws_contains(f->message, a) &&
+		  ws_contains(f->message, b), "%s", f->message);
+	cr_expect_eq(count_findings(m, "index-mismatch"), 0, "the map names a file that holds it");
+	ws_model_free(m);
+	ws_run r = ws_run_cli("check", dir, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	free(a);
+	free(b);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 /* A folder whose files each hold a whole model (a full checkpoint and an
  * EMA-only one, LoRAs of one base): each reported on its own, no
  * duplicate-tensor. */
