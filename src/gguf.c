@@ -464,6 +464,16 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 	return ws_gguf_parse(m, (uint32_t)idx, names, err);
 }
 
+int
+ws_gguf_load_file(ws_model *m, const char *path, ws_error *err)
+{
+	ws_strset names = {0};
+	m->format = WS_FORMAT_GGUF;
+	int rc = load_one(m, path, &names, err);
+	ws_strset_free(&names);
+	return rc;
+}
+
 /* Metadata is parsed from map[0..map_len) (a remote file's fetched
  * prefix); counts and data ranges are checked against the file size. */
 int
@@ -536,7 +546,8 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 		ws_err_at(err, g.path, g.off, "data section start overflows");
 		goto out;
 	}
-	if (n_tensors && f->data_start > f->size) {
+	f->expected_size = n_tensors ? f->data_start : f->size;
+	if (n_tensors && f->data_start > f->size && !m->keep_truncated) {
 		ws_err_at(err, g.path, g.off,
 			  "data section would start at %llu, past the end of the file (%llu bytes): truncated",
 			  (unsigned long long)f->data_start, (unsigned long long)f->size);
@@ -546,7 +557,10 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 		ws_tensor *t = &m->tensors[i];
 		uint64_t end;
 		t->offset += f->data_start;
-		if (!ws_add_u64(t->offset, t->bytes, &end) || end > f->size) {
+		if (ws_add_u64(t->offset, t->bytes, &end) && end > f->expected_size)
+			f->expected_size = end;
+		if (!ws_add_u64(t->offset, t->bytes, &end) ||
+		    (end > f->size && !m->keep_truncated)) {
 			char nb[1024];
 			ws_err_at(err, g.path, t->offset,
 				  "tensor '%s' data [%llu, %llu) extends past the end of the file (%llu bytes): truncated",

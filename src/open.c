@@ -1527,6 +1527,7 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 	ws_model *m = ws_model_new(path);
 	if (!m)
 		return ws_err_oom(err, path);
+	m->keep_truncated = opts && opts->allow_truncated;
 	if (stat(path, &st) != 0) {
 		ws_err(err, WS_EXIT_INPUT, path, "%s", strerror(errno));
 		goto out;
@@ -1583,4 +1584,30 @@ out:
 	}
 	*out = m;
 	return 0;
+}
+
+const ws_file *
+ws_model_truncated(const ws_model *m)
+{
+	for (uint32_t i = 0; m && i < m->n_files; i++)
+		if (m->files[i].expected_size > m->files[i].size)
+			return &m->files[i];
+	return NULL;
+}
+
+int
+ws_weight_file_extent(const char *path, uint64_t *size, uint64_t *expected, ws_error *err)
+{
+	ws_model *m = ws_model_new(path);
+	if (!m)
+		return ws_err_oom(err, path);
+	m->keep_truncated = true;
+	int r = ends_with(path, ".gguf") || is_gguf_file(path) ? ws_gguf_load_file(m, path, err)
+		: ws_safetensors_load(m, path, err);
+	if (r == 0) {
+		*size = m->files[0].size;
+		*expected = m->files[0].expected_size;
+	}
+	ws_model_free(m);
+	return r ? -1 : 0;
 }

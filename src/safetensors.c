@@ -1455,7 +1455,7 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 			break;
 		}
 		running = e->end;
-		if (running > data_len) {
+		if (running > data_len && !m->keep_truncated) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, size,
 				       "tensor '%s': data ends at byte %llu of the data section, "
@@ -1469,6 +1469,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	vec_free(&ev);
 	if (rc)
 		return -1;
+	if (!ws_add_u64(8 + n, running, &f->expected_size))
+		return ws_err_at(err, path, 8, "data offsets overflow");
+	if (running > data_len)
+		return 0; /* truncated, kept: ws_model_truncated says so */
 	if (running != data_len)
 		return ws_err_at(err, path, 8 + n + running,
 				 "%llu trailing bytes after the last tensor's data",

@@ -410,3 +410,18 @@ ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 		pthread_attr_destroy(ap);
 	return rc ? -1 : 0;
 }
+
+void
+ws_fmt_eta(uint64_t done, uint64_t total, double secs, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!done || done >= total || secs <= 0)
+		return;
+	double left = secs * (double)(total - done) / (double)done;
+	if (left < 90)
+		snprintf(buf, len, "%.0f s left", left);
+	else if (left < 5400)
+		snprintf(buf, len, "%.0f min left", left / 60);
+	else
+		snprintf(buf, len, "%.1f h left", left / 3600);
+}

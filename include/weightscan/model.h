@@ -133,6 +133,9 @@ typedef struct ws_file {
 	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
 	uint64_t data_start;   /* absolute offset of the data section */
 	uint64_t tensor_count;
+	uint64_t expected_size; /* the size the header implies: > size when the
+				 * file is truncated (kept only when the model
+				 * was opened with allow_truncated) */
 	uint32_t version;      /* GGUF version; 0 for safetensors */
 	bool big_endian;       /* GGUF byte-swapped file */
 } ws_file;
@@ -229,6 +232,9 @@ typedef struct ws_model {
 	/* A folder without an index whose files each hold a whole model
 	 * (ws_expand_path reports them one by one). */
 	bool folder_of_models;
+	bool keep_truncated;      /* readers record data past the end of a
+				   * file (ws_file.expected_size) instead of
+				   * failing: an intact header still lists */
 } ws_model;
 
 typedef struct ws_open_opts {
@@ -237,6 +243,9 @@ typedef struct ws_open_opts {
 	const char *variant;      /* --variant NAME: the variant a folder's
 				   * checkpoint is read in (NULL: the
 				   * non-variant files) */
+	bool allow_truncated;     /* a file whose header is intact but whose
+				   * data is short opens (ws_model_truncated
+				   * says which); otherwise it is exit 3 */
 } ws_open_opts;
 
 /*
@@ -247,6 +256,18 @@ typedef struct ws_open_opts {
 int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
 void ws_model_free(ws_model *m);
+
+/* The first file of m shorter than its header says (opened with
+ * allow_truncated), or NULL. */
+const ws_file *ws_model_truncated(const ws_model *m);
+
+/*
+ * One weight file alone (safetensors or GGUF, not its split set or
+ * folder): its size and the size its header implies.  -1 with err when
+ * the header itself is unreadable or malformed.
+ */
+int ws_weight_file_extent(const char *path, uint64_t *size, uint64_t *expected,
+			  ws_error *err);
 
 /*
  * Everything inspect and check say about an open model: roles, the

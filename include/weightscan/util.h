@@ -37,6 +37,9 @@ char *ws_fmt_commas(uint64_t v, char *buf, size_t len);
 char *ws_fmt_human(uint64_t v, char *buf, size_t len);
 /* "1.50 GiB" style byte size. */
 char *ws_fmt_bytes(uint64_t v, char *buf, size_t len);
+/* A progress line's time left at the rate so far ("12 s left", "3 min
+ * left", "1.5 h left"); "" until done > 0 and once done >= total. */
+void ws_fmt_eta(uint64_t done, uint64_t total, double secs, char *buf, size_t len);
 
 /* Is s[0..len) valid UTF-8 with no NUL and no surrogates/overlongs? */
 bool ws_utf8_valid(const char *s, size_t len);

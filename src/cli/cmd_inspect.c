@@ -16,13 +16,31 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	  const char *config, ws_model **out)
 {
 	ws_error err = {0};
-	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download};
+	/* a truncated file whose header is intact is listed, then exit 3 */
+	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download,
+			  .allow_truncated = true};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
 		return ws_cli_report_error(cli, command, path, &err);
 	}
 	return 0;
+}
+
+/* After listing: a file shorter than its header says is still exit 3. */
+static int
+truncated_after(const ws_cli *cli, const char *command, const char *path, const ws_model *m,
+		int rc)
+{
+	const ws_file *f = ws_model_truncated(m);
+	if (!f)
+		return rc;
+	ws_error err = {0};
+	ws_err_at(&err, f->path, f->size,
+		  "truncated at %llu of %llu bytes (the header is intact, the data is short): "
+		  "download the file again", (unsigned long long)f->size,
+		  (unsigned long long)f->expected_size);
+	return ws_exit_worst(rc, ws_cli_report_error(cli, command, path, &err));
 }
 
 /* ==== inspect ==== */
@@ -102,6 +120,7 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 			fputc('\n', cli->out);
 		ws_report_inspect_text(cli->out, m, cli->color);
 	}
+	rc = truncated_after(cli, command, path, m, rc);
 	ws_cli_done_with(m);
 	return rc;
 }
@@ -351,7 +370,7 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 	int rc = open_path(cli, "ls", path, config, &m);
 	if (rc)
 		return rc;
-	rc = ls_one(cli, m, &o, path);
+	rc = truncated_after(cli, "ls", path, m, ls_one(cli, m, &o, path));
 	ws_model_free(m);
 	return rc;
 }
