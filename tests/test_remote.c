@@ -758,8 +758,9 @@ Test(remote, gguf_split_count_from_the_name_is_bounded)
 	cr_expect_eq(m.status, 3, "%d %s", m.status, m.err);
 	cr_expect(ws_contains(m.err, "-of-99999.gguf: not found (HTTP 404)"), "%s", m.err);
 	cr_expect_lt(m.maxrss_kb, 96 * 1024, "peak RSS %ld KB", m.maxrss_kb);
+	/* bounded work is the request count and memory above; the time is
+	 * only reported (a wall-clock limit fails on a loaded machine) */
 	cr_expect_leq(reqs, 1 + 64 + 64, "%llu requests", reqs);
-	cr_expect_lt(secs, 10.0);
 	fprintf(stderr, "x-00001-of-99999.gguf: peak RSS %ld KB, %llu requests, %.3f s\n",
 		m.maxrss_kb, reqs, secs);
 	free(m.err);

@@ -162,7 +162,9 @@ Test(verify_cache, interrupted_download_is_missing_partially_downloaded)
 	ws_run_free(&r);
 
 	/* a blob that went missing behind its link */
-	char *blob = digest_hex(ws_join(snap, SHARD1), WS_HASH_SHA256);
+	char *linked = ws_join(snap, SHARD1);
+	char *blob = digest_hex(linked, WS_HASH_SHA256);
+	free(linked);
 	char *bp;
 	cr_assert(asprintf(&bp, "%s/blobs/%s", cache, blob) > 0);
 	cr_assert_eq(unlink(bp), 0);
@@ -360,7 +362,9 @@ Test(verify_manifest, reads_sha256sum_sha1sum_and_xxhsum_forms)
 	ws_run_free(&r);
 	/* untrusted lines: garbage counted as malformed, no crash */
 	free(ws_write_file(dir, "G", "XXH128 (x = 00\nSHA256 () = zz\n\\\\q  \n" "12345678  \n", 39));
-	r = ws_run_cli("verify", ws_join(dir, "G"), NULL);
+	char *g = ws_join(dir, "G");
+	r = ws_run_cli("verify", g, NULL);
+	free(g);
 	cr_assert_eq(r.status, 3, "%s%s", r.out, r.err);
 	cr_assert(ws_contains(r.err, "no properly formatted checksum lines"), "%s", r.err);
 	ws_run_free(&r);
@@ -377,7 +381,9 @@ Test(verify_manifest, written_manifests_are_read_by_the_tools)
 	char *dir = ws_tmpdir();
 	write_checkpoint(dir);
 	char *man = ws_join(dir, "x.sha256");
-	ws_run r = ws_run_cli("hash", "--sha256", "-o", man, ws_join(dir, SHARD1), ws_join(dir, SHARD2), NULL);
+	char *s1 = ws_join(dir, SHARD1), *s2 = ws_join(dir, SHARD2);
+	ws_run r = ws_run_cli("hash", "--sha256", "-o", man, s1, s2, NULL);
+	free(s1), free(s2);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	ws_run_free(&r);
 	cr_assert_eq(sh_status(dir, "sha256sum -c --status x.sha256"), 0);
@@ -430,7 +436,9 @@ Test(verify_json, hash_and_verify_print_one_object_per_line)
 	char *man = ws_join(dir, "M");
 	r = ws_run_cli("hash", "-o", man, dir, NULL);
 	ws_run_free(&r);
-	cr_assert_eq(truncate(ws_join(dir, SHARD2), 100), 0);
+	char *s2 = ws_join(dir, SHARD2);
+	cr_assert_eq(truncate(s2, 100), 0);
+	free(s2);
 	r = ws_run_cli("verify", "--json", man, NULL);
 	cr_assert_eq(r.status, 1);
 	size_t lines = 0, failed = 0;
