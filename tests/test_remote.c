@@ -47,8 +47,17 @@ no_proxies(void)
 	unsetenv("HF_TOKEN");
 }
 
+static server start_server_with(const char *root, const char *opt, const char *val);
+
 static server
 start_server(const char *root)
+{
+	return start_server_with(root, NULL, NULL);
+}
+
+/* With one more option (--delay MS, --redirect-all BASE), or none. */
+static server
+start_server_with(const char *root, const char *opt, const char *val)
 {
 	server s = {0};
 	int po[2];
@@ -60,7 +69,7 @@ start_server(const char *root)
 	if (s.pid == 0) {
 		dup2(po[1], 1);
 		close(po[0]);
-		execl(bin, bin, root, "--idle", "30", (char *)NULL);
+		execl(bin, bin, root, "--idle", "30", opt, val, (char *)NULL);
 		_exit(127);
 	}
 	close(po[1]);
@@ -521,6 +530,63 @@ Test(remote, hf_paths_against_hf_endpoint)
 	ws_rmtree(dir);
 	free(repo);
 	free(dir);
+}
+
+/* HF_TOKEN goes to the Hub's host only: a redirect to another host (the
+ * Hub's CDN) gets the request without it. */
+Test(remote, token_never_follows_a_redirect_to_another_host)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *repo = ws_join(dir, "acme/tiny-7B/resolve/main");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "mkdir -p '%s'", repo) >= 0 && system(cmd) == 0);
+	free(cmd);
+	ws_mkfixture("tiny", repo, NULL);
+	server cdn = start_server(dir);
+	server hub = start_server_with(dir, "--redirect-all", cdn.base);
+	setenv("HF_ENDPOINT", hub.base, 1);
+	setenv("HF_TOKEN", "hf_test_token", 1);
+	ws_run r = ws_run_cli("--json", "inspect", "hf://acme/tiny-7B", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"tensor_count\""), "%s", r.out);
+	ws_run_free(&r);
+	cr_expect_gt(server_stat(&hub, "auth "), 0, "the Hub's host gets the token");
+	cr_expect_gt(server_stat(&cdn, "requests "), 0, "the redirect was followed");
+	cr_expect_eq(server_stat(&cdn, "auth "), 0, "the token followed the redirect");
+	unsetenv("HF_TOKEN");
+	unsetenv("HF_ENDPOINT");
+	stop_server(&hub);
+	stop_server(&cdn);
+	ws_rmtree(dir);
+	free(repo);
+	free(dir);
+}
+
+/* A round's requests all go out at once: with every response held 200 ms
+ * (a slow network's round trip, long enough that a sanitizer build's
+ * start-up spread stays inside one round) the 191-file folder costs a
+ * fixed few rounds, not one per shard or per connection's worth. */
+Test(remote, shard_headers_in_a_fixed_number_of_rounds)
+{
+	NEED_REMOTE();
+	char *cfg = ws_shared_path("configs/meta-llama__Llama-3.1-405B.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *m405 = ws_join(dir, "405b");
+	ws_mkfixture("sparse", m405, cfg, "--shards", "191", NULL);
+	server s = start_server_with(dir, "--delay", "200");
+	char *u = NULL;
+	cr_assert(asprintf(&u, "%s/405b/", s.base) > 0);
+	unsigned long long r0 = server_stat(&s, "rounds ");
+	ws_run r = ws_run_cli("check", u, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	unsigned long long rounds = server_stat(&s, "rounds ") - r0;
+	cr_expect_leq(rounds, 4, "%llu sequential rounds", rounds);
+	cr_log_info("remote check of 191 shards at 200 ms per response: %llu rounds", rounds);
+	ws_run_free(&r);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(u), free(m405), free(dir), free(cfg);
 }
 
 /* ==== bounded work for declared counts ==== */
