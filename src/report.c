@@ -20,11 +20,51 @@ ws_severity_name(ws_severity s)
 	return (unsigned)s < 3 ? severity_names[s] : "?";
 }
 
+static const ws_finding_code finding_codes[] = {
+	{"count-mismatch", "CountMismatch", WS_SEV_ERROR, "A role's parameter total differs from the architecture's formula."},
+	{"shape-mismatch", "ShapeMismatch", WS_SEV_ERROR, "A tensor's shape differs from what the architecture implies."},
+	{"missing-tensor", "MissingTensor", WS_SEV_ERROR, "A tensor the architecture requires is absent."},
+	{"layer-gap", "LayerGap", WS_SEV_ERROR, "A block index is missing from the checkpoint."},
+	{"tied-embeddings", "TiedEmbeddings", WS_SEV_ERROR, "The config ties the embeddings but an output head is stored."},
+	{"index-mismatch", "IndexMismatch", WS_SEV_ERROR, "The index.json and the shards disagree about tensors or total size."},
+	{"metadata-mismatch", "MetadataMismatch", WS_SEV_ERROR, "GGUF metadata contradicts the tensors."},
+	{"loader-incompatible", "LoaderIncompatible", WS_SEV_ERROR, "Allowed by the format but refused by llama.cpp or transformers."},
+	{"expect-params", "ExpectParams", WS_SEV_ERROR, "The parameter count missed check --expect-params."},
+	{"config-mismatch", "ConfigMismatch", WS_SEV_ERROR, "The config contradicts the tensors consistently (widths, layer count, vocabulary)."},
+	{"unexpected-tensor", "UnexpectedTensor", WS_SEV_WARNING, "A tensor the architecture does not have."},
+	{"layer-inconsistent", "LayerInconsistent", WS_SEV_WARNING, "One block differs from its siblings."},
+	{"declared-mismatch", "DeclaredMismatch", WS_SEV_ERROR, "A declared size (total_parameters, size label, name) differs from the count."},
+	{"unsupported-architecture", "UnsupportedArchitecture", WS_SEV_WARNING, "No formula for this model type; the count is not checked."},
+	{"unknown-role", "UnknownRole", WS_SEV_WARNING, "Tensor names that no role table line recognizes."},
+	{"vocab-only", "VocabOnly", WS_SEV_INFO, "A GGUF with metadata and no tensors."},
+	{"dtype-mixed", "DtypeMixed", WS_SEV_INFO, "Float types are mixed inside one block."},
+	{"unloaded-tensor", "UnloadedTensor", WS_SEV_WARNING, "Stored, but the config's class does not load it; counted apart."},
+	{"duplicate-tensor", "DuplicateTensor", WS_SEV_ERROR, "The same tensor name in two files of one checkpoint that are not variants of each other."},
+	{"variant", "Variant", WS_SEV_INFO, "The folder holds variants of one checkpoint; which one was read."},
+	{"adapter-mismatch", "AdapterMismatch", WS_SEV_ERROR, "An adapter's tensors contradict its config or its base."},
+};
+
+const ws_finding_code *
+ws_finding_codes(size_t *n)
+{
+	*n = sizeof finding_codes / sizeof finding_codes[0];
+	return finding_codes;
+}
+
+const ws_finding_code *
+ws_finding_code_find(const char *code)
+{
+	for (size_t i = 0; code && i < sizeof finding_codes / sizeof finding_codes[0]; i++)
+		if (!strcmp(finding_codes[i].code, code))
+			return &finding_codes[i];
+	return NULL;
+}
+
 bool
 ws_model_has_errors(const ws_model *m)
 {
 	for (size_t i = 0; i < m->n_findings; i++)
-		if (m->findings[i].severity == WS_SEV_ERROR)
+		if (m->findings[i].severity == WS_SEV_ERROR && !m->findings[i].ignored)
 			return true;
 	return false;
 }
@@ -162,6 +202,11 @@ findings_json(const ws_model *m)
 		if (f->has_expected) {
 			ws_json_add_u64(o, "expected", f->expected);
 			ws_json_add_u64(o, "actual", f->actual);
+		}
+		if (f->ignored) {
+			cJSON_AddTrueToObject(o, "ignored");
+			if (f->ignored_why)
+				ws_json_add_bytes(o, "ignored_why", f->ignored_why, strlen(f->ignored_why));
 		}
 		cJSON_AddItemToArray(a, o);
 	}
@@ -360,12 +405,17 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		ws_formula_print_summary(f, m->arch, m->formula);
 	}
 	fputs("\nfindings       ", f);
-	if (!m->n_findings)
+	size_t shown = 0;
+	for (size_t i = 0; i < m->n_findings; i++)
+		shown += !m->findings[i].ignored;
+	if (!shown)
 		fputs("none\n", f);
 	else
-		fprintf(f, "%zu\n", m->n_findings);
+		fprintf(f, "%zu\n", shown);
 	for (size_t i = 0; i < m->n_findings; i++) {
 		const ws_finding *fd = &m->findings[i];
+		if (fd->ignored)
+			continue; /* counted by check after the list */
 		const char *col = !color ? "" : fd->severity == WS_SEV_ERROR ? "\033[31m"
 					     : fd->severity == WS_SEV_WARNING ? "\033[33m" : "\033[36m";
 		fprintf(f, "  %s%-7s%s %s: ", col, ws_severity_name(fd->severity),

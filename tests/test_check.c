@@ -620,22 +620,56 @@ Test(check, expect_params_fail_on_and_ignore)
 	cr_expect_eq(c.status, 0);
 	checked_free(&c);
 
-	/* --fail-on: only the codes listed fail, warnings included */
+	/* --fail-on adds the warning codes it names to those that fail;
+	 * it never takes away --strict's */
 	c = run_check(dir, "--fail-on", "tied-embeddings", NULL, NULL);
 	cr_expect_eq(c.status, 1);
+	cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
+	checked_free(&c);
+	c = run_check(dir, "--fail-on", "layer-gap,shape-mismatch", NULL, NULL);
+	cr_expect_eq(c.status, 0);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
 	checked_free(&c);
 	c = run_check(dir, "--fail-on", "layer-gap,shape-mismatch", "--strict", NULL);
-	cr_expect_eq(c.status, 0);
+	cr_expect_eq(c.status, 1);
 	checked_free(&c);
 
-	/* --ignore drops a finding before --strict sees it */
+	/* --ignore takes a finding out of the gate, and keeps it in sight */
 	char *ign = ws_write_file(tmp, "ignore.txt",
 				  "# reviewed\ntied-embeddings:lm_head.* the head is a copy\n",
 				  strlen("# reviewed\ntied-embeddings:lm_head.* the head is a copy\n"));
 	c = run_check(dir, "--strict", "--ignore", ign, NULL);
 	cr_expect_eq(c.status, 0, "exit %d", c.status);
-	cr_expect_eq(count_code(c.json, "tied-embeddings", NULL), 0);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
+	const cJSON *t = find(c.json, "tied-embeddings", -1, NULL, NULL);
+	cr_expect(t && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "ignored")));
+	cr_expect_str_eq(t ? str_of(t, "ignored_why") : "", "the head is a copy");
 	checked_free(&c);
+	ws_run tr = ws_run_cli("check", "--strict", "--ignore", ign, dir, NULL);
+	cr_expect_eq(tr.status, 0);
+	cr_expect(ws_contains(tr.out, "1 finding ignored by "), "%s", tr.out);
+	cr_expect(ws_contains(tr.out, "check          passed"), "%s", tr.out);
+	ws_run_free(&tr);
+	/* SARIF: the waived finding is a result with a suppression */
+	tr = ws_run_cli("check", "--format", "sarif", "--strict", "--ignore", ign, dir, NULL);
+	cr_expect_eq(tr.status, 0);
+	cr_expect(ws_contains(tr.out, "\"suppressions\""), "%s", tr.out);
+	cr_expect(ws_contains(tr.out, "\"justification\":\t\"the head is a copy\""), "%s", tr.out);
+	ws_run_free(&tr);
+
+	/* an unknown code switches nothing off: a usage error listing them */
+	tr = ws_run_cli("check", "--fail-on", "nonsense", dir, NULL);
+	cr_expect_eq(tr.status, 2);
+	cr_expect(ws_contains(tr.err, "unknown finding code 'nonsense'"), "%s", tr.err);
+	cr_expect(ws_contains(tr.err, "count-mismatch"), "%s", tr.err);
+	cr_expect_str_empty(tr.out);
+	ws_run_free(&tr);
+	char *bad = ws_write_file(tmp, "bad.txt", "# ok\ncount-mismatch\ntied-embedings:x typo\n", 42);
+	tr = ws_run_cli("check", "--ignore", bad, dir, NULL);
+	cr_expect_eq(tr.status, 2);
+	cr_expect(ws_contains(tr.err, "--ignore line 3: unknown finding code 'tied-embedings'"), "%s", tr.err);
+	ws_run_free(&tr);
+	free(bad);
 
 	/* usage errors */
 	ws_run r = ws_run_cli("check", dir, "--expect-params", "many", NULL);
@@ -659,10 +693,18 @@ Test(check, ignore_and_fail_on_with_a_real_defect)
 				  IGNORE_TEXT, strlen(IGNORE_TEXT));
 	checked c = run_check(f.dir, "--ignore", ign, NULL, NULL);
 	cr_expect_eq(c.status, 0, "exit %d", c.status);
-	cr_expect_eq(count_code(c.json, NULL, NULL), 0);
+	const cJSON *fd;
+	int kept = 0;
+	cJSON_ArrayForEach(fd, findings(c.json)) {
+		cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fd, "ignored")),
+			  "%s not ignored", str_of(fd, "code"));
+		kept++;
+	}
+	cr_expect_gt(kept, 0, "ignored findings are kept in JSON");
 	checked_free(&c);
+	/* --fail-on never takes an error away */
 	c = run_check(f.dir, "--fail-on", "layer-gap", NULL, NULL);
-	cr_expect_eq(c.status, 0);
+	cr_expect_eq(c.status, 1);
 	checked_free(&c);
 	c = run_check(f.dir, "--fail-on", "shape-mismatch", NULL, NULL);
 	cr_expect_eq(c.status, 1);

@@ -196,7 +196,29 @@ typedef struct ws_finding {
 	int32_t layer;         /* -1 when none */
 	bool has_expected;
 	uint64_t expected, actual;
+	/* check --ignore: kept, reported as ignored, never failing the gate;
+	 * why: the reason the ignore line gives (borrowed, may be NULL) */
+	bool ignored;
+	const char *ignored_why;
 } ws_finding;
+
+/*
+ * The finding codes of SPEC "Findings", one table for the library and
+ * every output: the code, its SARIF rule name, the most severe level it is
+ * raised at, and one line saying when.  Codes outside it are refused by
+ * check --fail-on and --ignore.
+ */
+typedef struct ws_finding_code {
+	const char *code;
+	const char *rule;      /* SARIF rule name, e.g. "CountMismatch" */
+	ws_severity severity;
+	const char *text;
+} ws_finding_code;
+
+/* The whole table (*n entries, static). */
+const ws_finding_code *ws_finding_codes(size_t *n);
+/* The entry of code, or NULL. */
+const ws_finding_code *ws_finding_code_find(const char *code);
 
 struct ws_arena;
 struct cJSON;

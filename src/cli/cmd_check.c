@@ -13,6 +13,7 @@
 typedef struct ignore_rule {
 	char *code;
 	char *glob;   /* NULL: every tensor */
+	char *why;    /* the rest of the line, or NULL */
 } ignore_rule;
 
 typedef struct check_opts {
@@ -26,7 +27,27 @@ typedef struct check_opts {
 	size_t n_fail_on;
 	ignore_rule *ignore;
 	size_t n_ignore;
+	const char *ignore_path;
 } check_opts;
+
+/* An unknown finding code is a usage error listing the valid ones: a
+ * typo must not switch the gate off. */
+static int
+unknown_code(const char *where, const char *code)
+{
+	size_t n;
+	const ws_finding_code *c = ws_finding_codes(&n);
+	char list[1024] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+					c[i].code);
+	char *esc = ws_escape_text(code, strlen(code));
+	int rc = ws_cli_usage_error("check: %s: unknown finding code '%s' (valid: %s)", where,
+				    esc ? esc : "?", list);
+	free(esc);
+	return rc;
+}
 
 /* "N" or "N:TOL" or "N:TOL%". */
 static int
@@ -59,6 +80,11 @@ parse_fail_on(check_opts *o, const char *v)
 	if (!dup)
 		return WS_EXIT_INTERNAL;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!ws_finding_code_find(t)) {
+			int rc = unknown_code("--fail-on", t);
+			free(dup);
+			return rc;
+		}
 		char **n = realloc(o->fail_on, (o->n_fail_on + 1) * sizeof *n);
 		if (!n || !(n[o->n_fail_on] = strdup(t))) {
 			free(n ? n : o->fail_on);
@@ -80,24 +106,38 @@ parse_ignore(check_opts *o, const char *path)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return ws_cli_usage_error("--ignore: cannot read %s", path);
+	o->ignore_path = path;
 	char line[4096];
+	size_t lineno = 0;
 	while (fgets(line, sizeof line, f)) {
+		lineno++;
 		char *p = line + strspn(line, " \t");
 		if (*p == '#' || *p == '\n' || !*p)
 			continue;
 		size_t w = strcspn(p, " \t\n");
+		char *rest = p[w] ? p + w + 1 : p + w;
 		p[w] = '\0';
+		rest += strspn(rest, " \t");
+		rest[strcspn(rest, "\n")] = '\0';
 		ignore_rule r = {0};
 		char *colon = strchr(p, ':');
-		if (colon) {
+		if (colon)
 			*colon = '\0';
-			r.glob = strdup(colon + 1);
+		if (!ws_finding_code_find(p)) {
+			char where[64];
+			snprintf(where, sizeof where, "--ignore line %zu", lineno);
+			fclose(f);
+			return unknown_code(where, p);
 		}
+		if (colon)
+			r.glob = strdup(colon + 1);
 		r.code = strdup(p);
+		r.why = *rest ? strdup(rest) : NULL;
 		ignore_rule *n = realloc(o->ignore, (o->n_ignore + 1) * sizeof *n);
-		if (!r.code || (colon && !r.glob) || !n) {
+		if (!r.code || (colon && !r.glob) || (*rest && !r.why) || !n) {
 			free(r.code);
 			free(r.glob);
+			free(r.why);
 			free(n ? n : o->ignore);
 			o->ignore = NULL;
 			fclose(f);
@@ -119,52 +159,55 @@ free_opts(check_opts *o)
 	for (size_t i = 0; i < o->n_ignore; i++) {
 		free(o->ignore[i].code);
 		free(o->ignore[i].glob);
+		free(o->ignore[i].why);
 	}
 	free(o->ignore);
 }
 
-static bool
-ignored(const check_opts *o, const ws_finding *f)
+static const ignore_rule *
+ignored_by(const check_opts *o, const ws_finding *f)
 {
 	for (size_t i = 0; i < o->n_ignore; i++) {
 		const ignore_rule *r = &o->ignore[i];
 		if (strcmp(r->code, f->code))
 			continue;
 		if (!r->glob || (f->tensor && fnmatch(r->glob, f->tensor, 0) == 0))
-			return true;
+			return r;
 	}
-	return false;
+	return NULL;
 }
 
-/* Drop ignored findings (they are the user's decision, not ours). */
-static void
+/* Mark ignored findings: the user's decision, kept in every output so a
+ * reviewer sees what was waived; how many. */
+static size_t
 apply_ignore(const check_opts *o, ws_model *m)
 {
-	size_t k = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < m->n_findings; i++) {
-		if (ignored(o, &m->findings[i])) {
-			free(m->findings[i].message);
-			free(m->findings[i].tensor);
-			continue;
+		const ignore_rule *r = ignored_by(o, &m->findings[i]);
+		if (r) {
+			m->findings[i].ignored = true;
+			m->findings[i].ignored_why = r->why;
+			n++;
 		}
-		m->findings[k++] = m->findings[i];
 	}
-	m->n_findings = k;
+	return n;
 }
 
+/* Errors always fail; --strict adds every warning, --fail-on the codes
+ * it names; only an --ignore line takes a finding out. */
 static bool
 fails(const check_opts *o, const ws_model *m)
 {
 	for (size_t i = 0; i < m->n_findings; i++) {
 		const ws_finding *f = &m->findings[i];
-		if (o->n_fail_on) {
-			for (size_t c = 0; c < o->n_fail_on; c++)
-				if (!strcmp(o->fail_on[c], f->code))
-					return true;
+		if (f->ignored)
 			continue;
-		}
 		if (f->severity == WS_SEV_ERROR || (o->strict && f->severity == WS_SEV_WARNING))
 			return true;
+		for (size_t c = 0; c < o->n_fail_on; c++)
+			if (!strcmp(o->fail_on[c], f->code))
+				return true;
 	}
 	return false;
 }
@@ -202,7 +245,7 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 					     (unsigned long long)s.params);
 		ws_summary_free(&s);
 	}
-	apply_ignore(o, m);
+	size_t n_ignored = apply_ignore(o, m);
 	bool failed = fails(o, m);
 	int rc = failed ? WS_EXIT_FINDINGS : WS_EXIT_OK;
 	if (cli->format == WS_OUT_JSON) {
@@ -219,6 +262,11 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 		ws_out_findings_quiet(cli->out, path, m);
 	} else {
 		ws_report_inspect_text(cli->out, m, cli->color);
+		if (n_ignored) {
+			fprintf(cli->out, "  %zu finding%s ignored by ", n_ignored, n_ignored == 1 ? "" : "s");
+			ws_fput_escaped(cli->out, o->ignore_path, strlen(o->ignore_path));
+			fputc('\n', cli->out);
+		}
 		fprintf(cli->out, "\ncheck          %s\n", failed ? "FAILED" : "passed");
 	}
 	ws_model_free(m);

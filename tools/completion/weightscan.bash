@@ -19,7 +19,7 @@ _weightscan()
 		tied-embeddings index-mismatch metadata-mismatch loader-incompatible
 		expect-params unexpected-tensor layer-inconsistent declared-mismatch
 		unsupported-architecture unknown-role vocab-only dtype-mixed
-		duplicate-tensor variant'
+		duplicate-tensor variant config-mismatch unloaded-tensor adapter-mismatch'
 	local dtypes='F32 F16 BF16 F8_E4M3 F8_E5M2 Q8_0 Q4_0'
 	local cmd='' i w
 	for ((i = 1; i < COMP_CWORD; i++)); do
