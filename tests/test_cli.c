@@ -296,3 +296,123 @@ Test(hostile, config_strings_in_findings_are_escaped)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== the command line a newcomer meets ==== */
+
+Test(newcomer, help_per_command)
+{
+	static const char *const cmds[] = {"inspect", "ls", "meta", "formula", "hash", "verify",
+					   "flops", "report", "check", "diff", "scan"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		ws_run a = ws_run_cli(cmds[i], "--help", NULL);
+		ws_run b = ws_run_cli("help", cmds[i], NULL);
+		cr_expect_eq(a.status, 0, "%s --help: %s", cmds[i], a.err);
+		char want[64];
+		snprintf(want, sizeof want, "usage: weightscan %s", cmds[i]);
+		cr_expect(ws_contains(a.out, want), "%s --help: %s", cmds[i], a.out);
+		cr_expect(ws_contains(a.out, "exit 1 when:"), "%s", a.out);
+		cr_expect_str_eq(a.out, b.out, "help %s differs from %s --help", cmds[i], cmds[i]);
+		ws_run_free(&a);
+		ws_run_free(&b);
+	}
+	ws_run r = ws_run_cli("check", "--help", NULL);
+	cr_expect(ws_contains(r.out, "--fail-on CODES"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("help", "bogus", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "commands: inspect, ls"), "%s", r.err);
+	ws_run_free(&r);
+}
+
+Test(newcomer, mistyped_command_is_a_usage_error_with_a_suggestion)
+{
+	ws_run r = ws_run_cli("chekc", "model", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "did you mean 'check'?"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("fromula", "x.json", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "did you mean 'formula'?"), "%s", r.err);
+	ws_run_free(&r);
+	/* with a '.' or '/', or far from every command, it is a PATH */
+	r = ws_run_cli("chekc.safetensors", NULL);
+	cr_expect_eq(r.status, 3);
+	ws_run_free(&r);
+	r = ws_run_cli("model-dir-that-is-absent", NULL);
+	cr_expect_eq(r.status, 3);
+	ws_run_free(&r);
+	/* an existing path of that name is read as the path */
+	char *dir = ws_tmpdir(), *cwd = getcwd(NULL, 0);
+	cr_assert(chdir(dir) == 0);
+	free(ws_write_file(dir, "chekc", "x", 1));
+	r = ws_run_cli("chekc", NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect_not(ws_contains(r.err, "did you mean"), "%s", r.err);
+	ws_run_free(&r);
+	cr_assert(chdir(cwd) == 0);
+	ws_rmtree(dir);
+	free(dir);
+	free(cwd);
+}
+
+Test(newcomer, unknown_values_list_the_valid_ones)
+{
+	char *m = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("ls", m, "--role", "bogus", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "(roles: other, embed,"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("--format", "xml", m, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "text, json, sarif, github"), "%s", r.err);
+	ws_run_free(&r);
+	free(m);
+}
+
+Test(newcomer, counts_take_suffixes)
+{
+	uint64_t v, u;
+	cr_expect(ws_parse_count("8.03B", false, &v, &u));
+	cr_expect_eq(v, 8030000000ull);
+	cr_expect_eq(u, 5000000ull);
+	cr_expect(ws_parse_count("8030261248", false, &v, &u));
+	cr_expect_eq(v, 8030261248ull);
+	cr_expect_eq(u, 0);
+	cr_expect(ws_parse_count("405B", false, &v, &u));
+	cr_expect_eq(v, 405000000000ull);
+	cr_expect_eq(u, 500000000ull);
+	cr_expect(ws_parse_count("8k", true, &v, NULL));
+	cr_expect_eq(v, 8192);
+	cr_expect(ws_parse_count("1.5k", true, &v, NULL));
+	cr_expect_eq(v, 1536);
+	cr_expect(ws_parse_count("128K", true, &v, NULL));
+	cr_expect_eq(v, 131072);
+	cr_expect_not(ws_parse_count("8B", true, &v, NULL), "B is no token suffix");
+	cr_expect_not(ws_parse_count("1.0001k", true, &v, NULL), "not whole");
+	cr_expect_not(ws_parse_count("99999999999999999999", false, &v, NULL));
+	cr_expect_not(ws_parse_count("", false, &v, NULL));
+	cr_expect_not(ws_parse_count("8.03Bx", false, &v, NULL));
+	cr_expect_not(ws_parse_count("30000000T", false, &v, NULL), "overflow");
+
+	/* the tiny checkpoint holds 27,296 */
+	char *m = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("check", "-q", m, "--expect-params", "27.3K", NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "27.4K", NULL);
+	cr_expect_eq(r.status, 1);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "27.4K:1%", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "many", NULL);
+	cr_expect_eq(r.status, 2);
+	ws_run_free(&r);
+	ws_run a = ws_run_cli("flops", "--json", m, "--seq", "8k", NULL);
+	ws_run b = ws_run_cli("flops", "--json", m, "--seq", "8192", NULL);
+	cr_expect_eq(a.status, 0, "%s", a.err);
+	cr_expect_str_eq(a.out, b.out);
+	ws_run_free(&a);
+	ws_run_free(&b);
+	free(m);
+}

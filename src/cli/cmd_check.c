@@ -23,6 +23,7 @@ typedef struct check_opts {
 	bool have_expect;
 	uint64_t expect, tol;
 	bool tol_percent;
+	double tol_pct;     /* with tol_percent */
 	char **fail_on;
 	size_t n_fail_on;
 	ignore_rule *ignore;
@@ -59,14 +60,25 @@ parse_expect(check_opts *o, const char *v)
 	colon = strchr(dup, ':');
 	if (colon)
 		*colon++ = '\0';
-	int rc = ws_cli_parse_u64("--expect-params", dup, &o->expect) ? WS_EXIT_USAGE : 0;
+	/* 8.03B: within the rounding of the digits given, unless a
+	 * tolerance is; 8030261248:0.1% or :5M */
+	int rc = ws_parse_count(dup, false, &o->expect, &o->tol) ? 0
+		: ws_cli_usage_error("--expect-params: '%s' is not a count (8030261248, 8.03B, "
+				     "8.03B:1%%, 8030261248:5M)", v);
 	if (!rc && colon) {
 		size_t l = strlen(colon);
+		char *end = NULL;
 		if (l && colon[l - 1] == '%') {
 			colon[l - 1] = '\0';
 			o->tol_percent = true;
+			o->tol_pct = strtod(colon, &end);
+			rc = *colon && end && !*end && o->tol_pct >= 0 && o->tol_pct <= 100 ? 0
+				: ws_cli_usage_error("--expect-params: '%s%%' is not a percentage", colon);
+		} else {
+			rc = ws_parse_count(colon, false, &o->tol, NULL) ? 0
+				: ws_cli_usage_error("--expect-params: tolerance '%s' is not a count or a "
+						     "percentage", colon);
 		}
-		rc = ws_cli_parse_u64("--expect-params tolerance", colon, &o->tol) ? WS_EXIT_USAGE : 0;
 	}
 	o->have_expect = true;
 	free(dup);
@@ -232,7 +244,7 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 		}
 		uint64_t tol = o->tol;
 		if (o->tol_percent) {
-			double t = (double)o->expect * (double)o->tol / 100.0;
+			double t = (double)o->expect * o->tol_pct / 100.0;
 			/* 2^64 as a double: anything at or above it is "any count" */
 			tol = t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
 		}

@@ -235,7 +235,8 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			ended = true;
 		} else if ((v = opt_value(argc, argv, &i, "--seq", &missing))) {
-			if (ws_cli_parse_u64("--seq", v, &o.seq)) {
+			if (!ws_parse_count(v, true, &o.seq, NULL)) {
+				ws_cli_usage_error("flops: --seq: '%s' is not a token count (4096, 8k, 1m)", v);
 				rc = WS_EXIT_USAGE;
 				goto out;
 			}

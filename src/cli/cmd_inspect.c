@@ -336,8 +336,14 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 			i++;
 			if (!strcmp(a, "--role")) {
 				o.role = ws_role_from_name(val);
-				if (o.role < 0)
-					return ws_cli_usage_error("ls: unknown role '%s'", val);
+				if (o.role < 0) {
+					char list[2048];
+					size_t len = 0;
+					for (int r = 0; r < WS_ROLE_COUNT && len < sizeof list; r++)
+						len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+									r ? ", " : "", ws_role_name((ws_role)r));
+					return ws_cli_usage_error("ls: unknown role '%s' (roles: %s)", val, list);
+				}
 			} else if (!strcmp(a, "--layer")) {
 				uint64_t l;
 				if (ws_cli_parse_u64("--layer", val, &l))
