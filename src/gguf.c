@@ -96,6 +96,7 @@ need(gg *g, uint64_t n, const char *what)
 		  "truncated: %s needs %llu bytes but only %llu remain",
 		  what, (unsigned long long)n,
 		  (unsigned long long)(g->len - g->off));
+	g->err->kind = WS_ERRK_TRUNCATED;
 	return false;
 }
 
@@ -551,6 +552,7 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 		ws_err_at(err, g.path, g.off,
 			  "data section would start at %llu, past the end of the file (%llu bytes): truncated",
 			  (unsigned long long)f->data_start, (unsigned long long)f->size);
+		err->kind = WS_ERRK_TRUNCATED;
 		goto out;
 	}
 	for (uint64_t i = first; i < m->n_tensors; i++) {
@@ -568,6 +570,7 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 				  (unsigned long long)t->offset,
 				  (unsigned long long)t->offset + t->bytes,
 				  (unsigned long long)f->size);
+			err->kind = WS_ERRK_TRUNCATED;
 			goto out;
 		}
 	}

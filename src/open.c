@@ -46,7 +46,7 @@ ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 	struct stat st;
 	*out = NULL;
 	if (fd < 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+		return ws_err_errno(err, path, errno, "cannot open");
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
@@ -542,7 +542,7 @@ open_dir(const char *dir, ws_error *err)
 {
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s", strerror(errno));
+		ws_err_errno(err, dir, errno, "cannot open folder");
 	return fd;
 }
 
@@ -1529,7 +1529,7 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 		return ws_err_oom(err, path);
 	m->keep_truncated = opts && opts->allow_truncated;
 	if (stat(path, &st) != 0) {
-		ws_err(err, WS_EXIT_INPUT, path, "%s", strerror(errno));
+		ws_err_errno(err, path, errno, NULL);
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {

@@ -467,7 +467,10 @@ retry_or_fail(req *r, ws_error *err, const char *msg)
 {
 	if (r->attempts < MAX_ATTEMPTS)
 		return RETRY;
-	return ws_err(err, WS_EXIT_INPUT, r->url, "%s (after %d attempts)", msg, r->attempts);
+	ws_err(err, WS_EXIT_INPUT, r->url, "%s (after %d attempts): try again later", msg,
+	       r->attempts);
+	err->http_status = r->status;
+	return ws_err_kind(-1, err, r->status >= 400 ? WS_ERRK_HTTP : WS_ERRK_NETWORK);
 }
 
 /* What one finished attempt means: DONE, RETRY or -1 (err set). */
@@ -506,23 +509,27 @@ finish(req *r, CURLcode cc, ws_error *err)
 		for (size_t i = 0; i < sizeof transient / sizeof transient[0]; i++)
 			if (cc == transient[i])
 				return retry_or_fail(r, err, msg);
-		return ws_err(err, WS_EXIT_INPUT, r->url, "%s", msg);
+		return ws_err_kind(ws_err(err, WS_EXIT_INPUT, r->url, "%s", msg), err,
+				   WS_ERRK_NETWORK);
 	}
 	if (st == 404 || st == 410) {
 		if (r->optional) {
 			r->missing = true;
 			return DONE;
 		}
-		return ws_err(err, WS_EXIT_INPUT, r->url, "not found (HTTP %ld)", st);
+		ws_err(err, WS_EXIT_INPUT, r->url, "not found (HTTP %ld)", st);
+		err->http_status = st;
+		return ws_err_kind(-1, err, WS_ERRK_HTTP);
 	}
-	if (st == 401)
-		return ws_err(err, WS_EXIT_INPUT, r->url,
-			      "HTTP 401: authentication required (a gated or private "
-			      "Hugging Face repository needs HF_TOKEN)");
-	if (st == 403)
-		return ws_err(err, WS_EXIT_INPUT, r->url,
-			      "HTTP 403: access denied (for a gated repository, accept its "
-			      "terms and set HF_TOKEN)");
+	if (st == 401 || st == 403) {
+		ws_err(err, WS_EXIT_INPUT, r->url, st == 401
+		       ? "HTTP 401: authentication required (a gated or private Hugging Face "
+			 "repository needs HF_TOKEN)"
+		       : "HTTP 403: access denied (for a gated repository, accept its terms and "
+			 "set HF_TOKEN)");
+		err->http_status = st;
+		return ws_err_kind(-1, err, WS_ERRK_GATED);
+	}
 	if (st == 429 || (st >= 500 && st <= 599)) {
 		snprintf(msg, sizeof msg, "HTTP %ld from the server", st);
 		return retry_or_fail(r, err, msg);
@@ -556,7 +563,9 @@ finish(req *r, CURLcode cc, ws_error *err)
 		}
 		return DONE;
 	}
-	return ws_err(err, WS_EXIT_INPUT, r->url, "unexpected HTTP status %ld", st);
+	ws_err(err, WS_EXIT_INPUT, r->url, "unexpected HTTP status %ld", st);
+	err->http_status = st;
+	return ws_err_kind(-1, err, WS_ERRK_HTTP);
 }
 
 /* Requests made one at a time by a producer, so that only a window of

@@ -1408,9 +1408,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 				 "header length %llu exceeds the 100,000,000-byte limit "
 				 "(not a safetensors file?)", (unsigned long long)n);
 	if (8 + n > size)
-		return ws_err_at(err, path, 0,
-				 "header length %llu runs past the end of the %llu-byte file "
-				 "(truncated)", (unsigned long long)n, (unsigned long long)size);
+		return ws_err_kind(ws_err_at(err, path, 0,
+					     "header length %llu runs past the end of the %llu-byte file "
+					     "(truncated)", (unsigned long long)n, (unsigned long long)size),
+				   err, WS_ERRK_TRUNCATED);
 	if (f->map_len < 8 || 8 + n > f->map_len) {
 		ws_err_at(err, path, f->map_len,
 			  "header of %llu bytes, only %llu fetched",
@@ -1462,6 +1463,7 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 				       "but the file holds only %llu data bytes (truncated)",
 				       nbuf, (unsigned long long)running,
 				       (unsigned long long)data_len);
+			err->kind = WS_ERRK_TRUNCATED;
 			break;
 		}
 		t->offset = 8 + n + e->begin;

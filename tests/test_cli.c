@@ -416,3 +416,43 @@ Test(newcomer, counts_take_suffixes)
 	ws_run_free(&b);
 	free(m);
 }
+
+/* JSON errors carry the kind SPEC lists; text messages end with the
+ * remedy where there is one. */
+Test(newcomer, errors_say_their_kind_and_remedy)
+{
+	char *dir = ws_tmpdir();
+	static const char lfs[] = "version https://git-lfs.github.com/spec/v1\n"
+		"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+		"size 4294967296\n";
+	static const char pickle[] = "\x80\x02}q\x00.";
+	static const char page[] = "<!DOCTYPE html><html>rate limited</html>";
+	free(ws_write_file(dir, "lfs.safetensors", lfs, sizeof lfs - 1));
+	free(ws_write_file(dir, "pytorch_model.bin.safetensors", pickle, sizeof pickle - 1));
+	free(ws_write_file(dir, "page.safetensors", page, sizeof page - 1));
+	free(ws_write_safetensors(dir, "short.safetensors",
+				  "{\"a\":{\"dtype\":\"F32\",\"shape\":[64],\"data_offsets\":[0,256]}}",
+				  57, 100));
+	free(ws_write_safetensors(dir, "bad.safetensors", "{\"a\":{\"dtype\":\"F99\"}}", 21, 0));
+	static const struct { const char *name, *kind, *remedy; } cases[] = {
+		{"absent.safetensors", "not-found", NULL},
+		{"lfs.safetensors", "lfs-pointer", "git lfs pull"},
+		{"pytorch_model.bin.safetensors", "not-weights", "convert it to safetensors"},
+		{"page.safetensors", "not-weights", "download it again"},
+		{"short.safetensors", "truncated", "download the file again"},
+		{"bad.safetensors", "malformed", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = ws_join(dir, cases[i].name), want[64];
+		ws_run r = ws_run_cli("--json", p, NULL);
+		cr_expect_eq(r.status, 3, "%s", cases[i].name);
+		snprintf(want, sizeof want, "\"kind\":\"%s\"", cases[i].kind);
+		cr_expect(ws_contains(r.out, want), "%s: %s", cases[i].name, r.out);
+		if (cases[i].remedy)
+			cr_expect(ws_contains(r.err, cases[i].remedy), "%s: %s", cases[i].name, r.err);
+		ws_run_free(&r);
+		free(p);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}

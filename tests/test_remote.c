@@ -454,12 +454,12 @@ Test(remote, http_errors_are_exit_3_naming_the_url)
 	char *dir = ws_tmpdir(), *tiny = ws_join(dir, "tiny");
 	ws_mkfixture("tiny", tiny, NULL);
 	server s = start_server(dir);
-	static const struct { const char *path, *says; } cases[] = {
-		{"nope/model.safetensors", "not found (HTTP 404)"},
-		{"_truncate/tiny/model.safetensors", "truncated"},
-		{"_status/401/x.safetensors", "HF_TOKEN"},
-		{"_status/403/x.safetensors", "HTTP 403"},
-		{"empty/", "neither model.safetensors.index.json nor model.safetensors"},
+	static const struct { const char *path, *says, *kind; } cases[] = {
+		{"nope/model.safetensors", "not found (HTTP 404)", "\"kind\":\"http\",\"status\":404"},
+		{"_truncate/tiny/model.safetensors", "truncated", "\"kind\":\"network\""},
+		{"_status/401/x.safetensors", "HF_TOKEN", "\"kind\":\"gated\",\"status\":401"},
+		{"_status/403/x.safetensors", "HTTP 403", "\"kind\":\"gated\",\"status\":403"},
+		{"empty/", "neither model.safetensors.index.json nor model.safetensors", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *u = url(&s, cases[i].path);
@@ -468,6 +468,12 @@ Test(remote, http_errors_are_exit_3_naming_the_url)
 		cr_expect(ws_contains(r.err, s.base), "%s: error does not name the URL: %s", u, r.err);
 		cr_expect(ws_contains(r.err, cases[i].says), "%s: %s", u, r.err);
 		ws_run_free(&r);
+		if (cases[i].kind) {
+			/* JSON errors say which kind (SPEC) */
+			r = ws_run_cli("--json", "inspect", u, NULL);
+			cr_expect(ws_contains(r.out, cases[i].kind), "%s: %s", u, r.out);
+			ws_run_free(&r);
+		}
 		free(u);
 	}
 	/* a 503 is retried */

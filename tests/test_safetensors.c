@@ -65,7 +65,7 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	ws_run_free(&r);
 	r = ws_run_cli("--json", p, NULL);
 	cr_expect_eq(r.status, 3);
-	cr_expect(ws_contains(r.out, "\"error\":{\"file\":"), "stdout: %s", r.out);
+	cr_expect(ws_contains(r.out, "\"error\":{\"kind\":\"malformed\",\"file\":"), "stdout: %s", r.out);
 	cr_expect(ws_contains(r.out, "\"offset\":9"), "stdout: %s", r.out);
 	ws_run_free(&r);
 	free(p);

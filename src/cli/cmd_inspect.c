@@ -40,6 +40,7 @@ truncated_after(const ws_cli *cli, const char *command, const char *path, const 
 		  "truncated at %llu of %llu bytes (the header is intact, the data is short): "
 		  "download the file again", (unsigned long long)f->size,
 		  (unsigned long long)f->expected_size);
+	err.kind = WS_ERRK_TRUNCATED;
 	return ws_exit_worst(rc, ws_cli_report_error(cli, command, path, &err));
 }
 

@@ -163,6 +163,9 @@ ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
 		cJSON *o = ws_cli_json_header(command, path);
 		cJSON *eo = o ? cJSON_AddObjectToObject(o, "error") : NULL;
 		if (eo) {
+			cJSON_AddStringToObject(eo, "kind", ws_err_kind_name(e->kind));
+			if (e->kind == WS_ERRK_HTTP || e->kind == WS_ERRK_GATED)
+				ws_json_add_u64(eo, "status", (uint64_t)e->http_status);
 			ws_json_add_bytes(eo, "file", e->file, strlen(e->file));
 			if (e->has_offset)
 				ws_json_add_u64(eo, "offset", e->offset);
