@@ -10,6 +10,7 @@
 #include "weightscan/util.h"
 
 #include "weightscan/formula.h"
+#include "weightscan/kv.h"
 #include "weightscan/quant.h"
 
 static const char *const severity_names[] = {"info", "warning", "error"};
@@ -213,6 +214,95 @@ findings_json(const ws_model *m)
 	return a;
 }
 
+/* ==== what a GGUF file says of itself ==== */
+
+typedef struct gguf_facts {
+	const char *name, *tok_model;
+	size_t name_len, tok_model_len;
+	bool has_file_type, has_ctx, has_vocab, chat_template;
+	uint64_t file_type, ctx, vocab;
+} gguf_facts;
+
+static gguf_facts
+facts_of(const ws_model *m)
+{
+	gguf_facts g = {0};
+	const ws_kv *kv;
+	const char *arch;
+	size_t al;
+	if ((kv = ws_model_find_kv(m, "general.name")))
+		ws_kv_get_str(kv, &g.name, &g.name_len);
+	if ((kv = ws_model_find_kv(m, "general.file_type")))
+		g.has_file_type = ws_kv_get_u64(kv, &g.file_type);
+	if ((kv = ws_model_find_kv(m, "general.architecture")) && ws_kv_get_str(kv, &arch, &al) &&
+	    al < 64) {
+		char key[96];
+		snprintf(key, sizeof key, "%.*s.context_length", (int)al, arch);
+		if ((kv = ws_model_find_kv(m, key)))
+			g.has_ctx = ws_kv_get_u64(kv, &g.ctx);
+	}
+	if ((kv = ws_model_find_kv(m, "tokenizer.ggml.model")))
+		ws_kv_get_str(kv, &g.tok_model, &g.tok_model_len);
+	if ((kv = ws_model_find_kv(m, "tokenizer.ggml.tokens")) && kv->type == WS_V_ARRAY) {
+		g.has_vocab = true;
+		g.vocab = kv->arr_count;
+	}
+	g.chat_template = ws_model_find_kv(m, "tokenizer.chat_template") != NULL;
+	return g;
+}
+
+static void
+gguf_facts_text(FILE *f, const ws_model *m)
+{
+	gguf_facts g = facts_of(m);
+	char c1[32];
+	if (g.name) {
+		fputs("name           ", f);
+		ws_fput_escaped(f, g.name, g.name_len);
+		fputc('\n', f);
+	}
+	if (g.has_file_type) {
+		const char *q = ws_gguf_file_type_name(g.file_type);
+		fprintf(f, "file type      %s (general.file_type %llu)\n", q ? q : "unknown",
+			(unsigned long long)g.file_type);
+	}
+	if (g.has_ctx)
+		fprintf(f, "context        %s tokens\n", ws_fmt_commas(g.ctx, c1, sizeof c1));
+	if (g.tok_model || g.has_vocab) {
+		fputs("tokenizer      ", f);
+		if (g.tok_model)
+			ws_fput_escaped(f, g.tok_model, g.tok_model_len);
+		if (g.has_vocab)
+			fprintf(f, "%s%s tokens", g.tok_model ? ", " : "",
+				ws_fmt_commas(g.vocab, c1, sizeof c1));
+		fprintf(f, ", chat template %s\n", g.chat_template ? "present" : "absent");
+	}
+}
+
+static void
+gguf_facts_json(cJSON *obj, const ws_model *m)
+{
+	gguf_facts g = facts_of(m);
+	cJSON *o = cJSON_AddObjectToObject(obj, "gguf");
+	if (!o)
+		return;
+	if (g.name)
+		ws_json_add_bytes(o, "name", g.name, g.name_len);
+	if (g.has_file_type) {
+		const char *q = ws_gguf_file_type_name(g.file_type);
+		ws_json_add_u64(o, "file_type", g.file_type);
+		if (q)
+			cJSON_AddStringToObject(o, "quantization", q);
+	}
+	if (g.has_ctx)
+		ws_json_add_u64(o, "context_length", g.ctx);
+	if (g.tok_model)
+		ws_json_add_bytes(o, "tokenizer_model", g.tok_model, g.tok_model_len);
+	if (g.has_vocab)
+		ws_json_add_u64(o, "vocab_size", g.vocab);
+	cJSON_AddBoolToObject(o, "chat_template", g.chat_template);
+}
+
 int
 ws_report_inspect_json(const ws_model *m, cJSON *obj)
 {
@@ -221,6 +311,8 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		return -1;
 	cJSON_AddStringToObject(obj, "format",
 				m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors");
+	if (m->format == WS_FORMAT_GGUF)
+		gguf_facts_json(obj, m);
 	cJSON *files = cJSON_AddArrayToObject(obj, "files");
 	for (uint32_t i = 0; files && i < m->n_files; i++) {
 		const ws_file *f = &m->files[i];
@@ -357,6 +449,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	fprintf(f, "\nformat         %s, %u file%s, %llu tensors\n",
 		m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors", m->n_files,
 		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
+	if (m->format == WS_FORMAT_GGUF)
+		gguf_facts_text(f, m);
 	param_line(f, "parameters", s.params);
 	if (s.has_active)
 		param_line(f, "active", s.active);

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "weightscan/util.h"
+#include "weightscan/kv.h"
 
 static char *
 slurp(const char *path)
@@ -453,6 +454,67 @@ Test(newcomer, errors_say_their_kind_and_remedy)
 		ws_run_free(&r);
 		free(p);
 	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* GGUF facts in inspect, meta's names and exits, ls's shape order. */
+Test(newcomer, gguf_facts_meta_and_shape_order)
+{
+	cr_expect_str_eq(ws_gguf_file_type_name(17), "Q5_K_M");
+	cr_expect_str_eq(ws_gguf_file_type_name(15), "Q4_K_M");
+	cr_expect_str_eq(ws_gguf_file_type_name(32), "BF16");
+	cr_expect_null(ws_gguf_file_type_name(5), "removed from llama.cpp");
+	cr_expect_null(ws_gguf_file_type_name(1u << 20));
+
+	char *dir = ws_tmpdir();
+	char *gen[] = {getenv("WS_MKGGUF"), "valid", dir, NULL};
+	cr_assert(gen[0]);
+	ws_run g = ws_run_argv(gen);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	char *one = ws_join(dir, "tiny-llama.gguf"), *part = ws_join(dir, "tiny-split-00001-of-00003.gguf");
+
+	ws_run r = ws_run_cli(one, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\nname           mkgguf tiny\n"), "%s", r.out);
+	cr_expect(ws_contains(r.out, "\ncontext        128 tokens\n"), "%s", r.out);
+	ws_run_free(&r);
+
+	/* meta: absent key is exit 1; --raw unquoted; each part's values
+	 * under its own name */
+	r = ws_run_cli("meta", one, "--key", "general.name", NULL);
+	cr_expect_str_eq(r.out, "\"mkgguf tiny\"\n");
+	ws_run_free(&r);
+	r = ws_run_cli("meta", one, "--key", "general.name", "--raw", NULL);
+	cr_expect_str_eq(r.out, "mkgguf tiny\n");
+	ws_run_free(&r);
+	r = ws_run_cli("meta", one, "--key", "no.such.key", NULL);
+	cr_expect_eq(r.status, 1);
+	cr_expect(ws_contains(r.err, "no key 'no.such.key'"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("meta", part, NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "tiny-split-00002-of-00003.gguf:\n  "), "%s", r.out);
+	cr_expect(ws_contains(r.out, "tiny-split-00001-of-00003.gguf:\n  "), "%s", r.out);
+	ws_run_free(&r);
+
+	/* ls says its shape order; --gguf-order prints ne[] */
+	r = ws_run_cli("ls", one, "--match", "token_embd.weight", NULL);
+	cr_expect(ws_contains(r.out, "shape (PyTorch order)"), "%s", r.out);
+	ws_run s = ws_run_cli("ls", one, "--match", "token_embd.weight", "--gguf-order", NULL);
+	cr_expect(ws_contains(s.out, "ne (GGUF order)"), "%s", s.out);
+	/* the same dimensions, reversed */
+	const char *a = strchr(strchr(r.out, '\n') + 1, '['), *b = strchr(strchr(s.out, '\n') + 1, '[');
+	cr_assert(a && b);
+	unsigned long x0, x1, y0, y1;
+	cr_assert_eq(sscanf(a, "[%lu, %lu]", &x0, &x1), 2);
+	cr_assert_eq(sscanf(b, "[%lu, %lu]", &y0, &y1), 2);
+	cr_expect(x0 == y1 && x1 == y0 && x0 != x1, "%s / %s", a, b);
+	ws_run_free(&r);
+	ws_run_free(&s);
+	free(one);
+	free(part);
 	ws_rmtree(dir);
 	free(dir);
 }
