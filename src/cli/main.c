@@ -26,17 +26,19 @@ static const cmd_entry commands[] = {
 	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings",
 	 "  --config FILE    the architecture source instead of the config.json beside the weights\n",
 	 "never (findings are shown; use check to gate)"},
-	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size]",
+	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size] [--gguf-order]",
 	 "  --role R         only tensors of role R (see SPEC's role tables)\n"
 	 "  --layer N        only block N\n"
 	 "  --match GLOB     only names matching GLOB\n"
 	 "  --sort KEY       name, offset or size (default: layer, role, name)\n"
+	 "  --gguf-order     shapes in GGUF's ne[] order (innermost first)\n"
 	 "  --config FILE    the architecture source\n",
 	 "never"},
-	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] metadata key/values",
+	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] [--raw] metadata key/values",
 	 "  --key K          only key K\n"
-	 "  --full           long arrays in full, not summarized\n",
-	 "never"},
+	 "  --full           long arrays in full, not summarized\n"
+	 "  --raw            values unquoted, for scripts\n",
+	 "the --key asked for is absent"},
 	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone",
 	 "  --explain        each role's formula with numbers\n",
 	 "never"},

@@ -68,8 +68,8 @@ _weightscan()
 	local opts=''
 	case $cmd in
 	inspect) opts='--config' ;;
-	ls) opts='--role --layer --match --sort --config' ;;
-	meta) opts='--key --full --config' ;;
+	ls) opts='--role --layer --match --sort --gguf-order --config' ;;
+	meta) opts='--key --full --raw --config' ;;
 	formula) opts='--explain' ;;
 	check) opts='--expect-params --config --variant --strict --fail-on --ignore' ;;
 	hash) opts='-j --jobs --per-tensor --sha256 -o --output' ;;
