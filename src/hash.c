@@ -1148,6 +1148,8 @@ typedef struct hash_ctx {
 	size_t n_units, cap_units;
 	ws_model **models;
 	size_t n_models;
+	char **cached;          /* org/name PATHs resolved in the HF cache */
+	size_t n_cached;
 } hash_ctx;
 
 static int
@@ -1191,6 +1193,18 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 {
 	if (ws_remote_needs_data(path, "hash", err))
 		return -1;
+	char *cached = ws_hf_cache_resolve(path);
+	if (cached) {
+		/* kept for the run: units point at it */
+		char **nc = realloc(c->cached, (c->n_cached + 1) * sizeof *nc);
+		if (!nc) {
+			free(cached);
+			return ws_err_oom(err, path);
+		}
+		c->cached = nc;
+		c->cached[c->n_cached++] = cached;
+		path = cached;
+	}
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
@@ -1408,6 +1422,9 @@ done:
 	for (size_t i = 0; i < c.n_models; i++)
 		ws_model_free(c.models[i]);
 	free(c.models);
+	for (size_t i = 0; i < c.n_cached; i++)
+		free(c.cached[i]);
+	free(c.cached);
 	free(c.base);
 	return rc;
 }

@@ -1524,6 +1524,12 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 	*out = NULL;
 	if (ws_remote_is_url(path))
 		return ws_remote_open(path, opts, out, err);
+	char *cached = ws_hf_cache_resolve(path);
+	if (cached) {
+		int r = ws_model_open(cached, opts, out, err);
+		free(cached);
+		return r;
+	}
 	ws_model *m = ws_model_new(path);
 	if (!m)
 		return ws_err_oom(err, path);
@@ -1610,4 +1616,35 @@ ws_weight_file_extent(const char *path, uint64_t *size, uint64_t *expected, ws_e
 	}
 	ws_model_free(m);
 	return r ? -1 : 0;
+}
+
+char *
+ws_hf_cache_resolve(const char *path)
+{
+	struct stat st;
+	const char *slash = path ? strchr(path, '/') : NULL;
+	if (!slash || slash == path || !slash[1] || strchr(slash + 1, '/') || path[0] == '.' ||
+	    stat(path, &st) == 0)
+		return NULL;
+	/* a repository id: letters, digits, '-', '_', '.' on each side */
+	for (const char *p = path; *p; p++)
+		if (p != slash && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return NULL;
+	const char *cache = getenv("HF_HUB_CACHE"), *home = getenv("HF_HOME");
+	char *hub = NULL, *dir = NULL;
+	int r = cache && *cache ? asprintf(&hub, "%s", cache)
+		: home && *home ? asprintf(&hub, "%s/hub", home)
+		: getenv("HOME") ? asprintf(&hub, "%s/.cache/huggingface/hub", getenv("HOME")) : -1;
+	if (r < 0)
+		return NULL;
+	r = asprintf(&dir, "%s/models--%.*s--%s", hub, (int)(slash - path), path, slash + 1);
+	free(hub);
+	if (r < 0)
+		return NULL;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }

@@ -1151,6 +1151,12 @@ ws_verify_path(const char *path, const ws_verify_opts *o, ws_verify_result *r,
 	       ws_error *err)
 {
 	struct stat sb;
+	char *cached = ws_hf_cache_resolve(path);
+	if (cached) {
+		int rc = ws_verify_dir(cached, o, r, err);
+		free(cached);
+		return rc;
+	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		return ws_verify_dir(path, o, r, err);
 	return ws_verify_manifest(path, o, r, err);

@@ -517,3 +517,48 @@ Test(truncated, header_intact_lists_then_exit_3)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* `weightscan org/name` finds the snapshot in the local Hugging Face
+ * cache as the hf CLI does: HF_HUB_CACHE, else HF_HOME/hub. */
+Test(hf_cache, org_name_resolves_in_the_local_cache)
+{
+	char *src;
+	char *cache = make_cache(&src);
+	char *snap = ws_join(cache, "snapshots/0123abcd");
+	cache_file(src, cache, snap, SHARD2, WS_HASH_SHA256);
+	char *hub = strdup(cache);
+	*strrchr(hub, '/') = '\0';
+	setenv("HF_HUB_CACHE", hub, 1);
+	/* (meta: the test checkpoint's config names no architecture) */
+	ws_run r = ws_run_cli("meta", "org/name", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "models--org--name/snapshots/0123abcd/config.json"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("verify", "org/name", NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "4 OK"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("hash", "org/name", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	ws_run_free(&r);
+	/* HF_HOME/hub when HF_HUB_CACHE is not set; the top folder of the
+	 * test's cache plays HF_HOME once it is called hub */
+	unsetenv("HF_HUB_CACHE");
+	char *home = strdup(hub), *hubdir;
+	*strrchr(home, '/') = '\0';
+	cr_assert(asprintf(&hubdir, "%s/hub", home) > 0);
+	cr_assert_eq(rename(hub, hubdir), 0);
+	setenv("HF_HOME", home, 1);
+	r = ws_run_cli("meta", "org/name", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	ws_run_free(&r);
+	/* not in the cache: a missing PATH, as before */
+	r = ws_run_cli("meta", "org/other", NULL);
+	cr_expect_eq(r.status, 3);
+	ws_run_free(&r);
+	unsetenv("HF_HOME");
+	cr_assert_eq(rename(hubdir, hub), 0);
+	free(hubdir), free(home), free(hub), free(snap), free(src);
+	top_rmtree(cache);
+	free(cache);
+}

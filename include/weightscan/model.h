@@ -279,6 +279,14 @@ int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
 void ws_model_free(ws_model *m);
 
+/*
+ * `org/name` that is no local path, as the hf CLI finds it: the folder
+ * models--org--name in HF_HUB_CACHE, else HF_HOME/hub, else
+ * ~/.cache/huggingface/hub (malloc'd), or NULL when PATH is not of that
+ * form, exists here, or is not in the cache.
+ */
+char *ws_hf_cache_resolve(const char *path);
+
 /* The first file of m shorter than its header says (opened with
  * allow_truncated), or NULL. */
 const ws_file *ws_model_truncated(const ws_model *m);
