@@ -266,8 +266,11 @@ ws_model_analyze(ws_model *m, ws_error *err)
 			return -1;
 		}
 		m->formula = f;
+		size_t first = m->n_findings;
 		if (ws_model_compare(m))
 			return ws_err_oom(err, m->path);
+		if (ws_root_cause(m, first, err))
+			return -1;
 		check_gguf_metadata(m);
 	}
 	check_roles_and_dtypes(m);

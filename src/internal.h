@@ -137,6 +137,11 @@ int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_erro
 int ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t have_len,
 			ws_error *err);
 
+/* After the comparison (its findings from index first on): a config.json
+ * contradicted consistently by the tensors becomes one config-mismatch and
+ * the architecture the tensors imply (src/rootcause.c).  0, or -1 (OOM). */
+int ws_root_cause(ws_model *m, size_t first, ws_error *err);
+
 /* Not-a-weight-file diagnosis: when the first bytes of a file are an LFS
  * pointer, an HTML/JSON page, a pickle/zip or nothing, set err (exit 3)
  * with the diagnosis and return -1; otherwise return 0. */

@@ -479,9 +479,12 @@ Test(check, wrong_intermediate_size_in_config)
 	write_config(f.dir, cfg);
 	checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
 	cr_expect_eq(c.status, 1);
-	cr_expect(find(c.json, "count-mismatch", -1, NULL, "ffn_gate"));
-	cr_expect(find(c.json, "count-mismatch", -1, NULL, "ffn_down"));
-	cr_expect(find(c.json, "shape-mismatch", 7, "model.layers.7.mlp.up_proj.weight", "[14000, 4096]"));
+	/* the same width in every layer contradicts the config: one root
+	 * cause, not a count and shape finding per role and block */
+	cr_expect(find(c.json, "config-mismatch", -1, NULL,
+		       "config key 'intermediate_size' 14000; the tensors imply intermediate_size 14336"));
+	cr_expect_eq(count_code(c.json, NULL, "error"), 1);
+	cr_expect_eq(count_code(c.json, "shape-mismatch", NULL), 0);
 	checked_free(&c);
 	free(cfg);
 	fixture_free(&f);
@@ -522,10 +525,12 @@ Test(check, wrong_expert_count_named)
 		write_config(f.dir, cfg);
 		checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
 		cr_expect_eq(c.status, 1);
-		const cJSON *x = find(c.json, "count-mismatch", -1, NULL, "every MoE block stores 8 experts");
+		/* every block holds 8: the config is contradicted throughout,
+		 * one config-mismatch names the key and both counts */
+		const cJSON *x = find(c.json, "config-mismatch", -1, NULL, "the tensors imply num_experts 8");
 		cr_expect(x, "no expert-count finding (%s)", to[i]);
 		cr_expect(x && strstr(str_of(x, "message"), "num_local_experts"));
-		cr_expect(find(c.json, "shape-mismatch", 0, "model.layers.0.block_sparse_moe.gate.weight", NULL));
+		cr_expect_eq(count_code(c.json, NULL, "error"), 1);
 		checked_free(&c);
 		free(cfg);
 		fixture_free(&f);
@@ -939,9 +944,10 @@ Test(check, moe_wrong_expert_count_named)
 	write_config(f.dir, cfg);
 	checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
 	cr_expect_eq(c.status, 1);
-	cr_expect(find(c.json, "count-mismatch", -1, NULL,
-		       "every MoE block stores 60 experts; the architecture declares 64 (config key 'num_experts')"));
-	cr_expect(find(c.json, "shape-mismatch", 0, "model.layers.0.mlp.gate.weight", "[60, 2048]"));
+	/* every block contradicts it alike: the config is the root cause */
+	cr_expect(find(c.json, "config-mismatch", -1, NULL,
+		       "it says config key 'num_experts' 64; the tensors imply num_experts 60"));
+	cr_expect_eq(count_code(c.json, NULL, "error"), 1);
 	checked_free(&c);
 	free(cfg);
 	fixture_free(&f);
@@ -952,8 +958,8 @@ Test(check, moe_wrong_expert_count_named)
 	write_config(f.dir, cfg);
 	c = run_check(f.dir, NULL, NULL, NULL, NULL);
 	cr_expect_eq(c.status, 1);
-	cr_expect(find(c.json, "count-mismatch", -1, NULL,
-		       "every MoE block stores 32 experts; the architecture declares 16 (config key 'num_local_experts')"));
+	cr_expect(find(c.json, "config-mismatch", -1, NULL,
+		       "config key 'num_local_experts' 16; the tensors imply num_experts 32"));
 	checked_free(&c);
 	free(cfg);
 	fixture_free(&f);
@@ -968,6 +974,48 @@ Test(check, moe_wrong_expert_count_named)
 	cr_expect_eq(x ? u64_at(x, "expected", NULL) : 0, 64);
 	cr_expect_eq(x ? u64_at(x, "actual", NULL) : 0, 128);
 	cr_expect(find(c.json, "shape-mismatch", 0, "blk.0.ffn_gate_inp.weight", "[64, 2048]"));
+	checked_free(&c);
+	fixture_free(&f);
+}
+
+/* A config.json of another model: one config-mismatch first, naming each
+ * value against what the tensors imply, and the report in the tensors'
+ * own architecture; one odd tensor keeps its own finding. */
+Test(check, config_of_another_model_is_one_root_cause)
+{
+	char *small = real_config("meta-llama__Llama-3.2-1B"), *big = real_config("meta-llama__Meta-Llama-3-8B");
+	if (!small || !big)
+		cr_skip_test("../shared/realdata/configs is absent");
+	char *tmp = ws_tmpdir(), *dir = ws_join(tmp, "1b");
+	mkmodel(dir, small, NULL);
+	checked c = run_check(dir, "--config", big, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	const cJSON *first = cJSON_GetArrayItem(findings(c.json), 0);
+	cr_assert(first);
+	cr_expect_str_eq(str_of(first, "code"), "config-mismatch");
+	const char *msg = str_of(first, "message");
+	cr_expect(msg && strstr(msg, "'hidden_size' 4096") && strstr(msg, "hidden_size 2048") &&
+		  strstr(msg, "num_layers 16"), "%s", msg);
+	cr_expect_eq(count_code(c.json, NULL, "error"), 1, "the rest follows from it");
+	cr_expect_str_eq(str_of(cJSON_GetObjectItemCaseSensitive(c.json, "arch"), "source"), "inferred");
+	cr_expect_eq(u64_at(c.json, "formula", "total"), u64_at(c.json, "params", "total"));
+	checked_free(&c);
+	/* the right config: no finding at all */
+	c = run_check(dir, "--config", small, NULL, NULL);
+	cr_expect_eq(c.status, 0);
+	cr_expect_eq(count_code(c.json, "config-mismatch", NULL), 0);
+	checked_free(&c);
+	ws_rmtree(tmp);
+	free(tmp), free(dir), free(small), free(big);
+}
+
+Test(check, one_odd_tensor_is_no_config_mismatch)
+{
+	fixture f = plant("meta-llama__Meta-Llama-3-8B", "safetensors", "mha-k");
+	checked c = run_check(f.dir, NULL, NULL, NULL, NULL);
+	cr_expect_eq(c.status, 1);
+	cr_expect_eq(count_code(c.json, "config-mismatch", NULL), 0);
+	cr_expect_gt(count_code(c.json, "shape-mismatch", NULL), 0);
 	checked_free(&c);
 	fixture_free(&f);
 }

@@ -39,8 +39,10 @@ src_path(const char *rel)
 	return ws_join(s, rel);
 }
 
-/* The tiny model in tmp/<name> with `intermediate_size` changed from 88
- * to 96 when `defect`: every MLP tensor then has the wrong shape. */
+/* The tiny model in tmp/<name> with `num_key_value_heads` changed from 2
+ * to 1 when `defect`: every k and v projection then has the wrong shape.
+ * (A changed width the tensors show, such as intermediate_size, is one
+ * config-mismatch: these tests want findings on tensors.) */
 static void
 tiny_model(const char *tmp, const char *name, bool defect)
 {
@@ -49,9 +51,9 @@ tiny_model(const char *tmp, const char *name, bool defect)
 	if (defect) {
 		char *cfg = ws_join(dir, "config.json");
 		char *c = slurp(cfg);
-		char *p = strstr(c, "\"intermediate_size\": 88");
+		char *p = strstr(c, "\"num_key_value_heads\": 2");
 		cr_assert(p, "tiny config.json changed shape: %s", c);
-		memcpy(p + strlen("\"intermediate_size\": "), "96", 2);
+		p[strlen("\"num_key_value_heads\": ")] = '1';
 		free(ws_write_file(dir, "config.json", c, strlen(c)));
 		free(c);
 		free(cfg);
@@ -142,10 +144,10 @@ Test(sarif, planted_defect_is_a_result)
 	cr_assert_eq(r.status, 1, "stderr: %s", r.err);
 	cJSON *log = sarif_parse(r.out);
 
-	const cJSON *res = find_result(log, "shape-mismatch", "model.layers.0.mlp.gate_proj.weight");
-	cr_assert(res, "no shape-mismatch result for gate_proj: %s", r.out);
+	const cJSON *res = find_result(log, "shape-mismatch", "model.layers.0.self_attn.k_proj.weight");
+	cr_assert(res, "no shape-mismatch result for k_proj: %s", r.out);
 	cr_assert_str_eq(str(res, "level"), "error");
-	cr_assert(ws_contains(str(obj(res, "message"), "text"), "[96, 32]"));
+	cr_assert(ws_contains(str(obj(res, "message"), "text"), "[8, 32]"));
 	const cJSON *al = obj(obj(cJSON_GetArrayItem(obj(res, "locations"), 0), "physicalLocation"),
 			      "artifactLocation");
 	cr_assert_str_eq(str(al, "uri"), "bad/model.safetensors");
@@ -154,7 +156,7 @@ Test(sarif, planted_defect_is_a_result)
 	res = find_result(log, "count-mismatch", NULL);
 	cr_assert(res);
 	char *expected = cJSON_PrintUnformatted(obj(obj(res, "properties"), "expected"));
-	cr_assert_str_eq(expected, "6144");
+	cr_assert_str_eq(expected, "512"); /* attn_k: 2 blocks x 8 x 32 */
 	free(expected);
 	cJSON *inv = cJSON_GetArrayItem(obj(run0(log), "invocations"), 0);
 	cr_assert(cJSON_IsTrue(obj(inv, "executionSuccessful")));
@@ -312,7 +314,7 @@ Test(github, errors_with_file_and_code)
 	cr_assert_eq(r.status, 3);
 	assert_commands_only(r.out);
 	cr_assert(ws_contains(r.out, "::error file=bad/model.safetensors,title=shape-mismatch::"
-				     "model.layers.0.mlp.gate_proj.weight: "), "%s", r.out);
+				     "model.layers.0.self_attn.k_proj.weight: "), "%s", r.out);
 	cr_assert(ws_contains(r.out, "::error file=bad/model.safetensors,title=count-mismatch::"));
 	cr_assert(ws_contains(r.out, "::error file=missing,title=input-error::missing"));
 	ws_run_free(&r);
