@@ -548,6 +548,8 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 		goto out;
 	}
 	f->expected_size = n_tensors ? f->data_start : f->size;
+	if (n_tensors && f->data_start > f->size)
+		f->truncated_at = g.off;
 	if (n_tensors && f->data_start > f->size && !m->keep_truncated) {
 		ws_err_at(err, g.path, g.off,
 			  "data section would start at %llu, past the end of the file (%llu bytes): truncated",
@@ -557,12 +559,14 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 	}
 	for (uint64_t i = first; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
-		uint64_t end;
+		uint64_t end = 0;
 		t->offset += f->data_start;
-		if (ws_add_u64(t->offset, t->bytes, &end) && end > f->expected_size)
+		bool sums = ws_add_u64(t->offset, t->bytes, &end);
+		if (sums && end > f->expected_size)
 			f->expected_size = end;
-		if (!ws_add_u64(t->offset, t->bytes, &end) ||
-		    (end > f->size && !m->keep_truncated)) {
+		if (sums && end > f->size && !f->truncated_at)
+			f->truncated_at = t->offset;
+		if (!sums || (end > f->size && !m->keep_truncated)) {
 			char nb[1024];
 			ws_err_at(err, g.path, t->offset,
 				  "tensor '%s' data [%llu, %llu) extends past the end of the file (%llu bytes): truncated",

@@ -1473,8 +1473,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		return -1;
 	if (!ws_add_u64(8 + n, running, &f->expected_size))
 		return ws_err_at(err, path, 8, "data offsets overflow");
-	if (running > data_len)
+	if (running > data_len) {
+		f->truncated_at = size;
 		return 0; /* truncated, kept: ws_model_truncated says so */
+	}
 	if (running != data_len)
 		return ws_err_at(err, path, 8 + n + running,
 				 "%llu trailing bytes after the last tensor's data",

@@ -136,6 +136,9 @@ typedef struct ws_file {
 	uint64_t expected_size; /* the size the header implies: > size when the
 				 * file is truncated (kept only when the model
 				 * was opened with allow_truncated) */
+	uint64_t truncated_at;  /* then: the offset the reader names (the end
+				 * of the file; GGUF: the first tensor whose
+				 * data runs past it) */
 	uint32_t version;      /* GGUF version; 0 for safetensors */
 	bool big_endian;       /* GGUF byte-swapped file */
 } ws_file;

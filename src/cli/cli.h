@@ -34,6 +34,8 @@ int ws_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * when cli->format is JSON.  Returns e->code. */
 int ws_cli_report_error(const ws_cli *cli, const char *command,
 			const char *path, const ws_error *e);
+/* Add "error": {kind, status?, file, offset, message} to o; 0 or -1. */
+int ws_cli_json_error(cJSON *o, const ws_error *e);
 /* A JSON object with the keys every object carries (weightscan, schema,
  * command, path). */
 cJSON *ws_cli_json_header(const char *command, const char *path);

@@ -27,20 +27,41 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	return 0;
 }
 
-/* After listing: a file shorter than its header says is still exit 3. */
+/* A file shorter than its header says: listed all the same, then exit 3
+ * (the error value, or false when every file is whole). */
+static bool
+truncated_error(const ws_model *m, ws_error *err)
+{
+	const ws_file *f = ws_model_truncated(m);
+	if (!f)
+		return false;
+	memset(err, 0, sizeof *err);
+	ws_err_at(err, f->path, f->truncated_at ? f->truncated_at : f->size,
+		  "truncated at %llu of %llu bytes (the header is intact, the data is short): "
+		  "download the file again", (unsigned long long)f->size,
+		  (unsigned long long)f->expected_size);
+	err->kind = WS_ERRK_TRUNCATED;
+	return true;
+}
+
+/* After listing: the error on stderr (JSON carries it in the listing's
+ * own object: one object per PATH) and its code. */
 static int
 truncated_after(const ws_cli *cli, const char *command, const char *path, const ws_model *m,
 		int rc)
 {
-	const ws_file *f = ws_model_truncated(m);
-	if (!f)
+	ws_error err;
+	if (!truncated_error(m, &err))
 		return rc;
-	ws_error err = {0};
-	ws_err_at(&err, f->path, f->size,
-		  "truncated at %llu of %llu bytes (the header is intact, the data is short): "
-		  "download the file again", (unsigned long long)f->size,
-		  (unsigned long long)f->expected_size);
-	err.kind = WS_ERRK_TRUNCATED;
+	if (cli->format == WS_OUT_JSON) {
+		char buf[2048];
+		ws_error_format(&err, buf, sizeof buf);
+		fputs("weightscan: ", stderr);
+		ws_fput_escaped(stderr, buf, strlen(buf));
+		fputc('\n', stderr);
+		return ws_exit_worst(rc, WS_EXIT_INPUT);
+	}
+	(void)command;
 	return ws_exit_worst(rc, ws_cli_report_error(cli, command, path, &err));
 }
 
@@ -109,7 +130,10 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 		return rc;
 	if (cli->format == WS_OUT_JSON) {
 		cJSON *o = ws_cli_json_header(command, path);
-		if (!o || ws_report_inspect_json(m, o) || ws_json_print_line(cli->out, o))
+		ws_error te;
+		if (!o || ws_report_inspect_json(m, o) ||
+		    (truncated_error(m, &te) && ws_cli_json_error(o, &te)) ||
+		    ws_json_print_line(cli->out, o))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(o);
 	} else if (ws_out_findings_format(cli)) {
@@ -296,6 +320,9 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 	if (cli->format == WS_OUT_JSON) {
 		cJSON *obj = ws_cli_json_header("ls", path);
 		cJSON *arr = obj ? cJSON_AddArrayToObject(obj, "tensors") : NULL;
+		ws_error te;
+		if (obj && truncated_error(m, &te) && ws_cli_json_error(obj, &te))
+			arr = NULL;
 		for (size_t i = 0; arr && i < n; i++) {
 			const ws_tensor *t = v[i];
 			cJSON *e = cJSON_CreateObject();

@@ -158,24 +158,31 @@ ws_cli_json_header(const char *command, const char *path)
 }
 
 int
+ws_cli_json_error(cJSON *o, const ws_error *e)
+{
+	cJSON *eo = cJSON_AddObjectToObject(o, "error");
+	if (!eo)
+		return -1;
+	cJSON_AddStringToObject(eo, "kind", ws_err_kind_name(e->kind));
+	if (e->kind == WS_ERRK_HTTP || e->kind == WS_ERRK_GATED)
+		ws_json_add_u64(eo, "status", (uint64_t)e->http_status);
+	ws_json_add_bytes(eo, "file", e->file, strlen(e->file));
+	if (e->has_offset)
+		ws_json_add_u64(eo, "offset", e->offset);
+	else
+		cJSON_AddNullToObject(eo, "offset");
+	ws_json_add_bytes(eo, "message", e->message, strlen(e->message));
+	return 0;
+}
+
+int
 ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
 		    const ws_error *e)
 {
 	if (cli->format == WS_OUT_JSON) {
 		cJSON *o = ws_cli_json_header(command, path);
-		cJSON *eo = o ? cJSON_AddObjectToObject(o, "error") : NULL;
-		if (eo) {
-			cJSON_AddStringToObject(eo, "kind", ws_err_kind_name(e->kind));
-			if (e->kind == WS_ERRK_HTTP || e->kind == WS_ERRK_GATED)
-				ws_json_add_u64(eo, "status", (uint64_t)e->http_status);
-			ws_json_add_bytes(eo, "file", e->file, strlen(e->file));
-			if (e->has_offset)
-				ws_json_add_u64(eo, "offset", e->offset);
-			else
-				cJSON_AddNullToObject(eo, "offset");
-			ws_json_add_bytes(eo, "message", e->message, strlen(e->message));
+		if (o && ws_cli_json_error(o, e) == 0)
 			ws_json_print_line(cli->out, o);
-		}
 		cJSON_Delete(o);
 	} else if (cli->sarif) {
 		ws_sarif_add_error(cli->sarif, path, e);
