@@ -642,6 +642,30 @@ leaf_title(ctx *c, const ws_model *m, const uint64_t *ord, const leaf *lf)
 	fputs("</title>", c->f);
 }
 
+/* A tile's label: the role, its expert ("moe_up e17") or the experts a
+ * merged tile holds ("moe_up e0-127"). */
+static void
+tile_label(const ws_model *m, const uint64_t *ord, const leaf *lf, char *buf, size_t len)
+{
+	const ws_tensor *t = &m->tensors[ord[lf->first]];
+	int32_t lo = INT32_MAX, hi = -1;
+	for (size_t k = 0; k < lf->count; k++) {
+		int32_t e = m->tensors[ord[lf->first + k]].expert;
+		if (e >= 0 && e < lo)
+			lo = e;
+		if (e > hi)
+			hi = e;
+	}
+	if (hi < 0)
+		snprintf(buf, len, "%s%s", ws_role_name(t->role), lf->count > 1 ? " \xc3\x97" : "");
+	else if (lo == hi)
+		snprintf(buf, len, "%s e%d", ws_role_name(t->role), (int)lo);
+	else
+		snprintf(buf, len, "%s e%d-%d", ws_role_name(t->role), (int)lo, (int)hi);
+	if (lf->count > 1 && hi < 0)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%zu", lf->count);
+}
+
 /* Does text fit a box this wide (about 6.2 px per character at 11px)? */
 static bool
 label_fits(const char *text, double w)
@@ -694,6 +718,14 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 	for (size_t i = 0; i < n; i++)
 		ord[i] = keys[i].i;
 	free(keys);
+	/* the dtype most parameters have: others are drawn lighter */
+	uint64_t by_dt[WS_DT_COUNT] = {0};
+	unsigned main_dt = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = dt_of(&m->tensors[ord[i]]);
+		if (d < WS_DT_COUNT && (by_dt[d] += weight_of(&m->tensors[ord[i]])) > by_dt[main_dt])
+			main_dt = d;
+	}
 
 	/* leaves: runs of (cat, layer, role, dtype), merged when too small */
 	double px = total ? W * H / (double)total : 0; /* px² per unit */
@@ -742,7 +774,7 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 			sum += layers[j].w;
 			j++;
 		}
-		qsort(layers + i, j - i, sizeof *layers, cmp_node);
+		/* blocks stay in layer order (the sort above made it) */
 		groups[ng++] = (node){i, j - i, sum, cat};
 		i = j;
 	}
@@ -774,7 +806,6 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 			in.w = 0;
 		if (in.h < 0)
 			in.h = 0;
-		/* a shade per part, so one-dtype models still show their parts */
 		fprintf(c->f, "<g class=\"o%lld\">", (long long)gn->key);
 		rect *lr = malloc(gn->count * sizeof *lr);
 		if (!lr)
@@ -792,7 +823,10 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 			squarify(wv, ln->count, li, rl, scratch);
 			for (size_t q = 0; q < ln->count; q++) {
 				const leaf *lf = &leaves[ln->first + q];
-				fprintf(c->f, "<rect class=\"d%u\" ", dt_of(&m->tensors[ord[lf->first]]));
+				/* the bar chart's colour for the part; a lighter
+				 * shade where the dtype differs from the part's main */
+				fprintf(c->f, "<rect class=\"c%u%s\" ", (unsigned)gn->key,
+					dt_of(&m->tensors[ord[lf->first]]) == main_dt ? "" : " alt");
 				put_rect(c, rl[q].x, rl[q].y, rl[q].w, rl[q].h);
 				fputc('>', c->f);
 				leaf_title(c, m, ord, lf);
@@ -801,8 +835,9 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 			/* labels of big tensors, then the layer's outline */
 			for (size_t q = 0; q < ln->count; q++) {
 				const leaf *lf = &leaves[ln->first + q];
-				if (lf->count == 1)
-					label(c, rl[q], ws_role_name(m->tensors[ord[lf->first]].role), "tl", 13);
+				char tl[64];
+				tile_label(m, ord, lf, tl, sizeof tl);
+				label(c, rl[q], tl, "tl", 13);
 			}
 			if (ln->key >= 0) {
 				fputs("<rect class=\"L\" ", c->f);
@@ -891,7 +926,31 @@ dtype_legend(ctx *c, const stats *s, double y)
 	}
 	fputs("<text class=\"lg\" x=\"0\" y=\"", c->f);
 	put_num(c, y);
-	static const char lead[] = "colour = dtype, shade = part:";
+	static const char lead[] = "dtypes:";
+	fprintf(c->f, "\">%s</text>", lead);
+	legend_row(c, 6.2 * (double)(sizeof lead - 1) + 12, y, it, n);
+}
+
+/* The parts present, in the colours both charts use. */
+static void
+part_legend(ctx *c, const stats *s, double y)
+{
+	legend_item it[C_COUNT];
+	char cls[C_COUNT][8];
+	size_t n = 0;
+	for (int k = 0; k < C_COUNT; k++) {
+		if (!s->by_cat[k])
+			continue;
+		char h[16];
+		snprintf(cls[k], sizeof cls[k], "c%d", k);
+		it[n].cls = cls[k];
+		snprintf(it[n].text, sizeof it[n].text, "%s \xc2\xb7 %s", cats[k].name,
+			 ws_fmt_human(s->by_cat[k], h, sizeof h));
+		n++;
+	}
+	fputs("<text class=\"lg\" x=\"0\" y=\"", c->f);
+	put_num(c, y);
+	static const char lead[] = "colour = part:";
 	fprintf(c->f, "\">%s</text>", lead);
 	legend_row(c, 6.2 * (double)(sizeof lead - 1) + 12, y, it, n);
 }
@@ -1166,7 +1225,8 @@ static const char css[] =
 	".card{background:#fff;padding:10px;box-shadow:0 1px 2px rgba(0,0,0,.08);overflow-x:auto}"
 	"svg text{font:11px system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;fill:#1d232a}"
 	"svg rect{shape-rendering:crispEdges}"
-	".tm rect{stroke:#fff;stroke-width:.4}"
+	"svg.fit{width:100%;height:auto;display:block}"
+	".tm rect{stroke:#fff;stroke-width:.4}.tm .alt{fill-opacity:.55}"
 	".tm .L{fill:none;stroke:#fff;stroke-width:1.6}"
 	".tm .G{fill:none;stroke:#1d232a;stroke-width:1.5}"
 	".tl,.ll,.gl{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
@@ -1176,9 +1236,6 @@ static const char css[] =
 	".hit{fill:#000;fill-opacity:0}.hit:hover{fill-opacity:.06}"
 	".ex{fill:none;stroke:#1d232a;stroke-width:1.5;stroke-dasharray:3 2}"
 	".miss{fill:#fde7e7;stroke:#c62828;stroke-width:1;stroke-dasharray:4 3}"
-	".o0 rect{fill-opacity:1}.o1 rect{fill-opacity:.7}.o2 rect{fill-opacity:.85}"
-	".o3 rect{fill-opacity:.45}.o4 rect,.o5 rect{fill-opacity:.58}.o6 rect{fill-opacity:.78}"
-	".o7 rect,.o8 rect{fill-opacity:.4}"
 	".fe{fill:#c62828}.fw{fill:#e08e0b}.fi{fill:#1e88e5}";
 
 /* Colour rules for the dtypes and categories, as fills and swatches. */
@@ -1487,19 +1544,31 @@ html_model(ctx *c, const stats *s, const char *tag)
 	model_heading(c, m, s, tag);
 	fputs("<h2>Where the parameters sit</h2><p class=\"note\">Area = parameters "
 	      "(stored elements for buffers and quantization side tensors), grouped by part "
-	      "then by block; colour = dtype. Hover for exact counts. Tensors too small to see "
-	      "are merged per block, role and dtype.</p><div class=\"card\">", c->f);
-	fputs("<svg ", c->f);
-	put_rect(c, 0, 0, W, TH + 26);
-	fputs(" role=\"img\" aria-label=\"treemap\">", c->f);
-	dtype_legend(c, s, 14);
-	if (treemap(c, m, 0, 26, W, TH))
+	      "then by block in block order; colour = part, as in the bars below (lighter: a "
+	      "dtype other than the model's main one). Hover for exact counts. Tensors too "
+	      "small to see are merged per block, role and dtype (\xc3\x97N).</p>"
+	      "<div class=\"card\">", c->f);
+	/* drawn in a W-wide system, shown as wide as the window */
+	fputs("<svg class=\"fit\" viewBox=\"0 0 ", c->f);
+	put_num(c, W);
+	fputc(' ', c->f);
+	put_num(c, TH + 44);
+	fputs("\" role=\"img\" aria-label=\"treemap\">", c->f);
+	part_legend(c, s, 14);
+	dtype_legend(c, s, 32);
+	if (treemap(c, m, 0, 44, W, TH))
 		return -1;
 	fputs("</svg></div><h2>Per block</h2><p class=\"note\">Parameters per block, stacked "
 	      "by part; the dashed cap is the formula's expectation, a red dashed box a block "
 	      "with no tensors, a triangle a finding on that block. Hover a bar for details.</p>"
 	      "<div class=\"card\">", c->f);
+	fputs("<svg class=\"fit\" viewBox=\"0 0 ", c->f);
+	put_num(c, W);
+	fputc(' ', c->f);
+	put_num(c, BARS_H);
+	fputs("\">", c->f);
 	bars(c, s, 0, 0, W, BARS_H);
+	fputs("</svg>", c->f);
 	fputs("</div><h2>Summary</h2><div class=\"grid\"><div>", c->f);
 	overview(c, s);
 	fputs("</div><div>", c->f);
@@ -1554,7 +1623,7 @@ static int
 svg_doc(ctx *c, const stats *st, size_t n)
 {
 	double W = c->width, TH = W * TM_H_RATIO;
-	double per = 40 + 26 + TH + 16 + BARS_H;
+	double per = 40 + 44 + TH + 16 + BARS_H;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" ",
 	      c->f);
 	put_rect(c, 0, 0, W, per * (double)n);
@@ -1581,13 +1650,14 @@ svg_doc(ctx *c, const stats *st, size_t n)
 			(unsigned long long)st[i].m->n_tensors, commas(st[i].params, a),
 			ws_fmt_human(st[i].params, h, sizeof h), st[i].m->n_findings);
 		fputs("<svg ", c->f);
-		put_rect(c, 0, y + 40, W, TH + 26);
+		put_rect(c, 0, y + 40, W, TH + 44);
 		fputc('>', c->f);
-		dtype_legend(c, &st[i], 14);
-		if (treemap(c, st[i].m, 0, 26, W, TH))
+		part_legend(c, &st[i], 14);
+		dtype_legend(c, &st[i], 32);
+		if (treemap(c, st[i].m, 0, 44, W, TH))
 			return -1;
 		fputs("</svg>\n", c->f);
-		bars(c, &st[i], 0, y + 40 + 26 + TH + 16, W, BARS_H);
+		bars(c, &st[i], 0, y + 40 + 44 + TH + 16, W, BARS_H);
 		fputc('\n', c->f);
 	}
 	fputs("</svg>\n", c->f);
@@ -1597,7 +1667,8 @@ svg_doc(ctx *c, const stats *st, size_t n)
 int
 ws_report_html(FILE *f, const ws_model *const *models, size_t n, const ws_html_opts *opts)
 {
-	ctx c = {.f = f, .svg = opts && opts->svg, .width = 1280};
+	/* the drawing's own width; an HTML page scales it to the window */
+	ctx c = {.f = f, .svg = opts && opts->svg, .width = 1000};
 	stats st[2];
 	size_t ok = 0;
 	int rc = -1;

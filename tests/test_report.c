@@ -380,3 +380,72 @@ Test(report, huge_formula_count_draws_sane_chart)
 	free(c);
 	free(dir);
 }
+
+/* ==== the treemap as a reader sees it ==== */
+
+/* The treemap's part of the page: from its <svg class="tm" to </svg>. */
+static char *
+treemap_of(const char *doc)
+{
+	const char *a = strstr(doc, "<svg class=\"tm\"");
+	cr_assert(a, "no treemap");
+	const char *b = strstr(a, "</svg>");
+	cr_assert(b);
+	return strndup(a, (size_t)(b - a));
+}
+
+static size_t
+count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A MoE model small enough that its experts have room for labels:
+ * Mixtral's shapes cut to 2 blocks. */
+static const char small_moe[] =
+	"{\"architectures\": [\"MixtralForCausalLM\"], \"model_type\": \"mixtral\",\n"
+	" \"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 2,\n"
+	" \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 32000,\n"
+	" \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"tie_word_embeddings\": false}\n";
+
+Test(report, treemap_parts_order_labels_legend_width, .timeout = 60)
+{
+	char *dir = ws_tmpdir(), *cfg = ws_write_file(dir, "moe.json", small_moe, strlen(small_moe));
+	char *model = ws_join(dir, "moe"), *out = ws_join(dir, "r.html");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, NULL};
+	cr_assert(argv[0], "WS_MKMODEL not set");
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	char *doc = report_cli(out, model, NULL, NULL);
+	char *tm = treemap_of(doc);
+
+	/* colour by part, the bar chart's classes: no tile coloured by dtype */
+	cr_expect_eq(count_of(tm, "<rect class=\"d"), 0, "a tile coloured by dtype");
+	cr_expect_gt(count_of(tm, "<rect class=\"c2"), 0, "no expert tile in the experts' colour");
+	cr_expect_gt(count_of(doc, "<svg class=\"bc\""), 0);
+	cr_expect(strstr(doc, ".c2{fill:#f28e2b}"), "one palette for both charts");
+	/* a legend of the parts */
+	cr_expect(strstr(doc, "colour = part:"), "no legend of the parts");
+	cr_expect(strstr(doc, "<rect class=\"c2\" x="), "no experts swatch in the legend");
+	/* experts labelled where they have room */
+	cr_expect(strstr(tm, "moe_gate e0<") || strstr(tm, "moe_up e0<") || strstr(tm, "moe_down e0<"),
+		  "no expert tile labelled");
+	/* blocks in layer order: the layer labels of the experts' part read 0, 1 */
+	const char *l0 = strstr(tm, "class=\"ll\""), *l1 = l0 ? strstr(l0 + 1, "class=\"ll\"") : NULL;
+	cr_assert(l0 && l1, "no layer labels");
+	cr_expect(strstr(l0, ">0<") && (!strstr(l0, ">1<") || strstr(l0, ">0<") < strstr(l0, ">1<")),
+		  "blocks out of order");
+	/* the width follows the window: a viewBox, scaled by CSS, no fixed
+	 * width on the page's pictures */
+	cr_expect(strstr(doc, "<svg class=\"fit\" viewBox=\"0 0 "), "no scalable picture");
+	cr_expect(strstr(doc, "svg.fit{width:100%;height:auto"), "no CSS scaling");
+	cr_expect_null(strstr(doc, "<svg class=\"fit\" x="), "a fixed position on the page's picture");
+	free(tm);
+	free(doc);
+	ws_rmtree(dir);
+	free(dir), free(cfg), free(model), free(out);
+}
