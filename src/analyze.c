@@ -236,14 +236,8 @@ ws_model_analyze(ws_model *m, ws_error *err)
 		return -1;
 	/* No config.json: the architecture is read back from the tensors. */
 	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors) {
-		struct ws_arch *ia = calloc(1, sizeof *ia);
-		if (!ia)
-			return ws_err_oom(err, m->path);
-		if (ws_arch_infer(m, ia, err)) {
-			free(ia);
+		if (!(m->arch = ws_arch_infer_new(m, err)))
 			return -1;
-		}
-		m->arch = ia;
 	}
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {

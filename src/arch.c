@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "weightscan/formula.h"
 #include "weightscan/util.h"
 
@@ -1568,4 +1569,19 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		ws_arch_free(out);
 	}
 	return 0;
+}
+
+struct ws_arch *
+ws_arch_infer_new(const ws_model *m, ws_error *err)
+{
+	struct ws_arch *a = calloc(1, sizeof *a);
+	if (!a) {
+		ws_err_oom(err, m->path);
+		return NULL;
+	}
+	if (ws_arch_infer(m, a, err)) {
+		free(a);
+		return NULL;
+	}
+	return a;
 }

@@ -1207,7 +1207,7 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 	}
 	struct stat sb;
 	if (stat(path, &sb) != 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+		return ws_err_errno(err, path, errno, "cannot open");
 	bool dir = S_ISDIR(sb.st_mode);
 	bool index = ends_with(path, ".index.json");
 	bool model = dir || index || ends_with(path, ".safetensors") || ends_with(path, ".gguf");

@@ -137,6 +137,10 @@ int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_erro
 int ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t have_len,
 			ws_error *err);
 
+/* ws_arch_infer into a new allocation (free with ws_arch_free + free);
+ * NULL with err set. */
+struct ws_arch *ws_arch_infer_new(const ws_model *m, ws_error *err);
+
 /* After the comparison (its findings from index first on): a config.json
  * contradicted consistently by the tensors becomes one config-mismatch and
  * the architecture the tensors imply (src/rootcause.c).  0, or -1 (OOM). */

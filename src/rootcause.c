@@ -55,13 +55,9 @@ ws_root_cause(ws_model *m, size_t first, ws_error *err)
 	if (!cfg || !cfg->known || !cfg->source || strcmp(cfg->source, "config.json") ||
 	    m->format != WS_FORMAT_SAFETENSORS || errors_from(m, first) < 2)
 		return 0;
-	struct ws_arch *ia = calloc(1, sizeof *ia);
+	struct ws_arch *ia = ws_arch_infer_new(m, err);
 	if (!ia)
-		return ws_err_oom(err, m->path);
-	if (ws_arch_infer(m, ia, err)) {
-		free(ia);
 		return -1;
-	}
 	char said[512] = "", implied[512] = "";
 	size_t ls = 0, li = 0, differ = 0;
 	for (size_t k = 0; ia->known && k < sizeof compared / sizeof compared[0]; k++) {
