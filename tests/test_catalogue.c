@@ -282,3 +282,96 @@ Test(catalogue, exaone4_body_without_embeddings)
 	ws_arch_free(&a);
 	cJSON_Delete(cfg);
 }
+
+/* ==== check on full-size sparse checkpoints with the released names ==== */
+
+
+
+static void
+mkmodel(const char *dir, const char *config)
+{
+	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, "--shards", "3", NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
+	ws_run_free(&r);
+}
+
+static uint64_t
+json_u64(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
+	cr_assert(cJSON_IsNumber(x), "%s.%s is missing", a, b);
+	return (uint64_t)x->valuedouble;
+}
+
+/* Generate dir from config, check it: exit 0, no finding, the published
+ * params, and formula (plus its MTP part) equal to them. */
+static void
+check_published(const char *config, uint64_t params, uint64_t mtp)
+{
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	mkmodel(model, config);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s: exit %d: %s%s", config, r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s: not JSON: %s", config, r.out);
+	cr_expect_eq(json_u64(j, "params", "total"), params, "%s: params %llu", config,
+		     (unsigned long long)json_u64(j, "params", "total"));
+	uint64_t f = json_u64(j, "formula", "total");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "formula"), "mtp");
+	uint64_t fm = cJSON_IsNumber(m) ? (uint64_t)m->valuedouble : 0;
+	cr_expect_eq(fm, mtp, "%s: formula.mtp %llu", config, (unsigned long long)fm);
+	cr_expect_eq(f + fm, params, "%s: formula %llu + mtp %llu", config,
+		     (unsigned long long)f, (unsigned long long)fm);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0,
+		     "%s: findings in %s", config, r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+}
+
+Test(catalogue, check_llama1_base_model_checkpoints)
+{
+	char *dir = ws_tmpdir();
+	const char *c7 = LLAMA1(4096, 11008, 32, 32, "LlamaModel");
+	const char *c65 = LLAMA1(8192, 22016, 64, 80, "LlamaModel");
+	char *p7 = ws_write_file(dir, "llama1-7b.json", c7, strlen(c7));
+	char *p65 = ws_write_file(dir, "llama1-65b.json", c65, strlen(c65));
+	check_published(p7, 6607343616ull, 0);
+	check_published(p65, 65023516672ull, 0);
+	free(p7);
+	free(p65);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+static const struct published {
+	const char *file;
+	uint64_t params, mtp;
+} published[] = {
+	{"configs/intfloat__e5-mistral-7b-instruct.json", 7110660096ull, 0},
+	{"configs/ibm-granite__granite-3.3-8b-instruct.json", 8170864640ull, 0},
+	{"configs/HuggingFaceTB__SmolLM3-3B-Base.json", 3075098624ull, 0},
+	{"configs/allenai__OLMoE-1B-7B-0924.json", 6919161856ull, 0},
+	{"configs/allenai__Olmo-3-1025-7B.json", 7298011136ull, 0},
+	{"configs/zai-org__GLM-4.5-Air.json", 110468824832ull, 3616573568ull},
+};
+
+Test(catalogue, check_released_checkpoints)
+{
+	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
+		char *p = ws_shared_path(published[i].file);
+		if (!p)
+			cr_skip_test("../shared is absent");
+		FILE *probe = fopen(p, "rb");
+		if (probe) {
+			fclose(probe);
+			check_published(p, published[i].params, published[i].mtp);
+		}
+		free(p);
+	}
+}

@@ -62,6 +62,8 @@
 #include <unistd.h>
 
 #include "gen.h"
+#include "weightscan/error.h"
+#include "weightscan/formula.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -146,6 +148,8 @@ typedef struct cfg {
 	uint64_t mlp_only[MAX_MLP_ONLY];
 	size_t n_mlp_only;
 	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
+	bool no_head;          /* a base-model class: no head, unprefixed names */
+	uint32_t aflags;       /* the catalogue's switches (catalogue family) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -361,6 +365,10 @@ static const family families[] = {
 	{"deepseek_v3", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
 };
 
+/* A model_type the catalogue knows and this table does not: llama-style
+ * blocks whose switches come from the library's reading of the config. */
+static const family catalogue_family = {"", NULL, BK_LLAMA, MK_DEEPSEEK, 0, "mlp."};
+
 static const family *
 family_of(const char *type)
 {
@@ -551,6 +559,57 @@ llama_block(gen *g, uint64_t L)
 	}
 }
 
+/* A block of a catalogue family: norms, attention, q/k norms, biases and
+ * MLP as the library's switches for this config say. */
+static void
+catalogue_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint32_t f = c->aflags;
+	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+	if (!(f & WS_ARCH_NO_PRE_NORM))
+		norm(g, L, "input_layernorm", "attn_norm");
+	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
+	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", kv, c->hidden);
+	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
+	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
+	if (f & WS_ARCH_QKV_BIAS) {
+		blk(g, L, "self_attn.q_proj.bias", "attn_q.bias", q, 0);
+		blk(g, L, "self_attn.k_proj.bias", "attn_k.bias", kv, 0);
+		blk(g, L, "self_attn.v_proj.bias", "attn_v.bias", kv, 0);
+	}
+	if (f & WS_ARCH_O_BIAS)
+		blk(g, L, "self_attn.o_proj.bias", "attn_output.bias", c->hidden, 0);
+	if (f & (WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_FULL)) {
+		bool full = f & WS_ARCH_QK_NORM_FULL;
+		blk(g, L, "self_attn.q_norm.weight", "attn_q_norm.weight", full ? q : c->head_dim, 0);
+		blk(g, L, "self_attn.k_norm.weight", "attn_k_norm.weight", full ? kv : c->head_dim, 0);
+	}
+	norm(g, L, "post_attention_layernorm", "ffn_norm");
+	if ((f & WS_ARCH_POST_NORMS) && !(f & WS_ARCH_NO_PRE_NORM))
+		norm(g, L, "pre_feedforward_layernorm", "post_attention_norm");
+	if (f & WS_ARCH_POST_NORMS)
+		norm(g, L, "post_feedforward_layernorm", "post_ffw_norm");
+	if (is_moe(c, L)) {
+		uint64_t d = c->hidden, e = c->moe_inter;
+		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
+		if (f & WS_ARCH_ROUTER_SCORE_BIAS)
+			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
+		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
+		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
+		experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		if (c->shared_n)
+			gated_mlp(g, L, c->shared_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
+		return;
+	}
+	gated_mlp(g, L, c->dense_inter, "mlp.", "");
+	if (f & WS_ARCH_MLP_BIAS) {
+		blk(g, L, "mlp.gate_proj.bias", "ffn_gate.bias", c->dense_inter, 0);
+		blk(g, L, "mlp.up_proj.bias", "ffn_up.bias", c->dense_inter, 0);
+		blk(g, L, "mlp.down_proj.bias", "ffn_down.bias", c->hidden, 0);
+	}
+}
+
 static void
 deepseek_block(gen *g, uint64_t L)
 {
@@ -598,7 +657,10 @@ mtp_block(gen *g, uint64_t L)
 	blk(g, L, "enorm.weight", NULL, c->hidden, 0);
 	blk(g, L, "hnorm.weight", NULL, c->hidden, 0);
 	blk(g, L, "eh_proj.weight", NULL, c->hidden, 2 * c->hidden);
-	deepseek_block(g, L);
+	if (c->fam == &catalogue_family)
+		catalogue_block(g, L);
+	else
+		deepseek_block(g, L);
 	blk(g, L, "shared_head.norm.weight", NULL, c->hidden, 0);
 	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
 }
@@ -608,13 +670,16 @@ build(gen *g)
 {
 	const cfg *c = g->c;
 	bool gpt2 = c->fam->block == BK_GPT2;
-	bool ds = c->fam->block == BK_MLA;
-	g->hf_block = gpt2 ? "h." : "model.layers.";
+	bool ds = c->fam->block == BK_MLA, cat = c->fam == &catalogue_family;
+	/* a base-model class saves its own names, without the "model." of
+	 * the head classes */
+	g->hf_block = gpt2 ? "h." : c->no_head ? "layers." : "model.layers.";
 	if (gpt2) {
 		top(g, "wte.weight", NULL, c->vocab, c->hidden);
 		top(g, "wpe.weight", NULL, c->positions, c->hidden);
 	} else {
-		top(g, "model.embed_tokens.weight", "token_embd.weight", c->vocab, c->hidden);
+		top(g, c->no_head ? "embed_tokens.weight" : "model.embed_tokens.weight",
+		    "token_embd.weight", c->vocab, c->hidden);
 	}
 	size_t embed = g->n - (gpt2 ? 2 : 1);
 	for (uint64_t L = 0; L < c->layers; L++) {
@@ -622,21 +687,25 @@ build(gen *g)
 			gpt2_block(g, L);
 		else if (ds)
 			deepseek_block(g, L);
+		else if (cat)
+			catalogue_block(g, L);
 		else
 			llama_block(g, L);
 	}
-	if (ds && !g->gguf)
+	if ((ds || cat) && !g->gguf)
 		for (uint64_t k = 0; k < c->nextn; k++)
 			mtp_block(g, c->layers + k);
 	if (gpt2) {
 		top(g, "ln_f.weight", NULL, c->hidden, 0);
 		top(g, "ln_f.bias", NULL, c->hidden, 0);
 	} else {
-		top(g, "model.norm.weight", "output_norm.weight", c->hidden, 0);
+		top(g, c->no_head ? "norm.weight" : "model.norm.weight", "output_norm.weight",
+		    c->hidden, 0);
 		if (has(c, F_NORM_BIAS))
 			top(g, "model.norm.bias", "output_norm.bias", c->hidden, 0);
 	}
-	bool head = !c->tied || g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL;
+	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
+		    g->plant == P_TIED_IDENTICAL;
 	if (head)
 		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
@@ -689,6 +758,33 @@ static const struct {
 	{"moe_layer_freq", 0}, {"decoder_sparse_step", 1}, {"interleave_moe_layer_step", 1},
 };
 
+/* The sizes of a catalogue family, as the library read them. */
+static void
+from_catalogue(cfg *c, const struct ws_arch *a)
+{
+	c->fam = &catalogue_family;
+	c->aflags = a->flags;
+	c->vocab = a->vocab_size;
+	c->hidden = a->hidden_size;
+	c->layers = a->num_layers;
+	c->heads = a->num_heads;
+	c->kv_heads = a->num_kv_heads;
+	c->head_dim = a->head_dim;
+	c->inter = c->dense_inter = a->intermediate_size;
+	c->tied = a->flags & WS_ARCH_TIED;
+	c->experts = a->num_experts;
+	c->topk = a->experts_per_tok;
+	c->moe_inter = a->moe_intermediate_size;
+	c->shared_n = a->shared_experts;
+	c->shared_inter = a->shared_intermediate_size;
+	c->first_dense = a->first_k_dense;
+	c->moe_step = a->moe_step ? a->moe_step : 1;
+	c->step_offset = a->moe_step_offset;
+	c->nextn = a->num_nextn_predict_layers;
+	for (uint32_t i = 0; i < a->n_mlp_only_layers && c->n_mlp_only < MAX_MLP_ONLY; i++)
+		c->mlp_only[c->n_mlp_only++] = a->mlp_only_layers[i];
+}
+
 static void
 read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
@@ -699,11 +795,23 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		die("%s: invalid JSON", path);
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
 	const cJSON *r = cJSON_IsObject(tc) ? tc : j;
-	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(r, "model_type");
-	if (!cJSON_IsString(mt))
-		die("%s: no model_type", path);
-	snprintf(c->type, sizeof c->type, "%s", mt->valuestring);
+	/* The library reads the config as the report will: class defaults,
+	 * the class's head, model_type from architectures. */
+	struct ws_arch a;
+	ws_error err = {0};
+	if (ws_arch_from_config(j, path, &a, &err) < 0)
+		die("%s", err.message);
+	snprintf(c->type, sizeof c->type, "%s", a.architecture);
+	c->no_head = a.no_head;
 	c->fam = family_of(c->type);
+	if (!c->fam && a.known && a.norm == WS_NORM_RMS && a.mlp == WS_MLP_GATED &&
+	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {
+		from_catalogue(c, &a);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	ws_arch_free(&a);
 	if (!c->fam)
 		die("%s: model_type '%s' is not modelled", path, c->type);
 	bool gpt2 = c->fam->block == BK_GPT2;
