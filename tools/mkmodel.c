@@ -325,7 +325,7 @@ enum {
 	F_FUSED_QKV = 1 << 7,  /* phi3: qkv_proj and gate_up_proj */
 };
 
-enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA };
+enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA, BK_FALCON };
 
 /* How the MoE blocks store router and experts. */
 enum moe_kind {
@@ -363,6 +363,10 @@ static const family families[] = {
 	{"gpt2", NULL, BK_GPT2, MK_MIXTRAL, F_TIED, "mlp."},
 	{"deepseek_v2", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
 	{"deepseek_v3", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
+	/* sizes and switches from the library's reading (n_head_kv, multi_query, ...) */
+	{"falcon", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
+	{"RefinedWebModel", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
+	{"RefinedWeb", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
 };
 
 /* A model_type the catalogue knows and this table does not: llama-style
@@ -610,6 +614,37 @@ catalogue_block(gen *g, uint64_t L)
 	}
 }
 
+/* Falcon (and the original RW code): fused grouped qkv, LayerNorms,
+ * one norm per block (parallel), two (new decoder: ln_attn, ln_mlp) or
+ * two in sequence. */
+static void
+falcon_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint32_t f = c->aflags;
+	uint64_t d = c->hidden, rows = (c->heads + 2 * c->kv_heads) * c->head_dim;
+	if (f & WS_ARCH_NEW_DECODER) {
+		norm(g, L, "ln_attn", "attn_norm");
+		norm(g, L, "ln_mlp", "ffn_norm");
+	} else {
+		norm(g, L, "input_layernorm", "attn_norm");
+	}
+	blk(g, L, "self_attention.query_key_value.weight", "attn_qkv.weight", rows, d);
+	if (f & WS_ARCH_QKV_BIAS)
+		blk(g, L, "self_attention.query_key_value.bias", "attn_qkv.bias", rows, 0);
+	blk(g, L, "self_attention.dense.weight", "attn_output.weight", d, c->heads * c->head_dim);
+	if (f & WS_ARCH_O_BIAS)
+		blk(g, L, "self_attention.dense.bias", "attn_output.bias", d, 0);
+	if (!(f & (WS_ARCH_NEW_DECODER | WS_ARCH_PARALLEL)))
+		norm(g, L, "post_attention_layernorm", "ffn_norm");
+	blk(g, L, "mlp.dense_h_to_4h.weight", "ffn_up.weight", c->inter, d);
+	if (f & WS_ARCH_MLP_BIAS)
+		blk(g, L, "mlp.dense_h_to_4h.bias", "ffn_up.bias", c->inter, 0);
+	blk(g, L, "mlp.dense_4h_to_h.weight", "ffn_down.weight", d, c->inter);
+	if (f & WS_ARCH_MLP_BIAS)
+		blk(g, L, "mlp.dense_4h_to_h.bias", "ffn_down.bias", d, 0);
+}
+
 static void
 deepseek_block(gen *g, uint64_t L)
 {
@@ -671,10 +706,13 @@ build(gen *g)
 	const cfg *c = g->c;
 	bool gpt2 = c->fam->block == BK_GPT2;
 	bool ds = c->fam->block == BK_MLA, cat = c->fam == &catalogue_family;
+	bool falcon = c->fam->block == BK_FALCON;
 	/* a base-model class saves its own names, without the "model." of
 	 * the head classes */
-	g->hf_block = gpt2 ? "h." : c->no_head ? "layers." : "model.layers.";
-	if (gpt2) {
+	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : c->no_head ? "layers." : "model.layers.";
+	if (falcon) {
+		top(g, "transformer.word_embeddings.weight", "token_embd.weight", c->vocab, c->hidden);
+	} else if (gpt2) {
 		top(g, "wte.weight", NULL, c->vocab, c->hidden);
 		top(g, "wpe.weight", NULL, c->positions, c->hidden);
 	} else {
@@ -689,13 +727,18 @@ build(gen *g)
 			deepseek_block(g, L);
 		else if (cat)
 			catalogue_block(g, L);
+		else if (falcon)
+			falcon_block(g, L);
 		else
 			llama_block(g, L);
 	}
 	if ((ds || cat) && !g->gguf)
 		for (uint64_t k = 0; k < c->nextn; k++)
 			mtp_block(g, c->layers + k);
-	if (gpt2) {
+	if (falcon) {
+		top(g, "transformer.ln_f.weight", "output_norm.weight", c->hidden, 0);
+		top(g, "transformer.ln_f.bias", "output_norm.bias", c->hidden, 0);
+	} else if (gpt2) {
 		top(g, "ln_f.weight", NULL, c->hidden, 0);
 		top(g, "ln_f.bias", NULL, c->hidden, 0);
 	} else {
@@ -807,6 +850,14 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS && a.mlp == WS_MLP_GATED &&
 	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {
 		from_catalogue(c, &a);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	if (c->fam && c->fam->block == BK_FALCON) {
+		const family *fam = c->fam;
+		from_catalogue(c, &a);
+		c->fam = fam;
 		ws_arch_free(&a);
 		cJSON_Delete(j);
 		return;
