@@ -389,3 +389,36 @@ Test(catalogue, check_released_checkpoints)
 		free(p);
 	}
 }
+
+Test(catalogue, check_gemma3_names_the_vision_tower_and_projector)
+{
+	char *cfg = ws_shared_path("configs/google__gemma-3-4b-it.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "exit %d: %s%s", r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	/* the whole checkpoint is counted; the formula is the text model's */
+	cr_expect_eq(json_u64(j, "params", "total"), 4300079472ull);
+	cr_expect_eq(json_u64(j, "formula", "total"), 3880263168ull);
+	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(j, "findings");
+	cr_assert_eq(cJSON_GetArraySize(fs), 1, "%s", r.out);
+	const cJSON *f0 = cJSON_GetArrayItem(fs, 0);
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(f0, "code");
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f0, "message");
+	cr_expect(cJSON_IsString(code) && strcmp(code->valuestring, "unsupported-architecture") == 0);
+	cr_expect(cJSON_IsString(msg) && ws_contains(msg->valuestring, "vision_tower") &&
+		  ws_contains(msg->valuestring, "multi_modal_projector") &&
+		  ws_contains(msg->valuestring, "416,866,032") &&
+		  ws_contains(msg->valuestring, "2,950,272"), "%s", msg ? msg->valuestring : "");
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}

@@ -149,6 +149,9 @@ typedef struct cfg {
 	size_t n_mlp_only;
 	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
 	bool no_head;          /* a base-model class: no head, unprefixed names */
+	const char *base;      /* the text model's name prefix: "model.", "" ... */
+	/* a SigLIP vision tower and Gemma 3's projector (vision_config) */
+	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
 	uint32_t aflags;       /* the catalogue's switches (catalogue family) */
 } cfg;
 
@@ -700,6 +703,55 @@ mtp_block(gen *g, uint64_t L)
 	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
 }
 
+/* A tensor outside the blocks, of any rank. */
+static void
+top_nd(gen *g, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3, uint64_t d4)
+{
+	uint64_t s[4] = {a, b, c3, d4};
+	push(g, nd, s, 0, name);
+}
+
+/* Gemma 3's vision tower (SigLIP, as transformers 4.50 saves it) and its
+ * projector: the component the formula has no rule for yet. */
+static void
+siglip_tower(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t h = c->v_hidden, side = c->v_image / c->v_patch;
+	char n[128];
+	const char *pre = "vision_tower.vision_model.";
+	snprintf(n, sizeof n, "%sembeddings.patch_embedding.weight", pre);
+	top_nd(g, n, 4, h, c->v_channels, c->v_patch, c->v_patch);
+	snprintf(n, sizeof n, "%sembeddings.patch_embedding.bias", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	snprintf(n, sizeof n, "%sembeddings.position_embedding.weight", pre);
+	top_nd(g, n, 2, side * side, h, 0, 0);
+	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+					  "self_attn.out_proj", "mlp.fc1", "mlp.fc2"};
+	for (uint64_t L = 0; L < c->v_layers; L++) {
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? c->v_inter : h, in = i == 5 ? c->v_inter : h;
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
+			top_nd(g, n, 1, out, 0, 0, 0);
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.weight", pre, L, k);
+			top_nd(g, n, 1, h, 0, 0, 0);
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.bias", pre, L, k);
+			top_nd(g, n, 1, h, 0, 0, 0);
+		}
+	}
+	snprintf(n, sizeof n, "%spost_layernorm.weight", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	snprintf(n, sizeof n, "%spost_layernorm.bias", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	/* a bare Parameter, stored [in, out] */
+	top_nd(g, "multi_modal_projector.mm_input_projection_weight", 2, h, c->hidden, 0, 0);
+	top_nd(g, "multi_modal_projector.mm_soft_emb_norm.weight", 1, h, 0, 0, 0);
+}
+
 static void
 build(gen *g)
 {
@@ -709,15 +761,18 @@ build(gen *g)
 	bool falcon = c->fam->block == BK_FALCON;
 	/* a base-model class saves its own names, without the "model." of
 	 * the head classes */
-	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : c->no_head ? "layers." : "model.layers.";
+	char base_block[64], emb[80], fnorm[80];
+	snprintf(base_block, sizeof base_block, "%slayers.", c->base);
+	snprintf(emb, sizeof emb, "%sembed_tokens.weight", c->base);
+	snprintf(fnorm, sizeof fnorm, "%snorm.weight", c->base);
+	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : base_block;
 	if (falcon) {
 		top(g, "transformer.word_embeddings.weight", "token_embd.weight", c->vocab, c->hidden);
 	} else if (gpt2) {
 		top(g, "wte.weight", NULL, c->vocab, c->hidden);
 		top(g, "wpe.weight", NULL, c->positions, c->hidden);
 	} else {
-		top(g, c->no_head ? "embed_tokens.weight" : "model.embed_tokens.weight",
-		    "token_embd.weight", c->vocab, c->hidden);
+		top(g, emb, "token_embd.weight", c->vocab, c->hidden);
 	}
 	size_t embed = g->n - (gpt2 ? 2 : 1);
 	for (uint64_t L = 0; L < c->layers; L++) {
@@ -742,11 +797,12 @@ build(gen *g)
 		top(g, "ln_f.weight", NULL, c->hidden, 0);
 		top(g, "ln_f.bias", NULL, c->hidden, 0);
 	} else {
-		top(g, c->no_head ? "norm.weight" : "model.norm.weight", "output_norm.weight",
-		    c->hidden, 0);
+		top(g, fnorm, "output_norm.weight", c->hidden, 0);
 		if (has(c, F_NORM_BIAS))
 			top(g, "model.norm.bias", "output_norm.bias", c->hidden, 0);
 	}
+	if (c->v_layers && !g->gguf)
+		siglip_tower(g);
 	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
 		    g->plant == P_TIED_IDENTICAL;
 	if (head)
@@ -846,6 +902,19 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		die("%s", err.message);
 	snprintf(c->type, sizeof c->type, "%s", a.architecture);
 	c->no_head = a.no_head;
+	/* a multimodal wrapper keeps the text model under language_model. */
+	c->base = a.no_head ? "" : r != j ? "language_model.model." : "model.";
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(j, "vision_config");
+	if (cJSON_IsObject(vc)) {
+		c->v_hidden = num(vc, "hidden_size", 768);
+		c->v_inter = num(vc, "intermediate_size", 3072);
+		c->v_layers = num(vc, "num_hidden_layers", 12);
+		c->v_patch = num(vc, "patch_size", 16);
+		c->v_image = num(vc, "image_size", 224);
+		c->v_channels = num(vc, "num_channels", 3);
+		if (!c->v_patch || c->v_image < c->v_patch)
+			die("%s: vision_config: patch_size and image_size", path);
+	}
 	c->fam = family_of(c->type);
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS && a.mlp == WS_MLP_GATED &&
 	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {

@@ -112,6 +112,28 @@ static const struct {
 	{"ForQuestionAnswering", WS_HEAD_OTHER},
 };
 
+/* Components of multimodal checkpoints, by the prefixes transformers
+ * saves them under (before and after the 4.52 refactor). */
+static const struct ws_cat_component components[] = {
+	{"vision_tower.", "vision_tower", "vision"},
+	{"model.vision_tower.", "vision_tower", "vision"},
+	{"multi_modal_projector.", "multi_modal_projector", "projector"},
+	{"model.multi_modal_projector.", "multi_modal_projector", "projector"},
+	{"audio_tower.", "audio_tower", "audio"},
+	{"model.audio_tower.", "audio_tower", "audio"},
+};
+
+const struct ws_cat_component *
+ws_cat_component_of(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
+		size_t n = strlen(components[i].prefix);
+		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+			return &components[i];
+	}
+	return NULL;
+}
+
 const struct ws_cat_entry *
 ws_cat_by_model_type(const char *name)
 {

@@ -71,4 +71,14 @@ const struct ws_cat_entry *ws_cat_by_class(const char *cls, enum ws_cat_head *he
 /* The default of key in e, or NULL. */
 const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const char *key);
 
+/* A component other than the text decoder, told by its name prefix. */
+struct ws_cat_component {
+	const char *prefix;    /* "vision_tower.", "model.multi_modal_projector." */
+	const char *name;      /* the checkpoint's own name: "vision_tower" */
+	const char *kind;      /* SPEC components[].kind: vision, projector, audio */
+};
+
+/* The component tensor `name` belongs to, or NULL (the text decoder). */
+const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+
 #endif
