@@ -243,6 +243,7 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	if (!a)
 		return ws_err_oom(err, m->path);
 	int have = 0;
+	char arch_note[512] = "";
 	if (m->config) {
 		if (ws_arch_from_config(m->config, m->config_path, a, err)) {
 			free(a);
@@ -262,10 +263,17 @@ ws_model_analyze(ws_model *m, ws_error *err)
 				*err = aerr;
 				return -1;
 			}
+			/* with no tensors there is nothing to contradict: the
+			 * vocab-only finding says it instead */
 			char *msg = ws_escape_text(aerr.message, strlen(aerr.message));
-			ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1, -1, false,
-					     0, 0, "architecture metadata unusable: %s",
-					     msg ? msg : "?");
+			if (m->n_tensors)
+				ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1,
+						     -1, false, 0, 0,
+						     "architecture metadata unusable: %s",
+						     msg ? msg : "?");
+			else
+				snprintf(arch_note, sizeof arch_note,
+					 "; architecture metadata unusable: %s", msg ? msg : "?");
 			free(msg);
 		}
 	}
@@ -297,7 +305,8 @@ ws_model_analyze(ws_model *m, ws_error *err)
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {
 		ws_model_add_finding(m, WS_SEV_INFO, "vocab-only", NULL, -1, -1, false, 0, 0,
-				     "GGUF with metadata and no tensors (vocab-only): no formula comparison");
+				     "GGUF with metadata and no tensors (vocab-only): no parameters to count, "
+				     "no formula comparison, no shape, data or FLOPs checks%s", arch_note);
 		return 0;
 	}
 	if (m->arch && !m->arch->known) {

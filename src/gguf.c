@@ -15,9 +15,12 @@
  * The whole file is mapped; the parser walks it with a bounds-checked
  * reader and keeps pointers into the mapping for strings and arrays.  The
  * structural rules are ggml's gguf_init_from_file rules plus a check that
- * every tensor's data lies inside the file.  What the format allows but
- * llama.cpp refuses (nested arrays, 64-byte names, alignment not a power
- * of two) is an error-level "loader-incompatible" finding, not a failure.
+ * every tensor's data lies inside the file, plus the limits the GGUF
+ * specification states and ggml does not enforce (a name over 64 bytes, an
+ * alignment that is not a multiple of 8, a bool other than 0 or 1).  What
+ * the format allows but llama.cpp refuses (nested arrays, 64-byte names,
+ * alignment not a power of two) is an error-level "loader-incompatible"
+ * finding, not a failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +34,7 @@
 #define GGUF_MAX_STRING (1ull << 30)  /* ggml GGUF_MAX_STRING_LENGTH */
 #define GGUF_MAX_ARRAY (1ull << 30)   /* ggml GGUF_MAX_ARRAY_ELEMENTS */
 #define GGUF_MAX_DIMS 4
-#define GGUF_MAX_NAME 64              /* llama.cpp: names shorter than this */
+#define GGUF_MAX_NAME 64              /* the spec: at most 64 bytes; llama.cpp: fewer */
 #define GGUF_DEFAULT_ALIGN 32
 #define GGUF_MAX_NEST 16              /* our own bound on nested arrays */
 /* Smallest possible KV (8-byte key length, 1-byte key, type, 1-byte
@@ -93,6 +96,7 @@ need(gg *g, uint64_t n, const char *what)
 		  "truncated: %s needs %llu bytes but only %llu remain",
 		  what, (unsigned long long)n,
 		  (unsigned long long)(g->len - g->off));
+	g->err->kind = WS_ERRK_TRUNCATED;
 	return false;
 }
 
@@ -149,6 +153,13 @@ oom(gg *g)
 
 /* ==== key/values ==== */
 
+/* The specification: a bool is 1 byte, 0 or 1; "anything else is invalid". */
+static int
+bad_bool(gg *g, uint64_t at, unsigned byte)
+{
+	return ws_err_at(g->err, g->path, at, "bool value 0x%02x is neither 0 nor 1", byte);
+}
+
 /* Walk an array's elements (after its type and count); sets *nested when
  * arrays hold arrays. */
 static bool
@@ -165,6 +176,9 @@ skip_array(gg *g, uint64_t at, ws_vtype et, uint64_t count, int depth,
 			return past_prefix(g, n), ws_err_at(g->err, g->path, at,
 					 "array of %llu %s runs past the end of the file",
 					 (unsigned long long)count, ws_vtype_name(et)), false;
+		for (uint64_t i = 0; et == WS_V_BOOL && i < n; i++)
+			if (g->p[g->off + i] > 1)
+				return bad_bool(g, g->off + i, g->p[g->off + i]), false;
 		g->off += n;
 		return true;
 	}
@@ -293,7 +307,9 @@ parse_kv(gg *g, uint64_t index)
 		} else if (kv.type == WS_V_F64) {
 			memcpy(&kv.num.f, &bits, 8);
 		} else {
-			kv.num.u = bits; /* bool: any byte accepted, != 0 is true */
+			if (kv.type == WS_V_BOOL && bits > 1)
+				return bad_bool(g, val_at, (unsigned)bits);
+			kv.num.u = bits;
 		}
 	}
 
@@ -302,8 +318,10 @@ parse_kv(gg *g, uint64_t index)
 			return ws_err_at(g->err, g->path, type_at,
 					 "general.alignment must be of type u32, not %s",
 					 ws_vtype_name(kv.type));
-		if (kv.num.u == 0)
-			return ws_err_at(g->err, g->path, val_at, "general.alignment is 0");
+		if (kv.num.u == 0 || kv.num.u % 8)
+			return ws_err_at(g->err, g->path, val_at,
+					 "general.alignment %llu is not a multiple of 8",
+					 (unsigned long long)kv.num.u);
 		if ((kv.num.u & (kv.num.u - 1)) != 0 &&
 		    ws_model_add_finding(g->m, WS_SEV_ERROR, "loader-incompatible",
 					 NULL, -1, -1, false, 0, 0,
@@ -341,9 +359,11 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 
 	if (!rd_string(g, &name, &name_len, "tensor name"))
 		return -1;
-	if (name_len > UINT32_MAX)
-		return ws_err_at(g->err, g->path, name_at, "tensor name too long");
 	const char *nm = esc(nb, sizeof nb, (const char *)name, (size_t)name_len);
+	if (name_len > GGUF_MAX_NAME)
+		return ws_err_at(g->err, g->path, name_at,
+				 "tensor name '%s' is %llu bytes, over the specification's 64",
+				 nm, (unsigned long long)name_len);
 
 	uint64_t nd_at = g->off;
 	if (!rd(g, 4, &nd, "n_dims"))
@@ -404,7 +424,7 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 		return oom(g);
 	if (added == 0)
 		return ws_err_at(g->err, g->path, name_at, "duplicate tensor name '%s'", nm);
-	if (name_len >= GGUF_MAX_NAME &&
+	if (name_len == GGUF_MAX_NAME &&
 	    ws_model_add_finding(g->m, WS_SEV_ERROR, "loader-incompatible", nm,
 				 -1, -1, false, 0, 0,
 				 "tensor name of %llu bytes (llama.cpp allows at most %d)",
@@ -443,6 +463,16 @@ load_one(ws_model *m, const char *path, ws_strset *names, ws_error *err)
 	if (idx < 0)
 		return -1;
 	return ws_gguf_parse(m, (uint32_t)idx, names, err);
+}
+
+int
+ws_gguf_load_file(ws_model *m, const char *path, ws_error *err)
+{
+	ws_strset names = {0};
+	m->format = WS_FORMAT_GGUF;
+	int rc = load_one(m, path, &names, err);
+	ws_strset_free(&names);
+	return rc;
 }
 
 /* Metadata is parsed from map[0..map_len) (a remote file's fetched
@@ -517,17 +547,22 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 		ws_err_at(err, g.path, g.off, "data section start overflows");
 		goto out;
 	}
-	if (n_tensors && f->data_start > f->size) {
+	f->expected_size = n_tensors ? f->data_start : f->size;
+	if (n_tensors && f->data_start > f->size && !m->keep_truncated) {
 		ws_err_at(err, g.path, g.off,
 			  "data section would start at %llu, past the end of the file (%llu bytes): truncated",
 			  (unsigned long long)f->data_start, (unsigned long long)f->size);
+		err->kind = WS_ERRK_TRUNCATED;
 		goto out;
 	}
 	for (uint64_t i = first; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
 		uint64_t end;
 		t->offset += f->data_start;
-		if (!ws_add_u64(t->offset, t->bytes, &end) || end > f->size) {
+		if (ws_add_u64(t->offset, t->bytes, &end) && end > f->expected_size)
+			f->expected_size = end;
+		if (!ws_add_u64(t->offset, t->bytes, &end) ||
+		    (end > f->size && !m->keep_truncated)) {
 			char nb[1024];
 			ws_err_at(err, g.path, t->offset,
 				  "tensor '%s' data [%llu, %llu) extends past the end of the file (%llu bytes): truncated",
@@ -535,6 +570,7 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 				  (unsigned long long)t->offset,
 				  (unsigned long long)t->offset + t->bytes,
 				  (unsigned long long)f->size);
+			err->kind = WS_ERRK_TRUNCATED;
 			goto out;
 		}
 	}

@@ -136,7 +136,13 @@ typedef struct pool {
 typedef struct job_state {
 	XXH3_state_t *xxh;
 	EVP_MD_CTX *sha256, *sha1;
+	/* the short digests xxhsum also writes: verify only, so plain
+	 * states rather than the dispatched bulk update */
+	XXH32_state_t *x32;
+	XXH64_state_t *x64;
+	XXH3_state_t *x3_64;
 	XXH3_state_t **sub;     /* one per sub, created when first touched */
+	EVP_MD_CTX **subsha;    /* the same, when subs take SHA-256 */
 } job_state;
 
 static void
@@ -147,9 +153,15 @@ canon128(XXH128_hash_t h, uint8_t out[16])
 	memcpy(out, c.digest, 16);
 }
 
+static void sub_sha_finish(job_state *st, ws_hash_sub *s, size_t k);
+
 static void
 sub_finish(job_state *st, ws_hash_sub *s, size_t k)
 {
+	if (st->subsha) {
+		sub_sha_finish(st, s, k);
+		return;
+	}
 	if (st->sub[k]) {
 		canon128(XXH3_128bits_digest(st->sub[k]), s->xxh128);
 		XXH3_freeState(st->sub[k]);
@@ -208,6 +220,14 @@ static void
 job_state_free(job_state *st, size_t n_subs)
 {
 	XXH3_freeState(st->xxh);
+	XXH32_freeState(st->x32);
+	XXH64_freeState(st->x64);
+	XXH3_freeState(st->x3_64);
+	if (st->subsha)
+		for (size_t k = 0; k < n_subs; k++)
+			if (st->subsha[k])
+				evp.ctx_free(st->subsha[k]);
+	free(st->subsha);
 	if (st->sha256)
 		evp.ctx_free(st->sha256);
 	if (st->sha1)
@@ -216,6 +236,7 @@ job_state_free(job_state *st, size_t n_subs)
 		for (size_t k = 0; k < n_subs; k++)
 			XXH3_freeState(st->sub[k]);
 	free(st->sub);
+	memset(st, 0, sizeof *st);
 }
 
 static int
@@ -226,6 +247,19 @@ md_init(EVP_MD_CTX **ctx, bool sha256)
 		return -1;
 	*ctx = evp.ctx_new();
 	return *ctx && evp.init(*ctx, sha256 ? evp.sha256() : evp.sha1(), NULL) == 1 ? 0 : -1;
+}
+
+static void
+sub_sha_finish(job_state *st, ws_hash_sub *s, size_t k)
+{
+	EVP_MD_CTX *c = st->subsha[k];
+	if (!c && md_init(&c, true) != 0) {
+		memset(s->sha256, 0, sizeof s->sha256); /* cannot be: probed at start */
+		return;
+	}
+	evp.final(c, s->sha256, NULL);
+	evp.ctx_free(c);
+	st->subsha[k] = NULL;
 }
 
 static int
@@ -247,6 +281,23 @@ job_state_init(ws_hash_job *j, job_state *st, uint64_t len)
 		if (evp.update(st->sha1, hdr, (size_t)hl + 1) != 1)
 			return -1;
 	}
+	if ((j->algos & WS_HASH_XXH32) && (!(st->x32 = XXH32_createState()) ||
+					    XXH32_reset(st->x32, 0) != XXH_OK))
+		return -1;
+	if ((j->algos & WS_HASH_XXH64) && (!(st->x64 = XXH64_createState()) ||
+					    XXH64_reset(st->x64, 0) != XXH_OK))
+		return -1;
+	if ((j->algos & WS_HASH_XXH3_64) && (!(st->x3_64 = XXH3_createState()) ||
+					      XXH3_64bits_reset(st->x3_64) != XXH_OK))
+		return -1;
+	if (j->n_subs && j->sub_sha256) {
+		EVP_MD_CTX *probe;
+		if (md_init(&probe, true) != 0)
+			return -1; /* no libcrypto: say so before reading */
+		evp.ctx_free(probe);
+		if (!(st->subsha = calloc(j->n_subs, sizeof *st->subsha)))
+			return -1;
+	}
 	if (j->n_subs && !(st->sub = calloc(j->n_subs, sizeof *st->sub)))
 		return -1;
 	return 0;
@@ -266,6 +317,12 @@ feed_subs(ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
 			continue;
 		uint64_t oa = s->offset > a ? s->offset : a;
 		uint64_t ob = se < b ? se : b;
+		if (st->subsha) {
+			if ((!st->subsha[k] && md_init(&st->subsha[k], true) != 0) ||
+			    evp.update(st->subsha[k], buf + (oa - a), (size_t)(ob - oa)) != 1)
+				return -1;
+			continue;
+		}
 		if (!st->sub[k]) {
 			if (!(st->sub[k] = XXH3_createState()) ||
 			    XXH3_128bits_reset(st->sub[k]) != XXH_OK)
@@ -357,6 +414,12 @@ job_feed(pool *p, ws_hash_job *j, job_state *st, size_t *lo, const uint8_t *buf,
 {
 	if (st->xxh)
 		ws_xxh3_128_update(st->xxh, buf, (size_t)n);
+	if (st->x32)
+		XXH32_update(st->x32, buf, (size_t)n);
+	if (st->x64)
+		XXH64_update(st->x64, buf, (size_t)n);
+	if (st->x3_64)
+		XXH3_64bits_update(st->x3_64, buf, (size_t)n);
 	if ((st->sha256 && evp.update(st->sha256, buf, (size_t)n) != 1) ||
 	    (st->sha1 && evp.update(st->sha1, buf, (size_t)n) != 1) ||
 	    (j->n_subs && feed_subs(j, st, lo, buf, pos, n) != 0)) {
@@ -379,6 +442,21 @@ job_finish(ws_hash_job *j, job_state *st, size_t lo, uint64_t len)
 		evp.final(st->sha256, j->digest.sha256, NULL);
 	if (st->sha1)
 		evp.final(st->sha1, j->digest.sha1, NULL);
+	if (st->x32) {
+		XXH32_canonical_t c;
+		XXH32_canonicalFromHash(&c, XXH32_digest(st->x32));
+		memcpy(j->digest.xxh32, c.digest, 4);
+	}
+	if (st->x64) {
+		XXH64_canonical_t c;
+		XXH64_canonicalFromHash(&c, XXH64_digest(st->x64));
+		memcpy(j->digest.xxh64, c.digest, 8);
+	}
+	if (st->x3_64) {
+		XXH64_canonical_t c;
+		XXH64_canonicalFromHash(&c, XXH3_64bits_digest(st->x3_64));
+		memcpy(j->digest.xxh3_64, c.digest, 8);
+	}
 	j->size = len;
 	j->status = WS_JOB_OK;
 }
@@ -772,12 +850,126 @@ unescape(char *s, size_t len)
 	return (long)o;
 }
 
+/* The digests verify knows: one line each, the BSD tag first. */
+static const struct algo_info {
+	unsigned algo;
+	const char *tag;       /* BSD form: `TAG (name) = hex` */
+	size_t len;            /* digest bytes */
+} algos[] = {
+	{WS_HASH_XXH128, "XXH128", WS_XXH128_LEN},
+	{WS_HASH_SHA256, "SHA256", WS_SHA256_LEN},
+	{WS_HASH_SHA1, "SHA1", WS_SHA1_LEN},
+	{WS_HASH_XXH3_64, "XXH3", 8},
+	{WS_HASH_XXH64, "XXH64", 8},
+	{WS_HASH_XXH32, "XXH32", 4},
+	{WS_HASH_GITBLOB, "GITBLOB", WS_SHA1_LEN},
+};
+
+static const struct algo_info *
+algo_info(unsigned algo)
+{
+	for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++)
+		if (algos[i].algo == algo)
+			return &algos[i];
+	return NULL;
+}
+
+size_t
+ws_hash_algo_len(unsigned algo)
+{
+	const struct algo_info *a = algo_info(algo);
+	return a ? a->len : 0;
+}
+
+const char *
+ws_hash_algo_name(unsigned algo)
+{
+	const struct algo_info *a = algo_info(algo);
+	return a ? a->tag : "?";
+}
+
+const uint8_t *
+ws_digest_of(const ws_digest *d, unsigned algo)
+{
+	switch (algo) {
+	case WS_HASH_XXH128: return d->xxh128;
+	case WS_HASH_SHA256: return d->sha256;
+	case WS_HASH_XXH32: return d->xxh32;
+	case WS_HASH_XXH64: return d->xxh64;
+	case WS_HASH_XXH3_64: return d->xxh3_64;
+	default: return d->sha1; /* SHA1, GITBLOB */
+	}
+}
+
+/* The GNU form tells the digest by its length alone. */
+static unsigned
+algo_of_hex_len(size_t nhex)
+{
+	switch (nhex) {
+	case 8: return WS_HASH_XXH32;
+	case 16: return WS_HASH_XXH64;
+	case 2 * WS_XXH128_LEN: return WS_HASH_XXH128;
+	case 2 * WS_SHA1_LEN: return WS_HASH_SHA1;
+	case 2 * WS_SHA256_LEN: return WS_HASH_SHA256;
+	default: return 0;
+	}
+}
+
+static size_t
+hex_run(const char *p, size_t len)
+{
+	size_t n = 0;
+	while (n < len && hexval(p[n]) >= 0)
+		n++;
+	return n;
+}
+
+/* A BSD line, `TAG[_LE] (name) = hex`: the name's span and the entry's
+ * algorithm and digest; false when the line is not of that form. */
+static bool
+parse_bsd(const char *p, size_t len, ws_manifest_entry *e, const char **name,
+	  size_t *nl)
+{
+	const struct algo_info *a = NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof algos / sizeof algos[0] && !a; i++) {
+		size_t tl = strlen(algos[i].tag);
+		if (len > tl && memcmp(p, algos[i].tag, tl) == 0 &&
+		    (p[tl] == ' ' || p[tl] == '_')) {
+			a = &algos[i];
+			k = tl;
+		}
+	}
+	if (!a || a->algo == WS_HASH_GITBLOB)
+		return false;
+	if (len >= k + 3 && memcmp(p + k, "_LE", 3) == 0) {
+		if (a->algo == WS_HASH_SHA256 || a->algo == WS_HASH_SHA1)
+			return false;
+		e->little_endian = true;
+		k += 3;
+	}
+	/* " (" name ") = " hex: the name is whatever lies between, so the
+	 * last ") = " ends it */
+	size_t nhex = 2 * a->len;
+	if (len < k + 2 + 4 + nhex || memcmp(p + k, " (", 2) != 0 ||
+	    memcmp(p + len - nhex - 4, ") = ", 4) != 0 ||
+	    hex_run(p + len - nhex, nhex) != nhex)
+		return false;
+	e->algo = a->algo;
+	ws_unhex(p + len - nhex, a->len, e->digest);
+	*name = p + k + 2;
+	*nl = len - nhex - 4 - (k + 2);
+	return true;
+}
+
 /* Parse one line; 1 = entry added, 0 = malformed, -1 = OOM. */
 static int
 parse_line(const char *p, size_t len, size_t lineno, ws_manifest *m)
 {
 	bool esc = false;
-	size_t nhex = 0;
+	ws_manifest_entry e = {0};
+	const char *name;
+	size_t nl;
 
 	if (len > MANIFEST_MAX_LINE)
 		return 0;
@@ -788,17 +980,20 @@ parse_line(const char *p, size_t len, size_t lineno, ws_manifest *m)
 		p++;
 		len--;
 	}
-	while (nhex < len && hexval(p[nhex]) >= 0)
-		nhex++;
-	if ((nhex != 2 * WS_XXH128_LEN && nhex != 2 * WS_SHA256_LEN) ||
-	    len < nhex + 3 || p[nhex] != ' ' || (p[nhex + 1] != ' ' && p[nhex + 1] != '*'))
-		return 0;
-	ws_manifest_entry e = {0};
-	e.algo = nhex == 2 * WS_XXH128_LEN ? WS_HASH_XXH128 : WS_HASH_SHA256;
-	ws_unhex(p, nhex / 2, e.digest);
+	if (!parse_bsd(p, len, &e, &name, &nl)) {
+		/* GNU: hex, then two spaces (or space and '*', binary mode);
+		 * xxhsum 0.8.2 marks XXH3-64 as `XXH3_<hex>` */
+		size_t skip = len > 5 && memcmp(p, "XXH3_", 5) == 0 ? 5 : 0;
+		size_t nhex = hex_run(p + skip, len - skip);
+		e.algo = skip ? (nhex == 16 ? WS_HASH_XXH3_64 : 0) : algo_of_hex_len(nhex);
+		if (!e.algo || len < skip + nhex + 3 || p[skip + nhex] != ' ' ||
+		    (p[skip + nhex + 1] != ' ' && p[skip + nhex + 1] != '*'))
+			return 0;
+		ws_unhex(p + skip, nhex / 2, e.digest);
+		name = p + skip + nhex + 2;
+		nl = len - skip - nhex - 2;
+	}
 	e.line = lineno;
-	const char *name = p + nhex + 2;
-	size_t nl = len - nhex - 2;
 	if (!(e.name = malloc(nl + 1)))
 		return -1;
 	memcpy(e.name, name, nl);
@@ -813,13 +1008,17 @@ parse_line(const char *p, size_t len, size_t lineno, ws_manifest *m)
 		e.name[nl] = '\0';
 	}
 	if (nl > 7 && memcmp(e.name, "tensor:", 7) == 0) {
-		if (e.algo != WS_HASH_XXH128) {
+		if ((e.algo != WS_HASH_XXH128 && e.algo != WS_HASH_SHA256) || e.little_endian) {
 			free(e.name);
 			return 0;
 		}
 		e.tensor = true;
 		memmove(e.name, e.name + 7, nl - 7 + 1);
 		nl -= 7;
+	}
+	if (nl == 0) {
+		free(e.name);
+		return 0;
 	}
 	e.name_len = nl;
 	if (m->n == m->cap) {
@@ -949,6 +1148,8 @@ typedef struct hash_ctx {
 	size_t n_units, cap_units;
 	ws_model **models;
 	size_t n_models;
+	char **cached;          /* org/name PATHs resolved in the HF cache */
+	size_t n_cached;
 } hash_ctx;
 
 static int
@@ -992,6 +1193,18 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 {
 	if (ws_remote_needs_data(path, "hash", err))
 		return -1;
+	char *cached = ws_hf_cache_resolve(path);
+	if (cached) {
+		/* kept for the run: units point at it */
+		char **nc = realloc(c->cached, (c->n_cached + 1) * sizeof *nc);
+		if (!nc) {
+			free(cached);
+			return ws_err_oom(err, path);
+		}
+		c->cached = nc;
+		c->cached[c->n_cached++] = cached;
+		path = cached;
+	}
 	struct stat sb;
 	if (stat(path, &sb) != 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
@@ -1029,6 +1242,9 @@ add_path(hash_ctx *c, const char *path, ws_error *err)
 	for (uint32_t i = 0; i < m->n_files && rc == 0; i++)
 		rc = add_unit(c, m->files[ord[i]].path, m->files[ord[i]].fd, m, ord[i], true, err);
 	free(ord);
+	/* the folder's other variants, not read as the model but hashed */
+	for (uint32_t i = 0; i < m->n_unread_files && rc == 0; i++)
+		rc = add_unit(c, m->unread_files[i], -1, NULL, 0, false, err);
 	return rc;
 }
 
@@ -1149,6 +1365,7 @@ ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 		free(by_offset);
 		j->subs = work[u].subs;
 		j->n_subs = k;
+		j->sub_sha256 = o->sha256;
 	}
 	if (ws_hash_run(jobs, c.n_units, o->threads, o->progress, o->progress_ctx, err) != 0)
 		goto done;
@@ -1167,6 +1384,7 @@ ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 		}
 		memcpy(out->lines[out->n - 1].xxh128, jobs[u].digest.xxh128, WS_XXH128_LEN);
 		memcpy(out->lines[out->n - 1].sha256, jobs[u].digest.sha256, WS_SHA256_LEN);
+		out->lines[out->n - 1].size = jobs[u].size;
 	}
 	for (size_t u = 0; u < c.n_units; u++) {
 		if (!jobs[u].n_subs)
@@ -1179,8 +1397,12 @@ ws_hash_paths(const char *const *paths, size_t n_paths, const char *base_dir,
 				ws_err_oom(err, NULL);
 				goto done;
 			}
-			memcpy(out->lines[out->n - 1].xxh128, work[u].subs[work[u].sub_of[i]].xxh128,
-			       WS_XXH128_LEN);
+			const ws_hash_sub *sub = &work[u].subs[work[u].sub_of[i]];
+			ws_hash_line *l = &out->lines[out->n - 1];
+			memcpy(l->xxh128, sub->xxh128, WS_XXH128_LEN);
+			memcpy(l->sha256, sub->sha256, WS_SHA256_LEN);
+			l->size = t->bytes;
+			l->file = u; /* file lines come first, one per unit */
 		}
 	}
 	rc = 0;
@@ -1200,6 +1422,9 @@ done:
 	for (size_t i = 0; i < c.n_models; i++)
 		ws_model_free(c.models[i]);
 	free(c.models);
+	for (size_t i = 0; i < c.n_cached; i++)
+		free(c.cached[i]);
+	free(c.cached);
 	free(c.base);
 	return rc;
 }
@@ -1221,8 +1446,9 @@ ws_hash_print(FILE *f, const ws_hash_set *s, unsigned what)
 		const ws_hash_line *l = &s->lines[i];
 		int r = 0;
 		if (l->tensor && (what & WS_PRINT_TENSORS))
-			r = put_line(f, tty, l->xxh128, WS_XXH128_LEN, "tensor:", l->name,
-				     l->name_len);
+			r = s->has_sha256
+				? put_line(f, tty, l->sha256, WS_SHA256_LEN, "tensor:", l->name, l->name_len)
+				: put_line(f, tty, l->xxh128, WS_XXH128_LEN, "tensor:", l->name, l->name_len);
 		if (!l->tensor && (what & WS_PRINT_FILES_XXH))
 			r = put_line(f, tty, l->xxh128, WS_XXH128_LEN, "", l->name, l->name_len);
 		if (!l->tensor && (what & WS_PRINT_FILES_SHA256) && s->has_sha256)
@@ -1274,14 +1500,19 @@ fail:
 int
 ws_hash_write_manifest(const char *path, const ws_hash_set *s, ws_error *err)
 {
-	if (write_atomic(path, s, WS_PRINT_FILES_XXH | WS_PRINT_TENSORS, err) != 0)
+	if (write_atomic(path, s, s->has_sha256 ? WS_PRINT_FILES_SHA256 : WS_PRINT_FILES_XXH,
+			 err) != 0)
 		return -1;
-	if (!s->has_sha256)
-		return 0;
 	char *p2 = NULL;
-	if (asprintf(&p2, "%s.sha256", path) < 0)
+	if (asprintf(&p2, "%s.tensors", path) < 0)
 		return ws_err_oom(err, path);
-	int r = write_atomic(p2, s, WS_PRINT_FILES_SHA256, err);
+	bool tensors = false;
+	for (size_t i = 0; i < s->n && !tensors; i++)
+		tensors = s->lines[i].tensor;
+	/* no tensor lines: no companion, and none left from an earlier run */
+	int r = tensors ? write_atomic(p2, s, WS_PRINT_TENSORS, err)
+		: (unlink(p2) == 0 || errno == ENOENT ? 0
+		   : ws_err(err, WS_EXIT_INTERNAL, p2, "cannot remove: %s", strerror(errno)));
 	free(p2);
 	return r;
 }

@@ -58,6 +58,8 @@ bool ws_safetensors_parse_ahead(ws_model *pm, ws_st_ahead *a);
 int ws_safetensors_load_ahead(ws_model *m, ws_st_ahead *a, const char *path, ws_error *err);
 int ws_safetensors_load_index(ws_model *m, const char *index_path, ws_error *err);
 int ws_gguf_load(ws_model *m, const char *path, ws_error *err);
+/* One GGUF file alone, never its split set. */
+int ws_gguf_load_file(ws_model *m, const char *path, ws_error *err);
 
 /* Room for n more tensors, so a parser that can estimate its count from
  * the bytes in hand avoids growing the array (0, or -1 on OOM). */

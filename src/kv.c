@@ -452,3 +452,34 @@ ws_kv_to_json(const ws_kv *kv, bool full)
 	cJSON_AddItemToObject(obj, "head", head);
 	return obj;
 }
+
+/* llama.cpp's enum llama_ftype: the quantization a GGUF file is said to
+ * be made with (general.file_type); the gaps are values it removed. */
+static const char *const file_types[] = {
+	[0] = "F32", [1] = "F16", [2] = "Q4_0", [3] = "Q4_1", [4] = "Q4_1_SOME_F16",
+	[7] = "Q8_0", [8] = "Q5_0", [9] = "Q5_1", [10] = "Q2_K", [11] = "Q3_K_S",
+	[12] = "Q3_K_M", [13] = "Q3_K_L", [14] = "Q4_K_S", [15] = "Q4_K_M",
+	[16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K", [19] = "IQ2_XXS",
+	[20] = "IQ2_XS", [21] = "Q2_K_S", [22] = "IQ3_XS", [23] = "IQ3_XXS",
+	[24] = "IQ1_S", [25] = "IQ4_NL", [26] = "IQ3_S", [27] = "IQ3_M", [28] = "IQ2_S",
+	[29] = "IQ2_M", [30] = "IQ4_XS", [31] = "IQ1_M", [32] = "BF16",
+	[33] = "Q4_0_4_4", [34] = "Q4_0_4_8", [35] = "Q4_0_8_8", [36] = "TQ1_0",
+	[37] = "TQ2_0", [38] = "MXFP4_MOE",
+};
+
+const char *
+ws_gguf_file_type_name(uint64_t v)
+{
+	return v < sizeof file_types / sizeof file_types[0] ? file_types[v] : NULL;
+}
+
+void
+ws_kv_print_raw(FILE *f, const ws_kv *kv, bool full)
+{
+	if (kv && kv->type == WS_V_STRING) {
+		size_t n = full || kv->data_len <= TEXT_STR_MAX ? (size_t)kv->data_len : TEXT_STR_MAX;
+		ws_fput_escaped(f, (const char *)kv->data, n);
+		return;
+	}
+	ws_kv_print_text(f, kv, full);
+}

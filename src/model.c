@@ -236,7 +236,7 @@ ws_model_open_file_at(ws_model *m, int dirfd, const char *name, const char *path
 	const char *why;
 	int fd = ws_open_regular(dirfd, name, &size, &why);
 	if (fd < 0)
-		return errno ? ws_err(err, WS_EXIT_INPUT, path, "%s: %s", why, strerror(errno))
+		return errno ? ws_err_errno(err, path, errno, why)
 			     : ws_err(err, WS_EXIT_INPUT, path, "%s", why);
 	return ws_model_adopt_fd(m, fd, size, path, err);
 }

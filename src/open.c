@@ -46,7 +46,7 @@ ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 	struct stat st;
 	*out = NULL;
 	if (fd < 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+		return ws_err_errno(err, path, errno, "cannot open");
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return ws_err(err, WS_EXIT_INPUT, path, "not a regular file");
@@ -356,6 +356,7 @@ typedef struct ahead {
 } ahead;
 
 static int list_dir(const char *dir, name_list *out, ws_error *err);
+static int index_names(const name_list *all, name_list *out);
 static int with_suffix(const name_list *all, const char *suffix, name_list *out);
 static bool ahead_setup(ahead *a);
 static void ahead_end(ahead *a);
@@ -541,7 +542,7 @@ open_dir(const char *dir, ws_error *err)
 {
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		ws_err(err, WS_EXIT_INPUT, dir, "cannot open folder: %s", strerror(errno));
+		ws_err_errno(err, dir, errno, "cannot open folder");
 	return fd;
 }
 
@@ -600,6 +601,24 @@ load_index(ws_model *m, const char *index_path, int dirfd, ahead *ah, ws_error *
 	return ws_index_check(m, err);
 }
 
+static int duplicate_findings(ws_model *m, ws_error *err);
+
+/* The names m holds more than once, into out (its keys borrowed). */
+static int
+duplicated_names(const ws_model *m, ws_strset *out, ws_error *err)
+{
+	ws_strset seen = {0};
+	int rc = 0;
+	for (uint64_t i = 0; i < m->n_tensors && !rc; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		int added = ws_strset_add(&seen, t->name, t->name_len);
+		if (added < 0 || (added == 0 && ws_strset_add(out, t->name, t->name_len) < 0))
+			rc = ws_err_oom(err, m->path);
+	}
+	ws_strset_free(&seen);
+	return rc;
+}
+
 /* The map against the loaded headers; mismatches are findings. */
 int
 ws_index_check(ws_model *m, ws_error *err)
@@ -608,7 +627,7 @@ ws_index_check(ws_model *m, ws_error *err)
 	const cJSON *idx = m->index;
 	const cJSON *wm = cJSON_GetObjectItemCaseSensitive(idx, "weight_map");
 	ws_name_index byname = {0};
-	ws_strset listed = {0}, unheld = {0};
+	ws_strset listed = {0}, unheld = {0}, dups = {0};
 	uint64_t n_listed = 0, mismatches = 0;
 	int64_t dup[2];
 	int rc = -1;
@@ -625,15 +644,11 @@ ws_index_check(ws_model *m, ws_error *err)
 	}
 	if (dup[0] >= 0 && ws_index_duplicate_first(idx, index_path, err))
 		goto out;
-	if (dup[0] >= 0) {
-		const ws_tensor *a = &m->tensors[dup[0]], *b = &m->tensors[dup[1]];
-		char *esc = ws_escape_text(b->name, b->name_len);
-		ws_err(err, WS_EXIT_INPUT, m->files[b->file].path,
-		       "tensor '%s' is also stored in %s", esc ? esc : "?",
-		       m->files[a->file].path);
-		free(esc);
+	/* two shards holding one tensor: the checkpoint's fault, not either
+	 * file's (each is a valid safetensors file); where such a tensor
+	 * lies is not held against the map */
+	if (dup[0] >= 0 && (duplicate_findings(m, err) || duplicated_names(m, &dups, err)))
 		goto out;
-	}
 	/* one finding a tensor up to the cap, then a count: a stale index of
 	 * 100k entries stays a readable report */
 	for (const cJSON *e = wm->child; e; e = e->next) {
@@ -652,7 +667,7 @@ ws_index_check(ws_model *m, ws_error *err)
 		}
 		const char *fp = ti < 0 ? NULL : m->files[m->tensors[ti].file].path;
 		n_listed += ti >= 0;
-		if (fp && names_file(fp, e->valuestring))
+		if (fp && (names_file(fp, e->valuestring) || ws_strset_has(&dups, e->string, len)))
 			continue;
 		if (mismatches++ >= INDEX_FINDING_CAP)
 			continue;
@@ -714,6 +729,7 @@ out:
 	ws_name_index_free(&byname);
 	ws_strset_free(&listed);
 	ws_strset_free(&unheld);
+	ws_strset_free(&dups);
 	free(named);
 	return rc;
 }
@@ -789,6 +805,364 @@ with_suffix(const name_list *all, const char *suffix, name_list *out)
 	return 0;
 }
 
+/* ==== variants and folders of models ==== */
+
+/* transformers and diffusers write variant V of checkpoint S (model,
+ * diffusion_pytorch_model) as S.V.safetensors, its shards as S.V-00001-of-00002.safetensors (older
+ * writers: S-00001-of-00002.V.safetensors) and their index as
+ * S.safetensors.index.V.json; the non-variant files have no V. */
+typedef struct vparts {
+	size_t stem_len;  /* name[0..stem_len) is S */
+	const char *var;  /* V, or "" */
+	size_t var_len;
+} vparts;
+
+/* s[0..*n) ends with "-#####-of-#####": *n cut before it. */
+static bool
+cut_shard_suffix(const char *s, size_t *n)
+{
+	static const char tmpl[] = "-#####-of-#####"; /* # = a digit */
+	size_t t = sizeof tmpl - 1;
+	if (*n < t)
+		return false;
+	const char *p = s + *n - t;
+	for (size_t i = 0; i < t; i++)
+		if (tmpl[i] == '#' ? !(p[i] >= '0' && p[i] <= '9') : p[i] != tmpl[i])
+			return false;
+	*n -= t;
+	return true;
+}
+
+/* The weights names transformers and diffusers add a variant to: another
+ * file's "x.v2.safetensors" is a name of its own (a LoRA's second version
+ * is not an alternative to its first). */
+static bool
+variant_stem(const char *s, size_t n)
+{
+	static const char *const stems[] = {"model", "diffusion_pytorch_model"};
+	for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
+		if (strlen(stems[i]) == n && !memcmp(stems[i], s, n))
+			return true;
+	return false;
+}
+
+static void
+variant_parts(const char *name, vparts *v)
+{
+	static const char idx[] = ".safetensors.index.", st[] = ".safetensors";
+	size_t n = strlen(name);
+	*v = (vparts){.stem_len = n, .var = ""};
+	const char *ix = strstr(name, idx);
+	if (ix && ends_with(name, ".json")) {
+		v->stem_len = (size_t)(ix - name);
+		const char *a = ix + sizeof idx - 1, *b = name + n - 5; /* before ".json" */
+		if (b > a && !memchr(a, '.', (size_t)(b - a))) {
+			v->var = a;
+			v->var_len = (size_t)(b - a);
+		}
+		if (!strcmp(a, "json") || !variant_stem(name, v->stem_len))
+			v->var_len = 0; /* S.safetensors.index.json, or not a variant */
+		return;
+	}
+	if (!ends_with(name, st))
+		return;
+	n -= sizeof st - 1;
+	cut_shard_suffix(name, &n);
+	const char *dot = memchr(name, '.', n) ? name + n : NULL;
+	while (dot && *--dot != '.')
+		;
+	if (dot && dot > name && (size_t)(dot - name) + 1 < n) {
+		size_t stem = (size_t)(dot - name);
+		cut_shard_suffix(name, &stem);
+		if (variant_stem(name, stem)) {
+			v->var = dot + 1;
+			v->var_len = n - (size_t)(dot - name) - 1;
+			n = stem;
+		}
+	}
+	v->stem_len = n;
+}
+
+static bool
+same_stem(const char *a, const vparts *va, const char *b, const vparts *vb)
+{
+	return va->stem_len == vb->stem_len && !memcmp(a, b, va->stem_len);
+}
+
+static bool
+var_is(const vparts *v, const char *s, size_t n)
+{
+	return v->var_len == n && !memcmp(v->var, s, n);
+}
+
+static bool
+var_less(const vparts *a, const vparts *b)
+{
+	size_t k = a->var_len < b->var_len ? a->var_len : b->var_len;
+	int c = memcmp(a->var, b->var, k);
+	return c < 0 || (c == 0 && a->var_len < b->var_len);
+}
+
+/* The variants named in the folder, for a usage error: "fp16, bf16". */
+static char *
+variants_present(const char *const *names, const vparts *vp, size_t n)
+{
+	size_t cap = 1;
+	for (size_t i = 0; i < n; i++)
+		cap += vp[i].var_len + 2;
+	char *s = malloc(cap), *o = s;
+	if (!s)
+		return NULL;
+	*o = '\0';
+	for (size_t i = 0; i < n; i++) {
+		bool seen = vp[i].var_len == 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = var_is(&vp[j], vp[i].var, vp[i].var_len);
+		if (seen)
+			continue;
+		o += sprintf(o, "%s%.*s", o == s ? "" : ", ", (int)vp[i].var_len, vp[i].var);
+	}
+	(void)names;
+	return s;
+}
+
+#define VARIANT_NAMES_SHOWN 8
+
+/*
+ * Of a folder's safetensors files and indexes (st, idx: filtered in place),
+ * those of the variant read.  A checkpoint S found in several variants
+ * keeps the files of `want` (NULL or "": the non-variant files, as
+ * transformers and diffusers load them; S without it: its first variant
+ * by name); the others are m's unread files, named by a `variant` info
+ * finding.  A `want` no file carries is a usage error listing those there.
+ */
+static int
+select_variant(ws_model *m, const char *dir, const char *want, name_list *st, name_list *idx,
+	       ws_error *err)
+{
+	size_t n = st->n + idx->n, wl = want ? strlen(want) : 0, any = 0;
+	const char **names = malloc((n ? n : 1) * sizeof *names);
+	vparts *vp = malloc((n ? n : 1) * sizeof *vp);
+	unsigned char *keep = malloc(n ? n : 1);
+	int rc = -1;
+	if (!names || !vp || !keep) {
+		ws_err_oom(err, dir);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		names[i] = i < st->n ? st->v[i] : idx->v[i - st->n];
+		variant_parts(names[i], &vp[i]);
+		any += vp[i].var_len > 0;
+		keep[i] = 1;
+	}
+	if (wl) {
+		bool found = false;
+		for (size_t i = 0; i < n && !found; i++)
+			found = var_is(&vp[i], want, wl);
+		if (!found) {
+			char *have = variants_present(names, vp, n);
+			char *esc = ws_escape_text(want, wl);
+			if (!have || !esc)
+				ws_err_oom(err, dir);
+			else
+				ws_err(err, WS_EXIT_USAGE, dir,
+				       "--variant %s: no such variant here (variants present: %s)", esc,
+				       *have ? have : "none");
+			free(have);
+			free(esc);
+			goto out;
+		}
+	}
+	if (!any) {
+		rc = 0;
+		goto out;
+	}
+	/* per checkpoint: the variant wanted if it has it, else its first */
+	const char *w = want ? want : "";
+	size_t dropped = 0;
+	for (size_t i = 0; i < n; i++) {
+		const vparts *first = NULL;
+		bool several = false, has_want = false;
+		for (size_t j = 0; j < n; j++) {
+			if (!same_stem(names[i], &vp[i], names[j], &vp[j]))
+				continue;
+			several |= !var_is(&vp[j], vp[i].var, vp[i].var_len);
+			has_want |= var_is(&vp[j], w, wl);
+			if (!first || var_less(&vp[j], first))
+				first = &vp[j];
+		}
+		keep[i] = !several || (has_want ? var_is(&vp[i], w, wl)
+						: var_is(&vp[i], first->var, first->var_len));
+		dropped += !keep[i];
+	}
+	if (!dropped) {
+		rc = 0;
+		goto out;
+	}
+	m->unread_files = ws_model_alloc(m, dropped * sizeof *m->unread_files);
+	if (!m->unread_files) {
+		ws_err_oom(err, dir);
+		goto out;
+	}
+	char shown[VARIANT_NAMES_SHOWN * 96 + 64] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i])
+			continue;
+		char *p = ws_path_join(dir, names[i]);
+		const char *kept = p ? ws_model_strndup(m, p, strlen(p)) : NULL;
+		free(p);
+		if (!kept) {
+			ws_err_oom(err, dir);
+			goto out;
+		}
+		if (m->n_unread_files < VARIANT_NAMES_SHOWN)
+			o += (size_t)snprintf(shown + o, sizeof shown - o, "%s%.80s",
+					      o ? ", " : "", names[i]);
+		m->unread_files[m->n_unread_files++] = kept;
+	}
+	if (dropped > VARIANT_NAMES_SHOWN)
+		snprintf(shown + o, sizeof shown - o, " and %zu more", dropped - VARIANT_NAMES_SHOWN);
+	char *esc = ws_escape_text(shown, strlen(shown));
+	char *wesc = wl ? ws_escape_text(want, wl) : NULL;
+	if (!esc || (wl && !wesc) ||
+	    ws_model_add_finding(m, WS_SEV_INFO, "variant", NULL, -1, -1, false, 0, 0,
+				 "the folder holds variants of the checkpoint; read: %s%s%s; "
+				 "not read: %s",
+				 wl ? "variant '" : "the non-variant files", wl ? wesc : "",
+				 wl ? "'" : "", esc) < 0) {
+		free(esc);
+		free(wesc);
+		ws_err_oom(err, dir);
+		goto out;
+	}
+	free(esc);
+	free(wesc);
+	/* filter both lists in place, in their order */
+	size_t ks = 0, ki = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		if (i < st->n)
+			st->v[ks++] = (char *)names[i];
+		else
+			idx->v[ki++] = (char *)names[i];
+	}
+	st->n = ks;
+	idx->n = ki;
+	rc = 0;
+out:
+	free(names);
+	free(vp);
+	free(keep);
+	return rc;
+}
+
+#define DUPLICATE_FINDING_CAP 16
+
+/* The same tensor name in two files of one checkpoint (a folder read
+ * without an index): an error naming both files, up to the cap, then a
+ * count. */
+static int
+duplicate_findings(ws_model *m, ws_error *err)
+{
+	ws_strset seen = {0};
+	uint64_t dups = 0;
+	int rc = 0;
+	if (ws_strset_reserve(&seen, (size_t)m->n_tensors))
+		return ws_err_oom(err, m->path);
+	for (uint64_t i = 0; i < m->n_tensors && !rc; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		int added = ws_strset_add(&seen, t->name, t->name_len);
+		if (added < 0) {
+			rc = ws_err_oom(err, m->path);
+			break;
+		}
+		if (added || dups++ >= DUPLICATE_FINDING_CAP)
+			continue;
+		/* the earlier holder: found by a scan, for the few reported */
+		uint64_t j = 0;
+		while (j < i && !(m->tensors[j].name_len == t->name_len &&
+				  !memcmp(m->tensors[j].name, t->name, t->name_len)))
+			j++;
+		char *esc = ws_escape_text(t->name, t->name_len);
+		if (!esc || ws_model_add_finding(m, WS_SEV_ERROR, "duplicate-tensor", esc, -1, -1,
+						 false, 0, 0,
+						 "tensor '%s' is stored in both %s and %s", esc,
+						 m->files[m->tensors[j].file].path,
+						 m->files[t->file].path) < 0)
+			rc = ws_err_oom(err, m->path);
+		free(esc);
+	}
+	if (!rc && dups > DUPLICATE_FINDING_CAP &&
+	    ws_model_add_finding(m, WS_SEV_ERROR, "duplicate-tensor", NULL, -1, -1, false, 0, 0,
+				 "and %llu more tensor names stored in two files",
+				 (unsigned long long)(dups - DUPLICATE_FINDING_CAP)) < 0)
+		rc = ws_err_oom(err, m->path);
+	ws_strset_free(&seen);
+	return rc;
+}
+
+/* Files past this many are not compared pairwise: one checkpoint. */
+#define MODELS_FOLDER_MAX_FILES 256
+
+/*
+ * A folder without an index whose files each hold a whole model (ComfyUI
+ * loras/, two checkpoints side by side): every file shares at least half
+ * of the tensor names of the larger of the two with some other file.  The
+ * shards of one checkpoint share no names, and a stray duplicate or two
+ * is far from half: those stay one checkpoint (with duplicate-tensor
+ * errors).  Files of different architectures that share nothing are read
+ * as one checkpoint - nothing in their names tells them from shards.
+ */
+static int
+is_folder_of_models(const ws_model *m, bool *yes, ws_error *err)
+{
+	uint32_t nf = m->n_files;
+	*yes = false;
+	if (nf < 2 || nf > MODELS_FOLDER_MAX_FILES)
+		return 0;
+	ws_strset *sets = calloc(nf, sizeof *sets);
+	uint64_t *count = calloc(nf, sizeof *count);
+	uint64_t *shared = calloc((size_t)nf * nf, sizeof *shared);
+	int rc = 0;
+	if (!sets || !count || !shared) {
+		rc = ws_err_oom(err, m->path);
+		goto out;
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		count[t->file]++;
+		if (ws_strset_add(&sets[t->file], t->name, t->name_len) < 0) {
+			rc = ws_err_oom(err, m->path);
+			goto out;
+		}
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		for (uint32_t g = 0; g < nf; g++)
+			if (g != t->file && ws_strset_has(&sets[g], t->name, t->name_len))
+				shared[(size_t)t->file * nf + g]++;
+	}
+	bool all = true;
+	for (uint32_t f = 0; f < nf && all; f++) {
+		bool partner = false;
+		for (uint32_t g = 0; g < nf && !partner; g++) {
+			uint64_t big = count[f] > count[g] ? count[f] : count[g];
+			partner = g != f && count[f] && shared[(size_t)f * nf + g] * 2 >= big;
+		}
+		all = partner;
+	}
+	*yes = all;
+out:
+	for (uint32_t f = 0; sets && f < nf; f++)
+		ws_strset_free(&sets[f]);
+	free(sets);
+	free(count);
+	free(shared);
+	return rc;
+}
+
 /* models--org--name/ -> models--org--name/snapshots/<refs/main>/ */
 static char *
 hf_cache_snapshot(const char *dir)
@@ -854,6 +1228,7 @@ unlisted_shards(ws_model *m, name_list *shards, size_t plen, const char *dir,
 static int
 load_folder_index(ws_model *m, const char *dir, const char *ip, name_list *st, ws_error *err)
 {
+	name_list ix = {0};
 	int dirfd = open_dir(dir, err);
 	if (dirfd < 0)
 		return -1;
@@ -875,6 +1250,16 @@ load_folder_index(ws_model *m, const char *dir, const char *ip, name_list *st, w
 			else if (with_suffix(&all, ".safetensors", &own))
 				r = ws_err_oom(err, dir);
 		}
+		/* the index read is the non-variant one: other variants'
+		 * shards are not read, rather than unlisted */
+		if (!r && own.v && index_names(&all, &ix))
+			r = ws_err_oom(err, dir);
+		if (!r && own.v) {
+			sort_names(&own);
+			sort_names(&ix);
+		}
+		if (!r && own.v && select_variant(m, dir, NULL, &own, &ix, err))
+			r = -1;
 		st = &own;
 	}
 	/* the shards' paths start as load_index made them */
@@ -885,12 +1270,49 @@ load_folder_index(ws_model *m, const char *dir, const char *ip, name_list *st, w
 		r = sd ? unlisted_shards(m, st, plen, dir, err) : ws_err_oom(err, dir);
 	free(sd);
 	free(own.v);
+	free(ix.v);
 	free_names(&all);
 	return r ? -1 : 0;
 }
 
+/* Checkpoint indexes (S.safetensors.index.json, S.safetensors.index.V.json)
+ * among `all`, borrowed; -1 on OOM. */
 static int
-load_folder(ws_model *m, const char *dir, ws_error *err)
+index_names(const name_list *all, name_list *out)
+{
+	out->n = 0;
+	out->v = malloc((all->n ? all->n : 1) * sizeof *out->v);
+	if (!out->v)
+		return -1;
+	for (size_t i = 0; i < all->n; i++)
+		if (strstr(all->v[i], ".safetensors.index.") && ends_with(all->v[i], ".json"))
+			out->v[out->n++] = all->v[i];
+	return 0;
+}
+
+/* The folder's safetensors files read without an index, one checkpoint
+ * (duplicate names are errors) unless the folder is one of models. */
+static int
+load_folder_files(ws_model *m, const char *dir, const name_list *st, ws_error *err)
+{
+	int dirfd = open_dir(dir, err);
+	int rc = dirfd < 0 ? -1 : 0;
+	for (size_t i = 0; i < st->n && !rc; i++) {
+		char *p = ws_path_join(dir, st->v[i]);
+		rc = p ? ws_safetensors_load_at(m, dirfd, st->v[i], p, err) : ws_err_oom(err, dir);
+		free(p);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	if (rc || m->n_files < 2)
+		return rc;
+	if (is_folder_of_models(m, &m->folder_of_models, err))
+		return -1;
+	return m->folder_of_models ? 0 : duplicate_findings(m, err);
+}
+
+static int
+load_folder(ws_model *m, const char *dir, const char *want, ws_error *err)
 {
 	name_list all, idx = {0}, st = {0}, gg = {0};
 	int rc = -1;
@@ -901,7 +1323,7 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 		return ws_err_oom(err, dir);
 	/* an index large enough to name many shards: the folder is listed by
 	 * the reader (only it needs the listing before the end) */
-	if (stat(cip, &ist) == 0 && S_ISREG(ist.st_mode) &&
+	if (!want && stat(cip, &ist) == 0 && S_ISREG(ist.st_mode) &&
 	    (uint64_t)ist.st_size >= ws_st_parallel.listing_index) {
 		rc = load_folder_index(m, dir, cip, NULL, err);
 		free(cip);
@@ -910,34 +1332,29 @@ load_folder(ws_model *m, const char *dir, ws_error *err)
 	free(cip);
 	if (list_dir(dir, &all, err))
 		return -1;
-	if (with_suffix(&all, ".safetensors.index.json", &idx) ||
+	if (index_names(&all, &idx) ||
 	    with_suffix(&all, ".safetensors", &st) || with_suffix(&all, ".gguf", &gg)) {
 		ws_err_oom(err, dir);
 		goto out;
 	}
+	sort_names(&st);
+	sort_names(&idx);
+	if ((st.n || idx.n || want) && select_variant(m, dir, want, &st, &idx, err))
+		goto out;
 	if (idx.n) {
-		/* the canonical name wins when several variants exist, else
+		/* the canonical name wins when several indexes are read, else
 		 * the first by name */
 		sort_names(&idx);
 		size_t pick = 0;
 		for (size_t i = 0; i < idx.n; i++)
-			if (!strcmp(idx.v[i], "model.safetensors.index.json"))
+			if (!strncmp(idx.v[i], "model.safetensors.index.", 24))
 				pick = i;
 		char *ip = ws_path_join(dir, idx.v[pick]);
 		rc = ip ? load_folder_index(m, dir, ip, &st, err) : ws_err_oom(err, dir);
 		free(ip);
 	} else if (st.n) {
 		sort_names(&st);
-		int dirfd = open_dir(dir, err);
-		rc = dirfd < 0 ? -1 : 0;
-		for (size_t i = 0; i < st.n && !rc; i++) {
-			char *p = ws_path_join(dir, st.v[i]);
-			rc = p ? ws_safetensors_load_at(m, dirfd, st.v[i], p, err)
-			       : ws_err_oom(err, dir);
-			free(p);
-		}
-		if (dirfd >= 0)
-			close(dirfd);
+		rc = load_folder_files(m, dir, &st, err);
 	} else if (gg.n) {
 		/* one model (or one split set) per folder here; the CLI expands
 		 * folders holding several */
@@ -973,13 +1390,14 @@ split_part(const char *name, size_t *plen)
 	return true;
 }
 
-/* A folder holding the names Hugging Face writes is one safetensors model:
+/* A folder holding the index Hugging Face writes is one safetensors model:
  * known without listing it (a 191-shard folder's listing is not free, and
- * the model's open lists it anyway). */
+ * the model's open lists it anyway).  A model.safetensors alone says less:
+ * a whole model may lie beside it. */
 static bool
 holds_canonical(const char *dir)
 {
-	static const char *const names[] = {"model.safetensors.index.json", "model.safetensors"};
+	static const char *const names[] = {"model.safetensors.index.json"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char *p = ws_path_join(dir, names[i]);
 		bool yes = p && access(p, F_OK) == 0;
@@ -988,6 +1406,41 @@ holds_canonical(const char *dir)
 			return true;
 	}
 	return false;
+}
+
+/* A folder of safetensors files without an index, each holding a whole
+ * model: their paths (one model each); else nothing.  -1 on OOM. */
+static int
+expand_models_folder(const char *path, const name_list *all, char ***out, size_t *n_out)
+{
+	size_t files = 0;
+	for (size_t i = 0; i < all->n; i++) {
+		if (strstr(all->v[i], ".safetensors.index.") && ends_with(all->v[i], ".json"))
+			return 0;
+		files += ends_with(all->v[i], ".safetensors");
+	}
+	if (files < 2)
+		return 0;
+	ws_model *m = NULL;
+	ws_error err = {0};
+	if (ws_model_open(path, NULL, &m, &err))
+		return err.code == WS_EXIT_INTERNAL ? -1 : 0; /* reported when opened */
+	char **res = m->folder_of_models ? calloc(m->n_files, sizeof *res) : NULL;
+	int rc = m->folder_of_models && !res ? -1 : 0;
+	for (uint32_t f = 0; res && f < m->n_files; f++)
+		if (!(res[f] = strdup(m->files[f].path))) {
+			while (f)
+				free(res[--f]);
+			free(res);
+			res = NULL;
+			rc = -1;
+		}
+	if (res) {
+		*out = res;
+		*n_out = m->n_files;
+	}
+	ws_model_free(m);
+	return rc;
 }
 
 int
@@ -1010,8 +1463,10 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 		safetensors = ends_with(all.v[i], ".safetensors") ||
 			      ends_with(all.v[i], ".safetensors.index.json");
 	int rc = 0;
-	if (safetensors)
+	if (safetensors) {
+		rc = expand_models_folder(path, &all, out, n_out);
 		goto out;
+	}
 	if (with_suffix(&all, ".gguf", &gg) || !(res = calloc(gg.n ? gg.n : 1, sizeof *res))) {
 		rc = -1;
 		goto out;
@@ -1069,11 +1524,18 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 	*out = NULL;
 	if (ws_remote_is_url(path))
 		return ws_remote_open(path, opts, out, err);
+	char *cached = ws_hf_cache_resolve(path);
+	if (cached) {
+		int r = ws_model_open(cached, opts, out, err);
+		free(cached);
+		return r;
+	}
 	ws_model *m = ws_model_new(path);
 	if (!m)
 		return ws_err_oom(err, path);
+	m->keep_truncated = opts && opts->allow_truncated;
 	if (stat(path, &st) != 0) {
-		ws_err(err, WS_EXIT_INPUT, path, "%s", strerror(errno));
+		ws_err_errno(err, path, errno, NULL);
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -1086,7 +1548,7 @@ ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_err
 			ws_err_oom(err, path);
 			goto out;
 		}
-		if (load_folder(m, target, err))
+		if (load_folder(m, target, opts ? opts->variant : NULL, err))
 			goto out;
 	} else {
 		cfg_dir = ws_path_dir(path);
@@ -1128,4 +1590,61 @@ out:
 	}
 	*out = m;
 	return 0;
+}
+
+const ws_file *
+ws_model_truncated(const ws_model *m)
+{
+	for (uint32_t i = 0; m && i < m->n_files; i++)
+		if (m->files[i].expected_size > m->files[i].size)
+			return &m->files[i];
+	return NULL;
+}
+
+int
+ws_weight_file_extent(const char *path, uint64_t *size, uint64_t *expected, ws_error *err)
+{
+	ws_model *m = ws_model_new(path);
+	if (!m)
+		return ws_err_oom(err, path);
+	m->keep_truncated = true;
+	int r = ends_with(path, ".gguf") || is_gguf_file(path) ? ws_gguf_load_file(m, path, err)
+		: ws_safetensors_load(m, path, err);
+	if (r == 0) {
+		*size = m->files[0].size;
+		*expected = m->files[0].expected_size;
+	}
+	ws_model_free(m);
+	return r ? -1 : 0;
+}
+
+char *
+ws_hf_cache_resolve(const char *path)
+{
+	struct stat st;
+	const char *slash = path ? strchr(path, '/') : NULL;
+	if (!slash || slash == path || !slash[1] || strchr(slash + 1, '/') || path[0] == '.' ||
+	    stat(path, &st) == 0)
+		return NULL;
+	/* a repository id: letters, digits, '-', '_', '.' on each side */
+	for (const char *p = path; *p; p++)
+		if (p != slash && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return NULL;
+	const char *cache = getenv("HF_HUB_CACHE"), *home = getenv("HF_HOME");
+	char *hub = NULL, *dir = NULL;
+	int r = cache && *cache ? asprintf(&hub, "%s", cache)
+		: home && *home ? asprintf(&hub, "%s/hub", home)
+		: getenv("HOME") ? asprintf(&hub, "%s/.cache/huggingface/hub", getenv("HOME")) : -1;
+	if (r < 0)
+		return NULL;
+	r = asprintf(&dir, "%s/models--%.*s--%s", hub, (int)(slash - path), path, slash + 1);
+	free(hub);
+	if (r < 0)
+		return NULL;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }

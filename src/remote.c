@@ -106,7 +106,8 @@ ws_remote_load_config(ws_model *m, const char *url, ws_error *err)
 	X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init)      \
 	X(curl_multi_setopt) X(curl_multi_add_handle)                       \
 	X(curl_multi_remove_handle) X(curl_multi_perform)                   \
-	X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup)
+	X(curl_multi_poll) X(curl_multi_info_read) X(curl_multi_cleanup)     \
+	X(curl_share_init) X(curl_share_setopt) X(curl_share_cleanup)
 
 static struct {
 #define CURL_PTR_(fn) __typeof__(fn) *fn;
@@ -154,6 +155,7 @@ curl_load(ws_error *err, const char *what)
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
 #undef curl_multi_setopt
+#undef curl_share_setopt
 #define curl_easy_init (*curl_api.curl_easy_init)
 #define curl_easy_setopt (*curl_api.curl_easy_setopt)
 #define curl_easy_getinfo (*curl_api.curl_easy_getinfo)
@@ -169,14 +171,21 @@ curl_load(ws_error *err, const char *what)
 #define curl_multi_poll (*curl_api.curl_multi_poll)
 #define curl_multi_info_read (*curl_api.curl_multi_info_read)
 #define curl_multi_cleanup (*curl_api.curl_multi_cleanup)
+#define curl_share_init (*curl_api.curl_share_init)
+#define curl_share_setopt (*curl_api.curl_share_setopt)
+#define curl_share_cleanup (*curl_api.curl_share_cleanup)
 
 #define ST_FIRST_RANGE (16u * 1024u)     /* most safetensors headers fit */
 #define ST_MAX_HEADER 100000000ull       /* the reference reader's limit */
 #define GGUF_FIRST_RANGE (64u * 1024u)   /* then doubled while needed */
 #define GGUF_MAX_META (256ull << 20)     /* metadata we agree to fetch */
 #define MAX_JSON (64ull << 20)           /* config.json / index.json */
-#define MAX_PARALLEL 16L                 /* connections per host */
-#define WINDOW 64                        /* requests (handles, buffers) alive */
+/* A round's requests all in flight at once: on a real network each
+ * sequential wave costs a round trip.  HTTP/2 servers (the Hub) take them
+ * as streams of one connection; an HTTP/1.1 server gets up to MAX_PARALLEL
+ * connections, reused from round to round through the run's share. */
+#define MAX_PARALLEL 128L                /* connections per host */
+#define WINDOW 256                       /* requests (handles, buffers) alive */
 #define MAX_SHARDS 100000                /* distinct shards an index may name */
 #define MAX_ATTEMPTS 4
 #define BACKOFF_MS 100                   /* 100, 200, 400 ms */
@@ -194,6 +203,8 @@ ws_remote_available(void)
 
 typedef struct rctx {
 	bool allow_full;
+	CURLSH *share;             /* one connection pool, DNS and TLS cache
+				    * for every round of the run */
 	struct curl_slist *auth;   /* Authorization for the Hub, or NULL */
 	char *auth_prefix;         /* URLs the token may be sent to (owned) */
 } rctx;
@@ -419,6 +430,12 @@ req_setup(req *r, ws_error *err)
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+	if (r->c->share)
+		curl_easy_setopt(h, CURLOPT_SHARE, r->c->share);
+	/* HTTPS: wait for the first connection's ALPN and multiplex on it
+	 * (HTTP/2) rather than open one connection per request */
+	if (!strncmp(r->url, "https://", 8))
+		curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
 	if (r->c->auth && r->c->auth_prefix &&
 	    !strncmp(r->url, r->c->auth_prefix, strlen(r->c->auth_prefix)))
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->c->auth);
@@ -450,7 +467,10 @@ retry_or_fail(req *r, ws_error *err, const char *msg)
 {
 	if (r->attempts < MAX_ATTEMPTS)
 		return RETRY;
-	return ws_err(err, WS_EXIT_INPUT, r->url, "%s (after %d attempts)", msg, r->attempts);
+	ws_err(err, WS_EXIT_INPUT, r->url, "%s (after %d attempts): try again later", msg,
+	       r->attempts);
+	err->http_status = r->status;
+	return ws_err_kind(-1, err, r->status >= 400 ? WS_ERRK_HTTP : WS_ERRK_NETWORK);
 }
 
 /* What one finished attempt means: DONE, RETRY or -1 (err set). */
@@ -489,23 +509,27 @@ finish(req *r, CURLcode cc, ws_error *err)
 		for (size_t i = 0; i < sizeof transient / sizeof transient[0]; i++)
 			if (cc == transient[i])
 				return retry_or_fail(r, err, msg);
-		return ws_err(err, WS_EXIT_INPUT, r->url, "%s", msg);
+		return ws_err_kind(ws_err(err, WS_EXIT_INPUT, r->url, "%s", msg), err,
+				   WS_ERRK_NETWORK);
 	}
 	if (st == 404 || st == 410) {
 		if (r->optional) {
 			r->missing = true;
 			return DONE;
 		}
-		return ws_err(err, WS_EXIT_INPUT, r->url, "not found (HTTP %ld)", st);
+		ws_err(err, WS_EXIT_INPUT, r->url, "not found (HTTP %ld)", st);
+		err->http_status = st;
+		return ws_err_kind(-1, err, WS_ERRK_HTTP);
 	}
-	if (st == 401)
-		return ws_err(err, WS_EXIT_INPUT, r->url,
-			      "HTTP 401: authentication required (a gated or private "
-			      "Hugging Face repository needs HF_TOKEN)");
-	if (st == 403)
-		return ws_err(err, WS_EXIT_INPUT, r->url,
-			      "HTTP 403: access denied (for a gated repository, accept its "
-			      "terms and set HF_TOKEN)");
+	if (st == 401 || st == 403) {
+		ws_err(err, WS_EXIT_INPUT, r->url, st == 401
+		       ? "HTTP 401: authentication required (a gated or private Hugging Face "
+			 "repository needs HF_TOKEN)"
+		       : "HTTP 403: access denied (for a gated repository, accept its terms and "
+			 "set HF_TOKEN)");
+		err->http_status = st;
+		return ws_err_kind(-1, err, WS_ERRK_GATED);
+	}
 	if (st == 429 || (st >= 500 && st <= 599)) {
 		snprintf(msg, sizeof msg, "HTTP %ld from the server", st);
 		return retry_or_fail(r, err, msg);
@@ -539,7 +563,9 @@ finish(req *r, CURLcode cc, ws_error *err)
 		}
 		return DONE;
 	}
-	return ws_err(err, WS_EXIT_INPUT, r->url, "unexpected HTTP status %ld", st);
+	ws_err(err, WS_EXIT_INPUT, r->url, "unexpected HTTP status %ld", st);
+	err->http_status = st;
+	return ws_err_kind(-1, err, WS_ERRK_HTTP);
 }
 
 /* Requests made one at a time by a producer, so that only a window of
@@ -1322,6 +1348,16 @@ out:
 	return rc ? -1 : 0;
 }
 
+static void
+ctx_free(rctx *c)
+{
+	curl_slist_free_all(c->auth);
+	free(c->auth_prefix);
+	if (c->share)
+		curl_share_cleanup(c->share);
+	memset(c, 0, sizeof *c);
+}
+
 static int
 ctx_init(rctx *c, const loc *l, bool allow_full, ws_error *err)
 {
@@ -1329,19 +1365,24 @@ ctx_init(rctx *c, const loc *l, bool allow_full, ws_error *err)
 	c->allow_full = allow_full;
 	if (curl_load(err, l->disp_dir))
 		return -1;
+	/* without it every round would connect anew */
+	if ((c->share = curl_share_init()) != NULL) {
+		curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+		curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+		curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	}
 	const char *tok = getenv("HF_TOKEN");
 	if (l->hub && tok && *tok) {
 		char *h = NULL;
-		if (asprintf(&h, "Authorization: Bearer %s", tok) < 0)
+		if (asprintf(&h, "Authorization: Bearer %s", tok) < 0) {
+			ctx_free(c);
 			return ws_err_oom(err, l->disp_dir);
+		}
 		c->auth = curl_slist_append(NULL, h);
 		free(h);
-		if (!c->auth)
-			return ws_err_oom(err, l->disp_dir);
-		c->auth_prefix = strdup(l->url_dir);
+		c->auth_prefix = c->auth ? strdup(l->url_dir) : NULL;
 		if (!c->auth_prefix) {
-			curl_slist_free_all(c->auth);
-			c->auth = NULL;
+			ctx_free(c);
 			return ws_err_oom(err, l->disp_dir);
 		}
 	}
@@ -1373,8 +1414,7 @@ ws_remote_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_er
 		goto out;
 	rc = 0;
 out:
-	curl_slist_free_all(c.auth);
-	free(c.auth_prefix);
+	ctx_free(&c);
 out0:
 	loc_free(&l);
 	if (rc) {
@@ -1406,8 +1446,7 @@ ws_remote_load_config(ws_model *m, const char *path, ws_error *err)
 	    !run_list(&r, 1, err))
 		rc = set_config(m, &r, path, err);
 	req_free(&r);
-	curl_slist_free_all(c.auth);
-	free(c.auth_prefix);
+	ctx_free(&c);
 out0:
 	loc_free(&l);
 	return rc ? -1 : 0;

@@ -10,6 +10,7 @@
 #include "weightscan/util.h"
 
 #include "weightscan/formula.h"
+#include "weightscan/kv.h"
 #include "weightscan/quant.h"
 
 static const char *const severity_names[] = {"info", "warning", "error"};
@@ -20,11 +21,51 @@ ws_severity_name(ws_severity s)
 	return (unsigned)s < 3 ? severity_names[s] : "?";
 }
 
+static const ws_finding_code finding_codes[] = {
+	{"count-mismatch", "CountMismatch", WS_SEV_ERROR, "A role's parameter total differs from the architecture's formula."},
+	{"shape-mismatch", "ShapeMismatch", WS_SEV_ERROR, "A tensor's shape differs from what the architecture implies."},
+	{"missing-tensor", "MissingTensor", WS_SEV_ERROR, "A tensor the architecture requires is absent."},
+	{"layer-gap", "LayerGap", WS_SEV_ERROR, "A block index is missing from the checkpoint."},
+	{"tied-embeddings", "TiedEmbeddings", WS_SEV_ERROR, "The config ties the embeddings but an output head is stored."},
+	{"index-mismatch", "IndexMismatch", WS_SEV_ERROR, "The index.json and the shards disagree about tensors or total size."},
+	{"metadata-mismatch", "MetadataMismatch", WS_SEV_ERROR, "GGUF metadata contradicts the tensors."},
+	{"loader-incompatible", "LoaderIncompatible", WS_SEV_ERROR, "Allowed by the format but refused by llama.cpp or transformers."},
+	{"expect-params", "ExpectParams", WS_SEV_ERROR, "The parameter count missed check --expect-params."},
+	{"config-mismatch", "ConfigMismatch", WS_SEV_ERROR, "The config contradicts the tensors consistently (widths, layer count, vocabulary)."},
+	{"unexpected-tensor", "UnexpectedTensor", WS_SEV_WARNING, "A tensor the architecture does not have."},
+	{"layer-inconsistent", "LayerInconsistent", WS_SEV_WARNING, "One block differs from its siblings."},
+	{"declared-mismatch", "DeclaredMismatch", WS_SEV_ERROR, "A declared size (total_parameters, size label, name) differs from the count."},
+	{"unsupported-architecture", "UnsupportedArchitecture", WS_SEV_WARNING, "No formula for this model type; the count is not checked."},
+	{"unknown-role", "UnknownRole", WS_SEV_WARNING, "Tensor names that no role table line recognizes."},
+	{"vocab-only", "VocabOnly", WS_SEV_INFO, "A GGUF with metadata and no tensors."},
+	{"dtype-mixed", "DtypeMixed", WS_SEV_INFO, "Float types are mixed inside one block."},
+	{"unloaded-tensor", "UnloadedTensor", WS_SEV_WARNING, "Stored, but the config's class does not load it; counted apart."},
+	{"duplicate-tensor", "DuplicateTensor", WS_SEV_ERROR, "The same tensor name in two files of one checkpoint that are not variants of each other."},
+	{"variant", "Variant", WS_SEV_INFO, "The folder holds variants of one checkpoint; which one was read."},
+	{"adapter-mismatch", "AdapterMismatch", WS_SEV_ERROR, "An adapter's tensors contradict its config or its base."},
+};
+
+const ws_finding_code *
+ws_finding_codes(size_t *n)
+{
+	*n = sizeof finding_codes / sizeof finding_codes[0];
+	return finding_codes;
+}
+
+const ws_finding_code *
+ws_finding_code_find(const char *code)
+{
+	for (size_t i = 0; code && i < sizeof finding_codes / sizeof finding_codes[0]; i++)
+		if (!strcmp(finding_codes[i].code, code))
+			return &finding_codes[i];
+	return NULL;
+}
+
 bool
 ws_model_has_errors(const ws_model *m)
 {
 	for (size_t i = 0; i < m->n_findings; i++)
-		if (m->findings[i].severity == WS_SEV_ERROR)
+		if (m->findings[i].severity == WS_SEV_ERROR && !m->findings[i].ignored)
 			return true;
 	return false;
 }
@@ -163,9 +204,103 @@ findings_json(const ws_model *m)
 			ws_json_add_u64(o, "expected", f->expected);
 			ws_json_add_u64(o, "actual", f->actual);
 		}
+		if (f->ignored) {
+			cJSON_AddTrueToObject(o, "ignored");
+			if (f->ignored_why)
+				ws_json_add_bytes(o, "ignored_why", f->ignored_why, strlen(f->ignored_why));
+		}
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
+}
+
+/* ==== what a GGUF file says of itself ==== */
+
+typedef struct gguf_facts {
+	const char *name, *tok_model;
+	size_t name_len, tok_model_len;
+	bool has_file_type, has_ctx, has_vocab, chat_template;
+	uint64_t file_type, ctx, vocab;
+} gguf_facts;
+
+static gguf_facts
+facts_of(const ws_model *m)
+{
+	gguf_facts g = {0};
+	const ws_kv *kv;
+	const char *arch;
+	size_t al;
+	if ((kv = ws_model_find_kv(m, "general.name")))
+		ws_kv_get_str(kv, &g.name, &g.name_len);
+	if ((kv = ws_model_find_kv(m, "general.file_type")))
+		g.has_file_type = ws_kv_get_u64(kv, &g.file_type);
+	if ((kv = ws_model_find_kv(m, "general.architecture")) && ws_kv_get_str(kv, &arch, &al) &&
+	    al < 64) {
+		char key[96];
+		snprintf(key, sizeof key, "%.*s.context_length", (int)al, arch);
+		if ((kv = ws_model_find_kv(m, key)))
+			g.has_ctx = ws_kv_get_u64(kv, &g.ctx);
+	}
+	if ((kv = ws_model_find_kv(m, "tokenizer.ggml.model")))
+		ws_kv_get_str(kv, &g.tok_model, &g.tok_model_len);
+	if ((kv = ws_model_find_kv(m, "tokenizer.ggml.tokens")) && kv->type == WS_V_ARRAY) {
+		g.has_vocab = true;
+		g.vocab = kv->arr_count;
+	}
+	g.chat_template = ws_model_find_kv(m, "tokenizer.chat_template") != NULL;
+	return g;
+}
+
+static void
+gguf_facts_text(FILE *f, const ws_model *m)
+{
+	gguf_facts g = facts_of(m);
+	char c1[32];
+	if (g.name) {
+		fputs("name           ", f);
+		ws_fput_escaped(f, g.name, g.name_len);
+		fputc('\n', f);
+	}
+	if (g.has_file_type) {
+		const char *q = ws_gguf_file_type_name(g.file_type);
+		fprintf(f, "file type      %s (general.file_type %llu)\n", q ? q : "unknown",
+			(unsigned long long)g.file_type);
+	}
+	if (g.has_ctx)
+		fprintf(f, "context        %s tokens\n", ws_fmt_commas(g.ctx, c1, sizeof c1));
+	if (g.tok_model || g.has_vocab) {
+		fputs("tokenizer      ", f);
+		if (g.tok_model)
+			ws_fput_escaped(f, g.tok_model, g.tok_model_len);
+		if (g.has_vocab)
+			fprintf(f, "%s%s tokens", g.tok_model ? ", " : "",
+				ws_fmt_commas(g.vocab, c1, sizeof c1));
+		fprintf(f, ", chat template %s\n", g.chat_template ? "present" : "absent");
+	}
+}
+
+static void
+gguf_facts_json(cJSON *obj, const ws_model *m)
+{
+	gguf_facts g = facts_of(m);
+	cJSON *o = cJSON_AddObjectToObject(obj, "gguf");
+	if (!o)
+		return;
+	if (g.name)
+		ws_json_add_bytes(o, "name", g.name, g.name_len);
+	if (g.has_file_type) {
+		const char *q = ws_gguf_file_type_name(g.file_type);
+		ws_json_add_u64(o, "file_type", g.file_type);
+		if (q)
+			cJSON_AddStringToObject(o, "quantization", q);
+	}
+	if (g.has_ctx)
+		ws_json_add_u64(o, "context_length", g.ctx);
+	if (g.tok_model)
+		ws_json_add_bytes(o, "tokenizer_model", g.tok_model, g.tok_model_len);
+	if (g.has_vocab)
+		ws_json_add_u64(o, "vocab_size", g.vocab);
+	cJSON_AddBoolToObject(o, "chat_template", g.chat_template);
 }
 
 int
@@ -176,6 +311,8 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		return -1;
 	cJSON_AddStringToObject(obj, "format",
 				m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors");
+	if (m->format == WS_FORMAT_GGUF)
+		gguf_facts_json(obj, m);
 	cJSON *files = cJSON_AddArrayToObject(obj, "files");
 	for (uint32_t i = 0; files && i < m->n_files; i++) {
 		const ws_file *f = &m->files[i];
@@ -312,6 +449,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	fprintf(f, "\nformat         %s, %u file%s, %llu tensors\n",
 		m->format == WS_FORMAT_GGUF ? "gguf" : "safetensors", m->n_files,
 		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
+	if (m->format == WS_FORMAT_GGUF)
+		gguf_facts_text(f, m);
 	param_line(f, "parameters", s.params);
 	if (s.has_active)
 		param_line(f, "active", s.active);
@@ -360,12 +499,17 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		ws_formula_print_summary(f, m->arch, m->formula);
 	}
 	fputs("\nfindings       ", f);
-	if (!m->n_findings)
+	size_t shown = 0;
+	for (size_t i = 0; i < m->n_findings; i++)
+		shown += !m->findings[i].ignored;
+	if (!shown)
 		fputs("none\n", f);
 	else
-		fprintf(f, "%zu\n", m->n_findings);
+		fprintf(f, "%zu\n", shown);
 	for (size_t i = 0; i < m->n_findings; i++) {
 		const ws_finding *fd = &m->findings[i];
+		if (fd->ignored)
+			continue; /* counted by check after the list */
 		const char *col = !color ? "" : fd->severity == WS_SEV_ERROR ? "\033[31m"
 					     : fd->severity == WS_SEV_WARNING ? "\033[33m" : "\033[36m";
 		fprintf(f, "  %s%-7s%s %s: ", col, ws_severity_name(fd->severity),

@@ -428,12 +428,12 @@ scan_u64(scan *s, const char *what, uint64_t *out)
 	return scan_u64_slow(s, what, out);
 }
 
-/* Skip any JSON value (unknown fields), depth-capped. */
+/* Skip any JSON value (unknown fields); depth: the nesting level of the
+ * array or object holding it (the header's own object is level 1).  A
+ * container at level ST_MAX_DEPTH is refused, as serde_json refuses it. */
 static int
 skip_value(scan *s, int depth)
 {
-	if (depth > ST_MAX_DEPTH)
-		return fail(s, "invalid JSON in header: nesting too deep");
 	skip_ws(s);
 	if (s->pos >= s->len)
 		return fail(s, "invalid JSON in header: unexpected end");
@@ -443,6 +443,10 @@ skip_value(scan *s, int depth)
 	if (c == '"')
 		return scan_string(s, &n, &nul);
 	if (c == '{' || c == '[') {
+		if (depth + 1 >= ST_MAX_DEPTH)
+			return ws_err_at(s->err, s->file, s->base + s->pos,
+					 "invalid JSON in header: arrays and objects nested %d levels deep "
+					 "(serde_json refuses %d)", depth + 1, ST_MAX_DEPTH);
 		char close = c == '{' ? '}' : ']';
 		s->pos++;
 		skip_ws(s);
@@ -515,6 +519,17 @@ accept(scan *s, char c)
 		return true;
 	}
 	return false;
+}
+
+/* data_offsets is not [begin, end]: where the header stops short, the end
+ * is what is wrong; else the pair, at its '['. */
+static int
+offsets_pair_error(scan *s, uint64_t at, const char *name)
+{
+	if (s->pos >= s->len)
+		return fail(s, "invalid JSON in header: unexpected end");
+	return ws_err_at(s->err, s->file, at, "tensor '%s': data_offsets must hold 2 integers",
+			 name);
 }
 
 static int
@@ -699,13 +714,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 				if (expect(s, '[') || scan_u64(s, "a data offset", &e->begin))
 					return -1;
 				if (!accept(s, ','))
-					return ws_err_at(s->err, s->file, at,
-							 "tensor '%s': data_offsets must hold 2 integers", name);
+					return offsets_pair_error(s, at, name);
 				if (scan_u64(s, "a data offset", &e->end))
 					return -1;
 				if (!accept(s, ']'))
-					return ws_err_at(s->err, s->file, at,
-							 "tensor '%s': data_offsets must hold 2 integers", name);
+					return offsets_pair_error(s, at, name);
 			} else if (skip_value(s, 2)) {
 				return -1;
 			}
@@ -868,10 +881,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 		return expect(s, ':') || scan_metadata(s, file_idx) ? -1 : 0;
 	}
 	char nbuf[160];
-	if (nul)
-		return ws_err_at(s->err, s->file, key_at,
-				 "tensor name '%s' contains a NUL character",
-				 msg_name(s->sv, kl, nbuf, sizeof nbuf));
+	(void)nul; /* a NUL in a name is allowed (the reference reads it); printed escaped */
 	/* the set's slot is a cache miss on a large header: start it now,
 	 * look it up after the value is parsed */
 	uint32_t hash = ws_strset_hash(s->sv, kl);
@@ -1398,9 +1408,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 				 "header length %llu exceeds the 100,000,000-byte limit "
 				 "(not a safetensors file?)", (unsigned long long)n);
 	if (8 + n > size)
-		return ws_err_at(err, path, 0,
-				 "header length %llu runs past the end of the %llu-byte file "
-				 "(truncated)", (unsigned long long)n, (unsigned long long)size);
+		return ws_err_kind(ws_err_at(err, path, 0,
+					     "header length %llu runs past the end of the %llu-byte file "
+					     "(truncated)", (unsigned long long)n, (unsigned long long)size),
+				   err, WS_ERRK_TRUNCATED);
 	if (f->map_len < 8 || 8 + n > f->map_len) {
 		ws_err_at(err, path, f->map_len,
 			  "header of %llu bytes, only %llu fetched",
@@ -1445,13 +1456,14 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 			break;
 		}
 		running = e->end;
-		if (running > data_len) {
+		if (running > data_len && !m->keep_truncated) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, size,
 				       "tensor '%s': data ends at byte %llu of the data section, "
 				       "but the file holds only %llu data bytes (truncated)",
 				       nbuf, (unsigned long long)running,
 				       (unsigned long long)data_len);
+			err->kind = WS_ERRK_TRUNCATED;
 			break;
 		}
 		t->offset = 8 + n + e->begin;
@@ -1459,6 +1471,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	vec_free(&ev);
 	if (rc)
 		return -1;
+	if (!ws_add_u64(8 + n, running, &f->expected_size))
+		return ws_err_at(err, path, 8, "data offsets overflow");
+	if (running > data_len)
+		return 0; /* truncated, kept: ws_model_truncated says so */
 	if (running != data_len)
 		return ws_err_at(err, path, 8 + n + running,
 				 "%llu trailing bytes after the last tensor's data",

@@ -55,13 +55,15 @@ lfs_pointer(const char *path, const uint8_t *h, uint64_t len, ws_error *err)
 	}
 	if (have_size && oid[0]) {
 		char nb[32];
-		return ws_err_at(err, path, 0,
-				 "an LFS pointer for a %s-byte file with sha256 %s; "
-				 "the weights were not downloaded",
-				 ws_fmt_commas(size, nb, sizeof nb), oid);
+		return ws_err_kind(ws_err_at(err, path, 0,
+					     "an LFS pointer for a %s-byte file with sha256 %s; "
+					     "the weights were not downloaded: run `git lfs pull` in "
+					     "the checkout", ws_fmt_commas(size, nb, sizeof nb), oid),
+				   err, WS_ERRK_LFS_POINTER);
 	}
-	return ws_err_at(err, path, 0,
-			 "a Git LFS pointer file; the weights were not downloaded");
+	return ws_err_kind(ws_err_at(err, path, 0,
+				     "a Git LFS pointer file; the weights were not downloaded: run "
+				     "`git lfs pull` in the checkout"), err, WS_ERRK_LFS_POINTER);
 }
 
 int
@@ -69,7 +71,8 @@ ws_sniff(const char *path, const uint8_t *h, uint64_t len, uint64_t file_size,
 	 ws_error *err)
 {
 	if (file_size == 0)
-		return ws_err_at(err, path, 0, "empty file (0 bytes)");
+		return ws_err_kind(ws_err_at(err, path, 0, "empty file (0 bytes): download it again"),
+				   err, WS_ERRK_TRUNCATED);
 	if (starts(h, len, "version https://git-lfs"))
 		return lfs_pointer(path, h, len, err);
 
@@ -81,22 +84,29 @@ ws_sniff(const char *path, const uint8_t *h, uint64_t len, uint64_t file_size,
 	uint64_t rl = len - i;
 	if (rl >= 5 && (!strncasecmp(rest, "<!doc", 5) || !strncasecmp(rest, "<html", 5) ||
 			!strncasecmp(rest, "<?xml", 5) || !strncasecmp(rest, "<head", 5)))
-		return ws_err_at(err, path, i,
-				 "an HTML/XML page, not weights (an error page saved "
-				 "in place of the download?)");
+		return ws_err_kind(ws_err_at(err, path, i,
+					     "an HTML/XML page, not weights (an error page saved in "
+					     "place of the download?): download it again"),
+				   err, WS_ERRK_NOT_WEIGHTS);
 	/* A valid safetensors file starts with a u64 length < 100 MB, so its
 	 * bytes 4..7 are zero; a JSON page starts with '{' plus text. */
 	if (rl >= 2 && (rest[0] == '{' || rest[0] == '[') && len >= 8 &&
 	    (h[5] | h[6] | h[7]) != 0)
-		return ws_err_at(err, path, i,
-				 "a JSON document, not weights (an error page or a "
-				 "config saved in place of the download?)");
+		return ws_err_kind(ws_err_at(err, path, i,
+					     "a JSON document, not weights (an error page or a config "
+					     "saved in place of the download?): download it again"),
+				   err, WS_ERRK_NOT_WEIGHTS);
 	if (starts(h, len, "PK\x03\x04"))
-		return ws_err_at(err, path, 0,
-				 "a zip archive (a PyTorch .bin/.pt checkpoint?); "
-				 "not parsed");
+		return ws_err_kind(ws_err_at(err, path, 0,
+					     "a zip archive (a PyTorch .bin/.pt checkpoint?); not parsed: "
+					     "convert it to safetensors (transformers: save_pretrained with "
+					     "safe_serialization=True) or give the .safetensors file"),
+				   err, WS_ERRK_NOT_WEIGHTS);
 	if (len >= 2 && h[0] == 0x80 && h[1] >= 2 && h[1] <= 5)
-		return ws_err_at(err, path, 0,
-				 "a Python pickle (a PyTorch checkpoint?); not parsed");
+		return ws_err_kind(ws_err_at(err, path, 0,
+					     "a Python pickle (a PyTorch checkpoint?); not parsed: convert "
+					     "it to safetensors (transformers: save_pretrained with "
+					     "safe_serialization=True) or give the .safetensors file"),
+				   err, WS_ERRK_NOT_WEIGHTS);
 	return 0;
 }

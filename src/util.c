@@ -410,3 +410,84 @@ ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 		pthread_attr_destroy(ap);
 	return rc ? -1 : 0;
 }
+
+void
+ws_fmt_eta(uint64_t done, uint64_t total, double secs, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!done || done >= total || secs <= 0)
+		return;
+	double left = secs * (double)(total - done) / (double)done;
+	if (left < 90)
+		snprintf(buf, len, "%.0f s left", left);
+	else if (left < 5400)
+		snprintf(buf, len, "%.0f min left", left / 60);
+	else
+		snprintf(buf, len, "%.1f h left", left / 3600);
+}
+
+bool
+ws_parse_count(const char *s, bool binary, uint64_t *value, uint64_t *half_ulp)
+{
+	static const struct { char c; unsigned dec_exp, bin_exp; } sfx[] = {
+		{'k', 3, 10}, {'m', 6, 20}, {'b', 9, 0}, {'g', 0, 30}, {'t', 12, 40},
+	};
+	uint64_t mant = 0, scale_dec = 1;
+	size_t i = 0, frac = 0;
+	bool dot = false, digits = false;
+	if (!s)
+		return false;
+	for (; s[i]; i++) {
+		if (s[i] == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9')
+			break;
+		digits = true;
+		if (!ws_mul_u64(mant, 10, &mant) || !ws_add_u64(mant, (uint64_t)(s[i] - '0'), &mant))
+			return false;
+		frac += dot;
+	}
+	if (!digits)
+		return false;
+	unsigned dexp = 0, bexp = 0;
+	if (s[i]) {
+		char c = (char)(s[i] | 0x20);
+		size_t k = 0;
+		for (; k < sizeof sfx / sizeof sfx[0] && sfx[k].c != c; k++)
+			;
+		if (k == sizeof sfx / sizeof sfx[0] || s[i + 1])
+			return false;
+		if (binary ? !sfx[k].bin_exp : !sfx[k].dec_exp)
+			return false;
+		dexp = binary ? 0 : sfx[k].dec_exp;
+		bexp = binary ? sfx[k].bin_exp : 0;
+	}
+	for (size_t k = 0; k < frac; k++)
+		if (!ws_mul_u64(scale_dec, 10, &scale_dec))
+			return false;
+	/* value = mant * 10^dexp * 2^bexp / 10^frac, whole */
+	uint64_t v = mant;
+	for (unsigned k = 0; k < dexp; k++)
+		if (!ws_mul_u64(v, 10, &v))
+			return false;
+	if (bexp && (bexp >= 64 || v > (UINT64_MAX >> bexp)))
+		return false;
+	v <<= bexp;
+	if (v % scale_dec)
+		return false;
+	*value = v / scale_dec;
+	if (half_ulp) {
+		/* half a unit of the last digit: 10^(dexp - frac) / 2 */
+		uint64_t u = 0;
+		if (!binary && dexp && dexp > frac) {
+			u = 1;
+			for (unsigned k = 0; k < dexp - frac; k++)
+				u *= 10;
+			u /= 2;
+		}
+		*half_ulp = u;
+	}
+	return true;
+}

@@ -83,6 +83,23 @@ run_check(const char *path, const char *a1, const char *a2, const char *a3, cons
 	return c;
 }
 
+static void checked_free(checked *c);
+
+/* The best of three checks' wall time: the least disturbed by load. */
+static double
+best_check_seconds(const char *path)
+{
+	double best = 1e9;
+	for (int i = 0; i < 3; i++) {
+		checked c = run_check(path, NULL, NULL, NULL, NULL);
+		cr_assert_eq(c.status, 0, "%s", c.err);
+		if (c.seconds < best)
+			best = c.seconds;
+		checked_free(&c);
+	}
+	return best;
+}
+
 static void
 checked_free(checked *c)
 {
@@ -253,8 +270,17 @@ Test(check, published_totals_safetensors)
 		if (!strcmp(p->config, "meta-llama__Llama-3.1-405B")) {
 			const cJSON *files = cJSON_GetObjectItemCaseSensitive(c.json, "files");
 			cr_expect_eq(cJSON_GetArraySize(files), 191);
-			cr_log_info("check of the 405B 191-shard checkpoint: %.3f s", c.seconds);
-			cr_expect_lt(c.seconds, 10.0, "405B check took %.1f s", c.seconds);
+			/* linear in shards, whatever the machine's load: the same
+			 * model in 8x the shards may cost at most 16x the time
+			 * (quadratic work would be 64x); times are the best of
+			 * three, absolute ones belong to tools/bench */
+			char *few = ws_join(tmp, "405b-24");
+			mkmodel(few, cfg, "--shards", "24", NULL);
+			double t191 = best_check_seconds(dir), t24 = best_check_seconds(few);
+			cr_log_info("check of 405B: 191 shards %.3f s, 24 shards %.3f s", t191, t24);
+			cr_expect_lt(t191, 16 * t24 + 0.05, "191 shards %.3f s vs 24 shards %.3f s",
+				     t191, t24);
+			free(few);
 		}
 		if (!strcmp(p->config, "openai-community__gpt2")) {
 			/* the causal masks are buffers, reported apart */
@@ -336,8 +362,21 @@ Test(check, deepseek_v3_mtp_apart_and_fast)
 	cr_expect_eq(count_code(c.json, NULL, "error"), 0);
 	if (count_code(c.json, NULL, NULL))
 		dump_findings(c.json);
-	cr_expect_lt(c.seconds, 10.0, "check took %.1f s", c.seconds);
 	checked_free(&c);
+	/* linear in layers: 4x the layers (and tensors) at most ~4x the time
+	 * of the same model cut to 15 layers, a wide bound that load cannot
+	 * move the way it moves a wall-clock limit */
+	char *text = strdup(deepseek_v3);
+	char *at = strstr(text, "\"num_hidden_layers\": 61");
+	cr_assert(at, "the config names 61 layers");
+	memcpy(at, "\"num_hidden_layers\": 15", 23);
+	char *cfg15 = ws_write_file(tmp, "ds3-15.json", text, strlen(text));
+	char *dir15 = ws_join(tmp, "ds3-15");
+	mkmodel(dir15, cfg15, "--shards", "40", "--fp8", NULL);
+	double t61 = best_check_seconds(dir), t15 = best_check_seconds(dir15);
+	cr_log_info("DeepSeek-V3 shapes: 61 layers %.3f s, 15 layers %.3f s", t61, t15);
+	cr_expect_lt(t61, 8 * t15 + 0.05, "61 layers %.3f s vs 15 layers %.3f s", t61, t15);
+	free(text), free(cfg15), free(dir15);
 	ws_rmtree(tmp);
 	free(tmp);
 	free(cfg);
@@ -581,22 +620,56 @@ Test(check, expect_params_fail_on_and_ignore)
 	cr_expect_eq(c.status, 0);
 	checked_free(&c);
 
-	/* --fail-on: only the codes listed fail, warnings included */
+	/* --fail-on adds the warning codes it names to those that fail;
+	 * it never takes away --strict's */
 	c = run_check(dir, "--fail-on", "tied-embeddings", NULL, NULL);
 	cr_expect_eq(c.status, 1);
+	cr_expect(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
+	checked_free(&c);
+	c = run_check(dir, "--fail-on", "layer-gap,shape-mismatch", NULL, NULL);
+	cr_expect_eq(c.status, 0);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
 	checked_free(&c);
 	c = run_check(dir, "--fail-on", "layer-gap,shape-mismatch", "--strict", NULL);
-	cr_expect_eq(c.status, 0);
+	cr_expect_eq(c.status, 1);
 	checked_free(&c);
 
-	/* --ignore drops a finding before --strict sees it */
+	/* --ignore takes a finding out of the gate, and keeps it in sight */
 	char *ign = ws_write_file(tmp, "ignore.txt",
 				  "# reviewed\ntied-embeddings:lm_head.* the head is a copy\n",
 				  strlen("# reviewed\ntied-embeddings:lm_head.* the head is a copy\n"));
 	c = run_check(dir, "--strict", "--ignore", ign, NULL);
 	cr_expect_eq(c.status, 0, "exit %d", c.status);
-	cr_expect_eq(count_code(c.json, "tied-embeddings", NULL), 0);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.json, "ok")));
+	const cJSON *t = find(c.json, "tied-embeddings", -1, NULL, NULL);
+	cr_expect(t && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "ignored")));
+	cr_expect_str_eq(t ? str_of(t, "ignored_why") : "", "the head is a copy");
 	checked_free(&c);
+	ws_run tr = ws_run_cli("check", "--strict", "--ignore", ign, dir, NULL);
+	cr_expect_eq(tr.status, 0);
+	cr_expect(ws_contains(tr.out, "1 finding ignored by "), "%s", tr.out);
+	cr_expect(ws_contains(tr.out, "check          passed"), "%s", tr.out);
+	ws_run_free(&tr);
+	/* SARIF: the waived finding is a result with a suppression */
+	tr = ws_run_cli("check", "--format", "sarif", "--strict", "--ignore", ign, dir, NULL);
+	cr_expect_eq(tr.status, 0);
+	cr_expect(ws_contains(tr.out, "\"suppressions\""), "%s", tr.out);
+	cr_expect(ws_contains(tr.out, "\"justification\":\t\"the head is a copy\""), "%s", tr.out);
+	ws_run_free(&tr);
+
+	/* an unknown code switches nothing off: a usage error listing them */
+	tr = ws_run_cli("check", "--fail-on", "nonsense", dir, NULL);
+	cr_expect_eq(tr.status, 2);
+	cr_expect(ws_contains(tr.err, "unknown finding code 'nonsense'"), "%s", tr.err);
+	cr_expect(ws_contains(tr.err, "count-mismatch"), "%s", tr.err);
+	cr_expect_str_empty(tr.out);
+	ws_run_free(&tr);
+	char *bad = ws_write_file(tmp, "bad.txt", "# ok\ncount-mismatch\ntied-embedings:x typo\n", 42);
+	tr = ws_run_cli("check", "--ignore", bad, dir, NULL);
+	cr_expect_eq(tr.status, 2);
+	cr_expect(ws_contains(tr.err, "--ignore line 3: unknown finding code 'tied-embedings'"), "%s", tr.err);
+	ws_run_free(&tr);
+	free(bad);
 
 	/* usage errors */
 	ws_run r = ws_run_cli("check", dir, "--expect-params", "many", NULL);
@@ -620,10 +693,18 @@ Test(check, ignore_and_fail_on_with_a_real_defect)
 				  IGNORE_TEXT, strlen(IGNORE_TEXT));
 	checked c = run_check(f.dir, "--ignore", ign, NULL, NULL);
 	cr_expect_eq(c.status, 0, "exit %d", c.status);
-	cr_expect_eq(count_code(c.json, NULL, NULL), 0);
+	const cJSON *fd;
+	int kept = 0;
+	cJSON_ArrayForEach(fd, findings(c.json)) {
+		cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fd, "ignored")),
+			  "%s not ignored", str_of(fd, "code"));
+		kept++;
+	}
+	cr_expect_gt(kept, 0, "ignored findings are kept in JSON");
 	checked_free(&c);
+	/* --fail-on never takes an error away */
 	c = run_check(f.dir, "--fail-on", "layer-gap", NULL, NULL);
-	cr_expect_eq(c.status, 0);
+	cr_expect_eq(c.status, 1);
 	checked_free(&c);
 	c = run_check(f.dir, "--fail-on", "shape-mismatch", NULL, NULL);
 	cr_expect_eq(c.status, 1);

@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "weightscan/util.h"
+#include "weightscan/kv.h"
 
 static char *
 slurp(const char *path)
@@ -293,6 +294,227 @@ Test(hostile, config_strings_in_findings_are_escaped)
 	cJSON_Delete(o);
 	ws_run_free(&r);
 	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== the command line a newcomer meets ==== */
+
+Test(newcomer, help_per_command)
+{
+	static const char *const cmds[] = {"inspect", "ls", "meta", "formula", "hash", "verify",
+					   "flops", "report", "check", "diff", "scan"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		ws_run a = ws_run_cli(cmds[i], "--help", NULL);
+		ws_run b = ws_run_cli("help", cmds[i], NULL);
+		cr_expect_eq(a.status, 0, "%s --help: %s", cmds[i], a.err);
+		char want[64];
+		snprintf(want, sizeof want, "usage: weightscan %s", cmds[i]);
+		cr_expect(ws_contains(a.out, want), "%s --help: %s", cmds[i], a.out);
+		cr_expect(ws_contains(a.out, "exit 1 when:"), "%s", a.out);
+		cr_expect_str_eq(a.out, b.out, "help %s differs from %s --help", cmds[i], cmds[i]);
+		ws_run_free(&a);
+		ws_run_free(&b);
+	}
+	ws_run r = ws_run_cli("check", "--help", NULL);
+	cr_expect(ws_contains(r.out, "--fail-on CODES"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("help", "bogus", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "commands: inspect, ls"), "%s", r.err);
+	ws_run_free(&r);
+}
+
+Test(newcomer, mistyped_command_is_a_usage_error_with_a_suggestion)
+{
+	ws_run r = ws_run_cli("chekc", "model", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "did you mean 'check'?"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("fromula", "x.json", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "did you mean 'formula'?"), "%s", r.err);
+	ws_run_free(&r);
+	/* with a '.' or '/', or far from every command, it is a PATH */
+	r = ws_run_cli("chekc.safetensors", NULL);
+	cr_expect_eq(r.status, 3);
+	ws_run_free(&r);
+	r = ws_run_cli("model-dir-that-is-absent", NULL);
+	cr_expect_eq(r.status, 3);
+	ws_run_free(&r);
+	/* an existing path of that name is read as the path */
+	char *dir = ws_tmpdir(), *cwd = getcwd(NULL, 0);
+	cr_assert(chdir(dir) == 0);
+	free(ws_write_file(dir, "chekc", "x", 1));
+	r = ws_run_cli("chekc", NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect_not(ws_contains(r.err, "did you mean"), "%s", r.err);
+	ws_run_free(&r);
+	cr_assert(chdir(cwd) == 0);
+	ws_rmtree(dir);
+	free(dir);
+	free(cwd);
+}
+
+Test(newcomer, unknown_values_list_the_valid_ones)
+{
+	char *m = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("ls", m, "--role", "bogus", NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "(roles: other, embed,"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("--format", "xml", m, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect(ws_contains(r.err, "text, json, sarif, github"), "%s", r.err);
+	ws_run_free(&r);
+	free(m);
+}
+
+Test(newcomer, counts_take_suffixes)
+{
+	uint64_t v, u;
+	cr_expect(ws_parse_count("8.03B", false, &v, &u));
+	cr_expect_eq(v, 8030000000ull);
+	cr_expect_eq(u, 5000000ull);
+	cr_expect(ws_parse_count("8030261248", false, &v, &u));
+	cr_expect_eq(v, 8030261248ull);
+	cr_expect_eq(u, 0);
+	cr_expect(ws_parse_count("405B", false, &v, &u));
+	cr_expect_eq(v, 405000000000ull);
+	cr_expect_eq(u, 500000000ull);
+	cr_expect(ws_parse_count("8k", true, &v, NULL));
+	cr_expect_eq(v, 8192);
+	cr_expect(ws_parse_count("1.5k", true, &v, NULL));
+	cr_expect_eq(v, 1536);
+	cr_expect(ws_parse_count("128K", true, &v, NULL));
+	cr_expect_eq(v, 131072);
+	cr_expect_not(ws_parse_count("8B", true, &v, NULL), "B is no token suffix");
+	cr_expect_not(ws_parse_count("1.0001k", true, &v, NULL), "not whole");
+	cr_expect_not(ws_parse_count("99999999999999999999", false, &v, NULL));
+	cr_expect_not(ws_parse_count("", false, &v, NULL));
+	cr_expect_not(ws_parse_count("8.03Bx", false, &v, NULL));
+	cr_expect_not(ws_parse_count("30000000T", false, &v, NULL), "overflow");
+
+	/* the tiny checkpoint holds 27,296 */
+	char *m = ws_testdata_path("tiny-llama");
+	ws_run r = ws_run_cli("check", "-q", m, "--expect-params", "27.3K", NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "27.4K", NULL);
+	cr_expect_eq(r.status, 1);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "27.4K:1%", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("check", "-q", m, "--expect-params", "many", NULL);
+	cr_expect_eq(r.status, 2);
+	ws_run_free(&r);
+	ws_run a = ws_run_cli("flops", "--json", m, "--seq", "8k", NULL);
+	ws_run b = ws_run_cli("flops", "--json", m, "--seq", "8192", NULL);
+	cr_expect_eq(a.status, 0, "%s", a.err);
+	cr_expect_str_eq(a.out, b.out);
+	ws_run_free(&a);
+	ws_run_free(&b);
+	free(m);
+}
+
+/* JSON errors carry the kind SPEC lists; text messages end with the
+ * remedy where there is one. */
+Test(newcomer, errors_say_their_kind_and_remedy)
+{
+	char *dir = ws_tmpdir();
+	static const char lfs[] = "version https://git-lfs.github.com/spec/v1\n"
+		"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+		"size 4294967296\n";
+	static const char pickle[] = "\x80\x02}q\x00.";
+	static const char page[] = "<!DOCTYPE html><html>rate limited</html>";
+	free(ws_write_file(dir, "lfs.safetensors", lfs, sizeof lfs - 1));
+	free(ws_write_file(dir, "pytorch_model.bin.safetensors", pickle, sizeof pickle - 1));
+	free(ws_write_file(dir, "page.safetensors", page, sizeof page - 1));
+	free(ws_write_safetensors(dir, "short.safetensors",
+				  "{\"a\":{\"dtype\":\"F32\",\"shape\":[64],\"data_offsets\":[0,256]}}",
+				  57, 100));
+	free(ws_write_safetensors(dir, "bad.safetensors", "{\"a\":{\"dtype\":\"F99\"}}", 21, 0));
+	static const struct { const char *name, *kind, *remedy; } cases[] = {
+		{"absent.safetensors", "not-found", NULL},
+		{"lfs.safetensors", "lfs-pointer", "git lfs pull"},
+		{"pytorch_model.bin.safetensors", "not-weights", "convert it to safetensors"},
+		{"page.safetensors", "not-weights", "download it again"},
+		{"short.safetensors", "truncated", "download the file again"},
+		{"bad.safetensors", "malformed", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = ws_join(dir, cases[i].name), want[64];
+		ws_run r = ws_run_cli("--json", p, NULL);
+		cr_expect_eq(r.status, 3, "%s", cases[i].name);
+		snprintf(want, sizeof want, "\"kind\":\"%s\"", cases[i].kind);
+		cr_expect(ws_contains(r.out, want), "%s: %s", cases[i].name, r.out);
+		if (cases[i].remedy)
+			cr_expect(ws_contains(r.err, cases[i].remedy), "%s: %s", cases[i].name, r.err);
+		ws_run_free(&r);
+		free(p);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* GGUF facts in inspect, meta's names and exits, ls's shape order. */
+Test(newcomer, gguf_facts_meta_and_shape_order)
+{
+	cr_expect_str_eq(ws_gguf_file_type_name(17), "Q5_K_M");
+	cr_expect_str_eq(ws_gguf_file_type_name(15), "Q4_K_M");
+	cr_expect_str_eq(ws_gguf_file_type_name(32), "BF16");
+	cr_expect_null(ws_gguf_file_type_name(5), "removed from llama.cpp");
+	cr_expect_null(ws_gguf_file_type_name(1u << 20));
+
+	char *dir = ws_tmpdir();
+	char *gen[] = {getenv("WS_MKGGUF"), "valid", dir, NULL};
+	cr_assert(gen[0]);
+	ws_run g = ws_run_argv(gen);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	char *one = ws_join(dir, "tiny-llama.gguf"), *part = ws_join(dir, "tiny-split-00001-of-00003.gguf");
+
+	ws_run r = ws_run_cli(one, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\nname           mkgguf tiny\n"), "%s", r.out);
+	cr_expect(ws_contains(r.out, "\ncontext        128 tokens\n"), "%s", r.out);
+	ws_run_free(&r);
+
+	/* meta: absent key is exit 1; --raw unquoted; each part's values
+	 * under its own name */
+	r = ws_run_cli("meta", one, "--key", "general.name", NULL);
+	cr_expect_str_eq(r.out, "\"mkgguf tiny\"\n");
+	ws_run_free(&r);
+	r = ws_run_cli("meta", one, "--key", "general.name", "--raw", NULL);
+	cr_expect_str_eq(r.out, "mkgguf tiny\n");
+	ws_run_free(&r);
+	r = ws_run_cli("meta", one, "--key", "no.such.key", NULL);
+	cr_expect_eq(r.status, 1);
+	cr_expect(ws_contains(r.err, "no key 'no.such.key'"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("meta", part, NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "tiny-split-00002-of-00003.gguf:\n  "), "%s", r.out);
+	cr_expect(ws_contains(r.out, "tiny-split-00001-of-00003.gguf:\n  "), "%s", r.out);
+	ws_run_free(&r);
+
+	/* ls says its shape order; --gguf-order prints ne[] */
+	r = ws_run_cli("ls", one, "--match", "token_embd.weight", NULL);
+	cr_expect(ws_contains(r.out, "shape (PyTorch order)"), "%s", r.out);
+	ws_run s = ws_run_cli("ls", one, "--match", "token_embd.weight", "--gguf-order", NULL);
+	cr_expect(ws_contains(s.out, "ne (GGUF order)"), "%s", s.out);
+	/* the same dimensions, reversed */
+	const char *a = strchr(strchr(r.out, '\n') + 1, '['), *b = strchr(strchr(s.out, '\n') + 1, '[');
+	cr_assert(a && b);
+	unsigned long x0, x1, y0, y1;
+	cr_assert_eq(sscanf(a, "[%lu, %lu]", &x0, &x1), 2);
+	cr_assert_eq(sscanf(b, "[%lu, %lu]", &y0, &y1), 2);
+	cr_expect(x0 == y1 && x1 == y0 && x0 != x1, "%s / %s", a, b);
+	ws_run_free(&r);
+	ws_run_free(&s);
+	free(one);
+	free(part);
 	ws_rmtree(dir);
 	free(dir);
 }

@@ -47,8 +47,17 @@ no_proxies(void)
 	unsetenv("HF_TOKEN");
 }
 
+static server start_server_with(const char *root, const char *opt, const char *val);
+
 static server
 start_server(const char *root)
+{
+	return start_server_with(root, NULL, NULL);
+}
+
+/* With one more option (--delay MS, --redirect-all BASE), or none. */
+static server
+start_server_with(const char *root, const char *opt, const char *val)
 {
 	server s = {0};
 	int po[2];
@@ -60,7 +69,7 @@ start_server(const char *root)
 	if (s.pid == 0) {
 		dup2(po[1], 1);
 		close(po[0]);
-		execl(bin, bin, root, "--idle", "30", (char *)NULL);
+		execl(bin, bin, root, "--idle", "30", opt, val, (char *)NULL);
 		_exit(127);
 	}
 	close(po[1]);
@@ -445,12 +454,12 @@ Test(remote, http_errors_are_exit_3_naming_the_url)
 	char *dir = ws_tmpdir(), *tiny = ws_join(dir, "tiny");
 	ws_mkfixture("tiny", tiny, NULL);
 	server s = start_server(dir);
-	static const struct { const char *path, *says; } cases[] = {
-		{"nope/model.safetensors", "not found (HTTP 404)"},
-		{"_truncate/tiny/model.safetensors", "truncated"},
-		{"_status/401/x.safetensors", "HF_TOKEN"},
-		{"_status/403/x.safetensors", "HTTP 403"},
-		{"empty/", "neither model.safetensors.index.json nor model.safetensors"},
+	static const struct { const char *path, *says, *kind; } cases[] = {
+		{"nope/model.safetensors", "not found (HTTP 404)", "\"kind\":\"http\",\"status\":404"},
+		{"_truncate/tiny/model.safetensors", "truncated", "\"kind\":\"network\""},
+		{"_status/401/x.safetensors", "HF_TOKEN", "\"kind\":\"gated\",\"status\":401"},
+		{"_status/403/x.safetensors", "HTTP 403", "\"kind\":\"gated\",\"status\":403"},
+		{"empty/", "neither model.safetensors.index.json nor model.safetensors", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *u = url(&s, cases[i].path);
@@ -459,6 +468,12 @@ Test(remote, http_errors_are_exit_3_naming_the_url)
 		cr_expect(ws_contains(r.err, s.base), "%s: error does not name the URL: %s", u, r.err);
 		cr_expect(ws_contains(r.err, cases[i].says), "%s: %s", u, r.err);
 		ws_run_free(&r);
+		if (cases[i].kind) {
+			/* JSON errors say which kind (SPEC) */
+			r = ws_run_cli("--json", "inspect", u, NULL);
+			cr_expect(ws_contains(r.out, cases[i].kind), "%s: %s", u, r.out);
+			ws_run_free(&r);
+		}
 		free(u);
 	}
 	/* a 503 is retried */
@@ -521,6 +536,63 @@ Test(remote, hf_paths_against_hf_endpoint)
 	ws_rmtree(dir);
 	free(repo);
 	free(dir);
+}
+
+/* HF_TOKEN goes to the Hub's host only: a redirect to another host (the
+ * Hub's CDN) gets the request without it. */
+Test(remote, token_never_follows_a_redirect_to_another_host)
+{
+	NEED_REMOTE();
+	char *dir = ws_tmpdir(), *repo = ws_join(dir, "acme/tiny-7B/resolve/main");
+	char *cmd;
+	cr_assert(asprintf(&cmd, "mkdir -p '%s'", repo) >= 0 && system(cmd) == 0);
+	free(cmd);
+	ws_mkfixture("tiny", repo, NULL);
+	server cdn = start_server(dir);
+	server hub = start_server_with(dir, "--redirect-all", cdn.base);
+	setenv("HF_ENDPOINT", hub.base, 1);
+	setenv("HF_TOKEN", "hf_test_token", 1);
+	ws_run r = ws_run_cli("--json", "inspect", "hf://acme/tiny-7B", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"tensor_count\""), "%s", r.out);
+	ws_run_free(&r);
+	cr_expect_gt(server_stat(&hub, "auth "), 0, "the Hub's host gets the token");
+	cr_expect_gt(server_stat(&cdn, "requests "), 0, "the redirect was followed");
+	cr_expect_eq(server_stat(&cdn, "auth "), 0, "the token followed the redirect");
+	unsetenv("HF_TOKEN");
+	unsetenv("HF_ENDPOINT");
+	stop_server(&hub);
+	stop_server(&cdn);
+	ws_rmtree(dir);
+	free(repo);
+	free(dir);
+}
+
+/* A round's requests all go out at once: with every response held 200 ms
+ * (a slow network's round trip, long enough that a sanitizer build's
+ * start-up spread stays inside one round) the 191-file folder costs a
+ * fixed few rounds, not one per shard or per connection's worth. */
+Test(remote, shard_headers_in_a_fixed_number_of_rounds)
+{
+	NEED_REMOTE();
+	char *cfg = ws_shared_path("configs/meta-llama__Llama-3.1-405B.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *m405 = ws_join(dir, "405b");
+	ws_mkfixture("sparse", m405, cfg, "--shards", "191", NULL);
+	server s = start_server_with(dir, "--delay", "200");
+	char *u = NULL;
+	cr_assert(asprintf(&u, "%s/405b/", s.base) > 0);
+	unsigned long long r0 = server_stat(&s, "rounds ");
+	ws_run r = ws_run_cli("check", u, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	unsigned long long rounds = server_stat(&s, "rounds ") - r0;
+	cr_expect_leq(rounds, 4, "%llu sequential rounds", rounds);
+	cr_log_info("remote check of 191 shards at 200 ms per response: %llu rounds", rounds);
+	ws_run_free(&r);
+	stop_server(&s);
+	ws_rmtree(dir);
+	free(u), free(m405), free(dir), free(cfg);
 }
 
 /* ==== bounded work for declared counts ==== */
@@ -601,7 +673,7 @@ Test(remote, index_20000_shards_bounded_memory)
 	cr_expect(ws_contains(m.err, s.base), "%s", m.err);
 	cr_expect_lt(m.maxrss_kb, 96 * 1024, "peak RSS %ld KB", m.maxrss_kb);
 	/* config, index, probe, then at most one window of shards */
-	cr_expect_leq(reqs, 3 + 64, "%llu requests", reqs);
+	cr_expect_leq(reqs, 3 + 256, "%llu requests (the window)", reqs);
 	fprintf(stderr, "20,000-shard index: peak RSS %ld KB, %llu requests\n", m.maxrss_kb,
 		reqs);
 	free(m.err);
@@ -758,8 +830,9 @@ Test(remote, gguf_split_count_from_the_name_is_bounded)
 	cr_expect_eq(m.status, 3, "%d %s", m.status, m.err);
 	cr_expect(ws_contains(m.err, "-of-99999.gguf: not found (HTTP 404)"), "%s", m.err);
 	cr_expect_lt(m.maxrss_kb, 96 * 1024, "peak RSS %ld KB", m.maxrss_kb);
-	cr_expect_leq(reqs, 1 + 64 + 64, "%llu requests", reqs);
-	cr_expect_lt(secs, 10.0);
+	/* bounded work is the request count and memory above; the time is
+	 * only reported (a wall-clock limit fails on a loaded machine) */
+	cr_expect_leq(reqs, 1 + 256 + 256, "%llu requests (the window)", reqs);
 	fprintf(stderr, "x-00001-of-99999.gguf: peak RSS %ld KB, %llu requests, %.3f s\n",
 		m.maxrss_kb, reqs, secs);
 	free(m.err);

@@ -65,7 +65,7 @@ Test(safetensors, cli_malformed_exit_3_names_file_and_offset)
 	ws_run_free(&r);
 	r = ws_run_cli("--json", p, NULL);
 	cr_expect_eq(r.status, 3);
-	cr_expect(ws_contains(r.out, "\"error\":{\"file\":"), "stdout: %s", r.out);
+	cr_expect(ws_contains(r.out, "\"error\":{\"kind\":\"malformed\",\"file\":"), "stdout: %s", r.out);
 	cr_expect(ws_contains(r.out, "\"offset\":9"), "stdout: %s", r.out);
 	ws_run_free(&r);
 	free(p);
@@ -456,6 +456,73 @@ Test(safetensors, fifo_refused_not_waited_on)
 	free(lone);
 	free(out);
 	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== the reference reader's edges (issue 27) ==== */
+
+/* One tensor whose unknown field "x" holds `arrays` nested arrays: the
+ * header nests arrays + 2 levels (the outer object and the tensor's). */
+static int
+deep_header(char *h, size_t cap, int arrays)
+{
+	int o = snprintf(h, cap, "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],\"x\":");
+	for (int k = 0; k < arrays; k++)
+		h[o++] = '[';
+	for (int k = 0; k < arrays; k++)
+		h[o++] = ']';
+	return o + snprintf(h + o, cap - (size_t)o, "}}");
+}
+
+/* 127 levels of arrays and objects, the outer object counted, are read;
+ * 128 are refused at the 128th bracket (serde_json's limit). */
+Test(safetensors, nesting_127_accepted_128_refused)
+{
+	char *dir = ws_tmpdir();
+	char h[512];
+	int o = deep_header(h, sizeof h, 125);
+	char *p = ws_write_safetensors(dir, "deep-127.safetensors", h, (size_t)o, 4);
+	ws_model *m = NULL;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	cr_expect_eq(m->n_tensors, 1);
+	ws_model_free(m);
+	o = deep_header(h, sizeof h, 126);
+	char *q = ws_write_safetensors(dir, "deep-128.safetensors", h, (size_t)o, 4);
+	cr_assert_eq(ws_model_open(q, NULL, &m, &err), -1);
+	cr_expect_eq(err.code, WS_EXIT_INPUT);
+	cr_expect(ws_contains(err.message, "nested 128 levels"), "%s", err.message);
+	cr_expect_eq(err.offset, (uint64_t)(8 + (strchr(h, 'x') - h) + 3 + 125), "offset %llu",
+		     (unsigned long long)err.offset);
+	free(p);
+	free(q);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* A NUL in a tensor name (\u0000) is read, as the reference reads it, and
+ * printed escaped like any other control byte. */
+Test(safetensors, nul_in_name_accepted_and_escaped)
+{
+	char *dir = ws_tmpdir();
+	static const char h[] = "{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+	char *p = ws_write_safetensors(dir, "nul-name.safetensors", h, sizeof h - 1, 4);
+	ws_model *m = NULL;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	cr_assert_eq(m->n_tensors, 1);
+	cr_expect_eq(m->tensors[0].name_len, 3);
+	cr_expect_eq(memcmp(m->tensors[0].name, "a\0b", 3), 0);
+	ws_model_free(m);
+	ws_run r = ws_run_cli("ls", p, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "a\\x00b"), "stdout: %s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("check", p, NULL);
+	cr_expect_neq(r.status, 3, "%s", r.err);
+	ws_run_free(&r);
+	free(p);
 	ws_rmtree(dir);
 	free(dir);
 }

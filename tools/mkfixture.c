@@ -343,7 +343,6 @@ static const bad_case bad_cases[] = {
 	{"bad-utf8.safetensors", "{\"a\xff\":{}}", 0, 11, "invalid UTF-8"},
 	{"dup-tensor.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 8, 62, "duplicate tensor name 'a'"},
 	{"dup-field.safetensors", "{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, 28, "duplicate key"},
-	{"nul-name.safetensors", "{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4, 9, "NUL"},
 	{"float-dim.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1.0],\"data_offsets\":[0,4]}}", 4, 37, "no fraction"},
 	{"exp-dim.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1e0],\"data_offsets\":[0,4]}}", 4, 37, "no fraction"},
 	{"neg-dim.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 4, 37, "negative"},
@@ -352,6 +351,7 @@ static const bad_case bad_cases[] = {
 	{"overflow.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,0],\"data_offsets\":[0,0]}}", 0, 9, "overflows"},
 	{"bad-dtype.safetensors", "{\"a\":{\"dtype\":\"bf16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2, 22, "unknown dtype \"bf16\""},
 	{"missing-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 0, 9, "missing \"data_offsets\""},
+	{"cut-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0", 0, 57, "unexpected end"},
 	{"three-offsets.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}", 8, 55, "2 integers"},
 	{"f4-odd.safetensors", "{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2, 9, "whole number of bytes"},
 	{"size-mismatch.safetensors", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4, 9, "needs 8 bytes"},
@@ -362,7 +362,9 @@ static const bad_case bad_cases[] = {
 	{"dup-metadata.safetensors", "{\"__metadata__\":{},\"__metadata__\":{}}", 0, 27, "duplicate __metadata__"},
 	{"meta-not-string.safetensors", "{\"__metadata__\":{\"a\":1}}", 0, 29, "must be strings"},
 	{"lone-surrogate.safetensors", "{\"\\ud800\":{}}", 0, 16, "lone surrogate"},
-	{"deep.safetensors", NULL, 0, -1, "nesting too deep"},
+	/* 128 levels (the outer object, the tensor's, 126 arrays): serde_json's
+	 * limit, at the 128th opening bracket */
+	{"deep.safetensors", NULL, 0, 8 + 10 + 125, "nested 128 levels deep"},
 	{"header-too-large.safetensors", NULL, 0, 0, "100,000,000"},
 	{"header-past-end.safetensors", NULL, 0, 0, "truncated"},
 	{"tiny.safetensors", NULL, 0, 0, "too small"},
@@ -405,9 +407,9 @@ cmd_bad(const char *dir)
 			char h[512];
 			size_t o = 0;
 			o += (size_t)snprintf(h, sizeof h, "{\"a\":{\"x\":");
-			for (int k = 0; k < 200; k++)
+			for (int k = 0; k < 126; k++)
 				h[o++] = '[';
-			for (int k = 0; k < 200; k++)
+			for (int k = 0; k < 126; k++)
 				h[o++] = ']';
 			h[o++] = '}';
 			h[o++] = '}';

@@ -4,9 +4,11 @@
  *   mkgguf valid DIR   tiny valid files: a llama with F32/F16/Q8_0/Q4_K
  *                      tensors (little-endian, big-endian, v2), a 3-part
  *                      split set, a vocab-only file, a MoE with 3-D
- *                      *_exps tensors, a bool value of 2
+ *                      *_exps tensors
  *   mkgguf bad DIR     one broken file per structural rule (exit 3 in
- *                      weightscan), the loader-incompatible files (li-*),
+ *                      weightscan; the specification's limits too: a bool
+ *                      of 2, a 65-byte name, alignment 12 or 4), the
+ *                      loader-incompatible files (li-*),
  *                      broken split sets, and DIR/expect.tsv: for each
  *                      broken file, the byte offset of the offending field
  *
@@ -71,7 +73,8 @@ enum bad {
 	ELEMENTS_OVERFLOW, TYPE_UNKNOWN, TYPE_REMOVED, BLOCK_MISMATCH,
 	ALIGN_TYPE, ALIGN_ZERO, OFFSET_MISALIGNED, OFFSET_GAP, OFFSET_OVERLAP,
 	OFFSET_ORDER, TRUNCATED_DATA, DATA_START_PAST_EOF, TRUNCATED_HEADER,
-	LI_NESTED, LI_LONG_NAME, LI_ALIGN_48, BOOL_2,
+	LI_NESTED, LI_LONG_NAME, LI_ALIGN_48, BOOL_2, BOOL_ARRAY_3, NAME_65,
+	ALIGN_12, ALIGN_4,
 };
 
 static const struct {
@@ -110,6 +113,12 @@ static const struct {
 	{"li-nested-array", LI_NESTED},
 	{"li-long-name", LI_LONG_NAME},
 	{"li-align-48", LI_ALIGN_48},
+	/* the specification's limits, which ggml does not enforce */
+	{"bool-2", BOOL_2},
+	{"bool-array-3", BOOL_ARRAY_3},
+	{"name-65", NAME_65},
+	{"align-12", ALIGN_12},
+	{"align-4", ALIGN_4},
 };
 
 /* ==== tensors ==== */
@@ -251,10 +260,10 @@ write_kvs(kvw *k, const fspec *fs)
 			key(k, "general.alignment", 5);
 			*k->mark = b->len - 4;
 			u32(b, 32);
-		} else if (k->bad == ALIGN_ZERO) {
+		} else if (k->bad == ALIGN_ZERO || k->bad == ALIGN_12 || k->bad == ALIGN_4) {
 			key(k, "general.alignment", 4);
 			*k->mark = b->len;
-			u32(b, 0);
+			u32(b, k->bad == ALIGN_12 ? 12 : k->bad == ALIGN_4 ? 4 : 0);
 		} else {
 			kv_u32(k, "general.alignment", fs->align);
 		}
@@ -277,7 +286,18 @@ write_kvs(kvw *k, const fspec *fs)
 		kv_num(k, "test.u32", 4, 4000000000u, 4);
 		kv_num(k, "test.i32", 5, (uint32_t)-70000, 4);
 		kv_num(k, "test.f32", 6, 0x3FC00000u, 4);          /* 1.5 */
+		if (k->bad == BOOL_2)
+			*k->mark = b->len + 8 + strlen("test.bool") + 4;
 		kv_num(k, "test.bool", 7, k->bad == BOOL_2 ? 2 : 1, 1);
+		if (k->bad == BOOL_ARRAY_3) {
+			key(k, "test.arr_bool", 9);
+			u32(b, 7);
+			u64(b, 3);
+			putn(b, 1, 1);
+			putn(b, 0, 1);
+			*k->mark = b->len;
+			putn(b, 3, 1);
+		}
 		kv_num(k, "test.u64", 10, (1ull << 63) + 5, 8);
 		kv_num(k, "test.i64", 11, (uint64_t)-5000000000000ll, 8);
 		kv_num(k, "test.f64", 12, 0x3FB999999999999Aull, 8); /* 0.1 */
@@ -383,6 +403,7 @@ build(buf *out, const fspec *fs, enum bad bad, uint64_t *mark)
 	case TYPE_REMOVED: t[1].type = 4; break;
 	case BLOCK_MISMATCH: t[2].ne[0] = 48; break;
 	case LI_LONG_NAME: t[1].name = "blk.0.attn_norm.weight.padded_to_be_exactly_sixty_four_byte_long"; break;
+	case NAME_65: t[1].name = "blk.0.attn_norm.weight.padded_to_be_exactly_sixty_five_bytes_long"; break;
 	default: break;
 	}
 	write_kvs(&k, &f);
@@ -413,7 +434,7 @@ build(buf *out, const fspec *fs, enum bad bad, uint64_t *mark)
 		offs[1] = tmp;
 	}
 	for (size_t i = 0; i < nt; i++) {
-		if ((bad == DUP_TENSOR && i == 3) || (bad == LI_LONG_NAME && i == 1))
+		if ((bad == DUP_TENSOR && i == 3) || ((bad == LI_LONG_NAME || bad == NAME_65) && i == 1))
 			*mark = out->len;
 		str(out, t[i].name);
 		if ((bad == NDIMS_5 && i == 1) || (bad == TRUNCATED_HEADER && i == 0))
@@ -550,7 +571,6 @@ main(int argc, char **argv)
 		fs = tiny;
 		fs.version = 2;
 		emit("tiny-llama-v2", &fs, OK, NULL);
-		emit("bool-2", &tiny, BOOL_2, NULL);
 		fs = tiny;
 		fs.t = moe;
 		fs.nt = N_MOE;

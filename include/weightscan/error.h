@@ -24,8 +24,29 @@ enum ws_exit {
 	WS_EXIT_INTERNAL = 4,
 };
 
+/* What kind of failure (SPEC JSON "error.kind"): set where the error is
+ * made; the constructors give the usual one (ws_err_at: malformed; ws_err
+ * with exit 3: unreadable, with exit 4: internal). */
+enum ws_err_kind {
+	WS_ERRK_NONE = 0,
+	WS_ERRK_NOT_FOUND,
+	WS_ERRK_TRUNCATED,
+	WS_ERRK_MALFORMED,
+	WS_ERRK_LFS_POINTER,
+	WS_ERRK_NOT_WEIGHTS,
+	WS_ERRK_UNREADABLE,
+	WS_ERRK_USAGE,
+	WS_ERRK_HTTP,           /* with http_status */
+	WS_ERRK_GATED,
+	WS_ERRK_NETWORK,
+	WS_ERRK_INTERNAL,
+	WS_ERRK_COUNT
+};
+
 typedef struct ws_error {
 	int code;            /* enum ws_exit; 0 when no error */
+	int kind;            /* enum ws_err_kind */
+	long http_status;    /* WS_ERRK_HTTP, WS_ERRK_GATED: the status */
 	bool has_offset;
 	uint64_t offset;
 	char file[1024];
@@ -40,6 +61,13 @@ int ws_err(ws_error *e, int code, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Out of memory (exit 4).  Returns -1. */
 int ws_err_oom(ws_error *e, const char *file);
+/* Set e's kind (after one of the constructors); returns -1 for chaining:
+ * `return ws_err_kind(ws_err_at(...), e, WS_ERRK_TRUNCATED);` */
+int ws_err_kind(int rc, ws_error *e, int kind);
+/* An open or stat that failed with errno: not-found or unreadable. */
+int ws_err_errno(ws_error *e, const char *file, int errnum, const char *what);
+/* "not-found", "truncated", ...: the JSON name of a kind. */
+const char *ws_err_kind_name(int kind);
 /* "FILE: offset N: message" (file and offset parts only when known). */
 void ws_error_format(const ws_error *e, char *buf, size_t len);
 

@@ -42,20 +42,27 @@ enum ws_hash_algo {
 	WS_HASH_SHA1 = 1u << 2,
 	/* SHA-1 of "blob <size>\0" + content: a git blob id (HF small files) */
 	WS_HASH_GITBLOB = 1u << 3,
+	/* the other digests `xxhsum` writes, read back by verify */
+	WS_HASH_XXH32 = 1u << 4,
+	WS_HASH_XXH64 = 1u << 5,
+	WS_HASH_XXH3_64 = 1u << 6,
 };
 
 typedef struct ws_digest {
 	uint8_t xxh128[WS_XXH128_LEN];
 	uint8_t sha256[WS_SHA256_LEN];
 	uint8_t sha1[WS_SHA1_LEN];    /* SHA1 or GITBLOB, whichever was asked */
+	uint8_t xxh32[4], xxh64[8], xxh3_64[8]; /* canonical (big-endian) */
 } ws_digest;
 
-/* A range inside a job's range (a tensor), XXH3-128 hashed in the same
- * pass.  Subs of one job must be sorted by offset. */
+/* A range inside a job's range (a tensor), hashed in the same pass
+ * (XXH3-128, or SHA-256 when the job's sub_sha256 is set).  Subs of one
+ * job must be sorted by offset. */
 typedef struct ws_hash_sub {
 	uint64_t offset;               /* absolute, in the job's file */
 	uint64_t length;
 	uint8_t xxh128[WS_XXH128_LEN]; /* result */
+	uint8_t sha256[WS_SHA256_LEN]; /* result, with sub_sha256 */
 } ws_hash_sub;
 
 enum ws_job_status {
@@ -75,6 +82,7 @@ typedef struct ws_hash_job {
 	unsigned algos;        /* enum ws_hash_algo bits */
 	ws_hash_sub *subs;
 	size_t n_subs;
+	bool sub_sha256;       /* subs get SHA-256 instead of XXH3-128 */
 	/* results */
 	int status;            /* enum ws_job_status */
 	uint64_t size;         /* bytes hashed */
@@ -118,14 +126,30 @@ void ws_lfs_message(const char *oid_hex, uint64_t size, char *buf, size_t len);
 int ws_manifest_put_line(FILE *f, const uint8_t *digest, size_t n,
 			 const char *prefix, const char *name, size_t len);
 
+/*
+ * Lines verify reads: the GNU form `<hex>  <name>` (the digest told by its
+ * length: 8 XXH32, 16 XXH64, 32 XXH3-128, 40 SHA-1, 64 SHA-256; xxhsum's
+ * `XXH3_<16 hex>` is XXH3-64) and the BSD form `ALGO (<name>) = <hex>`
+ * (`sha256sum --tag`, `xxhsum --tag`: SHA256, SHA1, XXH32, XXH64, XXH3,
+ * XXH128, each with `_LE` for xxhsum's little-endian digests), either
+ * escaped with a leading backslash.
+ */
 typedef struct ws_manifest_entry {
 	char *name;            /* unescaped; "tensor:" removed for tensors */
 	size_t name_len;
 	bool tensor;
-	unsigned algo;         /* WS_HASH_XXH128 or WS_HASH_SHA256 */
+	unsigned algo;         /* one enum ws_hash_algo bit */
+	bool little_endian;    /* xxhsum --little-endian: digest bytes reversed */
 	uint8_t digest[WS_SHA256_LEN];
 	size_t line;           /* 1-based */
 } ws_manifest_entry;
+
+/* Digest bytes of one algorithm (enum ws_hash_algo bit), and its name as
+ * BSD lines spell it. */
+size_t ws_hash_algo_len(unsigned algo);
+const char *ws_hash_algo_name(unsigned algo);
+/* The digest of one algorithm in d (canonical byte order). */
+const uint8_t *ws_digest_of(const ws_digest *d, unsigned algo);
 
 typedef struct ws_manifest {
 	ws_manifest_entry *entries;
@@ -154,8 +178,10 @@ typedef struct ws_hash_line {
 	char *name;            /* file path (relative or as given) or tensor */
 	size_t name_len;
 	bool tensor;
+	uint64_t size;         /* files: bytes; tensors: data bytes */
+	size_t file;           /* tensors: the index of their file's line */
 	uint8_t xxh128[WS_XXH128_LEN];
-	uint8_t sha256[WS_SHA256_LEN]; /* files, with opts.sha256 */
+	uint8_t sha256[WS_SHA256_LEN]; /* with opts.sha256 (tensors too) */
 } ws_hash_line;
 
 typedef struct ws_hash_set {
@@ -181,12 +207,14 @@ enum ws_hash_print {
 	WS_PRINT_FILES_SHA256 = 1u << 1,
 	WS_PRINT_TENSORS = 1u << 2,
 };
-/* Print the chosen lines; 0 or -1 on a write error. */
+/* Print the chosen lines; 0 or -1 on a write error.  Tensor lines carry
+ * SHA-256 when the set has it. */
 int ws_hash_print(FILE *f, const ws_hash_set *s, unsigned what);
 /*
- * Write MANIFEST atomically (temporary file + rename) with the XXH3-128
- * lines, and MANIFEST.sha256 with the SHA-256 file lines when the set has
- * them.  0 or -1 with err (exit 4).
+ * Write MANIFEST atomically (temporary file + rename) with the file lines
+ * (SHA-256 when the set has them, else XXH3-128), and the tensor lines,
+ * if any, in MANIFEST.tensors: MANIFEST alone stays readable by
+ * `xxhsum -c` / `sha256sum -c`.  0 or -1 with err (exit 4).
  */
 int ws_hash_write_manifest(const char *path, const ws_hash_set *s,
 			   ws_error *err);
@@ -201,20 +229,39 @@ enum ws_verify_state {
 	WS_VERIFY_IGNORED,     /* missing under --ignore-missing */
 };
 
+/* Why an entry is not OK, beyond its state: counted apart in the
+ * summary so that a half-finished download is told from a corrupt one. */
+enum ws_verify_why {
+	WS_WHY_NONE = 0,
+	WS_WHY_MISMATCH,       /* the digest differs */
+	WS_WHY_TRUNCATED,      /* shorter than its header says */
+	WS_WHY_PARTIAL,        /* an interrupted download (*.incomplete) */
+	WS_WHY_LFS,            /* a Git LFS pointer: not downloaded */
+	WS_WHY_ABSENT,         /* no such file (or a dangling link) */
+	WS_WHY_COUNT
+};
+
 typedef struct ws_verify_item {
 	char *name;            /* as in the manifest (tensor: prefix removed) */
 	size_t name_len;
 	bool tensor;
 	int state;             /* enum ws_verify_state */
-	char *detail;          /* why, or NULL */
+	int why;               /* enum ws_verify_why */
+	char *detail;          /* why, ending with what to do, or NULL */
 } ws_verify_item;
 
 typedef struct ws_verify_result {
 	ws_verify_item *items; /* manifest order */
 	size_t n, cap;
 	size_t ok, failed, missing, unreadable, ignored, malformed;
+	size_t by_why[WS_WHY_COUNT];
 	size_t first_malformed;
 } ws_verify_result;
+
+/* "truncated", "partially downloaded", ...: the summary's words; and the
+ * JSON kind ("truncated", "partial", "lfs-pointer", ...). */
+const char *ws_verify_why_name(int why);
+const char *ws_verify_why_kind(int why);
 
 typedef struct ws_verify_opts {
 	unsigned threads;

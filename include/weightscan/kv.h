@@ -64,6 +64,12 @@ bool ws_kv_iter_next(ws_kv_iter *it, ws_kv_elem *out);
  * `[N × type] first, few, …` and long strings are cut with their length.
  */
 void ws_kv_print_text(FILE *f, const ws_kv *kv, bool full);
+/* The same, strings without quotes (meta --raw): for scripts. */
+void ws_kv_print_raw(FILE *f, const ws_kv *kv, bool full);
+
+/* llama.cpp's name of a general.file_type value ("Q5_K_M" for 17), or
+ * NULL for a value it does not define. */
+const char *ws_gguf_file_type_name(uint64_t v);
 
 /*
  * The value as JSON: integers exact, floats as shortest round-trip

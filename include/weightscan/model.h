@@ -133,6 +133,9 @@ typedef struct ws_file {
 	uint64_t header_bytes; /* safetensors: 8 + N; GGUF: end of tensor infos */
 	uint64_t data_start;   /* absolute offset of the data section */
 	uint64_t tensor_count;
+	uint64_t expected_size; /* the size the header implies: > size when the
+				 * file is truncated (kept only when the model
+				 * was opened with allow_truncated) */
 	uint32_t version;      /* GGUF version; 0 for safetensors */
 	bool big_endian;       /* GGUF byte-swapped file */
 } ws_file;
@@ -193,7 +196,29 @@ typedef struct ws_finding {
 	int32_t layer;         /* -1 when none */
 	bool has_expected;
 	uint64_t expected, actual;
+	/* check --ignore: kept, reported as ignored, never failing the gate;
+	 * why: the reason the ignore line gives (borrowed, may be NULL) */
+	bool ignored;
+	const char *ignored_why;
 } ws_finding;
+
+/*
+ * The finding codes of SPEC "Findings", one table for the library and
+ * every output: the code, its SARIF rule name, the most severe level it is
+ * raised at, and one line saying when.  Codes outside it are refused by
+ * check --fail-on and --ignore.
+ */
+typedef struct ws_finding_code {
+	const char *code;
+	const char *rule;      /* SARIF rule name, e.g. "CountMismatch" */
+	ws_severity severity;
+	const char *text;
+} ws_finding_code;
+
+/* The whole table (*n entries, static). */
+const ws_finding_code *ws_finding_codes(size_t *n);
+/* The entry of code, or NULL. */
+const ws_finding_code *ws_finding_code_find(const char *code);
 
 struct ws_arena;
 struct cJSON;
@@ -221,11 +246,28 @@ typedef struct ws_model {
 	ws_finding *findings;
 	size_t n_findings, cap_findings;
 	struct ws_arena *arena;   /* names, shapes and strings */
+	/* A folder's files that were not read: the variants not chosen
+	 * (model.fp16.safetensors beside model.safetensors); hash covers
+	 * them too.  Paths in the arena. */
+	const char **unread_files;
+	uint32_t n_unread_files;
+	/* A folder without an index whose files each hold a whole model
+	 * (ws_expand_path reports them one by one). */
+	bool folder_of_models;
+	bool keep_truncated;      /* readers record data past the end of a
+				   * file (ws_file.expected_size) instead of
+				   * failing: an intact header still lists */
 } ws_model;
 
 typedef struct ws_open_opts {
 	const char *config_path;  /* --config FILE, or NULL for auto */
 	bool allow_full_download; /* remote: accept a server ignoring Range */
+	const char *variant;      /* --variant NAME: the variant a folder's
+				   * checkpoint is read in (NULL: the
+				   * non-variant files) */
+	bool allow_truncated;     /* a file whose header is intact but whose
+				   * data is short opens (ws_model_truncated
+				   * says which); otherwise it is exit 3 */
 } ws_open_opts;
 
 /*
@@ -236,6 +278,26 @@ typedef struct ws_open_opts {
 int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
 void ws_model_free(ws_model *m);
+
+/*
+ * `org/name` that is no local path, as the hf CLI finds it: the folder
+ * models--org--name in HF_HUB_CACHE, else HF_HOME/hub, else
+ * ~/.cache/huggingface/hub (malloc'd), or NULL when PATH is not of that
+ * form, exists here, or is not in the cache.
+ */
+char *ws_hf_cache_resolve(const char *path);
+
+/* The first file of m shorter than its header says (opened with
+ * allow_truncated), or NULL. */
+const ws_file *ws_model_truncated(const ws_model *m);
+
+/*
+ * One weight file alone (safetensors or GGUF, not its split set or
+ * folder): its size and the size its header implies.  -1 with err when
+ * the header itself is unreadable or malformed.
+ */
+int ws_weight_file_extent(const char *path, uint64_t *size, uint64_t *expected,
+			  ws_error *err);
 
 /*
  * Everything inspect and check say about an open model: roles, the
@@ -260,7 +322,8 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
 
 /*
  * A folder of several GGUF models is reported model by model (a split set
- * as one): when PATH is such a folder, *out lists one path per model
+ * as one), and so is a folder of safetensors models (ws_model
+ * folder_of_models): when PATH is such a folder, *out lists one path per model
  * (malloc'd, each malloc'd) and *n their count; otherwise *n is 0.
  * Returns -1 on OOM.
  */

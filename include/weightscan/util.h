@@ -37,6 +37,19 @@ char *ws_fmt_commas(uint64_t v, char *buf, size_t len);
 char *ws_fmt_human(uint64_t v, char *buf, size_t len);
 /* "1.50 GiB" style byte size. */
 char *ws_fmt_bytes(uint64_t v, char *buf, size_t len);
+/* A progress line's time left at the rate so far ("12 s left", "3 min
+ * left", "1.5 h left"); "" until done > 0 and once done >= total. */
+void ws_fmt_eta(uint64_t done, uint64_t total, double secs, char *buf, size_t len);
+
+/*
+ * A count with an optional suffix, as people write them: decimal for
+ * parameters ("8.03B" = 8,030,000,000; K M B T), binary for token counts
+ * when binary is set ("8k" = 8,192; k m g).  A fraction must come out
+ * whole.  *half_ulp, when not NULL, is half a unit of the last digit given
+ * (the rounding "8.03B" stands for: 5,000,000), 0 for a plain integer.
+ * false on anything else, or on overflow.
+ */
+bool ws_parse_count(const char *s, bool binary, uint64_t *value, uint64_t *half_ulp);
 
 /* Is s[0..len) valid UTF-8 with no NUL and no surrogates/overlongs? */
 bool ws_utf8_valid(const char *s, size_t len);

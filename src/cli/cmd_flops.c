@@ -100,6 +100,28 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 	}
 }
 
+#define NO_TENSORS_SKIPPED "no tensors: no MACs, FLOPs, KV cache or memory to compute"
+
+static int
+no_tensors(const ws_cli *cli, const char *path, const ws_model *m)
+{
+	bool vocab = m->format == WS_FORMAT_GGUF;
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("flops", path);
+		int rc = !obj || !cJSON_AddArrayToObject(obj, "selections") ||
+				 !cJSON_AddStringToObject(obj, "skipped", NO_TENSORS_SKIPPED) ||
+				 (vocab && !cJSON_AddBoolToObject(obj, "vocab_only", true)) ||
+				 ws_json_print_line(cli->out, obj)
+			 ? WS_EXIT_INTERNAL : WS_EXIT_OK;
+		cJSON_Delete(obj);
+		return rc;
+	}
+	ws_fput_escaped(cli->out, path, strlen(path));
+	fprintf(cli->out, ": %s%s\n", vocab ? "vocab-only GGUF (metadata and tokenizer), " : "",
+		NO_TENSORS_SKIPPED);
+	return WS_EXIT_OK;
+}
+
 static int
 flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 {
@@ -113,8 +135,17 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	if (!rows)
 		return WS_EXIT_INTERNAL;
 	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
-	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
-	    ws_flops_model_init(m, &f, &err))
+	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err))
+		goto fail;
+	if (m->n_tensors == 0) {
+		/* a vocab-only GGUF or a `{}` safetensors file is valid: say what
+		 * cannot be computed, and succeed */
+		rc = no_tensors(cli, path, m);
+		ws_model_free(m);
+		free(rows);
+		return rc;
+	}
+	if (ws_flops_model_init(m, &f, &err))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
@@ -204,7 +235,8 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 		} else if (!strcmp(a, "--")) {
 			ended = true;
 		} else if ((v = opt_value(argc, argv, &i, "--seq", &missing))) {
-			if (ws_cli_parse_u64("--seq", v, &o.seq)) {
+			if (!ws_parse_count(v, true, &o.seq, NULL)) {
+				ws_cli_usage_error("flops: --seq: '%s' is not a token count (4096, 8k, 1m)", v);
 				rc = WS_EXIT_USAGE;
 				goto out;
 			}

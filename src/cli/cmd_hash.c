@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "weightscan/hash.h"
+#include "weightscan/json.h"
 
 
 /* ==== progress ==== */
@@ -42,11 +43,13 @@ show_progress(void *ctx, uint64_t done, uint64_t total)
 		fill = width;
 	if (s < 0.3 && !p->shown)
 		return; /* quick runs stay silent */
-	fprintf(stderr, "\r%s [%.*s%*s] %3d%% %s / %s %.2f GB/s", p->what, fill,
+	char eta[32];
+	ws_fmt_eta(done, total, s, eta, sizeof eta);
+	fprintf(stderr, "\r%s [%.*s%*s] %3d%% %s / %s %.2f GB/s %s\033[K", p->what, fill,
 		"==============================", width - fill, "",
 		total ? (int)((double)done * 100.0 / (double)total) : 100,
 		ws_fmt_bytes(done, a, sizeof a), ws_fmt_bytes(total, b, sizeof b),
-		s > 0 ? (double)done / s / 1e9 : 0.0);
+		s > 0 ? (double)done / s / 1e9 : 0.0, eta);
 	p->shown = true;
 }
 
@@ -58,6 +61,47 @@ progress_end(progress *p)
 }
 
 /* ==== hash ==== */
+
+/* One object per file (SPEC): {path, size, xxh3_128 | sha256, tensors?},
+ * the tensors of the file in model order. */
+static int
+hash_json(FILE *out, const ws_hash_set *s)
+{
+	const char *key = s->has_sha256 ? "sha256" : "xxh3_128";
+	size_t dl = s->has_sha256 ? WS_SHA256_LEN : WS_XXH128_LEN;
+	char hex[2 * WS_SHA256_LEN + 1];
+	for (size_t i = 0; i < s->n; i++) {
+		const ws_hash_line *l = &s->lines[i];
+		if (l->tensor)
+			continue;
+		cJSON *o = ws_cli_json_header("hash", l->name);
+		if (!o)
+			return -1;
+		ws_json_add_u64(o, "size", l->size);
+		ws_hex(s->has_sha256 ? l->sha256 : l->xxh128, dl, hex);
+		cJSON_AddStringToObject(o, key, hex);
+		cJSON *ts = NULL;
+		for (size_t k = 0; k < s->n; k++) {
+			const ws_hash_line *t = &s->lines[k];
+			if (!t->tensor || t->file != i)
+				continue;
+			if (!ts && !(ts = cJSON_AddArrayToObject(o, "tensors")))
+				break;
+			cJSON *e = cJSON_CreateObject();
+			if (!e || !cJSON_AddItemToArray(ts, e))
+				break;
+			ws_json_add_bytes(e, "name", t->name, t->name_len);
+			ws_json_add_u64(e, "size", t->size);
+			ws_hex(s->has_sha256 ? t->sha256 : t->xxh128, dl, hex);
+			cJSON_AddStringToObject(e, key, hex);
+		}
+		int r = ws_json_print_line(out, o);
+		cJSON_Delete(o);
+		if (r)
+			return -1;
+	}
+	return fflush(out) ? -1 : 0;
+}
 
 int
 ws_cmd_hash(const ws_cli *cli, int argc, char **argv)
@@ -128,7 +172,11 @@ ws_cmd_hash(const ws_cli *cli, int argc, char **argv)
 	if (manifest) {
 		r = ws_hash_write_manifest(manifest, &set, &err);
 		rc = r ? ws_cli_report_error(cli, argv[0], manifest, &err) : WS_EXIT_OK;
-	} else {
+	}
+	if (cli->format == WS_OUT_JSON) {
+		if (rc == WS_EXIT_OK && hash_json(cli->out, &set) != 0)
+			rc = WS_EXIT_INTERNAL;
+	} else if (!manifest) {
 		unsigned what = WS_PRINT_TENSORS |
 			(o.sha256 ? WS_PRINT_FILES_SHA256 : WS_PRINT_FILES_XXH);
 		rc = ws_hash_print(cli->out, &set, what) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
@@ -162,6 +210,56 @@ print_item(FILE *f, const ws_verify_item *it)
 		fputc(')', f);
 	}
 	fputc('\n', f);
+}
+
+/* One object per entry, {path, status, reason?}, then the summary. */
+static int
+verify_json(FILE *out, const char *manifest, const ws_verify_result *r)
+{
+	static const char *const status[] = {
+		[WS_VERIFY_OK] = "OK", [WS_VERIFY_FAILED] = "FAILED",
+		[WS_VERIFY_MISSING] = "MISSING", [WS_VERIFY_UNREADABLE] = "FAILED",
+	};
+	for (size_t i = 0; i < r->n; i++) {
+		const ws_verify_item *it = &r->items[i];
+		if (it->state == WS_VERIFY_IGNORED)
+			continue;
+		cJSON *o = ws_cli_json_header("verify", NULL);
+		if (!o)
+			return -1;
+		char *name = NULL;
+		if (asprintf(&name, "%s%.*s", it->tensor ? "tensor:" : "", (int)it->name_len,
+			     it->name) < 0) {
+			cJSON_Delete(o);
+			return -1;
+		}
+		ws_json_add_bytes(o, "path", name, strlen(name));
+		free(name);
+		cJSON_AddStringToObject(o, "status", status[it->state]);
+		if (it->why != WS_WHY_NONE)
+			cJSON_AddStringToObject(o, "kind", ws_verify_why_kind(it->why));
+		if (it->detail)
+			ws_json_add_bytes(o, "reason", it->detail, strlen(it->detail));
+		int rc = ws_json_print_line(out, o);
+		cJSON_Delete(o);
+		if (rc)
+			return -1;
+	}
+	cJSON *o = ws_cli_json_header("verify", manifest);
+	if (!o)
+		return -1;
+	ws_json_add_u64(o, "ok", r->ok);
+	ws_json_add_u64(o, "failed", r->failed + r->unreadable);
+	ws_json_add_u64(o, "missing", r->missing);
+	ws_json_add_u64(o, "ignored", r->ignored);
+	ws_json_add_u64(o, "malformed", r->malformed);
+	cJSON *k = cJSON_AddObjectToObject(o, "by_kind");
+	for (int w = WS_WHY_MISMATCH; k && w < WS_WHY_COUNT; w++)
+		if (r->by_why[w])
+			ws_json_add_u64(k, ws_verify_why_kind(w), r->by_why[w]);
+	int rc = ws_json_print_line(out, o);
+	cJSON_Delete(o);
+	return rc || fflush(out) ? -1 : 0;
 }
 
 int
@@ -213,7 +311,12 @@ ws_cmd_verify(const ws_cli *cli, int argc, char **argv)
 			return err.code ? err.code : WS_EXIT_INPUT;
 		return ws_cli_report_error(cli, argv[0], path, &err);
 	}
-	if (!status) {
+	if (!status && cli->format == WS_OUT_JSON) {
+		if (verify_json(cli->out, path, &r) != 0) {
+			ws_verify_result_free(&r);
+			return WS_EXIT_INTERNAL;
+		}
+	} else if (!status) {
 		for (size_t i = 0; i < r.n; i++) {
 			const ws_verify_item *it = &r.items[i];
 			if (it->state == WS_VERIFY_IGNORED || (quiet && it->state == WS_VERIFY_OK))
@@ -224,6 +327,17 @@ ws_cmd_verify(const ws_cli *cli, int argc, char **argv)
 			r.failed + r.unreadable, r.missing);
 		if (r.ignored)
 			fprintf(cli->out, ", %zu ignored", r.ignored);
+		/* which kind of failure: a half-finished download is not a
+		 * corrupt one */
+		const char *sep = " (";
+		for (int w = WS_WHY_MISMATCH; w < WS_WHY_COUNT; w++) {
+			if (!r.by_why[w])
+				continue;
+			fprintf(cli->out, "%s%zu %s", sep, r.by_why[w], ws_verify_why_name(w));
+			sep = ", ";
+		}
+		if (sep[0] == ',')
+			fputc(')', cli->out);
 		fputc('\n', cli->out);
 		if (r.malformed)
 			fprintf(stderr, "weightscan: %s: %zu line%s improperly formatted (first: line %zu)\n",

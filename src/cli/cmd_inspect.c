@@ -16,13 +16,32 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	  const char *config, ws_model **out)
 {
 	ws_error err = {0};
-	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download};
+	/* a truncated file whose header is intact is listed, then exit 3 */
+	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download,
+			  .allow_truncated = true};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
 		return ws_cli_report_error(cli, command, path, &err);
 	}
 	return 0;
+}
+
+/* After listing: a file shorter than its header says is still exit 3. */
+static int
+truncated_after(const ws_cli *cli, const char *command, const char *path, const ws_model *m,
+		int rc)
+{
+	const ws_file *f = ws_model_truncated(m);
+	if (!f)
+		return rc;
+	ws_error err = {0};
+	ws_err_at(&err, f->path, f->size,
+		  "truncated at %llu of %llu bytes (the header is intact, the data is short): "
+		  "download the file again", (unsigned long long)f->size,
+		  (unsigned long long)f->expected_size);
+	err.kind = WS_ERRK_TRUNCATED;
+	return ws_exit_worst(rc, ws_cli_report_error(cli, command, path, &err));
 }
 
 /* ==== inspect ==== */
@@ -102,6 +121,7 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 			fputc('\n', cli->out);
 		ws_report_inspect_text(cli->out, m, cli->color);
 	}
+	rc = truncated_after(cli, command, path, m, rc);
 	ws_cli_done_with(m);
 	return rc;
 }
@@ -113,6 +133,7 @@ typedef struct ls_opts {
 	int64_t layer;     /* -1 = any */
 	const char *match;
 	enum { SORT_DEFAULT, SORT_NAME, SORT_OFFSET, SORT_SIZE } sort;
+	bool gguf_order;   /* shapes innermost first, as GGUF's ne[] */
 } ls_opts;
 
 static int
@@ -159,12 +180,20 @@ cmp_size(const void *x, const void *y)
 	return cmp_name(a, b);
 }
 
+/* Dimension d of t in the order asked for: PyTorch's (outermost first,
+ * as stored) or GGUF's ne[] (innermost first). */
+static uint64_t
+dim_at(const ws_tensor *t, uint32_t d, bool gguf_order)
+{
+	return t->shape[gguf_order ? t->ndim - 1 - d : d];
+}
+
 static void
-shape_text(FILE *f, const ws_tensor *t)
+shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
 {
 	fputc('[', f);
 	for (uint32_t d = 0; d < t->ndim; d++)
-		fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)t->shape[d]);
+		fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)dim_at(t, d, gguf_order));
 	fputc(']', f);
 }
 
@@ -175,24 +204,31 @@ typedef struct ls_cols {
 } ls_cols;
 
 static char *
-shape_str(const ws_tensor *t)
+shape_str(const ws_tensor *t, bool gguf_order)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	shape_text(f, t);
+	shape_text(f, t, gguf_order);
 	fclose(f);
 	return buf;
 }
 
 /* Aligned columns: widths from the rows themselves. */
 static void
-ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n)
+ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_order)
 {
+	/* a GGUF reader expects ne[] order: say which one this is */
+	const char *shape_head = gguf_order ? "ne (GGUF order)"
+		: m->format == WS_FORMAT_GGUF ? "shape (PyTorch order)" : "shape";
 	ls_cols *c = calloc(n ? n : 1, sizeof *c);
 	size_t w[8] = {4, 4, 5, 5, 5, 8, 5, 4};
+	if (w[4] < strlen(gguf_order ? "ne (GGUF order)" : m->format == WS_FORMAT_GGUF
+			  ? "shape (PyTorch order)" : "shape"))
+		w[4] = strlen(gguf_order ? "ne (GGUF order)" : m->format == WS_FORMAT_GGUF
+			      ? "shape (PyTorch order)" : "shape");
 	if (!c)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -200,7 +236,7 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n)
 		const char *fp = m->files[t->file].path, *base = strrchr(fp, '/');
 		base = base ? base + 1 : fp;
 		c[i].name = ws_escape_text(t->name, t->name_len);
-		c[i].shape = shape_str(t);
+		c[i].shape = shape_str(t, gguf_order);
 		c[i].file = ws_escape_text(base, strlen(base));
 		if (t->layer >= 0)
 			snprintf(c[i].layer, sizeof c[i].layer, "%d", t->layer);
@@ -217,7 +253,7 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n)
 				w[k] = strlen(cols[k]);
 	}
 	fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0], "name",
-		(int)w[1], "role", (int)w[2], "layer", (int)w[3], "dtype", (int)w[4], "shape",
+		(int)w[1], "role", (int)w[2], "layer", (int)w[3], "dtype", (int)w[4], shape_head,
 		(int)w[5], "elements", (int)w[6], "bytes", (int)w[7], "file", "offset");
 	for (size_t i = 0; i < n; i++) {
 		const ws_tensor *t = v[i];
@@ -275,9 +311,9 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 				ws_json_add_i64(e, "expert", t->expert);
 			cJSON_AddStringToObject(e, "kind", t->kind == WS_KIND_BIAS ? "bias" : "weight");
 			cJSON_AddStringToObject(e, "dtype", ws_dtype_name(t->dtype));
-			cJSON *sh = cJSON_AddArrayToObject(e, "shape");
+			cJSON *sh = cJSON_AddArrayToObject(e, o->gguf_order ? "ne" : "shape");
 			for (uint32_t d = 0; sh && d < t->ndim; d++)
-				cJSON_AddItemToArray(sh, ws_json_u64(t->shape[d]));
+				cJSON_AddItemToArray(sh, ws_json_u64(dim_at(t, d, o->gguf_order)));
 			ws_json_add_u64(e, "elements", t->elements);
 			ws_json_add_u64(e, "params", t->params);
 			ws_json_add_u64(e, "bytes", t->bytes);
@@ -290,7 +326,7 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
 	} else {
-		ls_text(cli->out, m, v, n);
+		ls_text(cli->out, m, v, n, o->gguf_order);
 	}
 	free(v);
 	return rc;
@@ -307,7 +343,9 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 		const char *a = argv[i];
 		bool opt = !ended && a[0] == '-' && a[1];
 		const char *val = opt && i + 1 < argc ? argv[i + 1] : NULL;
-		if (opt && !strcmp(a, "--")) {
+		if (opt && !strcmp(a, "--gguf-order")) {
+			o.gguf_order = true;
+		} else if (opt && !strcmp(a, "--")) {
 			ended = true;
 		} else if (opt && (!strcmp(a, "--role") || !strcmp(a, "--layer") ||
 				   !strcmp(a, "--match") || !strcmp(a, "--sort") ||
@@ -317,8 +355,14 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 			i++;
 			if (!strcmp(a, "--role")) {
 				o.role = ws_role_from_name(val);
-				if (o.role < 0)
-					return ws_cli_usage_error("ls: unknown role '%s'", val);
+				if (o.role < 0) {
+					char list[2048];
+					size_t len = 0;
+					for (int r = 0; r < WS_ROLE_COUNT && len < sizeof list; r++)
+						len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+									r ? ", " : "", ws_role_name((ws_role)r));
+					return ws_cli_usage_error("ls: unknown role '%s' (roles: %s)", val, list);
+				}
 			} else if (!strcmp(a, "--layer")) {
 				uint64_t l;
 				if (ws_cli_parse_u64("--layer", val, &l))
@@ -351,7 +395,7 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 	int rc = open_path(cli, "ls", path, config, &m);
 	if (rc)
 		return rc;
-	rc = ls_one(cli, m, &o, path);
+	rc = truncated_after(cli, "ls", path, m, ls_one(cli, m, &o, path));
 	ws_model_free(m);
 	return rc;
 }
@@ -420,11 +464,22 @@ config_text(FILE *f, const cJSON *c)
 	cJSON_free(s);
 }
 
+/* general.file_type by llama.cpp's name, or NULL. */
+static const char *
+file_type_of(const ws_kv *kv)
+{
+	uint64_t v;
+	if (kv->key_len != 17 || memcmp(kv->key, "general.file_type", 17) ||
+	    !ws_kv_get_u64(kv, &v))
+		return NULL;
+	return ws_gguf_file_type_name(v);
+}
+
 int
 ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 {
 	const char *path = NULL, *key = NULL, *config = NULL;
-	bool full = false, ended = false;
+	bool full = false, raw = false, ended = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -433,6 +488,8 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 			ended = true;
 		} else if (opt && !strcmp(a, "--full")) {
 			full = true;
+		} else if (opt && !strcmp(a, "--raw")) {
+			raw = true;
 		} else if (opt && (!strcmp(a, "--key") || !strcmp(a, "--config"))) {
 			if (i + 1 >= argc)
 				return ws_cli_usage_error("meta: %s needs a value", a);
@@ -455,6 +512,10 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 
 	size_t klen = key ? strlen(key) : 0;
 	uint64_t shown = 0;
+	/* values from several files (shards, split parts): say whose */
+	bool per_file = false;
+	for (uint64_t i = 1; i < m->n_meta && !per_file; i++)
+		per_file = m->meta[i].file != m->meta[0].file;
 	int rc = 0;
 	if (cli->format == WS_OUT_JSON) {
 		cJSON *obj = ws_cli_json_header("meta", path);
@@ -471,6 +532,13 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 			cJSON *v = ws_kv_to_json(kv, full);
 			if (v)
 				cJSON_AddItemToObject(e, "value", v);
+			const char *ft = file_type_of(kv);
+			if (ft)
+				cJSON_AddStringToObject(e, "name", ft);
+			if (per_file) {
+				const char *fp = m->files[kv->file].path;
+				ws_json_add_bytes(e, "file", fp, strlen(fp));
+			}
 			cJSON_AddItemToArray(mo, e);
 			shown++;
 		}
@@ -480,17 +548,31 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
 	} else {
+		uint32_t last_file = UINT32_MAX;
 		for (uint64_t i = 0; i < m->n_meta; i++) {
 			const ws_kv *kv = &m->meta[i];
 			if (key && (kv->key_len != klen || memcmp(kv->key, key, klen)))
 				continue;
-			if (key) {
-				ws_kv_print_text(cli->out, kv, full);
-			} else {
+			if (per_file && kv->file != last_file) {
+				/* a shard's own values under its name */
+				const char *fp = m->files[kv->file].path;
+				ws_fput_escaped(cli->out, fp, strlen(fp));
+				fputs(":\n", cli->out);
+				last_file = kv->file;
+			}
+			if (per_file)
+				fputs("  ", cli->out);
+			if (!key) {
 				ws_fput_escaped(cli->out, kv->key, kv->key_len);
 				fprintf(cli->out, " (%s) = ", ws_vtype_name(kv->type));
-				ws_kv_print_text(cli->out, kv, full);
 			}
+			if (raw)
+				ws_kv_print_raw(cli->out, kv, full);
+			else
+				ws_kv_print_text(cli->out, kv, full);
+			const char *ft = file_type_of(kv);
+			if (ft)
+				fprintf(cli->out, raw ? " %s" : " (%s)", ft);
 			fputc('\n', cli->out);
 			shown++;
 		}
@@ -502,8 +584,11 @@ ws_cmd_meta(const ws_cli *cli, int argc, char **argv)
 		}
 	}
 	if (key && !shown && !rc) {
-		/* meta never fails on content: say so and exit 0 */
-		fprintf(stderr, "weightscan: meta: no key '%s'\n", key);
+		/* a script asking for a key learns it is absent from the code */
+		char *esc = ws_escape_text(key, strlen(key));
+		fprintf(stderr, "weightscan: meta: no key '%s' in %s\n", esc ? esc : "?", path);
+		free(esc);
+		rc = WS_EXIT_FINDINGS;
 	}
 	ws_model_free(m);
 	return rc;

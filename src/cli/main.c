@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,23 +16,86 @@
 typedef struct cmd_entry {
 	const char *name;
 	ws_cmd_fn fn;
-	const char *usage;
+	const char *usage;     /* one line, in the global usage */
+	const char *options;   /* `weightscan COMMAND --help`: a line each */
+	const char *exit1;     /* when the command exits 1 */
 } cmd_entry;
 
-/* One line per command; "inspect" is also what a bare PATH means. */
+/* One entry per command; "inspect" is also what a bare PATH means. */
 static const cmd_entry commands[] = {
-	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings"},
-	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size]"},
-	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] metadata key/values"},
-	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone"},
-	{"hash", ws_cmd_hash, "hash PATH... [-j N] [--per-tensor] [--sha256] [-o MANIFEST]"},
-	{"verify", ws_cmd_verify, "verify MANIFEST|DIR [-j N] [--quiet] [--status] [--strict] [--ignore-missing]"},
-	{"flops", ws_cmd_flops, "flops PATH [--seq N] [--layers SPEC]... [--kv-dtype T] MACs a*N + b*N^2 from real shapes"},
-	{"report", ws_cmd_report, "report PATH [B] [-o FILE] [--svg] [--config F]  self-contained HTML/SVG picture"},
-	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--strict] [--fail-on CODES] [--ignore FILE]"},
-	{"diff", ws_cmd_diff, "diff A B [-j N]             what changed: tensors, dtypes, shapes, content, per-role deltas"},
-	{"scan", ws_cmd_scan, "scan PATH [-j N]            NaN, Inf, all-zero tensors, min/max/mean/std"},
+	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings",
+	 "  --config FILE    the architecture source instead of the config.json beside the weights\n",
+	 "never (findings are shown; use check to gate)"},
+	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size] [--gguf-order]",
+	 "  --role R         only tensors of role R (see SPEC's role tables)\n"
+	 "  --layer N        only block N\n"
+	 "  --match GLOB     only names matching GLOB\n"
+	 "  --sort KEY       name, offset or size (default: layer, role, name)\n"
+	 "  --gguf-order     shapes in GGUF's ne[] order (innermost first)\n"
+	 "  --config FILE    the architecture source\n",
+	 "never"},
+	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] [--raw] metadata key/values",
+	 "  --key K          only key K\n"
+	 "  --full           long arrays in full, not summarized\n"
+	 "  --raw            values unquoted, for scripts\n",
+	 "the --key asked for is absent"},
+	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone",
+	 "  --explain        each role's formula with numbers\n",
+	 "never"},
+	{"hash", ws_cmd_hash, "hash PATH... [-j N] [--per-tensor] [--sha256] [-o MANIFEST]",
+	 "  -j, --jobs N     threads (1 to 256; default: the cores)\n"
+	 "  --per-tensor     a hash per tensor too (in MANIFEST.tensors with -o)\n"
+	 "  --sha256         SHA-256 lines instead of XXH3-128 (sha256sum -c reads them)\n"
+	 "  -o, --output F   write the manifest to F (paths relative to its folder)\n",
+	 "never"},
+	{"verify", ws_cmd_verify, "verify MANIFEST|DIR [-j N] [--quiet] [--status] [--strict] [--ignore-missing]",
+	 "  -j, --jobs N     threads (1 to 256)\n"
+	 "  -q, --quiet      no OK lines\n"
+	 "  --status         print nothing; the exit code says\n"
+	 "  --strict         improperly formatted manifest lines fail\n"
+	 "  --ignore-missing manifest entries whose file is absent are skipped (never a\n"
+	 "                   file an index or split set names)\n",
+	 "any entry FAILED or MISSING, or nothing verified"},
+	{"flops", ws_cmd_flops, "flops PATH [--seq N] [--layers SPEC]... [--kv-dtype T] MACs a*N + b*N^2 from real shapes",
+	 "  --seq N          sequence length (suffixes: 8k = 8,192)\n"
+	 "  --layers SPEC    blocks to count, e.g. 0-23,27-31 (repeatable)\n"
+	 "  --kv-dtype T     KV cache element type (f16, bf16, f32, q8_0, ...)\n",
+	 "never"},
+	{"report", ws_cmd_report, "report PATH [B] [-o FILE] [--svg] [--config F]  self-contained HTML/SVG picture",
+	 "  -o, --output F   write to F instead of stdout\n"
+	 "  --svg            the pictures alone, as SVG\n"
+	 "  --config FILE    the architecture source\n",
+	 "never"},
+	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--variant NAME] [--strict] [--fail-on CODES] [--ignore FILE]",
+	 "  --expect-params N[:TOL]  the parameter count must be N (8.03B = within the\n"
+	 "                   rounding of the digits given; TOL a count or a percentage)\n"
+	 "  --config FILE    the architecture source\n"
+	 "  --variant NAME   read that variant of the folder's checkpoint (fp16, ...)\n"
+	 "  --strict         every warning fails too\n"
+	 "  --fail-on CODES  these finding codes fail too (comma-separated); never\n"
+	 "                   takes an error away; an unknown code is exit 2\n"
+	 "  --ignore FILE    lines `CODE[:TENSOR-GLOB] reason`: those findings are\n"
+	 "                   reported as ignored and do not fail\n",
+	 "an error-level finding; with --strict any warning; --fail-on's codes; --expect-params missed"},
+	{"diff", ws_cmd_diff, "diff A B [-j N]             what changed: tensors, dtypes, shapes, content, per-role deltas",
+	 "  -j, --jobs N     threads for the content comparison\n",
+	 "any structural or content difference"},
+	{"scan", ws_cmd_scan, "scan PATH [-j N]            NaN, Inf, all-zero tensors, min/max/mean/std",
+	 "  -j, --jobs N     threads\n",
+	 "a NaN or an Inf"},
 };
+
+static const char exit_text[] =
+	"exit status: 0 ok, 1 findings/check failed, 2 usage, 3 malformed or\n"
+	"unreadable input, 4 internal error.\n";
+
+static void
+command_help(FILE *f, const cmd_entry *c)
+{
+	fprintf(f, "usage: weightscan %s\n\noptions:\n%s", c->usage, c->options);
+	fputs("  --json, --format text|json|sarif|github, --quiet, --no-color, --\n", f);
+	fprintf(f, "\nexit 1 when: %s\n%s", c->exit1, exit_text);
+}
 
 static void
 usage(FILE *f)
@@ -44,8 +108,8 @@ usage(FILE *f)
 	      "  --json, --format text|json|sarif|github\n"
 	      "  --quiet, --no-color, -h/--help, --version, -- (end of options)\n"
 	      "  --allow-full-download  (http(s)://, hf:// PATHs) accept a server that ignores Range\n"
-	      "\nexit status: 0 ok, 1 findings/check failed, 2 usage, 3 malformed or\n"
-	      "unreadable input, 4 internal error.\n", f);
+	      "\n'weightscan COMMAND --help' or 'weightscan help COMMAND': one command's options\n\n", f);
+	fputs(exit_text, f);
 }
 
 int
@@ -101,6 +165,9 @@ ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
 		cJSON *o = ws_cli_json_header(command, path);
 		cJSON *eo = o ? cJSON_AddObjectToObject(o, "error") : NULL;
 		if (eo) {
+			cJSON_AddStringToObject(eo, "kind", ws_err_kind_name(e->kind));
+			if (e->kind == WS_ERRK_HTTP || e->kind == WS_ERRK_GATED)
+				ws_json_add_u64(eo, "status", (uint64_t)e->http_status);
 			ws_json_add_bytes(eo, "file", e->file, strlen(e->file));
 			if (e->has_offset)
 				ws_json_add_u64(eo, "offset", e->offset);
@@ -189,6 +256,77 @@ find_command(const char *name)
 	return NULL;
 }
 
+/* Edit distance (insert, delete, substitute, swap two neighbours) of two
+ * short words, capped: the words are command-sized. */
+static size_t
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 32 || lb > 32)
+		return 99;
+	size_t d[33][33];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* SPEC: a first word with no '/' or '.', that is no existing path and is
+ * close to a command name, is a mistyped command; the closest, or NULL. */
+static const cmd_entry *
+mistyped(const char *w)
+{
+	struct stat sb;
+	if (strchr(w, '/') || strchr(w, '.') || stat(w, &sb) == 0)
+		return NULL;
+	const cmd_entry *best = NULL;
+	size_t bd = 99;
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		size_t d = distance(w, commands[i].name);
+		if (d < bd) {
+			bd = d;
+			best = &commands[i];
+		}
+	}
+	/* close: at most two edits, and fewer than the word's own length */
+	return best && bd <= 2 && bd < strlen(w) ? best : NULL;
+}
+
+/* `weightscan help [COMMAND]` */
+static int
+help_command(char **words, int n)
+{
+	if (n == 0) {
+		usage(stdout);
+	} else {
+		const cmd_entry *c = find_command(words[0]);
+		if (!c) {
+			char list[256] = "";
+			size_t len = 0;
+			for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+				len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+							i ? ", " : "", commands[i].name);
+			return ws_cli_usage_error("help: unknown command '%s' (commands: %s)", words[0],
+						  list);
+		}
+		command_help(stdout, c);
+	}
+	return fflush(stdout) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
+}
+
 static int
 set_format(ws_cli *cli, const char *v)
 {
@@ -227,8 +365,21 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (ended || a[0] != '-' || !a[1]) {
-			if (!cmd && nrest == 0 && !ended && (cmd = find_command(a)))
-				continue;
+			if (!cmd && nrest == 0 && !ended) {
+				if (!strcmp(a, "help")) {
+					int rc = help_command(argv + i + 1, argc - i - 1);
+					free(rest);
+					return rc;
+				}
+				if ((cmd = find_command(a)))
+					continue;
+				const cmd_entry *near = mistyped(a);
+				if (near) {
+					free(rest);
+					return ws_cli_usage_error("unknown command '%s'; did you mean '%s'? (a path "
+								  "named so: ./%s)", a, near->name, a);
+				}
+			}
 			rest[nrest++] = argv[i];
 			continue;
 		}
@@ -250,7 +401,10 @@ main(int argc, char **argv)
 		} else if (!strcmp(a, "--allow-full-download")) {
 			cli.allow_full_download = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
+			if (cmd)
+				command_help(stdout, cmd);
+			else
+				usage(stdout);
 			free(rest);
 			return fflush(stdout) ? WS_EXIT_INTERNAL : WS_EXIT_OK;
 		} else if (!strcmp(a, "--version")) {

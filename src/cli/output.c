@@ -16,30 +16,8 @@
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 
-/* ==== rules: the finding codes of SPEC "Findings", one line each ==== */
+/* ==== rules: the library's table of finding codes ==== */
 
-typedef struct rule {
-	const char *code, *name, *level, *text;
-} rule;
-
-static const rule rules[] = {
-	{"count-mismatch", "CountMismatch", "error", "A role's parameter total differs from the architecture's formula."},
-	{"shape-mismatch", "ShapeMismatch", "error", "A tensor's shape differs from what the architecture implies."},
-	{"missing-tensor", "MissingTensor", "error", "A tensor the architecture requires is absent."},
-	{"layer-gap", "LayerGap", "error", "A block index is missing from the checkpoint."},
-	{"tied-embeddings", "TiedEmbeddings", "error", "The config ties the embeddings but an output head is stored."},
-	{"index-mismatch", "IndexMismatch", "error", "The index.json and the shards disagree about tensors or total size."},
-	{"metadata-mismatch", "MetadataMismatch", "error", "GGUF metadata contradicts the tensors."},
-	{"loader-incompatible", "LoaderIncompatible", "error", "Allowed by the format but refused by llama.cpp or transformers."},
-	{"expect-params", "ExpectParams", "error", "The parameter count missed check --expect-params."},
-	{"unexpected-tensor", "UnexpectedTensor", "warning", "A tensor the architecture does not have."},
-	{"layer-inconsistent", "LayerInconsistent", "warning", "One block differs from its siblings."},
-	{"declared-mismatch", "DeclaredMismatch", "error", "A declared size (total_parameters, size label, name) differs from the count."},
-	{"unsupported-architecture", "UnsupportedArchitecture", "warning", "No formula for this model type; the count is not checked."},
-	{"unknown-role", "UnknownRole", "warning", "Tensor names that no role table line recognizes."},
-	{"vocab-only", "VocabOnly", "note", "A GGUF with metadata and no tensors."},
-	{"dtype-mixed", "DtypeMixed", "note", "Float types are mixed inside one block."},
-};
 
 static const char *const sarif_levels[] = {
 	[WS_SEV_INFO] = "note", [WS_SEV_WARNING] = "warning", [WS_SEV_ERROR] = "error",
@@ -51,10 +29,10 @@ static const char *const github_levels[] = {
 static int
 rule_index(const char *code)
 {
-	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-		if (!strcmp(rules[i].code, code))
-			return (int)i;
-	return -1;
+	size_t n;
+	const ws_finding_code *codes = ws_finding_codes(&n);
+	const ws_finding_code *c = ws_finding_code_find(code);
+	return c ? (int)(c - codes) : -1;
 }
 
 /* Commands that speak the findings formats; one line each. */
@@ -217,17 +195,19 @@ static cJSON *
 driver_rules(void)
 {
 	cJSON *arr = cJSON_CreateArray();
-	for (size_t i = 0; arr && i < sizeof rules / sizeof rules[0]; i++) {
-		const rule *r = &rules[i];
+	size_t n;
+	const ws_finding_code *codes = ws_finding_codes(&n);
+	for (size_t i = 0; arr && i < n; i++) {
+		const ws_finding_code *r = &codes[i];
 		cJSON *o = cJSON_CreateObject();
 		if (!o)
 			break;
 		cJSON_AddStringToObject(o, "id", r->code);
-		cJSON_AddStringToObject(o, "name", r->name);
+		cJSON_AddStringToObject(o, "name", r->rule);
 		cJSON_AddItemToObject(o, "shortDescription", text_message(r->text));
 		cJSON *dc = cJSON_AddObjectToObject(o, "defaultConfiguration");
 		if (dc)
-			cJSON_AddStringToObject(dc, "level", r->level);
+			cJSON_AddStringToObject(dc, "level", sarif_levels[r->severity]);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -321,6 +301,18 @@ sarif_result(ws_sarif *s, const char *path, const ws_model *m, const ws_finding 
 	if (!msg)
 		goto err;
 	cJSON_AddItemToObject(res, "message", msg);
+	if (f->ignored) {
+		/* waived by check --ignore: kept, so a reviewer sees it */
+		cJSON *sup = cJSON_AddArrayToObject(res, "suppressions");
+		cJSON *so = cJSON_CreateObject();
+		if (!sup || !so || !cJSON_AddItemToArray(sup, so)) {
+			cJSON_Delete(so);
+			goto err;
+		}
+		cJSON_AddStringToObject(so, "kind", "external");
+		if (f->ignored_why)
+			ws_json_add_bytes(so, "justification", f->ignored_why, strlen(f->ignored_why));
+	}
 
 	cJSON *locs = cJSON_AddArrayToObject(res, "locations");
 	cJSON *loc = cJSON_CreateObject();
@@ -525,6 +517,8 @@ ws_github_model(FILE *f, const char *path, const ws_model *m)
 	for (size_t i = 0; i < m->n_findings; i++) {
 		const ws_finding *fd = &m->findings[i];
 		const ws_tensor *t;
+		if (fd->ignored)
+			continue;
 		const char *file = finding_file(m, path, fd, &t);
 		gh_line(f, github_levels[fd->severity <= WS_SEV_ERROR ? fd->severity : WS_SEV_ERROR],
 			file, fd->code, fd->tensor, fd->message);
@@ -558,6 +552,8 @@ ws_out_findings_quiet(FILE *f, const char *path, const ws_model *m)
 {
 	for (size_t i = 0; i < m->n_findings; i++) {
 		const ws_finding *fd = &m->findings[i];
+		if (fd->ignored)
+			continue;
 		ws_fput_escaped(f, path, strlen(path));
 		/* messages are built from escaped names: safe to print */
 		fprintf(f, ": %s %s: %s\n", ws_severity_name(fd->severity), fd->code, fd->message);

@@ -1,7 +1,7 @@
 /*
  * httpd.c - a small HTTP/1.1 file server for the remote tests.
  *
- *   ws-httpd ROOT [--idle SECONDS]
+ *   ws-httpd ROOT [--idle SECONDS] [--delay MS] [--redirect-all BASE]
  *
  * Listens on 127.0.0.1 only, on an ephemeral port it prints on stdout
  * ("PORT\n"), and serves the regular files under ROOT with GET and HEAD,
@@ -14,8 +14,17 @@
  *                   half the body
  *   /_flaky/P       503 the first time each P is asked for, then P
  *   /_status/NNN/P  answers HTTP NNN
- *   /__stats        "bytes N\nrequests M\n": what was sent for every other
- *                   request (status line, headers and body)
+ *   /__stats        "bytes N\nrequests M\nrounds R\nauth A\n": what was
+ *                   sent for every other request (status line, headers and
+ *                   body), in how many sequential rounds they came, and how
+ *                   many carried an Authorization header
+ * --redirect-all BASE answers every request but /__stats with a 302 to
+ * BASE + the same target: another host, for the token tests.
+ * --delay MS holds every response MS milliseconds, each on its own (a
+ * connection's thread sleeps; others go on), as a real network's round
+ * trip would.  A round is a run of requests that arrive within 0.9 MS of
+ * the first of them: a client that waits for one answer before asking the
+ * next starts a new round each time.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,6 +53,34 @@ static const char *root;
 static atomic_ullong sent_bytes, served;
 static atomic_llong last_activity;
 static atomic_int active;
+static long delay_ms;
+static const char *redirect_all;
+static atomic_ullong with_auth;
+static pthread_mutex_t round_mu = PTHREAD_MUTEX_INITIALIZER;
+static double round_start = -1e9;
+static unsigned long long rounds;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A request arrived: a new round when the last began 0.9 delay ago or
+ * more (an answer takes a whole delay; with no delay, 1 ms). */
+static void
+count_round(void)
+{
+	double t = now_ms(), gap = delay_ms ? 0.9 * (double)delay_ms : 1.0;
+	pthread_mutex_lock(&round_mu);
+	if (t - round_start >= gap) {
+		rounds++;
+		round_start = t;
+	}
+	pthread_mutex_unlock(&round_mu);
+}
 static pthread_mutex_t flaky_mu = PTHREAD_MUTEX_INITIALIZER;
 static char *flaky_seen[MAX_FLAKY];
 static size_t n_flaky;
@@ -231,21 +268,36 @@ handle(int fd, char *req)
 			range = l + 6 + strspn(l + 6, " ");
 		else if (!strncasecmp(l, "Connection:", 11) && strstr(l, "close"))
 			close_after = true;
+		else if (!strncasecmp(l, "Authorization:", 14) && strcmp(target, "/__stats"))
+			atomic_fetch_add(&with_auth, 1);
 	}
 	char path[8192];
 	if (target[0] != '/' || !decode_path(target, path, sizeof path))
 		return reply(fd, 400, "Bad Request", NULL, "bad path\n", head, true), false;
 	if (!strcmp(path, "/__stats")) {
 		char body[128];
-		snprintf(body, sizeof body, "bytes %llu\nrequests %llu\n",
+		pthread_mutex_lock(&round_mu);
+		unsigned long long r = rounds;
+		pthread_mutex_unlock(&round_mu);
+		snprintf(body, sizeof body, "bytes %llu\nrequests %llu\nrounds %llu\nauth %llu\n",
 			 (unsigned long long)atomic_load(&sent_bytes),
-			 (unsigned long long)atomic_load(&served));
+			 (unsigned long long)atomic_load(&served), r,
+			 (unsigned long long)atomic_load(&with_auth));
 		return reply(fd, 200, "OK", NULL, body, head, false) && !close_after;
 	}
 	atomic_fetch_add(&served, 1);
+	count_round();
+	if (delay_ms) {
+		struct timespec d = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+		nanosleep(&d, NULL);
+	}
 	const char *p = path + 1;
 	bool ok;
-	if (!strncmp(p, "_redirect/", 10)) {
+	if (redirect_all) {
+		char loc[8400];
+		snprintf(loc, sizeof loc, "Location: %s%s\r\n", redirect_all, target);
+		ok = reply(fd, 302, "Found", loc, NULL, head, true);
+	} else if (!strncmp(p, "_redirect/", 10)) {
 		char loc[8300];
 		snprintf(loc, sizeof loc, "Location: /%s\r\n", target + 11);
 		ok = reply(fd, 302, "Found", loc, NULL, head, true);
@@ -309,13 +361,17 @@ main(int argc, char **argv)
 {
 	long idle = 30;
 	if (argc < 2) {
-		fprintf(stderr, "usage: ws-httpd ROOT [--idle SECONDS]\n");
+		fprintf(stderr, "usage: ws-httpd ROOT [--idle SECONDS] [--delay MS]\n");
 		return 2;
 	}
 	root = argv[1];
 	for (int i = 2; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--idle"))
 			idle = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--delay"))
+			delay_ms = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--redirect-all"))
+			redirect_all = argv[++i];
 	signal(SIGPIPE, SIG_IGN);
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int one = 1;

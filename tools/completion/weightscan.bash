@@ -18,7 +18,8 @@ _weightscan()
 	local codes='count-mismatch shape-mismatch missing-tensor layer-gap
 		tied-embeddings index-mismatch metadata-mismatch loader-incompatible
 		expect-params unexpected-tensor layer-inconsistent declared-mismatch
-		unsupported-architecture unknown-role vocab-only dtype-mixed'
+		unsupported-architecture unknown-role vocab-only dtype-mixed
+		duplicate-tensor variant config-mismatch unloaded-tensor adapter-mismatch'
 	local dtypes='F32 F16 BF16 F8_E4M3 F8_E5M2 Q8_0 Q4_0'
 	local cmd='' i w
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -27,7 +28,7 @@ _weightscan()
 		--) break ;;
 		# options that take a value: skip it, it is not the command
 		--format | --config | --role | --layer | --match | --sort | --key | \
-		--expect-params | --fail-on | --ignore | -j | --jobs | -o | --output | \
+		--expect-params | --fail-on | --ignore | --variant | -j | --jobs | -o | --output | \
 		--seq | --layers | --kv-dtype) ((i++)) ;;
 		-*) ;;
 		*)
@@ -67,10 +68,10 @@ _weightscan()
 	local opts=''
 	case $cmd in
 	inspect) opts='--config' ;;
-	ls) opts='--role --layer --match --sort --config' ;;
-	meta) opts='--key --full --config' ;;
+	ls) opts='--role --layer --match --sort --gguf-order --config' ;;
+	meta) opts='--key --full --raw --config' ;;
 	formula) opts='--explain' ;;
-	check) opts='--expect-params --config --strict --fail-on --ignore' ;;
+	check) opts='--expect-params --config --variant --strict --fail-on --ignore' ;;
 	hash) opts='-j --jobs --per-tensor --sha256 -o --output' ;;
 	verify) opts='-j --jobs --quiet --status --strict --ignore-missing' ;;
 	scan) opts='-j --jobs' ;;
