@@ -468,9 +468,11 @@ ws_arch_to_json(const struct ws_arch *a)
 
 	ok = ok && cJSON_AddStringToObject(o, "source", a->source);
 	ok = ok && ws_json_add_bytes(o, "architecture", a->architecture, strlen(a->architecture));
+	/* an unknown architecture's unread values are absent, not zeros */
 	for (size_t i = 0; ok && i < ARRAY_LEN(always_keys); i++)
-		ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
-				     ws_arch_value(a, always_keys[i])) != NULL;
+		if (a->known || ws_arch_value(a, always_keys[i]))
+			ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
+					     ws_arch_value(a, always_keys[i])) != NULL;
 	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (a->flags & WS_ARCH_TIED) != 0);
 	if (ok && a->no_head)
 		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;

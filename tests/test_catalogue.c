@@ -191,6 +191,12 @@ Test(catalogue, unknown_config_prints_no_zeros)
 	cr_expect(ws_contains(r.out, "architecture unknown"), "%s", r.out);
 	cr_expect(!ws_contains(r.out, "hidden 0"), "%s", r.out);
 	ws_run_free(&r);
+	r = ws_run_cli("formula", p, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "architecture unknown"), "%s", r.out);
+	cr_expect(!ws_contains(r.out, "\"hidden_size\":0") && !ws_contains(r.out, "\"num_layers\":0"),
+		  "%s", r.out);
+	ws_run_free(&r);
 	free(p);
 	ws_rmtree(dir);
 	free(dir);
