@@ -611,7 +611,10 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 	char b1[32], b2[32], b3[32];
 
 	fprintf(out, "architecture  ");
-	ws_fput_escaped(out, a->architecture, strlen(a->architecture));
+	if (a->architecture[0])
+		ws_fput_escaped(out, a->architecture, strlen(a->architecture));
+	else
+		fprintf(out, "unknown");
 	fprintf(out, " (%s)\n", a->source);
 	/* nothing read: say so rather than print zeros as if they were facts */
 	if (!a->known && a->hidden_size == 0 && a->num_layers == 0 && a->vocab_size == 0) {
