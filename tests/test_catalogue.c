@@ -428,3 +428,20 @@ Test(catalogue, check_gemma3_names_the_vision_tower_and_projector)
 	free(dir);
 	free(cfg);
 }
+
+Test(catalogue, check_exaone4_checkpoint)
+{
+	/* EXAONE-4.0-32B's sizes: the card's 30.95B without embeddings, plus
+	 * the untied embedding and head */
+	const char *json = "{\"architectures\": [\"Exaone4ForCausalLM\"], \"model_type\": \"exaone4\","
+			   " \"hidden_size\": 5120, \"intermediate_size\": 27392,"
+			   " \"num_hidden_layers\": 64, \"num_attention_heads\": 40,"
+			   " \"num_key_value_heads\": 8, \"head_dim\": 128, \"vocab_size\": 102400,"
+			   " \"tie_word_embeddings\": false}";
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "exaone4.json", json, strlen(json));
+	check_published(p, 30954640384ull + 2ull * 102400 * 5120, 0, NULL, NULL);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
