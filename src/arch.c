@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "weightscan/formula.h"
 #include "weightscan/util.h"
+#include "catalogue/catalogue.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -92,85 +93,21 @@ set_field(struct ws_arch *a, enum ws_arch_key k, uint64_t v, const char *key)
 	a->keys[k] = key;
 }
 
-/* ==== model types ==== */
-
-#define QKVO (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS)
-#define ALLB (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS)
+/* ==== model types: the catalogue (src/catalogue/) ==== */
 
 struct cfg;
 typedef int (*fixup_fn)(struct cfg *c);
-
-struct opt {
-	const char *key;      /* a config boolean: true sets, false clears */
-	uint32_t flags;
-};
-
-struct arch_type {
-	const char *names[2];  /* model_type and an alias */
-	const char *gguf;      /* general.architecture, or NULL */
-	enum ws_norm_kind norm;
-	enum ws_mlp_kind mlp;
-	uint32_t flags;        /* set, and no config key clears them */
-	uint32_t defaults;     /* set unless a config key says otherwise */
-	struct opt opt[3];
-	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
-	fixup_fn fixup;
-};
 
 static int fix_falcon(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
 
-static const struct arch_type types[] = {
-	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, NULL},
-	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, NULL},
-	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{0}}, false, NULL},
-	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, NULL},
-	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, NULL},
-	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, NULL},
-	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, NULL},
-	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
-	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
-	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, NULL},
-	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{"qk_layernorm", WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS}}, false, NULL},
-	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{0}}, false, NULL},
-	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"lm_head_bias", WS_ARCH_LM_HEAD_BIAS}}, false, NULL},
-	{{"gpt2"}, "gpt2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_LEARNED_POS, WS_ARCH_TIED, {{0}}, true, NULL},
-	{{"gptj"}, "gptj", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{0}}, true, NULL},
-	{{"gpt_neox"}, "gptneox", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_FUSED_QKV, QKVO, {{"attention_bias", QKVO}}, true, NULL},
-	{{"falcon"}, "falcon", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED, {{"bias", ALLB}}, true, fix_falcon},
-	{{"olmo"}, "olmo", WS_NORM_NONE, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, NULL},
-	{{"olmo2"}, "olmo2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0, {{"attention_bias", QKVO}}, false, NULL},
-	{{"starcoder2"}, "starcoder2", WS_NORM_LAYER, WS_MLP_PLAIN, 0, ALLB | WS_ARCH_TIED, {{"use_bias", ALLB}}, false, NULL},
-	{{"stablelm"}, "stablelm", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"use_qkv_bias", WS_ARCH_QKV_BIAS}, {"qk_layernorm", WS_ARCH_QK_NORM_FULL}, {"use_parallel_residual", WS_ARCH_PARALLEL}}, false, NULL},
-	{{"bloom"}, "bloom", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_EMBED_NORM, WS_ARCH_TIED, {{0}}, true, NULL},
-	{{"cohere"}, "command-r", WS_NORM_LAYER_NOBIAS, WS_MLP_GATED, WS_ARCH_PARALLEL, WS_ARCH_TIED, {{"attention_bias", QKVO}, {"use_qk_norm", WS_ARCH_QK_NORM_FULL}}, false, NULL},
-	{{"internlm2"}, "internlm2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_FUSED_QKV, QKVO, {{"bias", QKVO}}, false, NULL},
-	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{"add_qkv_bias", WS_ARCH_QKV_BIAS}, {"add_bias_linear", WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS}}, false, NULL},
-	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA, 0, {{0}}, false, fix_deepseek},
-	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0, {{0}}, false, fix_deepseek},
-	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MOE_FUSED, 0, {{"attention_bias", QKVO}}, false, fix_llama4},
-	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, NULL},
+static const fixup_fn fixups[] = {
+	[WS_FIX_NONE] = NULL,
+	[WS_FIX_FALCON] = fix_falcon,
+	[WS_FIX_DEEPSEEK] = fix_deepseek,
+	[WS_FIX_LLAMA4] = fix_llama4,
 };
-
-static const struct arch_type *
-type_by_name(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_LEN(types); i++)
-		for (size_t j = 0; j < 2; j++)
-			if (types[i].names[j] && strcmp(types[i].names[j], name) == 0)
-				return &types[i];
-	return NULL;
-}
-
-static const struct arch_type *
-type_by_gguf(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_LEN(types); i++)
-		if (types[i].gguf && strcmp(types[i].gguf, name) == 0)
-			return &types[i];
-	return NULL;
-}
 
 /* ==== config.json ==== */
 
@@ -218,10 +155,24 @@ struct cfg {
 	const char *path;
 	struct ws_arch *a;
 	ws_error *err;
+	const struct ws_cat_entry *entry; /* its class defaults, or NULL */
+	cJSON *defs;              /* those defaults as JSON values */
+	bool no_defaults;         /* look in the file only */
 };
 
-/* The item for key: the text model's config first, then the wrapper's;
- * a JSON null counts as absent. */
+/* Record that key came from the class defaults (once). */
+static void
+note_default(struct ws_arch *a, const char *key)
+{
+	for (uint32_t i = 0; i < a->n_defaulted; i++)
+		if (strcmp(a->defaulted[i], key) == 0)
+			return;
+	if (a->n_defaulted < WS_ARCH_MAX_DEFAULTED)
+		a->defaulted[a->n_defaulted++] = key;
+}
+
+/* The item for key: the text model's config first, then the wrapper's,
+ * then the class default; a JSON null counts as absent. */
 static const cJSON *
 cfg_item(const struct cfg *c, const char *key)
 {
@@ -230,7 +181,34 @@ cfg_item(const struct cfg *c, const char *key)
 		it = cJSON_GetObjectItemCaseSensitive(c->text, key);
 	if (!it)
 		it = cJSON_GetObjectItemCaseSensitive(c->root, key);
-	return it && !cJSON_IsNull(it) ? it : NULL;
+	if (it && !cJSON_IsNull(it))
+		return it;
+	if (c->no_defaults || !c->entry || !c->defs)
+		return NULL;
+	const struct ws_cat_default *d = ws_cat_default(c->entry, key);
+	if (!d)
+		return NULL;
+	note_default(c->a, d->key);
+	return cJSON_GetObjectItemCaseSensitive(c->defs, key);
+}
+
+/* The class defaults of e as a JSON object, so that they are read and
+ * validated exactly as the file's values; NULL when out of memory. */
+static cJSON *
+defaults_json(const struct ws_cat_entry *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; o && i < WS_CAT_MAX_DEFAULTS && e->defs[i].kind != WS_CAT_END; i++) {
+		const struct ws_cat_default *d = &e->defs[i];
+		cJSON *v = d->kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d->num)
+			 : cJSON_CreateBool(d->kind == WS_CAT_TRUE);
+		if (!v || !cJSON_AddItemToObject(o, d->key, v)) {
+			cJSON_Delete(v);
+			cJSON_Delete(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
 static const char *
@@ -361,6 +339,9 @@ fix_falcon(struct cfg *c)
 	    cfg_bool(c, "multi_query", &mq) < 0 ||
 	    cfg_bool(c, "parallel_attn", &par) < 0)
 		return -1;
+	/* the 40B code reads n_head_kv: its layer is the new decoder's */
+	if (cJSON_GetObjectItemCaseSensitive(c->text ? c->text : c->root, "n_head_kv"))
+		newdec = true;
 	if (newdec) {
 		/* ln_attn and ln_mlp: two norms, grouped kv heads */
 		a->flags |= WS_ARCH_NEW_DECODER;
@@ -410,7 +391,7 @@ fix_llama4(struct cfg *c)
 
 /* Checks and defaults both readers share. */
 static int
-arch_finish(struct ws_arch *a, const struct arch_type *t, ws_error *err)
+arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 {
 	char k1[128], k2[128];
 	const char *path = a->src_path;
@@ -542,7 +523,7 @@ arch_init(struct ws_arch *a, const char *source, const char *path)
 }
 
 static void
-apply_type(struct ws_arch *a, const struct arch_type *t)
+apply_type(struct ws_arch *a, const struct ws_cat_entry *t)
 {
 	a->known = true;
 	a->norm = t->norm;
@@ -550,12 +531,47 @@ apply_type(struct ws_arch *a, const struct arch_type *t)
 	a->flags = t->flags | t->defaults;
 }
 
+/* The class named first in `architectures`, or NULL. */
+static const char *
+config_class(const cJSON *config)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(config, "architectures");
+	const cJSON *first = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, 0) : NULL;
+	return cJSON_IsString(first) ? first->valuestring : NULL;
+}
+
+/* The numeric fields: every spelling in the file first, then the class
+ * defaults, so a default never hides a value the file spells another way. */
+static int
+read_fields(struct cfg *c)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		c->no_defaults = pass == 0;
+		for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
+			if (c->a->keys[cfg_keys[i].field])
+				continue;
+			for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
+				uint64_t v;
+				int r = cfg_u64(c, cfg_keys[i].keys[j], &v);
+				if (r < 0)
+					return -1;
+				if (r > 0) {
+					set_field(c->a, cfg_keys[i].field, v, cfg_keys[i].keys[j]);
+					break;
+				}
+			}
+		}
+	}
+	c->no_defaults = false;
+	return 0;
+}
+
 int
 ws_arch_from_config(const cJSON *config, const char *config_path,
 		    struct ws_arch *out, ws_error *err)
 {
-	struct cfg c = {config, NULL, config_path, out, err};
-	const struct arch_type *t;
+	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
+	const struct ws_cat_entry *t;
 
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
@@ -567,38 +583,46 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			      "config key 'model_type': expected a string, got %s",
 			      cJSON_IsNumber(mt) ? "a number" : json_type_name(mt));
 	const char *name = mt ? mt->valuestring : "";
+	/* The class in `architectures` names the head it adds and, when the
+	 * config has no model_type, the model_type too (as transformers'
+	 * auto classes do). */
+	const char *cls = config_class(config);
+	enum ws_cat_head head = WS_HEAD_LM;
+	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &head) : NULL;
+	if (!*name && by_cls)
+		name = by_cls->names[0];
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, "text_config");
 	if (cJSON_IsObject(tc)) {
 		/* A multimodal wrapper: count its language model. */
 		c.text = tc;
 		const cJSON *tmt = cJSON_GetObjectItemCaseSensitive(tc, "model_type");
-		if (cJSON_IsString(tmt) && type_by_name(tmt->valuestring))
+		if (cJSON_IsString(tmt) && ws_cat_by_model_type(tmt->valuestring))
 			name = tmt->valuestring;
 	}
 	snprintf(out->architecture, sizeof out->architecture, "%s", name);
-	t = type_by_name(name);
-	if (t)
+	t = ws_cat_by_model_type(name);
+	if (t) {
 		apply_type(out, t);
-	else
+		out->no_head = by_cls && head == WS_HEAD_NONE;
+		c.entry = t;
+		if (!(c.defs = defaults_json(t)))
+			return ws_err_oom(err, config_path);
+	} else if (!*name) {
+		out->unsupported = cls ? "architecture unknown: no model_type, and the class in "
+					 "'architectures' is not in the catalogue"
+				       : "architecture unknown: the config has neither "
+					 "'model_type' nor 'architectures'";
+	} else {
 		out->unsupported = "no formula for this model_type";
-
-	for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
-		for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
-			uint64_t v;
-			int r = cfg_u64(&c, cfg_keys[i].keys[j], &v);
-			if (r < 0)
-				return -1;
-			if (r > 0) {
-				set_field(out, cfg_keys[i].field, v, cfg_keys[i].keys[j]);
-				break;
-			}
-		}
 	}
+
+	if (read_fields(&c) < 0)
+		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(step_keys); i++) {
 		uint64_t v;
 		int r = cfg_u64(&c, step_keys[i].key, &v);
 		if (r < 0)
-			return -1;
+			goto fail;
 		if (r > 0) {
 			set_field(out, WS_AK_MOE_STEP, v, step_keys[i].key);
 			out->moe_step_offset = step_keys[i].offset;
@@ -626,12 +650,14 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	for (size_t i = 0; i < ARRAY_LEN(t->opt) && t->opt[i].key; i++)
 		if (cfg_flag(&c, t->opt[i].key, t->opt[i].flags) < 0)
 			goto fail;
-	if (t->fixup && t->fixup(&c) < 0)
+	if (fixups[t->fixup] && fixups[t->fixup](&c) < 0)
 		goto fail;
 	if (arch_finish(out, t, err) < 0)
 		goto fail;
+	cJSON_Delete(c.defs);
 	return 0;
 fail:
+	cJSON_Delete(c.defs);
 	ws_arch_free(out);
 	return -1;
 }
@@ -864,7 +890,7 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		out->architecture[0] = '\0';  /* a NUL or an absurd length: no match */
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
 
-	const struct arch_type *t = type_by_gguf(out->architecture);
+	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
 	if (t)
 		apply_type(out, t);
 	else
@@ -1527,7 +1553,7 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		out->unsupported = fam->unsupported;
 		return 0;
 	}
-	const struct arch_type *t = type_by_name(fam->arch);
+	const struct ws_cat_entry *t = ws_cat_by_model_type(fam->arch);
 
 	/* hidden_size first: every matrix is measured against it */
 	if (in.emb) {

@@ -202,7 +202,7 @@ arch_features(const struct ws_arch *a)
 		if (!(a->flags & WS_ARCH_PARALLEL))
 			f |= X_PRE_FFN;
 	}
-	if (!(a->flags & WS_ARCH_TIED))
+	if (!(a->flags & WS_ARCH_TIED) && !a->no_head)
 		f |= X_UNTIED;
 	if (!fused && (!mla || a->q_lora_rank == 0))
 		f |= X_Q;
@@ -468,10 +468,24 @@ ws_arch_to_json(const struct ws_arch *a)
 
 	ok = ok && cJSON_AddStringToObject(o, "source", a->source);
 	ok = ok && ws_json_add_bytes(o, "architecture", a->architecture, strlen(a->architecture));
+	/* an unknown architecture's unread values are absent, not zeros */
 	for (size_t i = 0; ok && i < ARRAY_LEN(always_keys); i++)
-		ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
-				     ws_arch_value(a, always_keys[i])) != NULL;
+		if (a->known || ws_arch_value(a, always_keys[i]))
+			ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
+					     ws_arch_value(a, always_keys[i])) != NULL;
 	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (a->flags & WS_ARCH_TIED) != 0);
+	if (ok && a->no_head)
+		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;
+	if (ok && a->n_defaulted) {
+		cJSON *d = cJSON_AddArrayToObject(o, "defaulted");
+		ok = d != NULL;
+		for (uint32_t i = 0; ok && i < a->n_defaulted; i++) {
+			cJSON *k = cJSON_CreateString(a->defaulted[i]);
+			ok = k && cJSON_AddItemToArray(d, k);
+			if (!ok)
+				cJSON_Delete(k);
+		}
+	}
 	if (ok && !a->known) {
 		ok = cJSON_AddBoolToObject(o, "known", false) &&
 		     cJSON_AddStringToObject(o, "unsupported", a->unsupported ? a->unsupported : "");
@@ -597,8 +611,16 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 	char b1[32], b2[32], b3[32];
 
 	fprintf(out, "architecture  ");
-	ws_fput_escaped(out, a->architecture, strlen(a->architecture));
+	if (a->architecture[0])
+		ws_fput_escaped(out, a->architecture, strlen(a->architecture));
+	else
+		fprintf(out, "unknown");
 	fprintf(out, " (%s)\n", a->source);
+	/* nothing read: say so rather than print zeros as if they were facts */
+	if (!a->known && a->hidden_size == 0 && a->num_layers == 0 && a->vocab_size == 0) {
+		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
+		return;
+	}
 	fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
 		"intermediate %s, vocab %s",
 		ws_fmt_commas(a->hidden_size, b1, sizeof b1),
@@ -608,9 +630,16 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		ws_fmt_commas(a->vocab_size, b3, sizeof b3));
 	/* the switches come from a type's table line: unknown types have none */
 	if (a->known)
-		fprintf(out, ", %s, %s, %s MLP", a->flags & WS_ARCH_TIED ? "tied" : "untied",
+		fprintf(out, ", %s, %s, %s MLP",
+			a->no_head ? "no head" : a->flags & WS_ARCH_TIED ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	fputc('\n', out);
+	if (a->n_defaulted) {
+		fprintf(out, "  from class defaults:");
+		for (uint32_t i = 0; i < a->n_defaulted; i++)
+			fprintf(out, "%s %s", i ? "," : "", a->defaulted[i]);
+		fputc('\n', out);
+	}
 	if (a->num_experts)
 		fprintf(out, "  experts %llu (top %llu), expert width %s, shared %llu\n",
 			(unsigned long long)a->num_experts, (unsigned long long)a->experts_per_tok,

@@ -130,7 +130,7 @@ static const role_line lines[] = {
 
 	/* Block norms.  Gemma 2/3 and OLMo 2 put a norm after attention under
 	 * the name llama uses for the norm before the MLP. */
-	HF("gemma2 gemma3* olmo2", "{B}.post_attention_layernorm{K}", ATTN_POST_NORM),
+	HF("gemma2 gemma3* olmo2 olmo3 exaone4", "{B}.post_attention_layernorm{K}", ATTN_POST_NORM),
 	HF("", "{B}.input_layernorm{K}", ATTN_NORM),
 	HF("", "{B}.post_attention_layernorm{K}", FFN_NORM),
 	HF("", "{B}.pre_feedforward_layernorm{K}", FFN_NORM),

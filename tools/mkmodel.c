@@ -62,6 +62,8 @@
 #include <unistd.h>
 
 #include "gen.h"
+#include "weightscan/error.h"
+#include "weightscan/formula.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -146,6 +148,11 @@ typedef struct cfg {
 	uint64_t mlp_only[MAX_MLP_ONLY];
 	size_t n_mlp_only;
 	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
+	bool no_head;          /* a base-model class: no head, unprefixed names */
+	const char *base;      /* the text model's name prefix: "model.", "" ... */
+	/* a SigLIP vision tower and Gemma 3's projector (vision_config) */
+	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
+	uint32_t aflags;       /* the catalogue's switches (catalogue family) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -321,7 +328,7 @@ enum {
 	F_FUSED_QKV = 1 << 7,  /* phi3: qkv_proj and gate_up_proj */
 };
 
-enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA };
+enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA, BK_FALCON };
 
 /* How the MoE blocks store router and experts. */
 enum moe_kind {
@@ -359,7 +366,15 @@ static const family families[] = {
 	{"gpt2", NULL, BK_GPT2, MK_MIXTRAL, F_TIED, "mlp."},
 	{"deepseek_v2", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
 	{"deepseek_v3", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
+	/* sizes and switches from the library's reading (n_head_kv, multi_query, ...) */
+	{"falcon", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
+	{"RefinedWebModel", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
+	{"RefinedWeb", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
 };
+
+/* A model_type the catalogue knows and this table does not: llama-style
+ * blocks whose switches come from the library's reading of the config. */
+static const family catalogue_family = {"", NULL, BK_LLAMA, MK_DEEPSEEK, 0, "mlp."};
 
 static const family *
 family_of(const char *type)
@@ -551,6 +566,88 @@ llama_block(gen *g, uint64_t L)
 	}
 }
 
+/* A block of a catalogue family: norms, attention, q/k norms, biases and
+ * MLP as the library's switches for this config say. */
+static void
+catalogue_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint32_t f = c->aflags;
+	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+	if (!(f & WS_ARCH_NO_PRE_NORM))
+		norm(g, L, "input_layernorm", "attn_norm");
+	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
+	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", kv, c->hidden);
+	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
+	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
+	if (f & WS_ARCH_QKV_BIAS) {
+		blk(g, L, "self_attn.q_proj.bias", "attn_q.bias", q, 0);
+		blk(g, L, "self_attn.k_proj.bias", "attn_k.bias", kv, 0);
+		blk(g, L, "self_attn.v_proj.bias", "attn_v.bias", kv, 0);
+	}
+	if (f & WS_ARCH_O_BIAS)
+		blk(g, L, "self_attn.o_proj.bias", "attn_output.bias", c->hidden, 0);
+	if (f & (WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_FULL)) {
+		bool full = f & WS_ARCH_QK_NORM_FULL;
+		blk(g, L, "self_attn.q_norm.weight", "attn_q_norm.weight", full ? q : c->head_dim, 0);
+		blk(g, L, "self_attn.k_norm.weight", "attn_k_norm.weight", full ? kv : c->head_dim, 0);
+	}
+	norm(g, L, "post_attention_layernorm", "ffn_norm");
+	if ((f & WS_ARCH_POST_NORMS) && !(f & WS_ARCH_NO_PRE_NORM))
+		norm(g, L, "pre_feedforward_layernorm", "post_attention_norm");
+	if (f & WS_ARCH_POST_NORMS)
+		norm(g, L, "post_feedforward_layernorm", "post_ffw_norm");
+	if (is_moe(c, L)) {
+		uint64_t d = c->hidden, e = c->moe_inter;
+		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
+		if (f & WS_ARCH_ROUTER_SCORE_BIAS)
+			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
+		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
+		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
+		experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		if (c->shared_n)
+			gated_mlp(g, L, c->shared_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
+		return;
+	}
+	gated_mlp(g, L, c->dense_inter, "mlp.", "");
+	if (f & WS_ARCH_MLP_BIAS) {
+		blk(g, L, "mlp.gate_proj.bias", "ffn_gate.bias", c->dense_inter, 0);
+		blk(g, L, "mlp.up_proj.bias", "ffn_up.bias", c->dense_inter, 0);
+		blk(g, L, "mlp.down_proj.bias", "ffn_down.bias", c->hidden, 0);
+	}
+}
+
+/* Falcon (and the original RW code): fused grouped qkv, LayerNorms,
+ * one norm per block (parallel), two (new decoder: ln_attn, ln_mlp) or
+ * two in sequence. */
+static void
+falcon_block(gen *g, uint64_t L)
+{
+	const cfg *c = g->c;
+	uint32_t f = c->aflags;
+	uint64_t d = c->hidden, rows = (c->heads + 2 * c->kv_heads) * c->head_dim;
+	if (f & WS_ARCH_NEW_DECODER) {
+		norm(g, L, "ln_attn", "attn_norm");
+		norm(g, L, "ln_mlp", "ffn_norm");
+	} else {
+		norm(g, L, "input_layernorm", "attn_norm");
+	}
+	blk(g, L, "self_attention.query_key_value.weight", "attn_qkv.weight", rows, d);
+	if (f & WS_ARCH_QKV_BIAS)
+		blk(g, L, "self_attention.query_key_value.bias", "attn_qkv.bias", rows, 0);
+	blk(g, L, "self_attention.dense.weight", "attn_output.weight", d, c->heads * c->head_dim);
+	if (f & WS_ARCH_O_BIAS)
+		blk(g, L, "self_attention.dense.bias", "attn_output.bias", d, 0);
+	if (!(f & (WS_ARCH_NEW_DECODER | WS_ARCH_PARALLEL)))
+		norm(g, L, "post_attention_layernorm", "ffn_norm");
+	blk(g, L, "mlp.dense_h_to_4h.weight", "ffn_up.weight", c->inter, d);
+	if (f & WS_ARCH_MLP_BIAS)
+		blk(g, L, "mlp.dense_h_to_4h.bias", "ffn_up.bias", c->inter, 0);
+	blk(g, L, "mlp.dense_4h_to_h.weight", "ffn_down.weight", d, c->inter);
+	if (f & WS_ARCH_MLP_BIAS)
+		blk(g, L, "mlp.dense_4h_to_h.bias", "ffn_down.bias", d, 0);
+}
+
 static void
 deepseek_block(gen *g, uint64_t L)
 {
@@ -598,9 +695,61 @@ mtp_block(gen *g, uint64_t L)
 	blk(g, L, "enorm.weight", NULL, c->hidden, 0);
 	blk(g, L, "hnorm.weight", NULL, c->hidden, 0);
 	blk(g, L, "eh_proj.weight", NULL, c->hidden, 2 * c->hidden);
-	deepseek_block(g, L);
+	if (c->fam == &catalogue_family)
+		catalogue_block(g, L);
+	else
+		deepseek_block(g, L);
 	blk(g, L, "shared_head.norm.weight", NULL, c->hidden, 0);
 	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
+}
+
+/* A tensor outside the blocks, of any rank. */
+static void
+top_nd(gen *g, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3, uint64_t d4)
+{
+	uint64_t s[4] = {a, b, c3, d4};
+	push(g, nd, s, 0, name);
+}
+
+/* Gemma 3's vision tower (SigLIP, as transformers 4.50 saves it) and its
+ * projector: the component the formula has no rule for yet. */
+static void
+siglip_tower(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t h = c->v_hidden, side = c->v_image / c->v_patch;
+	char n[128];
+	const char *pre = "vision_tower.vision_model.";
+	snprintf(n, sizeof n, "%sembeddings.patch_embedding.weight", pre);
+	top_nd(g, n, 4, h, c->v_channels, c->v_patch, c->v_patch);
+	snprintf(n, sizeof n, "%sembeddings.patch_embedding.bias", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	snprintf(n, sizeof n, "%sembeddings.position_embedding.weight", pre);
+	top_nd(g, n, 2, side * side, h, 0, 0);
+	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+					  "self_attn.out_proj", "mlp.fc1", "mlp.fc2"};
+	for (uint64_t L = 0; L < c->v_layers; L++) {
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? c->v_inter : h, in = i == 5 ? c->v_inter : h;
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
+			top_nd(g, n, 1, out, 0, 0, 0);
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.weight", pre, L, k);
+			top_nd(g, n, 1, h, 0, 0, 0);
+			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.bias", pre, L, k);
+			top_nd(g, n, 1, h, 0, 0, 0);
+		}
+	}
+	snprintf(n, sizeof n, "%spost_layernorm.weight", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	snprintf(n, sizeof n, "%spost_layernorm.bias", pre);
+	top_nd(g, n, 1, h, 0, 0, 0);
+	/* a bare Parameter, stored [in, out] */
+	top_nd(g, "multi_modal_projector.mm_input_projection_weight", 2, h, c->hidden, 0, 0);
+	top_nd(g, "multi_modal_projector.mm_soft_emb_norm.weight", 1, h, 0, 0, 0);
 }
 
 static void
@@ -608,13 +757,22 @@ build(gen *g)
 {
 	const cfg *c = g->c;
 	bool gpt2 = c->fam->block == BK_GPT2;
-	bool ds = c->fam->block == BK_MLA;
-	g->hf_block = gpt2 ? "h." : "model.layers.";
-	if (gpt2) {
+	bool ds = c->fam->block == BK_MLA, cat = c->fam == &catalogue_family;
+	bool falcon = c->fam->block == BK_FALCON;
+	/* a base-model class saves its own names, without the "model." of
+	 * the head classes */
+	char base_block[64], emb[80], fnorm[80];
+	snprintf(base_block, sizeof base_block, "%slayers.", c->base);
+	snprintf(emb, sizeof emb, "%sembed_tokens.weight", c->base);
+	snprintf(fnorm, sizeof fnorm, "%snorm.weight", c->base);
+	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : base_block;
+	if (falcon) {
+		top(g, "transformer.word_embeddings.weight", "token_embd.weight", c->vocab, c->hidden);
+	} else if (gpt2) {
 		top(g, "wte.weight", NULL, c->vocab, c->hidden);
 		top(g, "wpe.weight", NULL, c->positions, c->hidden);
 	} else {
-		top(g, "model.embed_tokens.weight", "token_embd.weight", c->vocab, c->hidden);
+		top(g, emb, "token_embd.weight", c->vocab, c->hidden);
 	}
 	size_t embed = g->n - (gpt2 ? 2 : 1);
 	for (uint64_t L = 0; L < c->layers; L++) {
@@ -622,21 +780,31 @@ build(gen *g)
 			gpt2_block(g, L);
 		else if (ds)
 			deepseek_block(g, L);
+		else if (cat)
+			catalogue_block(g, L);
+		else if (falcon)
+			falcon_block(g, L);
 		else
 			llama_block(g, L);
 	}
-	if (ds && !g->gguf)
+	if ((ds || cat) && !g->gguf)
 		for (uint64_t k = 0; k < c->nextn; k++)
 			mtp_block(g, c->layers + k);
-	if (gpt2) {
+	if (falcon) {
+		top(g, "transformer.ln_f.weight", "output_norm.weight", c->hidden, 0);
+		top(g, "transformer.ln_f.bias", "output_norm.bias", c->hidden, 0);
+	} else if (gpt2) {
 		top(g, "ln_f.weight", NULL, c->hidden, 0);
 		top(g, "ln_f.bias", NULL, c->hidden, 0);
 	} else {
-		top(g, "model.norm.weight", "output_norm.weight", c->hidden, 0);
+		top(g, fnorm, "output_norm.weight", c->hidden, 0);
 		if (has(c, F_NORM_BIAS))
 			top(g, "model.norm.bias", "output_norm.bias", c->hidden, 0);
 	}
-	bool head = !c->tied || g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL;
+	if (c->v_layers && !g->gguf)
+		siglip_tower(g);
+	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
+		    g->plant == P_TIED_IDENTICAL;
 	if (head)
 		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
@@ -689,6 +857,33 @@ static const struct {
 	{"moe_layer_freq", 0}, {"decoder_sparse_step", 1}, {"interleave_moe_layer_step", 1},
 };
 
+/* The sizes of a catalogue family, as the library read them. */
+static void
+from_catalogue(cfg *c, const struct ws_arch *a)
+{
+	c->fam = &catalogue_family;
+	c->aflags = a->flags;
+	c->vocab = a->vocab_size;
+	c->hidden = a->hidden_size;
+	c->layers = a->num_layers;
+	c->heads = a->num_heads;
+	c->kv_heads = a->num_kv_heads;
+	c->head_dim = a->head_dim;
+	c->inter = c->dense_inter = a->intermediate_size;
+	c->tied = a->flags & WS_ARCH_TIED;
+	c->experts = a->num_experts;
+	c->topk = a->experts_per_tok;
+	c->moe_inter = a->moe_intermediate_size;
+	c->shared_n = a->shared_experts;
+	c->shared_inter = a->shared_intermediate_size;
+	c->first_dense = a->first_k_dense;
+	c->moe_step = a->moe_step ? a->moe_step : 1;
+	c->step_offset = a->moe_step_offset;
+	c->nextn = a->num_nextn_predict_layers;
+	for (uint32_t i = 0; i < a->n_mlp_only_layers && c->n_mlp_only < MAX_MLP_ONLY; i++)
+		c->mlp_only[c->n_mlp_only++] = a->mlp_only_layers[i];
+}
+
 static void
 read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
@@ -699,11 +894,44 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		die("%s: invalid JSON", path);
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
 	const cJSON *r = cJSON_IsObject(tc) ? tc : j;
-	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(r, "model_type");
-	if (!cJSON_IsString(mt))
-		die("%s: no model_type", path);
-	snprintf(c->type, sizeof c->type, "%s", mt->valuestring);
+	/* The library reads the config as the report will: class defaults,
+	 * the class's head, model_type from architectures. */
+	struct ws_arch a;
+	ws_error err = {0};
+	if (ws_arch_from_config(j, path, &a, &err) < 0)
+		die("%s", err.message);
+	snprintf(c->type, sizeof c->type, "%s", a.architecture);
+	c->no_head = a.no_head;
+	/* a multimodal wrapper keeps the text model under language_model. */
+	c->base = a.no_head ? "" : r != j ? "language_model.model." : "model.";
+	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(j, "vision_config");
+	if (cJSON_IsObject(vc)) {
+		c->v_hidden = num(vc, "hidden_size", 768);
+		c->v_inter = num(vc, "intermediate_size", 3072);
+		c->v_layers = num(vc, "num_hidden_layers", 12);
+		c->v_patch = num(vc, "patch_size", 16);
+		c->v_image = num(vc, "image_size", 224);
+		c->v_channels = num(vc, "num_channels", 3);
+		if (!c->v_patch || c->v_image < c->v_patch)
+			die("%s: vision_config: patch_size and image_size", path);
+	}
 	c->fam = family_of(c->type);
+	if (!c->fam && a.known && a.norm == WS_NORM_RMS && a.mlp == WS_MLP_GATED &&
+	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {
+		from_catalogue(c, &a);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	if (c->fam && c->fam->block == BK_FALCON) {
+		const family *fam = c->fam;
+		from_catalogue(c, &a);
+		c->fam = fam;
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	ws_arch_free(&a);
 	if (!c->fam)
 		die("%s: model_type '%s' is not modelled", path, c->type);
 	bool gpt2 = c->fam->block == BK_GPT2;

@@ -67,6 +67,7 @@ enum ws_arch_flag {
 	WS_ARCH_MULTI_QUERY = 1u << 22,      /* falcon multi_query */
 };
 
+#define WS_ARCH_MAX_DEFAULTED 16
 #define WS_ARCH_MAX_LAYERS (1u << 20) /* a bigger count is not a model */
 
 /* The numeric fields of a ws_arch, by index: ws_arch_value() reads one,
@@ -91,6 +92,7 @@ struct ws_arch {
 	char architecture[64];      /* model_type / general.architecture */
 	bool known;                 /* a formula rule set exists */
 	const char *unsupported;    /* why !known (static), or NULL */
+	bool no_head;               /* a base-model class: no LM head */
 
 	uint64_t hidden_size, num_layers, num_heads, num_kv_heads;
 	uint64_t head_dim;          /* q/k per-head dim (MLA: nope + rope) */
@@ -120,6 +122,9 @@ struct ws_arch {
 	/* Where each value came from, for error messages: static strings
 	 * indexed by enum ws_arch_key (NULL: derived or defaulted). */
 	const char *keys[WS_AK_COUNT];
+	/* Config keys that came from the class defaults (static strings). */
+	const char *defaulted[WS_ARCH_MAX_DEFAULTED];
+	uint32_t n_defaulted;
 	char key_prefix[72];        /* GGUF: "<arch>." prepended to keys */
 	char src_path[1024];        /* config.json or GGUF path, for errors */
 };

@@ -1,0 +1,181 @@
+/*
+ * catalogue.c - the architecture entries, one per model_type, as data.
+ *
+ * Read by arch.c (config.json and GGUF metadata through these entries)
+ * and from there by the formula, roles, flops and the report.  A new
+ * decoder model_type built from known layer kinds is one entry here: its
+ * names, norm and MLP kind, switches, the config booleans that change
+ * them, the class-name prefix of its `architectures`, and the defaults of
+ * its transformers config class for the keys a config.json may omit.
+ */
+#include <string.h>
+
+#include "catalogue/catalogue.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define QKVO (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS)
+#define ALLB (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS)
+#define D(k, v) {k, WS_CAT_NUM, v}
+#define DTRUE(k) {k, WS_CAT_TRUE, 0}
+#define DFALSE(k) {k, WS_CAT_FALSE, 0}
+
+/* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
+ * fixup, class prefix, class defaults */
+static const struct ws_cat_entry entries[] = {
+	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Llama", {{0}}},
+	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Mistral", {{0}}},
+	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}},
+	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}},
+	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3", {{0}}},
+	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}},
+	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma", {{0}}},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma2", {{0}}},
+	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma3",
+	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
+	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")}},
+	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{"qk_layernorm", WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS}}, false, WS_FIX_NONE, "Phi", {{0}}},
+	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{0}}, false, WS_FIX_NONE, "Phi3", {{0}}},
+	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"lm_head_bias", WS_ARCH_LM_HEAD_BIAS}}, false, WS_FIX_NONE, "PhiMoE", {{0}}},
+	{{"gpt2"}, "gpt2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_LEARNED_POS, WS_ARCH_TIED, {{0}}, true, WS_FIX_NONE, "GPT2", {{0}}},
+	{{"gptj"}, "gptj", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{0}}, true, WS_FIX_NONE, "GPTJ", {{0}}},
+	{{"gpt_neox"}, "gptneox", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_FUSED_QKV, QKVO, {{"attention_bias", QKVO}}, true, WS_FIX_NONE, "GPTNeoX", {{0}}},
+	{{"falcon"}, "falcon", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED, {{"bias", ALLB}}, true, WS_FIX_FALCON, "Falcon", {{0}}},
+	{{"olmo"}, "olmo", WS_NORM_NONE, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo", {{0}}},
+	{{"olmo2"}, "olmo2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo2", {{0}}},
+	{{"starcoder2"}, "starcoder2", WS_NORM_LAYER, WS_MLP_PLAIN, 0, ALLB | WS_ARCH_TIED, {{"use_bias", ALLB}}, false, WS_FIX_NONE, "Starcoder2", {{0}}},
+	{{"stablelm"}, "stablelm", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"use_qkv_bias", WS_ARCH_QKV_BIAS}, {"qk_layernorm", WS_ARCH_QK_NORM_FULL}, {"use_parallel_residual", WS_ARCH_PARALLEL}}, false, WS_FIX_NONE, "StableLm", {{0}}},
+	{{"bloom"}, "bloom", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_EMBED_NORM, WS_ARCH_TIED, {{0}}, true, WS_FIX_NONE, "Bloom", {{0}}},
+	{{"cohere"}, "command-r", WS_NORM_LAYER_NOBIAS, WS_MLP_GATED, WS_ARCH_PARALLEL, WS_ARCH_TIED, {{"attention_bias", QKVO}, {"use_qk_norm", WS_ARCH_QK_NORM_FULL}}, false, WS_FIX_NONE, "Cohere", {{0}}},
+	{{"internlm2"}, "internlm2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_FUSED_QKV, QKVO, {{"bias", QKVO}}, false, WS_FIX_NONE, "InternLM2", {{0}}},
+	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{"add_qkv_bias", WS_ARCH_QKV_BIAS}, {"add_bias_linear", WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, NULL, {{0}}},
+	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
+	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
+	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MOE_FUSED, 0, {{"attention_bias", QKVO}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
+	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "GptOss", {{0}}},
+
+	/* The original Falcon code (RWConfig, trust_remote_code): its class
+	 * defaults differ from FalconConfig's; a config with n_head_kv is the
+	 * 40B code's layout (ln_attn and ln_mlp, grouped kv heads). */
+	{{"RefinedWebModel", "RefinedWeb"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED,
+	 {{"bias", ALLB}}, true, WS_FIX_FALCON, "RW",
+	 {D("vocab_size", 250880), D("hidden_size", 64), D("n_layer", 2), D("n_head", 8),
+	  DFALSE("multi_query"), DFALSE("parallel_attn"), DFALSE("bias"),
+	  DTRUE("tie_word_embeddings")}},
+	{{"granite"}, "granite", WS_NORM_RMS, WS_MLP_GATED, 0, 0,
+	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Granite",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008),
+	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
+	{{"smollm3"}, "smollm3", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED,
+	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "SmolLM3",
+	 {D("vocab_size", 128256), D("hidden_size", 2048), D("intermediate_size", 11008),
+	  D("num_hidden_layers", 36), D("num_attention_heads", 16), D("num_key_value_heads", 4),
+	  DTRUE("tie_word_embeddings")}},
+	/* OLMoE: q/k norms over the whole q and k widths; every layer MoE */
+	{{"olmoe"}, "olmoe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_FULL, 0,
+	 {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmoe",
+	 {D("vocab_size", 50304), D("hidden_size", 2048), D("intermediate_size", 2048),
+	  D("num_hidden_layers", 16), D("num_attention_heads", 16), D("num_experts", 64),
+	  D("num_experts_per_tok", 8)}},
+	/* OLMo 3: OLMo 2's post-norm layer (sliding layers have the same tensors) */
+	{{"olmo3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0,
+	 {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo3",
+	 {D("vocab_size", 50304), D("hidden_size", 4096), D("intermediate_size", 11008),
+	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
+	/* GLM-4.5: attention_bias on q, k, v only; DeepSeek-style routing and
+	 * shared experts; the MTP layers after the last are counted apart */
+	{{"glm4_moe"}, "glm4moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_ROUTER_SCORE_BIAS, 0,
+	 {{"attention_bias", WS_ARCH_QKV_BIAS}, {"use_qk_norm", WS_ARCH_QK_NORM_HEAD}}, false, WS_FIX_NONE, "Glm4Moe",
+	 {D("vocab_size", 151552), D("hidden_size", 4096), D("intermediate_size", 10944),
+	  D("num_hidden_layers", 46), D("num_attention_heads", 96), D("num_key_value_heads", 8),
+	  D("moe_intermediate_size", 1408), D("num_experts_per_tok", 8), D("n_shared_experts", 1),
+	  D("n_routed_experts", 128), D("first_k_dense_replace", 1)}},
+	/* EXAONE 4: OLMo 2's post-norm layer with per-head q/k norms */
+	{{"exaone4"}, "exaone4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, 0,
+	 {{0}}, false, WS_FIX_NONE, "Exaone4",
+	 {D("vocab_size", 102400), D("hidden_size", 4096), D("intermediate_size", 16384),
+	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)}},
+};
+
+/* The head each class suffix adds; first match wins, so LMHeadModel
+ * (GPT-2) is read before the bare Model of a base class. */
+static const struct {
+	const char *suffix;
+	enum ws_cat_head head;
+} class_heads[] = {
+	{"ForCausalLM", WS_HEAD_LM},
+	{"LMHeadModel", WS_HEAD_LM},
+	{"ForConditionalGeneration", WS_HEAD_LM},
+	{"Model", WS_HEAD_NONE},
+	{"ForSequenceClassification", WS_HEAD_OTHER},
+	{"ForTokenClassification", WS_HEAD_OTHER},
+	{"ForQuestionAnswering", WS_HEAD_OTHER},
+};
+
+/* Components of multimodal checkpoints, by the prefixes transformers
+ * saves them under (before and after the 4.52 refactor). */
+static const struct ws_cat_component components[] = {
+	{"vision_tower.", "vision_tower", "vision"},
+	{"model.vision_tower.", "vision_tower", "vision"},
+	{"multi_modal_projector.", "multi_modal_projector", "projector"},
+	{"model.multi_modal_projector.", "multi_modal_projector", "projector"},
+	{"audio_tower.", "audio_tower", "audio"},
+	{"model.audio_tower.", "audio_tower", "audio"},
+};
+
+const struct ws_cat_component *
+ws_cat_component_of(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
+		size_t n = strlen(components[i].prefix);
+		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+			return &components[i];
+	}
+	return NULL;
+}
+
+const struct ws_cat_entry *
+ws_cat_by_model_type(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(entries); i++)
+		for (size_t j = 0; j < WS_CAT_MAX_NAMES; j++)
+			if (entries[i].names[j] && strcmp(entries[i].names[j], name) == 0)
+				return &entries[i];
+	return NULL;
+}
+
+const struct ws_cat_entry *
+ws_cat_by_gguf(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(entries); i++)
+		if (entries[i].gguf && strcmp(entries[i].gguf, name) == 0)
+			return &entries[i];
+	return NULL;
+}
+
+const struct ws_cat_entry *
+ws_cat_by_class(const char *cls, enum ws_cat_head *head)
+{
+	for (size_t i = 0; i < ARRAY_LEN(entries); i++) {
+		const char *p = entries[i].cls;
+		size_t n = p ? strlen(p) : 0;
+		if (!n || strncmp(cls, p, n) != 0)
+			continue;
+		for (size_t j = 0; j < ARRAY_LEN(class_heads); j++) {
+			if (strcmp(cls + n, class_heads[j].suffix) == 0) {
+				*head = class_heads[j].head;
+				return &entries[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+const struct ws_cat_default *
+ws_cat_default(const struct ws_cat_entry *e, const char *key)
+{
+	for (size_t i = 0; i < WS_CAT_MAX_DEFAULTS && e->defs[i].kind != WS_CAT_END; i++)
+		if (strcmp(e->defs[i].key, key) == 0)
+			return &e->defs[i];
+	return NULL;
+}

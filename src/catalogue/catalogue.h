@@ -1,0 +1,84 @@
+/*
+ * catalogue.h - what each architecture is, as data (internal).
+ *
+ * One entry per model_type: the names it goes by (model_type aliases, the
+ * class-name prefix of `architectures`, GGUF general.architecture), its
+ * norm and MLP kind, its switches, the config booleans that turn switches
+ * on or off, and the class defaults transformers applies when a key is
+ * absent.  The head a class adds follows from the class-name suffix.
+ * Nothing here reads files: arch.c reads a config through these entries.
+ */
+#ifndef WS_CATALOGUE_H
+#define WS_CATALOGUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "weightscan/formula.h"
+
+/* A config reading that plain keys, defaults and switches cannot say. */
+enum ws_cat_fixup {
+	WS_FIX_NONE,
+	WS_FIX_FALCON,     /* multi_query / n_head_kv / new_decoder layouts */
+	WS_FIX_DEEPSEEK,   /* topk_method noaux_tc: router score bias */
+	WS_FIX_LLAMA4,     /* intermediate_size_mlp, one shared expert */
+};
+
+struct ws_cat_opt {
+	const char *key;   /* a config boolean: true sets, false clears */
+	uint32_t flags;
+};
+
+enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
+
+/* A class default: the value transformers' config class gives `key`
+ * when config.json leaves it out. */
+struct ws_cat_default {
+	const char *key;
+	enum ws_cat_vkind kind;
+	uint64_t num;
+};
+
+#define WS_CAT_MAX_NAMES 3
+#define WS_CAT_MAX_DEFAULTS 12
+
+struct ws_cat_entry {
+	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */
+	const char *gguf;      /* general.architecture, or NULL */
+	enum ws_norm_kind norm;
+	enum ws_mlp_kind mlp;
+	uint32_t flags;        /* set, and no config key clears them */
+	uint32_t defaults;     /* set unless a config key says otherwise */
+	struct ws_cat_opt opt[3];
+	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
+	enum ws_cat_fixup fixup;
+	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM */
+	struct ws_cat_default defs[WS_CAT_MAX_DEFAULTS];
+};
+
+/* What a class adds on top of the base model. */
+enum ws_cat_head {
+	WS_HEAD_LM,        /* an LM head unless tied */
+	WS_HEAD_NONE,      /* the base model: no head */
+	WS_HEAD_OTHER,     /* a head the formula does not know yet */
+};
+
+const struct ws_cat_entry *ws_cat_by_model_type(const char *name);
+const struct ws_cat_entry *ws_cat_by_gguf(const char *name);
+/* The entry whose class prefix `cls` starts with, and the head its
+ * suffix adds; NULL when no entry's prefix plus a known suffix is cls. */
+const struct ws_cat_entry *ws_cat_by_class(const char *cls, enum ws_cat_head *head);
+/* The default of key in e, or NULL. */
+const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const char *key);
+
+/* A component other than the text decoder, told by its name prefix. */
+struct ws_cat_component {
+	const char *prefix;    /* "vision_tower.", "model.multi_modal_projector." */
+	const char *name;      /* the checkpoint's own name: "vision_tower" */
+	const char *kind;      /* SPEC components[].kind: vision, projector, audio */
+};
+
+/* The component tensor `name` belongs to, or NULL (the text decoder). */
+const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+
+#endif
