@@ -1038,8 +1038,9 @@ Test(hash, per_tensor_many_tensors_is_linear, .timeout = 120)
 	}
 	ws_hash_set_free(&set);
 	/* linear, whatever the load: a tenth of the tensors, timed in the
-	 * same run, takes at least a 30th of the time (quadratic work would
-	 * take a 100th); best of three for the small one */
+	 * same run, takes at least a 50th of the time (quadratic work would
+	 * take a 100th; a loaded machine stretches one run of the big one by
+	 * half); best of three for the small one */
 	char *dir2 = ws_tmpdir(), *p2 = reversed_tensors_file(dir2, n / 10, "t.");
 	const char *paths2[] = {p2};
 	double small = 1e9;
@@ -1052,7 +1053,7 @@ Test(hash, per_tensor_many_tensors_is_linear, .timeout = 120)
 			small = ds;
 	}
 	cr_log_info("%zu tensors %.3f s, %zu tensors %.3f s", n, dt, n / 10, small);
-	cr_expect_lt(dt, 30 * small + 0.05, "%zu tensors took %.3f s, %zu took %.3f s", n, dt,
+	cr_expect_lt(dt, 50 * small + 0.05, "%zu tensors took %.3f s, %zu took %.3f s", n, dt,
 		     n / 10, small);
 	ws_rmtree(dir2);
 	free(p2);
