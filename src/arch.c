@@ -329,6 +329,67 @@ read_mlp_only_layers(struct cfg *c)
 	return 0;
 }
 
+/* layer_types, one kind per layer (a kind the catalogue does not name
+ * is kept as attention: it has attention's tensors or none we count). */
+static int
+read_layer_types(struct cfg *c)
+{
+	const cJSON *list = cfg_item(c, "layer_types");
+	if (!list)
+		return 0;
+	if (!cJSON_IsArray(list))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'layer_types': expected an array, got %s",
+			      json_type_name(list));
+	int n = cJSON_GetArraySize(list);
+	if (n <= 0)
+		return 0;
+	if ((unsigned)n > WS_ARCH_MAX_LAYERS)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'layer_types': %d entries is too many", n);
+	uint8_t *v = calloc((size_t)n, 1);
+	if (!v)
+		return ws_err_oom(c->err, c->path);
+	uint64_t k = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, list) {
+		int kind = cJSON_IsString(it) ? ws_layer_kind_from_config(it->valuestring) : -1;
+		v[k++] = (uint8_t)(kind < 0 ? WS_LK_ATTENTION : kind);
+	}
+	c->a->layer_types = v;
+	c->a->n_layer_types = k;
+	return 0;
+}
+
+/* The sliding-window rule of the type and the values it reads, and the
+ * dtype the model runs in. */
+static int
+read_sliding(struct cfg *c, const struct ws_cat_entry *t)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v;
+	int r;
+	a->slide_rule = t ? (int)t->slide : WS_SLIDE_ALL;
+	a->slide_period = t ? t->slide_period : 0;
+	if ((r = cfg_u64(c, "sliding_window_pattern", &v)) < 0)
+		return -1;
+	if (r > 0)
+		a->slide_period = v;
+	if (cfg_bool(c, "use_sliding_window", &a->slide_on) < 0)
+		return -1;
+	if ((r = cfg_u64(c, "max_window_layers", &v)) < 0)
+		return -1;
+	if (r > 0)
+		a->slide_from = v;
+	static const char *const dtype_keys[] = {"torch_dtype", "dtype"};
+	for (size_t k = 0; k < ARRAY_LEN(dtype_keys) && !a->dtype[0]; k++) {
+		const char *d = cfg_str(c, dtype_keys[k]);
+		if (d && strlen(d) < sizeof a->dtype)
+			memcpy(a->dtype, d, strlen(d) + 1);
+	}
+	return read_layer_types(c);
+}
+
 static int
 fix_falcon(struct cfg *c)
 {
@@ -514,6 +575,34 @@ ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i)
 	return true;
 }
 
+bool
+ws_arch_layer_sliding(const struct ws_arch *a, uint64_t i)
+{
+	if (a->sliding_window == 0)
+		return false;
+	if (a->layer_types)
+		return i < a->n_layer_types && a->layer_types[i] == WS_LK_SLIDING;
+	switch ((enum ws_cat_slide)a->slide_rule) {
+	case WS_SLIDE_EVEN: return i % 2 == 0;
+	case WS_SLIDE_PATTERN: return a->slide_period == 0 || (i + 1) % a->slide_period != 0;
+	case WS_SLIDE_FROM: return a->slide_on && i >= a->slide_from;
+	case WS_SLIDE_ALL: break;
+	}
+	return true;
+}
+
+const char *
+ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
+{
+	if (i >= a->num_layers)
+		return ws_layer_kind_name(WS_LK_MTP);
+	if (a->num_experts)
+		return ws_layer_kind_name(ws_arch_layer_is_moe(a, i) ? WS_LK_MOE : WS_LK_DENSE);
+	if (a->layer_types && i < a->n_layer_types && a->layer_types[i] != WS_LK_SLIDING)
+		return ws_layer_kind_name((enum ws_layer_kind)a->layer_types[i]);
+	return ws_layer_kind_name(ws_arch_layer_sliding(a, i) ? WS_LK_SLIDING : WS_LK_ATTENTION);
+}
+
 static void
 arch_init(struct ws_arch *a, const char *source, const char *path)
 {
@@ -529,6 +618,8 @@ apply_type(struct ws_arch *a, const struct ws_cat_entry *t)
 	a->norm = t->norm;
 	a->mlp = t->mlp;
 	a->flags = t->flags | t->defaults;
+	a->slide_rule = (int)t->slide;
+	a->slide_period = t->slide_period;
 }
 
 /* The class named first in `architectures`, or NULL. */
@@ -629,7 +720,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			break;
 		}
 	}
-	if (read_mlp_only_layers(&c) < 0)
+	if (read_mlp_only_layers(&c) < 0 || read_sliding(&c, t) < 0)
 		goto fail;
 	if (out->n_mlp_only_layers)
 		qsort(out->mlp_only_layers, out->n_mlp_only_layers, sizeof(uint32_t), u32_cmp);
@@ -951,6 +1042,9 @@ ws_arch_free(struct ws_arch *a)
 	free(a->mlp_only_layers);
 	a->mlp_only_layers = NULL;
 	a->n_mlp_only_layers = 0;
+	free(a->layer_types);
+	a->layer_types = NULL;
+	a->n_layer_types = 0;
 }
 
 /* ==== inferred from the tensors ==== */

@@ -150,105 +150,20 @@ static const uint8_t role_mm[WS_ROLE_COUNT] = {
 
 /* ==== which blocks use a sliding window ==== */
 
-enum slide_kind {
-	SL_ALL,        /* every block (Mistral, Phi-3) */
-	SL_EVEN,       /* blocks 0, 2, 4 ... (Gemma 2, gpt-oss) */
-	SL_PATTERN,    /* all but every period-th (Gemma 3, Cohere 2) */
-	SL_QWEN,       /* only with use_sliding_window, from max_window_layers */
-};
-
-/* Architecture name prefixes (compared without case, '_' or '-'); the
- * first match wins, no match is SL_ALL.  A config's layer_types list
- * overrides all of them. */
-static const struct slide_rule {
-	const char *prefix;
-	enum slide_kind kind;
-	uint32_t period;       /* SL_PATTERN default (sliding_window_pattern) */
-} slide_rules[] = {
-	{"gemma2", SL_EVEN, 0},
-	{"gemma3", SL_PATTERN, 6},
-	{"cohere2", SL_PATTERN, 4},
-	{"gptoss", SL_EVEN, 0},
-	{"qwen", SL_QWEN, 0},
-};
-
-static bool
-arch_prefix(const char *arch, const char *prefix)
-{
-	const char *a = arch;
-	for (const char *p = prefix; *p; p++) {
-		while (*a == '_' || *a == '-')
-			a++;
-		if (!*a || ((*a | 0x20) != *p))
-			return false;
-		a++;
-	}
-	return true;
-}
-
-/* A config item, the text model's first (multimodal wrappers). */
-static const cJSON *
-cfg_item(const cJSON *config, const char *key)
-{
-	if (!config)
-		return NULL;
-	const cJSON *text = cJSON_GetObjectItemCaseSensitive(config, "text_config");
-	const cJSON *it = cJSON_IsObject(text) ? cJSON_GetObjectItemCaseSensitive(text, key) : NULL;
-	if (!it)
-		it = cJSON_GetObjectItemCaseSensitive(config, key);
-	return it && !cJSON_IsNull(it) ? it : NULL;
-}
-
-static uint64_t
-cfg_small(const cJSON *config, const char *key, uint64_t dflt)
-{
-	const cJSON *it = cfg_item(config, key);
-	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0) || it->valuedouble > 1e9)
-		return dflt;
-	return (uint64_t)it->valuedouble;
-}
-
+/* The architecture says which layers slide (its config's layer_types or
+ * the catalogue's rule for the type). */
 static void
 mark_sliding(const ws_model *m, ws_flops_model *f)
 {
 	const struct ws_arch *a = m->arch;
-	if (!a || a->sliding_window == 0)
-		return;
-	const cJSON *types = cfg_item(m->config, "layer_types");
-	if (cJSON_IsArray(types)) {
-		uint64_t i = 0;
-		const cJSON *it;
-		cJSON_ArrayForEach(it, types) {
-			if (i >= f->num_layers)
-				break;
-			f->blocks[i++].sliding = cJSON_IsString(it) &&
-				!strcmp(it->valuestring, "sliding_attention");
-		}
-		goto done;
-	}
-	const struct slide_rule *rule = NULL;
-	for (size_t r = 0; r < ARRAY_LEN(slide_rules) && !rule; r++)
-		if (arch_prefix(a->architecture, slide_rules[r].prefix))
-			rule = &slide_rules[r];
-	enum slide_kind kind = rule ? rule->kind : SL_ALL;
-	uint64_t period = rule ? cfg_small(m->config, "sliding_window_pattern", rule->period) : 0;
-	bool qwen_on = cJSON_IsTrue(cfg_item(m->config, "use_sliding_window"));
-	uint64_t qwen_from = cfg_small(m->config, "max_window_layers", 0);
-	for (uint64_t i = 0; i < f->num_layers; i++) {
-		bool s = true;
-		switch (kind) {
-		case SL_ALL: s = true; break;
-		case SL_EVEN: s = i % 2 == 0; break;
-		case SL_PATTERN: s = period == 0 || (i + 1) % period != 0; break;
-		case SL_QWEN: s = qwen_on && i >= qwen_from; break;
-		}
-		f->blocks[i].sliding = s;
-	}
-done:
 	f->sliding_window = 0;
-	for (uint64_t i = 0; i < f->num_layers; i++)
+	if (!a)
+		return;
+	for (uint64_t i = 0; i < f->num_layers; i++) {
+		f->blocks[i].sliding = ws_arch_layer_sliding(a, i);
 		if (f->blocks[i].sliding)
 			f->sliding_window = a->sliding_window;
+	}
 }
 
 /* ==== the model's float dtype (KV cache default) ==== */
@@ -263,15 +178,9 @@ static const struct { const char *torch; ws_dtype dt; } torch_dtypes[] = {
 static ws_dtype
 model_float_dtype(const ws_model *m)
 {
-	static const char *const keys[] = {"torch_dtype", "dtype"};
-	for (size_t k = 0; k < ARRAY_LEN(keys); k++) {
-		const cJSON *it = cfg_item(m->config, keys[k]);
-		if (!cJSON_IsString(it))
-			continue;
-		for (size_t i = 0; i < ARRAY_LEN(torch_dtypes); i++)
-			if (!strcmp(it->valuestring, torch_dtypes[i].torch))
-				return torch_dtypes[i].dt;
-	}
+	for (size_t i = 0; m->arch && i < ARRAY_LEN(torch_dtypes); i++)
+		if (!strcmp(m->arch->dtype, torch_dtypes[i].torch))
+			return torch_dtypes[i].dt;
 	static const ws_dtype floats[] = {WS_DT_BF16, WS_DT_F16, WS_DT_F32};
 	uint64_t count[ARRAY_LEN(floats)] = {0};
 	for (uint64_t i = 0; i < m->n_tensors; i++) {

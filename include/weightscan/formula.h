@@ -119,6 +119,17 @@ struct ws_arch {
 
 	uint64_t num_nextn_predict_layers; /* MTP blocks after the last layer */
 
+	/* Which layers slide (see ws_arch_layer_sliding): the config's
+	 * layer_types (malloc'd kinds, enum ws_layer_kind of the catalogue),
+	 * else the catalogue's rule for the type with these values. */
+	uint8_t *layer_types;
+	uint64_t n_layer_types;
+	int slide_rule;             /* enum ws_cat_slide */
+	uint64_t slide_period;      /* sliding_window_pattern */
+	bool slide_on;              /* use_sliding_window (rule FROM) */
+	uint64_t slide_from;        /* max_window_layers (rule FROM) */
+	char dtype[16];             /* torch_dtype / dtype, or "" */
+
 	/* Where each value came from, for error messages: static strings
 	 * indexed by enum ws_arch_key (NULL: derived or defaulted). */
 	const char *keys[WS_AK_COUNT];
@@ -166,6 +177,13 @@ int ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
 
 /* Is layer i a MoE layer? */
 bool ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i);
+/* Does layer i attend through a sliding window (sliding_window set)? */
+bool ws_arch_layer_sliding(const struct ws_arch *a, uint64_t i);
+/* Layer i's kind as SPEC names it (by_layer[].layer_kind): moe or dense
+ * in a model with experts, else its attention (attention,
+ * sliding_attention, or what layer_types says); "mtp" past the last
+ * layer.  A static string. */
+const char *ws_arch_layer_kind(const struct ws_arch *a, uint64_t i);
 
 void ws_arch_free(struct ws_arch *a);
 

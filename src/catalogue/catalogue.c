@@ -19,21 +19,27 @@
 #define DTRUE(k) {k, WS_CAT_TRUE, 0}
 #define DFALSE(k) {k, WS_CAT_FALSE, 0}
 
+/* An entry leaves the fields after the last it needs at their zero
+ * meaning (no defaults, every layer slides): that is the point of the
+ * table, so the warning about it is off here. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
- * fixup, class prefix, class defaults */
+ * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
 	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Llama", {{0}}},
 	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Mistral", {{0}}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
-	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}},
-	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}},
-	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3", {{0}}},
-	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}},
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma", {{0}}},
-	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma2", {{0}}},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
 	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma3",
 	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
-	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")}},
+	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")},
+	 WS_SLIDE_PATTERN, 6},
 	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{"qk_layernorm", WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS}}, false, WS_FIX_NONE, "Phi", {{0}}},
 	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{0}}, false, WS_FIX_NONE, "Phi3", {{0}}},
 	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"lm_head_bias", WS_ARCH_LM_HEAD_BIAS}}, false, WS_FIX_NONE, "PhiMoE", {{0}}},
@@ -52,7 +58,7 @@ static const struct ws_cat_entry entries[] = {
 	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
 	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
 	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MOE_FUSED, 0, {{"attention_bias", QKVO}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
-	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "GptOss", {{0}}},
+	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "GptOss", {{0}}, WS_SLIDE_EVEN, 0},
 
 	/* The original Falcon code (RWConfig, trust_remote_code): its class
 	 * defaults differ from FalconConfig's; a config with n_head_kv is the
@@ -96,6 +102,38 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 102400), D("hidden_size", 4096), D("intermediate_size", 16384),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)}},
 };
+
+static const struct {
+	const char *name;     /* SPEC layer_kind */
+	const char *config;   /* its layer_types spelling, or NULL */
+} layer_kinds[WS_LK_COUNT] = {
+	[WS_LK_ATTENTION] = {"attention", "full_attention"},
+	[WS_LK_SLIDING] = {"sliding_attention", "sliding_attention"},
+	[WS_LK_MAMBA] = {"mamba", "mamba"},
+	[WS_LK_MAMBA2] = {"mamba2", "mamba2"},
+	[WS_LK_LINEAR] = {"linear_attention", "linear_attention"},
+	[WS_LK_CONV] = {"conv", "conv"},
+	[WS_LK_MOE] = {"moe", NULL},
+	[WS_LK_DENSE] = {"dense", NULL},
+	[WS_LK_MTP] = {"mtp", NULL},
+};
+
+const char *
+ws_layer_kind_name(enum ws_layer_kind k)
+{
+	return (unsigned)k < WS_LK_COUNT ? layer_kinds[k].name : "?";
+}
+
+int
+ws_layer_kind_from_config(const char *s)
+{
+	for (int k = 0; s && k < WS_LK_COUNT; k++)
+		if (layer_kinds[k].config && strcmp(layer_kinds[k].config, s) == 0)
+			return k;
+	if (s && strcmp(s, "attention") == 0)
+		return WS_LK_ATTENTION;
+	return -1;
+}
 
 /* The head each class suffix adds; first match wins, so LMHeadModel
  * (GPT-2) is read before the bare Model of a base class. */

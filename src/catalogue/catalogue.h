@@ -39,6 +39,15 @@ struct ws_cat_default {
 	uint64_t num;
 };
 
+/* Which layers of a stack attend through a sliding window when the
+ * config has no layer_types list (a config's list always wins). */
+enum ws_cat_slide {
+	WS_SLIDE_ALL = 0,   /* every layer, when sliding_window is set */
+	WS_SLIDE_EVEN,      /* layers 0, 2, 4 ... */
+	WS_SLIDE_PATTERN,   /* all but every period-th (sliding_window_pattern) */
+	WS_SLIDE_FROM,      /* with use_sliding_window, from max_window_layers on */
+};
+
 #define WS_CAT_MAX_NAMES 3
 #define WS_CAT_MAX_DEFAULTS 12
 
@@ -54,6 +63,8 @@ struct ws_cat_entry {
 	enum ws_cat_fixup fixup;
 	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM */
 	struct ws_cat_default defs[WS_CAT_MAX_DEFAULTS];
+	enum ws_cat_slide slide;
+	uint32_t slide_period; /* WS_SLIDE_PATTERN's class default */
 };
 
 /* What a class adds on top of the base model. */
@@ -70,6 +81,20 @@ const struct ws_cat_entry *ws_cat_by_gguf(const char *name);
 const struct ws_cat_entry *ws_cat_by_class(const char *cls, enum ws_cat_head *head);
 /* The default of key in e, or NULL. */
 const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const char *key);
+
+/*
+ * Layer kinds: what one layer of a stack is, by the SPEC names
+ * (by_layer[].layer_kind).  A config's layer_types strings are these
+ * names ("full_attention" is attention).
+ */
+enum ws_layer_kind {
+	WS_LK_ATTENTION = 0, WS_LK_SLIDING, WS_LK_MAMBA, WS_LK_MAMBA2,
+	WS_LK_LINEAR, WS_LK_CONV, WS_LK_MOE, WS_LK_DENSE, WS_LK_MTP,
+	WS_LK_COUNT
+};
+const char *ws_layer_kind_name(enum ws_layer_kind k);
+/* A layer_types string -> kind; -1 when it names none. */
+int ws_layer_kind_from_config(const char *s);
 
 /* A component other than the text decoder, told by its name prefix. */
 struct ws_cat_component {
