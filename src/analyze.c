@@ -108,55 +108,32 @@ check_declared(ws_model *m)
 				     ws_fmt_commas(params, c, sizeof c));
 }
 
-/* Components the catalogue names but has no formula for yet (a vision
+/* Components other than the main one have no formula yet (a vision
  * tower, a projector): counted in the parameters, never dropped, and
  * named together in one warning. */
-#define MAX_COMPONENTS 8
-struct comp_tally {
-	const struct ws_cat_component *c;
-	uint64_t tensors, params;
-};
-
-static bool
-tally_component(struct comp_tally *v, size_t *n, const ws_tensor *t)
-{
-	const struct ws_cat_component *c = ws_cat_component_of(t->name, t->name_len);
-	if (!c)
-		return false;
-	size_t i = 0;
-	while (i < *n && strcmp(v[i].c->name, c->name) != 0)
-		i++;
-	if (i == *n) {
-		if (*n == MAX_COMPONENTS)
-			return false;
-		v[(*n)++] = (struct comp_tally){c, 0, 0};
-	}
-	v[i].tensors++;
-	if (!ws_add_u64(v[i].params, t->params, &v[i].params))
-		v[i].params = UINT64_MAX;
-	return true;
-}
-
 static void
-report_components(ws_model *m, const struct comp_tally *v, size_t n)
+report_components(ws_model *m)
 {
 	char msg[512], num[32];
-	size_t len = 0;
-	if (!n)
-		return;
-	for (size_t i = 0; i < n && len < sizeof msg; i++) {
+	size_t len = 0, n = 0;
+	for (uint32_t i = 0; i < m->n_components && len < sizeof msg; i++) {
+		const ws_component *c = &m->components[i];
+		if (c->main)
+			continue;
 		int w = snprintf(msg + len, sizeof msg - len, "%s%s (%s, %llu tensors, %s parameters)",
-				 i ? ", " : "", v[i].c->name, v[i].c->kind,
-				 (unsigned long long)v[i].tensors,
-				 ws_fmt_commas(v[i].params, num, sizeof num));
+				 n++ ? ", " : "", c->name, c->kind, (unsigned long long)c->tensors,
+				 ws_fmt_commas(c->params, num, sizeof num));
 		if (w < 0)
 			break;
 		len += (size_t)w;
 	}
-	ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
-			     false, 0, 0,
-			     "component%s without a formula yet: %s; counted in the parameters, not compared",
-			     n == 1 ? "" : "s", msg);
+	if (!n)
+		return;
+	if (ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
+				 false, 0, 0,
+				 "component%s without a formula yet: %s; counted in the parameters, not compared",
+				 n == 1 ? "" : "s", msg) == 0)
+		m->findings[m->n_findings - 1].other_components = true;
 }
 
 /* Two checks in one pass over the tensors.  Tensor names no role line
@@ -173,11 +150,9 @@ check_roles_and_dtypes(ws_model *m)
 	/* per block: a float type + 1, mixed flag; no mixing check when
 	 * quantized or out of memory */
 	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
-	struct comp_tally comps[MAX_COMPONENTS];
-	size_t n_comps = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if (t->role == WS_ROLE_OTHER && tally_component(comps, &n_comps, t))
+		if (!m->components[t->component].main)
 			continue;
 		if (t->role == WS_ROLE_OTHER && !unknown++)
 			first_unknown = t;
@@ -200,7 +175,7 @@ check_roles_and_dtypes(ws_model *m)
 		}
 	}
 	free(seen);
-	report_components(m, comps, n_comps);
+	report_components(m);
 	if (unknown)
 		ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first_unknown->name, -1, -1, false, 0, 0,
 				     "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
@@ -287,7 +262,7 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	if (ws_roles_assign(m, layers))
+	if (ws_roles_assign(m, layers) || ws_components_assign(m))
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))
 		return -1;

@@ -527,10 +527,24 @@ oom:
 	return NULL;
 }
 
+/* One by_layer[] entry (SPEC): {component, layer, layer_kind, params}. */
 cJSON *
-ws_formula_to_json(const struct ws_formula *f)
+ws_layer_json(const char *component, uint64_t layer, const char *kind, uint64_t params)
 {
-	cJSON *o = cJSON_CreateObject(), *roles = NULL, *layers = NULL;
+	cJSON *o = cJSON_CreateObject();
+	if (o && cJSON_AddStringToObject(o, "component", component) &&
+	    ws_json_add_u64(o, "layer", layer) &&
+	    (!kind || cJSON_AddStringToObject(o, "layer_kind", kind)) &&
+	    ws_json_add_u64(o, "params", params))
+		return o;
+	cJSON_Delete(o);
+	return NULL;
+}
+
+cJSON *
+ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
+{
+	cJSON *o = cJSON_CreateObject(), *roles = NULL, *layers = NULL, *comps = NULL;
 	bool ok = o != NULL;
 
 	ok = ok && ws_json_add_u64(o, "total", f->total);
@@ -544,9 +558,18 @@ ws_formula_to_json(const struct ws_formula *f)
 			ok = ws_json_add_u64(roles, role_names[r], f->by_role[r]) != NULL;
 	ok = ok && (layers = cJSON_AddArrayToObject(o, "by_layer"));
 	for (uint64_t i = 0; ok && i < f->num_layers; i++) {
-		cJSON *n = ws_json_u64(f->by_layer[i]);
+		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, i, ws_arch_layer_kind(a, i), f->by_layer[i]);
 		ok = n && cJSON_AddItemToArray(layers, n);
 	}
+	/* the MTP layers after the last, alike: the MTP total shared */
+	uint64_t nm = a->num_nextn_predict_layers;
+	for (uint64_t i = 0; ok && f->mtp && nm && i < nm; i++) {
+		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, f->num_layers + i, ws_arch_layer_kind(a, f->num_layers + i),
+					 f->mtp / nm);
+		ok = n && cJSON_AddItemToArray(layers, n);
+	}
+	ok = ok && (comps = cJSON_AddObjectToObject(o, "by_component"));
+	ok = ok && ws_json_add_u64(comps, WS_MAIN_COMPONENT, f->total);
 	if (ok)
 		return o;
 	cJSON_Delete(o);

@@ -139,6 +139,10 @@ int ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t ha
 
 /* ws_arch_infer into a new allocation (free with ws_arch_free + free);
  * NULL with err set. */
+/* Give every tensor its component (catalogue prefixes; the rest is the
+ * main one, components[0]) and fill m->components.  -1 on OOM. */
+int ws_components_assign(ws_model *m);
+
 struct ws_arch *ws_arch_infer_new(const ws_model *m, ws_error *err);
 
 /* After the comparison (its findings from index first on): a config.json

@@ -194,6 +194,8 @@ findings_json(const ws_model *m)
 		cJSON_AddStringToObject(o, "severity", ws_severity_name(f->severity));
 		cJSON_AddStringToObject(o, "code", f->code);
 		ws_json_add_bytes(o, "message", f->message, strlen(f->message));
+		if (f->component)
+			cJSON_AddStringToObject(o, "component", f->component);
 		if (f->tensor)
 			ws_json_add_bytes(o, "tensor", f->tensor, strlen(f->tensor));
 		if (f->role >= 0)
@@ -210,6 +212,65 @@ findings_json(const ws_model *m)
 				ws_json_add_bytes(o, "ignored_why", f->ignored_why, strlen(f->ignored_why));
 		}
 		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+/* SPEC components[]: {name, kind, arch, params, formula?, active?,
+ * layers[]}; a layer carries its roles (the per-component by_role). */
+static cJSON *
+components_json(const ws_model *m, const ws_summary *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (uint32_t c = 0; a && c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o)) {
+			cJSON_Delete(o);
+			break;
+		}
+		cJSON_AddStringToObject(o, "name", co->name);
+		cJSON_AddStringToObject(o, "kind", co->kind);
+		const struct ws_arch *ar = co->main && m->arch ? m->arch : NULL;
+		if (ar)
+			cJSON_AddItemToObject(o, "arch", ws_arch_to_json(ar));
+		else
+			cJSON_AddNullToObject(o, "arch");
+		ws_json_add_u64(o, "params", co->params);
+		if (co->main && m->formula)
+			ws_json_add_u64(o, "formula", m->formula->total);
+		if (co->main && s->has_active)
+			ws_json_add_u64(o, "active", s->active);
+		cJSON *ls = cJSON_AddArrayToObject(o, "layers");
+		if (!co->main || !ls)
+			continue;
+		const struct ws_arch *kn = ar && ar->known ? ar : NULL;
+		const struct ws_formula *fo = m->formula;
+		/* roles per layer in one pass over the tensors */
+		size_t nl = s->n_layers > 0 ? (size_t)s->n_layers : 0;
+		uint64_t *lr = nl ? calloc(nl * WS_ROLE_COUNT, sizeof *lr) : NULL;
+		for (uint64_t i = 0; lr && i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->layer >= 0 && (size_t)t->layer < nl && t->component == c &&
+			    (unsigned)t->role < WS_ROLE_COUNT && t->role != WS_ROLE_BUFFER &&
+			    t->role != WS_ROLE_QUANT_AUX)
+				lr[(size_t)t->layer * WS_ROLE_COUNT + t->role] += t->params;
+		}
+		for (size_t l = 0; l < nl; l++) {
+			cJSON *e = ws_layer_json(co->name, l, kn ? ws_arch_layer_kind(kn, l) : NULL,
+						 s->params_by_layer[l]);
+			if (!e || !cJSON_AddItemToArray(ls, e)) {
+				cJSON_Delete(e);
+				break;
+			}
+			if (fo && l < fo->num_layers)
+				ws_json_add_u64(e, "formula", fo->by_layer[l]);
+			cJSON *br = lr ? cJSON_AddObjectToObject(e, "by_role") : NULL;
+			for (int r = 0; br && r < WS_ROLE_COUNT; r++)
+				if (lr[l * WS_ROLE_COUNT + (size_t)r])
+					ws_json_add_u64(br, ws_role_name((ws_role)r), lr[l * WS_ROLE_COUNT + (size_t)r]);
+		}
+		free(lr);
 	}
 	return a;
 }
@@ -345,8 +406,14 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		if (s.params_by_role[r])
 			ws_json_add_u64(br, ws_role_name((ws_role)r), s.params_by_role[r]);
 	cJSON *bl = cJSON_AddArrayToObject(pa, "by_layer");
+	const struct ws_arch *ar = m->arch && m->arch->known ? m->arch : NULL;
 	for (int32_t l = 0; bl && l < s.n_layers; l++)
-		cJSON_AddItemToArray(bl, ws_json_u64(s.params_by_layer[l]));
+		cJSON_AddItemToArray(bl, ws_layer_json(WS_MAIN_COMPONENT, (uint64_t)l,
+							ar ? ws_arch_layer_kind(ar, (uint64_t)l) : NULL,
+							s.params_by_layer[l]));
+	cJSON *bc = cJSON_AddObjectToObject(pa, "by_component");
+	for (uint32_t c = 0; bc && c < m->n_components; c++)
+		ws_json_add_u64(bc, m->components[c].name, m->components[c].params);
 
 	cJSON *bu = cJSON_AddObjectToObject(obj, "buffers");
 	ws_json_add_u64(bu, "total", s.buffers);
@@ -355,6 +422,11 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		if (m->tensors[i].role == WS_ROLE_BUFFER)
 			cJSON_AddItemToArray(bt, ws_json_bytes(m->tensors[i].name,
 							       m->tensors[i].name_len));
+	/* stored but not loaded by the config's class: none a decoder's
+	 * catalogue entry leaves out (MTP layers are parameters) */
+	cJSON *un = cJSON_AddObjectToObject(obj, "unloaded");
+	ws_json_add_u64(un, "total", 0);
+	cJSON_AddArrayToObject(un, "tensors");
 	cJSON *qa = cJSON_AddObjectToObject(obj, "quant_aux");
 	ws_json_add_u64(qa, "total", s.quant_aux);
 	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
@@ -368,9 +440,10 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	else
 		cJSON_AddNullToObject(obj, "arch");
 	if (m->formula)
-		cJSON_AddItemToObject(obj, "formula", ws_formula_to_json(m->formula));
+		cJSON_AddItemToObject(obj, "formula", ws_formula_to_json(m->arch, m->formula));
 	else
 		cJSON_AddNullToObject(obj, "formula");
+	cJSON_AddItemToObject(obj, "components", components_json(m, &s));
 	cJSON_AddItemToObject(obj, "findings", findings_json(m));
 	cJSON_AddBoolToObject(obj, "ok", !ws_model_has_errors(m));
 	ws_summary_free(&s);
@@ -476,18 +549,43 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 			ws_fmt_commas(s.elements_by_dtype[d], c1, sizeof c1),
 			ws_fmt_commas(s.bytes_by_dtype[d], c2, sizeof c2), bpw);
 	}
-	/* one table: what the tensors hold beside what the formula expects */
+	/* several components: each with its count and formula; the role
+	 * table is then the main one's, the one the formula describes */
 	const struct ws_formula *fo = m->formula;
-	fprintf(f, "\nby role             parameters%s\n", fo ? "        expected" : "");
+	const uint64_t *roles = s.params_by_role;
+	uint64_t main_roles[WS_ROLE_COUNT] = {0};
+	if (m->n_components > 1) {
+		fprintf(f, "\nby component             kind             parameters%s\n",
+			fo ? "        expected" : "");
+		for (uint32_t c = 0; c < m->n_components; c++) {
+			const ws_component *co = &m->components[c];
+			fprintf(f, "  %-22s %-10s %15s", co->name, co->kind,
+				ws_fmt_commas(co->params, c1, sizeof c1));
+			if (fo)
+				fprintf(f, " %15s", co->main ? ws_fmt_commas(fo->total, c2, sizeof c2)
+						      : "no formula yet");
+			fputc('\n', f);
+		}
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (m->components[t->component].main && (unsigned)t->role < WS_ROLE_COUNT &&
+			    t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
+				main_roles[t->role] += t->params;
+		}
+		roles = main_roles;
+	}
+	/* one table: what the tensors hold beside what the formula expects */
+	fprintf(f, "\nby role%-12s parameters%s\n", m->n_components > 1 ? " (text)" : "",
+		fo ? "        expected" : "");
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		uint64_t exp = fo ? fo->by_role[r] : 0;
-		if (!s.params_by_role[r] && !exp)
+		if (!roles[r] && !exp)
 			continue;
 		fprintf(f, "  %-17s %15s", ws_role_name((ws_role)r),
-			ws_fmt_commas(s.params_by_role[r], c1, sizeof c1));
+			ws_fmt_commas(roles[r], c1, sizeof c1));
 		if (fo)
 			fprintf(f, " %15s%s", ws_fmt_commas(exp, c2, sizeof c2),
-				exp != s.params_by_role[r] ? "  <- differs" : "");
+				exp != roles[r] ? "  <- differs" : "");
 		fputc('\n', f);
 	}
 	if (s.n_layers) {

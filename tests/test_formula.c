@@ -325,7 +325,7 @@ Test(formula, json_is_exact_and_omits_zero_roles)
 	struct ws_arch a;
 	struct ws_formula f;
 	formula_of(cfg, &a, &f);
-	cJSON *fj = ws_formula_to_json(&f), *aj = ws_arch_to_json(&a);
+	cJSON *fj = ws_formula_to_json(&a, &f), *aj = ws_arch_to_json(&a);
 	char *fs = cJSON_PrintUnformatted(fj), *as = cJSON_PrintUnformatted(aj);
 	cr_assert(ws_contains(fs, "\"total\":671026419200,"), "%s", fs);
 	cr_assert(ws_contains(fs, "\"mtp\":13463426304"), "%s", fs);
@@ -333,7 +333,20 @@ Test(formula, json_is_exact_and_omits_zero_roles)
 	cr_assert_not(ws_contains(fs, "\"attn_k\":"), "%s", fs);
 	cr_assert_not(ws_contains(fs, "\"ffn_gate_up\""), "%s", fs);
 	cJSON *bl = cJSON_GetObjectItem(fj, "by_layer");
-	cr_assert_eq(cJSON_GetArraySize(bl), 61);
+	/* 61 blocks (3 dense, then MoE) and the MTP layer after them */
+	cr_assert_eq(cJSON_GetArraySize(bl), 62);
+	static const struct { int i; const char *kind; } kinds[] = {
+		{0, "dense"}, {2, "dense"}, {3, "moe"}, {60, "moe"}, {61, "mtp"}};
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		cJSON *e = cJSON_GetArrayItem(bl, kinds[k].i);
+		cr_assert_str_eq(cJSON_GetObjectItem(e, "layer_kind")->valuestring, kinds[k].kind);
+		cr_assert_str_eq(cJSON_GetObjectItem(e, "component")->valuestring, "text");
+		char want[16];
+		snprintf(want, sizeof want, "%d", kinds[k].i);
+		cr_assert_str_eq(cJSON_GetObjectItem(e, "layer")->valuestring, want);
+	}
+	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(bl, 61), "params")->valuestring, "13463426304");
+	cr_assert(ws_contains(fs, "\"by_component\":{\"text\":671026419200}"), "%s", fs);
 	cr_assert(ws_contains(as, "\"source\":\"config.json\",\"architecture\":\"deepseek_v3\","
 			      "\"hidden_size\":7168,\"num_layers\":61,\"num_heads\":128"), "%s", as);
 	cr_assert(ws_contains(as, "\"tied_embeddings\":false"), "%s", as);

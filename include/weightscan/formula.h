@@ -210,7 +210,11 @@ void ws_formula_free(struct ws_formula *f);
 
 /* JSON objects (SPEC "arch" and "formula"); NULL on OOM. */
 struct cJSON *ws_arch_to_json(const struct ws_arch *a);
-struct cJSON *ws_formula_to_json(const struct ws_formula *f);
+struct cJSON *ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f);
+/* One SPEC by_layer[] object {component, layer, layer_kind, params}
+ * (kind NULL: left out); NULL on OOM. */
+struct cJSON *ws_layer_json(const char *component, uint64_t layer, const char *kind,
+			    uint64_t params);
 
 /* The architecture line(s) and the formula's total, active and MTP. */
 void ws_formula_print_summary(FILE *out, const struct ws_arch *a,

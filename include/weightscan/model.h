@@ -154,6 +154,7 @@ typedef struct ws_tensor {
 	uint32_t file;         /* index into ws_model.files */
 	uint64_t offset;       /* absolute offset of the data in that file */
 	/* roles: filled by ws_roles_assign() */
+	uint32_t component;    /* index into ws_model.components */
 	ws_role role;
 	int32_t layer;         /* block index, or -1 */
 	int32_t expert;        /* expert index, or -1 */
@@ -203,7 +204,29 @@ typedef struct ws_finding {
 	 * why: the reason the ignore line gives (borrowed, may be NULL) */
 	bool ignored;
 	const char *ignored_why;
+	/* the component it is about (static or model-owned), NULL: the
+	 * model's main component or the whole model */
+	const char *component;
+	bool other_components; /* about every component but the main one
+				* (named in the message) */
 } ws_finding;
+
+/*
+ * A part of a checkpoint with its own architecture: the text decoder, a
+ * vision or audio tower, a projector (SPEC components[]).  Every tensor
+ * belongs to exactly one; a decoder-only model is one component.  The
+ * main one (the text decoder) is the one m->arch and m->formula describe.
+ */
+/* The main component's name (a decoder-only model's only one). */
+#define WS_MAIN_COMPONENT "text"
+
+typedef struct ws_component {
+	const char *name;      /* the checkpoint's own ("vision_tower"), or
+				* "text" for the decoder; static */
+	const char *kind;      /* SPEC kind: text, vision, audio, projector */
+	bool main;             /* described by ws_model.arch / .formula */
+	uint64_t tensors, params;
+} ws_component;
 
 /*
  * The finding codes of SPEC "Findings", one table for the library and
@@ -248,6 +271,8 @@ typedef struct ws_model {
 	struct ws_quant *quant;   /* quantization found (arena), or NULL */
 	ws_finding *findings;
 	size_t n_findings, cap_findings;
+	ws_component *components;  /* filled by ws_model_analyze (arena) */
+	uint32_t n_components;
 	struct ws_arena *arena;   /* names, shapes and strings */
 	/* A folder's files that were not read: the variants not chosen
 	 * (model.fp16.safetensors beside model.safetensors); hash covers
@@ -331,6 +356,15 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
  * Returns -1 on OOM.
  */
 int ws_expand_path(const char *path, char ***out, size_t *n);
+
+/*
+ * Keep only the tensors of component NAME (its name or its kind) and
+ * the findings about it: inspect, ls, diff, scan and flops --component.
+ * A component other than the main one drops the architecture and the
+ * formula (they describe the main one).  After ws_model_analyze; -1 with
+ * a usage error listing the components when there is no such component.
+ */
+int ws_model_select_component(ws_model *m, const char *name, ws_error *err);
 
 /* Parse config_path as the model's config.json (architecture source). */
 int ws_model_load_config(ws_model *m, const char *config_path, ws_error *err);

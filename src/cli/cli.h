@@ -24,6 +24,7 @@ typedef struct ws_cli {
 	FILE *out;        /* stdout */
 	bool allow_full_download; /* remote: accept a server ignoring Range */
 	struct ws_sarif *sarif; /* --format sarif: the log main.c writes at exit */
+	const char *component;  /* --component NAME, or NULL: the whole model */
 } ws_cli;
 
 typedef int (*ws_cmd_fn)(const ws_cli *cli, int argc, char **argv);
@@ -44,6 +45,10 @@ cJSON *ws_cli_json_header(const char *command, const char *path);
  * memory and descriptors at once (freeing a 191-shard model piece by piece
  * was 4% of a run).  It stays reachable, so leak checkers are quiet. */
 void ws_cli_done_with(ws_model *m);
+/* --component: keep only that component of an analyzed model; 0, or
+ * the failure reported and its exit code. */
+int ws_cli_select_component(const ws_cli *cli, const char *command, const char *path,
+			    ws_model *m);
 /* The worse of two exit codes (4 > 3 > 1 > 0; 2 is usage). */
 int ws_exit_worst(int a, int b);
 /* Parse a non-negative integer option value; -1 and a usage message when

@@ -82,7 +82,12 @@ open_analyzed(const ws_cli *cli, const char *cmd, const char *path, ws_model **m
 		*m = NULL;
 		return ws_cli_report_error(cli, cmd, err.file[0] ? err.file : path, &err);
 	}
-	return 0;
+	int rc = ws_cli_select_component(cli, cmd, path, *m);
+	if (rc) {
+		ws_model_free(*m);
+		*m = NULL;
+	}
+	return rc;
 }
 
 /* ==== diff ==== */
@@ -263,8 +268,15 @@ ws_cmd_scan(const ws_cli *cli, int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if (ws_remote_needs_data(path, "scan", &err) || ws_model_open(path, NULL, &m, &err) != 0)
+	if (ws_remote_needs_data(path, "scan", &err) || ws_model_open(path, NULL, &m, &err) != 0 ||
+	    (cli->component && ws_model_analyze(m, &err) != 0)) {
+		ws_model_free(m);
 		return ws_cli_report_error(cli, argv[0], err.file[0] ? err.file : path, &err);
+	}
+	if ((rc = ws_cli_select_component(cli, argv[0], path, m)) != 0) {
+		ws_model_free(m);
+		return rc;
+	}
 	if (cli->progress) {
 		clock_gettime(CLOCK_MONOTONIC, &pr.t0);
 		o.progress = show_progress;

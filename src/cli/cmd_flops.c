@@ -137,6 +137,11 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err))
 		goto fail;
+	if ((rc = ws_cli_select_component(cli, "flops", path, m)) != 0) {
+		ws_model_free(m);
+		free(rows);
+		return rc;
+	}
 	if (m->n_tensors == 0) {
 		/* a vocab-only GGUF or a `{}` safetensors file is valid: say what
 		 * cannot be computed, and succeed */

@@ -46,7 +46,7 @@ formula_one(const ws_cli *cli, const char *path, bool explain)
 		if (o) {
 			cJSON_AddItemToObject(o, "arch", ws_arch_to_json(m->arch));
 			if (m->formula)
-				cJSON_AddItemToObject(o, "formula", ws_formula_to_json(m->formula));
+				cJSON_AddItemToObject(o, "formula", ws_formula_to_json(m->arch, m->formula));
 			else
 				cJSON_AddNullToObject(o, "formula");
 		}

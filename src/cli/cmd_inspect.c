@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "output.h"
+#include "weightscan/formula.h"
 #include "weightscan/kv.h"
 #include "weightscan/report.h"
 
@@ -24,7 +25,12 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 		*out = NULL;
 		return ws_cli_report_error(cli, command, path, &err);
 	}
-	return 0;
+	int rc = ws_cli_select_component(cli, command, path, *out);
+	if (rc) {
+		ws_model_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* A file shorter than its header says: listed all the same, then exit 3
@@ -329,11 +335,16 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 			if (!e)
 				break;
 			ws_json_add_bytes(e, "name", t->name, t->name_len);
+			if (t->component < m->n_components)
+				cJSON_AddStringToObject(e, "component", m->components[t->component].name);
 			cJSON_AddStringToObject(e, "role", ws_role_name(t->role));
 			if (t->layer >= 0)
 				ws_json_add_i64(e, "layer", t->layer);
 			else
 				cJSON_AddNullToObject(e, "layer");
+			if (t->layer >= 0 && m->arch && m->arch->known && t->component == 0)
+				cJSON_AddStringToObject(e, "layer_kind",
+							ws_arch_layer_kind(m->arch, (uint64_t)t->layer));
 			if (t->expert >= 0)
 				ws_json_add_i64(e, "expert", t->expert);
 			cJSON_AddStringToObject(e, "kind", t->kind == WS_KIND_BIAS ? "bias" : "weight");

@@ -176,6 +176,16 @@ ws_cli_json_error(cJSON *o, const ws_error *e)
 }
 
 int
+ws_cli_select_component(const ws_cli *cli, const char *command, const char *path,
+			ws_model *m)
+{
+	ws_error err = {0};
+	if (!cli->component || ws_model_select_component(m, cli->component, &err) == 0)
+		return 0;
+	return ws_cli_report_error(cli, command, path, &err);
+}
+
+int
 ws_cli_report_error(const ws_cli *cli, const char *command, const char *path,
 		    const ws_error *e)
 {
@@ -405,6 +415,12 @@ main(int argc, char **argv)
 			cli.quiet = true;
 		} else if (!strcmp(a, "--no-color")) {
 			no_color = true;
+		} else if (!strcmp(a, "--component") || !strncmp(a, "--component=", 12)) {
+			cli.component = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!cli.component || !*cli.component) {
+				free(rest);
+				return ws_cli_usage_error("--component needs a NAME");
+			}
 		} else if (!strcmp(a, "--allow-full-download")) {
 			cli.allow_full_download = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -426,6 +442,15 @@ main(int argc, char **argv)
 	cli.progress = !cli.quiet && isatty(STDERR_FILENO);
 	if (!cmd)
 		cmd = &commands[0];
+	static const char *const by_component[] = {"inspect", "ls", "diff", "scan", "flops"};
+	bool component_ok = false;
+	for (size_t k = 0; k < sizeof by_component / sizeof *by_component; k++)
+		component_ok |= !strcmp(cmd->name, by_component[k]);
+	if (cli.component && !component_ok) {
+		free(rest);
+		return ws_cli_usage_error("%s: --component is for inspect, ls, diff, scan and flops",
+					  cmd->name);
+	}
 	if (!ws_out_supported(cmd->name, cli.format)) {
 		free(rest);
 		return ws_cli_usage_error("%s: --format %s is for inspect and check", cmd->name,

@@ -22,7 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a.known && ws_formula_compute(&a, &f, &err) == 0) {
 			if (f.active > f.total)
 				__builtin_trap();
-			cJSON *j = ws_formula_to_json(&f);
+			cJSON *j = ws_formula_to_json(&a, &f);
 			char *s = j ? cJSON_PrintUnformatted(j) : NULL;
 			free(s);
 			cJSON_Delete(j);

@@ -1,0 +1,158 @@
+/*
+ * components.c - which component each tensor belongs to, and keeping one.
+ *
+ * The catalogue names the module prefixes of the components a checkpoint
+ * may hold beside its text decoder (a vision tower, a projector, an audio
+ * tower); every other tensor is the main component's.  The list is built
+ * in the order components first appear, the main one first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "catalogue/catalogue.h"
+#include "weightscan/formula.h"
+#include "weightscan/util.h"
+
+static int
+find_or_add(ws_model *m, const char *name, const char *kind, bool is_main, uint32_t *cap)
+{
+	for (uint32_t i = 0; i < m->n_components; i++)
+		if (strcmp(m->components[i].name, name) == 0)
+			return (int)i;
+	if (m->n_components == *cap) {
+		/* the catalogue's table bounds the count: a handful */
+		uint32_t ncap = *cap ? *cap * 2 : 4;
+		ws_component *c = ws_model_alloc(m, ncap * sizeof *c);
+		if (!c)
+			return -1;
+		if (m->n_components)
+			memcpy(c, m->components, m->n_components * sizeof *c);
+		m->components = c;
+		*cap = ncap;
+	}
+	m->components[m->n_components] = (ws_component){name, kind, is_main, 0, 0};
+	return (int)m->n_components++;
+}
+
+int
+ws_components_assign(ws_model *m)
+{
+	uint32_t cap = 0;
+	m->components = NULL;
+	m->n_components = 0;
+	int main_ix = -1;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		const struct ws_cat_component *c = ws_cat_component_of(t->name, t->name_len);
+		int ix;
+		if (!c) {
+			if (main_ix < 0 && (main_ix = find_or_add(m, WS_MAIN_COMPONENT, "text", true, &cap)) < 0)
+				return -1;
+			ix = main_ix;
+		} else {
+			if ((ix = find_or_add(m, c->name, c->kind, false, &cap)) < 0)
+				return -1;
+			/* the decoder's role patterns describe none of its
+			 * tensors: no role, no block, until the catalogue has
+			 * the component's own templates */
+			if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
+				t->role = WS_ROLE_OTHER;
+				t->layer = -1;
+				t->expert = -1;
+			}
+		}
+		t->component = (uint32_t)ix;
+		ws_component *co = &m->components[ix];
+		co->tensors++;
+		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX &&
+		    !ws_add_u64(co->params, t->params, &co->params))
+			co->params = UINT64_MAX;
+	}
+	/* the main component first: components[0] is what arch describes */
+	if (main_ix > 0) {
+		ws_component mc = m->components[main_ix];
+		memmove(m->components + 1, m->components, (size_t)main_ix * sizeof mc);
+		m->components[0] = mc;
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			uint32_t *c = &m->tensors[i].component;
+			*c = *c == (uint32_t)main_ix ? 0 : *c < (uint32_t)main_ix ? *c + 1 : *c;
+		}
+	}
+	return 0;
+}
+
+static int
+component_index(const ws_model *m, const char *name)
+{
+	for (uint32_t i = 0; i < m->n_components; i++)
+		if (!strcmp(m->components[i].name, name))
+			return (int)i;
+	for (uint32_t i = 0; i < m->n_components; i++)
+		if (!strcmp(m->components[i].kind, name))
+			return (int)i;
+	return -1;
+}
+
+int
+ws_model_select_component(ws_model *m, const char *name, ws_error *err)
+{
+	int ix = component_index(m, name);
+	if (ix < 0) {
+		char list[256] = "";
+		size_t len = 0;
+		for (uint32_t i = 0; i < m->n_components && len < sizeof list; i++) {
+			int w = snprintf(list + len, sizeof list - len, "%s%s (%s)", i ? ", " : "",
+					 m->components[i].name, m->components[i].kind);
+			if (w < 0)
+				break;
+			len += (size_t)w;
+		}
+		char *esc = ws_escape_text(name, strlen(name));
+		ws_err(err, WS_EXIT_USAGE, m->path, "--component: no component '%s' (components: %s)",
+		       esc ? esc : "?", m->n_components ? list : "none");
+		free(esc);
+		return -1;
+	}
+	const ws_component *c = &m->components[ix];
+	uint64_t k = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].component == (uint32_t)ix) {
+			m->tensors[k] = m->tensors[i];
+			m->tensors[k++].component = 0;
+		}
+	m->n_tensors = k;
+	size_t f = 0;
+	for (size_t i = 0; i < m->n_findings; i++) {
+		ws_finding *x = &m->findings[i];
+		bool keep = x->component ? !strcmp(x->component, c->name)
+					 : c->main && !x->other_components;
+		if (keep) {
+			m->findings[f++] = *x;
+		} else {
+			free(x->message);
+			free(x->tensor);
+		}
+	}
+	m->n_findings = f;
+	if (!c->main) {
+		/* the warning that named every component without a formula
+		 * went with the main component's findings */
+		if (ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
+					 false, 0, 0, "no formula for component %s (%s) yet: counted "
+					 "in the parameters, not compared", c->name, c->kind) < 0)
+			return ws_err_oom(err, m->path);
+		m->findings[m->n_findings - 1].component = c->name;
+		ws_arch_free(m->arch);
+		free(m->arch);
+		m->arch = NULL;
+		ws_formula_free(m->formula);
+		free(m->formula);
+		m->formula = NULL;
+	}
+	m->components[0] = *c;
+	m->components[0].main = true;
+	m->n_components = 1;
+	return 0;
+}
