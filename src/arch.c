@@ -1148,11 +1148,29 @@ static const struct presence {
 static const uint64_t head_dims[] = {128, 64, 256, 96, 80, 160, 32};
 #define WIDE_Q 4096
 
-#define ROLE_BIT(r) (1ull << (r))
-#define NORM_ROLES (ROLE_BIT(WS_ROLE_ATTN_NORM) | ROLE_BIT(WS_ROLE_FFN_NORM) | \
-		    ROLE_BIT(WS_ROLE_FINAL_NORM) | ROLE_BIT(WS_ROLE_EMBED_NORM))
-#define DENSE_MLP (ROLE_BIT(WS_ROLE_FFN_GATE) | ROLE_BIT(WS_ROLE_FFN_UP) | \
-		   ROLE_BIT(WS_ROLE_FFN_DOWN) | ROLE_BIT(WS_ROLE_FFN_GATE_UP))
+static bool
+is_norm(int r)
+{
+	return r == WS_ROLE_ATTN_NORM || r == WS_ROLE_FFN_NORM || r == WS_ROLE_FINAL_NORM ||
+	       r == WS_ROLE_EMBED_NORM;
+}
+
+static bool
+is_dense_mlp(int r)
+{
+	return r == WS_ROLE_FFN_GATE || r == WS_ROLE_FFN_UP || r == WS_ROLE_FFN_DOWN ||
+	       r == WS_ROLE_FFN_GATE_UP;
+}
+
+/* Does s hold a role of the class `is`? */
+static bool
+any_role(const ws_role_set *s, bool (*is)(int))
+{
+	for (int r = 0; r < WS_ROLE_COUNT; r++)
+		if (is(r) && ws_rs_has(s, r))
+			return true;
+	return false;
+}
 
 struct sample {
 	uint32_t m;
@@ -1162,7 +1180,7 @@ struct sample {
 struct infer {
 	const ws_model *m;
 	struct ws_arch *a;
-	uint64_t seen[2];          /* roles present, by kind */
+	ws_role_set seen[2];       /* roles present, by kind */
 	uint64_t mode[MS_COUNT];    /* most common value; 0 = none */
 	uint64_t layers;           /* highest block index + 1 */
 	uint64_t max_expert;       /* highest expert index + 1 */
@@ -1406,7 +1424,7 @@ gather(struct infer *in, uint64_t d)
 		const ws_tensor *t = &m->tensors[i];
 		if ((unsigned)t->role >= WS_ROLE_COUNT)
 			continue;
-		in->seen[t->kind == WS_KIND_BIAS] |= ROLE_BIT(t->role);
+		ws_rs_add(&in->seen[t->kind == WS_KIND_BIAS], (int)t->role);
 		if (t->layer >= 0 && (uint64_t)t->layer + 1 > in->layers)
 			in->layers = (uint64_t)t->layer + 1;
 		if (t->expert >= 0 && (uint64_t)t->expert + 1 > in->max_expert)
@@ -1414,7 +1432,7 @@ gather(struct infer *in, uint64_t d)
 		/* blocks past WS_ARCH_MAX_LAYERS make the architecture
 		 * unsupported before the layout is read */
 		if (t->layer >= 0 && (uint64_t)t->layer < WS_ARCH_MAX_LAYERS &&
-		    (t->role == WS_ROLE_MOE_ROUTER || (DENSE_MLP & ROLE_BIT(t->role)))) {
+		    (t->role == WS_ROLE_MOE_ROUTER || is_dense_mlp((int)t->role))) {
 			if (blk_reserve(in, (uint64_t)t->layer + 1) < 0)
 				return -1;
 			in->blk[t->layer] |= t->role == WS_ROLE_MOE_ROUTER ? 1 : 2;
@@ -1549,9 +1567,9 @@ infer_sizes(struct infer *in, int *oom)
 {
 	struct ws_arch *a = in->a;
 	const ws_tensor *emb = in->emb;
-	uint64_t w = in->seen[WS_KIND_WEIGHT], b = in->seen[WS_KIND_BIAS];
+	const ws_role_set *w = &in->seen[WS_KIND_WEIGHT], *b = &in->seen[WS_KIND_BIAS];
 
-	if (w & ROLE_BIT(WS_ROLE_ATTN_KV_A))
+	if (ws_rs_has(w, WS_ROLE_ATTN_KV_A))
 		return "multi-head latent attention: its ranks and head split need config.json";
 	if (!emb)
 		return "no 2-D embedding or lm_head to read hidden_size and vocab_size from";
@@ -1572,21 +1590,21 @@ infer_sizes(struct infer *in, int *oom)
 	a->flags = 0;
 	for (size_t i = 0; i < ARRAY_LEN(presences); i++) {
 		const struct presence *p = &presences[i];
-		uint64_t bit = ROLE_BIT(p->role);
-		if (p->kind == ANY_KIND ? ((w | b) & bit) : (in->seen[p->kind] & bit))
+		int r = (int)p->role;
+		if (p->kind == ANY_KIND ? ws_rs_has(w, r) || ws_rs_has(b, r) : ws_rs_has(&in->seen[p->kind], r))
 			a->flags |= p->flag;
 	}
-	if (!(w & ROLE_BIT(WS_ROLE_LM_HEAD)))
+	if (!ws_rs_has(w, WS_ROLE_LM_HEAD))
 		a->flags |= WS_ARCH_TIED;
-	a->norm = (b & NORM_ROLES) ? WS_NORM_LAYER : (w & NORM_ROLES) ? WS_NORM_RMS : WS_NORM_NONE;
-	if ((w & ROLE_BIT(WS_ROLE_ATTN_NORM)) && !(w & ROLE_BIT(WS_ROLE_FFN_NORM)) &&
+	a->norm = any_role(b, is_norm) ? WS_NORM_LAYER : any_role(w, is_norm) ? WS_NORM_RMS : WS_NORM_NONE;
+	if (ws_rs_has(w, WS_ROLE_ATTN_NORM) && !ws_rs_has(w, WS_ROLE_FFN_NORM) &&
 	    !(a->flags & WS_ARCH_POST_NORMS))
 		a->flags |= WS_ARCH_PARALLEL;
-	if ((a->flags & WS_ARCH_POST_NORMS) && !(w & ROLE_BIT(WS_ROLE_ATTN_NORM)))
+	if ((a->flags & WS_ARCH_POST_NORMS) && !ws_rs_has(w, WS_ROLE_ATTN_NORM))
 		a->flags |= WS_ARCH_NO_PRE_NORM;
-	a->mlp = (w & ROLE_BIT(WS_ROLE_FFN_GATE_UP)) ? WS_MLP_GATED_FUSED
-		 : (w & ROLE_BIT(WS_ROLE_FFN_GATE)) ? WS_MLP_GATED
-		 : (w & ROLE_BIT(WS_ROLE_FFN_UP)) ? WS_MLP_PLAIN : WS_MLP_GATED;
+	a->mlp = ws_rs_has(w, WS_ROLE_FFN_GATE_UP) ? WS_MLP_GATED_FUSED
+		 : ws_rs_has(w, WS_ROLE_FFN_GATE) ? WS_MLP_GATED
+		 : ws_rs_has(w, WS_ROLE_FFN_UP) ? WS_MLP_PLAIN : WS_MLP_GATED;
 	if (a->flags & WS_ARCH_LEARNED_POS)
 		set_field(a, WS_AK_POSITIONS, in->mode[MS_P], "the position embedding rows");
 
@@ -1601,7 +1619,7 @@ infer_sizes(struct infer *in, int *oom)
 	if (!fe && in->mode[MS_FE2] % 2 == 0)
 		fe = in->mode[MS_FE2] / 2;
 	uint64_t e = in->mode[MS_E] ? in->mode[MS_E] : in->max_expert ? in->max_expert : in->mode[MS_ESTACK];
-	if (w & ROLE_BIT(WS_ROLE_MOE_ROUTER)) {
+	if (ws_rs_has(w, WS_ROLE_MOE_ROUTER)) {
 		if (!e || !fe)
 			return "a router without experts whose shape matches hidden_size";
 		set_field(a, WS_AK_EXPERTS, e, in->mode[MS_E] ? "the router rows" : "the expert tensors");
@@ -1621,7 +1639,7 @@ infer_sizes(struct infer *in, int *oom)
 			return NULL;
 		}
 	}
-	if (!f && (w & DENSE_MLP))
+	if (!f && any_role(w, is_dense_mlp))
 		return "no dense MLP matrix whose shape matches hidden_size";
 	set_field(a, WS_AK_INTER, f ? f : fe, f ? "the MLP rows" : "the expert rows");
 	return NULL;

@@ -17,6 +17,7 @@
 #include "weightscan/formula.h"
 #include "weightscan/json.h"
 #include "weightscan/util.h"
+#include "internal.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -761,10 +762,7 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 
 /* ==== comparison with the tensors ==== */
 
-#define PRESENT (1ull << 63)   /* in a block's weight mask: the block exists */
 #define FINDING_CAP 16         /* per kind of finding, then one summary */
-
-_Static_assert(WS_ROLE_COUNT <= 63, "bit 63 marks a present block");
 
 static bool
 role_compared(int role)
@@ -885,9 +883,10 @@ struct cmp {
 	const struct ws_arch *a;
 	const struct ws_formula *f;
 	uint64_t feat;
-	uint64_t *mask;          /* per block: [weight mask | PRESENT, bias mask] */
+	ws_role_set *mask;       /* per block: [weight roles, bias roles] */
+	bool *present;           /* per block: it has a tensor */
 	uint64_t *ltot;          /* per block: parameters found */
-	uint64_t gmask[2];       /* global roles found, by kind */
+	ws_role_set gmask[2];    /* global roles found, by kind */
 	uint64_t actual[WS_ROLE_COUNT], mtp;
 	bool head_stored;
 	unsigned n_unexpected;
@@ -944,13 +943,13 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 				continue;
 			}
 			uint64_t l = (uint64_t)t->layer;
-			c->mask[2 * l + (t->kind == WS_KIND_BIAS)] |= 1ull << role;
-			c->mask[2 * l] |= PRESENT;
+			ws_rs_add(&c->mask[2 * l + (t->kind == WS_KIND_BIAS)], role);
+			c->present[l] = true;
 			if (!ws_add_u64(c->ltot[l], t->params, &c->ltot[l]))
 				c->ltot[l] = UINT64_MAX;
 			k = ws_arch_layer_is_moe(a, l);
 		} else {
-			c->gmask[t->kind == WS_KIND_BIAS] |= 1ull << role;
+			ws_rs_add(&c->gmask[t->kind == WS_KIND_BIAS], role);
 		}
 		if (role == WS_ROLE_LM_HEAD && (a->flags & WS_ARCH_TIED) && t->kind == WS_KIND_WEIGHT) {
 			c->head_stored = true;
@@ -1041,7 +1040,7 @@ cmp_layers(struct cmp *c)
 	uint64_t gaps = 0;
 
 	for (uint64_t l = 0; l < a->num_layers; l++) {
-		if (c->mask[2 * l] & PRESENT)
+		if (c->present[l])
 			continue;
 		if (gaps++ < FINDING_CAP &&
 		    ws_model_add_finding(c->m, WS_SEV_ERROR, "layer-gap", NULL, -1, (int32_t)l, false, 0, 0,
@@ -1059,11 +1058,12 @@ cmp_layers(struct cmp *c)
 		const struct rule *r = &rules[i];
 		if (!rule_on(r, c->feat) || r->scope == S_MTP)
 			continue;
-		uint64_t bit = 1ull << r->role;
+		int role = (int)r->role;
 		int b = r->kind == WS_KIND_BIAS;
+		bool free_kind = kind_free(role);
 		if (r->scope == S_GLOBAL) {
-			bool found = kind_free((int)r->role) ? ((c->gmask[0] | c->gmask[1]) & bit)
-							      : (c->gmask[b] & bit);
+			bool found = ws_rs_has(&c->gmask[b], role) ||
+				     (free_kind && ws_rs_has(&c->gmask[!b], role));
 			if (!found && missing++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, (int)r->role, -1,
 						 false, 0, 0, "no %s %s tensor",
@@ -1073,12 +1073,12 @@ cmp_layers(struct cmp *c)
 		}
 		uint64_t want = 0, lack = 0, first = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!(c->mask[2 * l] & PRESENT) || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
 				continue;
 			want++;
-			uint64_t have = kind_free((int)r->role) ? (c->mask[2 * l] | c->mask[2 * l + 1])
-								: c->mask[2 * l + b];
-			if (!(have & bit) && lack++ == 0)
+			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
+				    (free_kind && ws_rs_has(&c->mask[2 * l + !b], role));
+			if (!have && lack++ == 0)
 				first = l;
 		}
 		if (!lack)
@@ -1093,11 +1093,11 @@ cmp_layers(struct cmp *c)
 			continue;
 		}
 		for (uint64_t l = first; l < a->num_layers; l++) {
-			if (!(c->mask[2 * l] & PRESENT) || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
 				continue;
-			uint64_t have = kind_free((int)r->role) ? (c->mask[2 * l] | c->mask[2 * l + 1])
-								: c->mask[2 * l + b];
-			if ((have & bit) || missing++ >= FINDING_CAP)
+			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
+				    (free_kind && ws_rs_has(&c->mask[2 * l + !b], role));
+			if (have || missing++ >= FINDING_CAP)
 				continue;
 			if (ws_model_add_finding(c->m, WS_SEV_ERROR, "missing-tensor", NULL, (int)r->role,
 						 (int32_t)l, false, 0, 0, "block %llu has no %s %s",
@@ -1251,7 +1251,7 @@ cmp_siblings(struct cmp *c)
 	for (int k = 0; k < 2; k++) {
 		size_t n = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++)
-			if ((c->mask[2 * l] & PRESENT) && ws_arch_layer_is_moe(a, l) == k)
+			if (c->present[l] && ws_arch_layer_is_moe(a, l) == k)
 				v[n++] = c->ltot[l];
 		if (n < 3)
 			continue;  /* no majority to speak of */
@@ -1267,7 +1267,7 @@ cmp_siblings(struct cmp *c)
 		}
 		char g[32], e[32];
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!(c->mask[2 * l] & PRESENT) || ws_arch_layer_is_moe(a, l) != k ||
+			if (!c->present[l] || ws_arch_layer_is_moe(a, l) != k ||
 			    c->ltot[l] == mode || odd++ >= FINDING_CAP)
 				continue;
 			if (ws_model_add_finding(c->m, WS_SEV_WARNING, "layer-inconsistent", NULL, -1,
@@ -1307,8 +1307,9 @@ ws_model_compare(ws_model *m)
 		return 0;
 	c.feat = arch_features(c.a);
 	c.mask = calloc((size_t)c.a->num_layers * 2 + 2, sizeof *c.mask);
+	c.present = calloc((size_t)c.a->num_layers + 1, sizeof *c.present);
 	c.ltot = calloc((size_t)c.a->num_layers + 1, sizeof *c.ltot);
-	if (!c.mask || !c.ltot)
+	if (!c.mask || !c.present || !c.ltot)
 		goto out;
 	if (c.a->num_experts && m->n_tensors &&
 	    !(c.et = malloc((size_t)m->n_tensors * sizeof *c.et)))
@@ -1320,6 +1321,7 @@ ws_model_compare(ws_model *m)
 out:
 	free(c.et);
 	free(c.mask);
+	free(c.present);
 	free(c.ltot);
 	return rc;
 }

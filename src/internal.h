@@ -139,6 +139,44 @@ int ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t ha
 
 /* ws_arch_infer into a new allocation (free with ws_arch_free + free);
  * NULL with err set. */
+/* A set of roles as wide as the role table (a new role never outgrows a
+ * fixed-width mask). */
+#define WS_ROLE_WORDS ((WS_ROLE_COUNT + 63) / 64)
+typedef struct ws_role_set {
+	uint64_t w[WS_ROLE_WORDS];
+} ws_role_set;
+
+static inline void
+ws_rs_add(ws_role_set *s, int r)
+{
+	s->w[(unsigned)r / 64] |= 1ull << ((unsigned)r % 64);
+}
+
+static inline bool
+ws_rs_has(const ws_role_set *s, int r)
+{
+	return (s->w[(unsigned)r / 64] >> ((unsigned)r % 64)) & 1;
+}
+
+/* Is any role of `any` in s? */
+static inline bool
+ws_rs_any(const ws_role_set *s, const ws_role_set *any)
+{
+	for (int i = 0; i < WS_ROLE_WORDS; i++)
+		if (s->w[i] & any->w[i])
+			return true;
+	return false;
+}
+
+static inline ws_role_set
+ws_rs_union(const ws_role_set *a, const ws_role_set *b)
+{
+	ws_role_set u;
+	for (int i = 0; i < WS_ROLE_WORDS; i++)
+		u.w[i] = a->w[i] | b->w[i];
+	return u;
+}
+
 /* Give every tensor its component (catalogue prefixes; the rest is the
  * main one, components[0]) and fill m->components.  -1 on OOM. */
 int ws_components_assign(ws_model *m);
