@@ -11,12 +11,12 @@
 
 #include "internal.h"
 #include "catalogue/catalogue.h"
-#include "weightscan/formula.h"
-#include "weightscan/kv.h"
-#include "weightscan/quant.h"
-#include "weightscan/roles.h"
-#include "weightscan/report.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/kv.h"
+#include "ws/quant.h"
+#include "ws/roles.h"
+#include "ws/report.h"
+#include "ws/util.h"
 
 static bool ws_isdigit(char c) { return c >= '0' && c <= '9'; }
 static bool ws_isalnum(char c) { return ws_isdigit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'); }

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "weightscan/formula.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/util.h"
 #include "catalogue/catalogue.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

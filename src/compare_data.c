@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/formula.h"
+#include "ws/formula.h"
 
 #define CMP_CHUNK (1u << 20)
 

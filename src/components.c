@@ -12,8 +12,8 @@
 
 #include "internal.h"
 #include "catalogue/catalogue.h"
-#include "weightscan/formula.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/util.h"
 
 static int
 find_or_add(ws_model *m, const char *name, const char *kind, bool is_main, uint32_t *cap)

@@ -1,7 +1,7 @@
 /*
  * diff.c - compare two checkpoints (diff): by name and content when they
  * share format and byte order, structurally (role, layer, expert, kind)
- * when they do not.  See weightscan/diff.h for the contract.
+ * when they do not.  See ws/diff.h for the contract.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "weightscan/diff.h"
-#include "weightscan/formula.h"
-#include "weightscan/json.h"
-#include "weightscan/util.h"
+#include "ws/diff.h"
+#include "ws/formula.h"
+#include "ws/json.h"
+#include "ws/util.h"
 
 static const char *const kind_names[WS_DIFF_KIND_COUNT] = {
 	[WS_DIFF_ONLY_A] = "only-in-a",

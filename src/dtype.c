@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "weightscan/model.h"
-#include "weightscan/util.h"
+#include "ws/model.h"
+#include "ws/util.h"
 
 enum {
 	ST = WS_DTF_SAFETENSORS,

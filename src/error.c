@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "weightscan/error.h"
+#include "ws/error.h"
 
 static void
 set_file(ws_error *e, const char *file)

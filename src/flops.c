@@ -14,10 +14,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "weightscan/flops.h"
-#include "weightscan/formula.h"
-#include "weightscan/json.h"
-#include "weightscan/util.h"
+#include "ws/flops.h"
+#include "ws/formula.h"
+#include "ws/json.h"
+#include "ws/util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

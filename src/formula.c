@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan/formula.h"
-#include "weightscan/json.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/json.h"
+#include "ws/util.h"
 #include "internal.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -28,8 +28,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "weightscan/kv.h"
-#include "weightscan/util.h"
+#include "ws/kv.h"
+#include "ws/util.h"
 
 #define GGUF_MAX_STRING (1ull << 30)  /* ggml GGUF_MAX_STRING_LENGTH */
 #define GGUF_MAX_ARRAY (1ull << 30)   /* ggml GGUF_MAX_ARRAY_ELEMENTS */

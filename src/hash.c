@@ -26,8 +26,8 @@
 
 #include "internal.h"
 #include "xxh.h"
-#include "weightscan/hash.h"
-#include "weightscan/util.h"
+#include "ws/hash.h"
+#include "ws/util.h"
 
 /* ==== small helpers ==== */
 

@@ -13,11 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan.h"
-#include "weightscan/formula.h"
-#include "weightscan/html.h"
-#include "weightscan/report.h"
-#include "weightscan/util.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/formula.h"
+#include "ws/html.h"
+#include "ws/report.h"
+#include "ws/util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

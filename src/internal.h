@@ -6,8 +6,8 @@
 
 #include <pthread.h>
 
-#include "weightscan/model.h"
-#include "weightscan/remote.h"
+#include "ws/model.h"
+#include "ws/remote.h"
 
 /* Readers: fill m from one file (safetensors) or a file and its split set
  * (GGUF).  Return 0 or -1 with err set. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan/json.h"
-#include "weightscan/util.h"
+#include "ws/json.h"
+#include "ws/util.h"
 
 cJSON *
 ws_json_u64(uint64_t v)

@@ -11,9 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "weightscan/json.h"
-#include "weightscan/kv.h"
-#include "weightscan/util.h"
+#include "ws/json.h"
+#include "ws/kv.h"
+#include "ws/util.h"
 
 enum vkind { K_U, K_S, K_F, K_B, K_STR, K_ARR };
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/formula.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/util.h"
 
 /* ==== arena: one owner for names, shapes and strings ==== */
 

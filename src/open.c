@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/remote.h"
-#include "weightscan/util.h"
+#include "ws/remote.h"
+#include "ws/util.h"
 
 #define INDEX_FINDING_CAP 16
 #define MAX_JSON_FILE (64ull << 20) /* config.json / index.json cap */

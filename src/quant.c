@@ -24,10 +24,10 @@
 
 
 #include "xxh.h"
-#include "weightscan/formula.h"
-#include "weightscan/json.h"
-#include "weightscan/quant.h"
-#include "weightscan/util.h"
+#include "ws/formula.h"
+#include "ws/json.h"
+#include "ws/quant.h"
+#include "ws/util.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE UINT64_MAX

@@ -28,9 +28,13 @@
 #include <strings.h>
 
 #include "internal.h"
-#include "weightscan.h"
-#include "weightscan/remote.h"
-#include "weightscan/util.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/remote.h"
+#include "ws/util.h"
 
 bool
 ws_remote_is_url(const char *path)

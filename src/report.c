@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan/json.h"
-#include "weightscan/report.h"
-#include "weightscan/util.h"
+#include "ws/json.h"
+#include "ws/report.h"
+#include "ws/util.h"
 
-#include "weightscan/formula.h"
-#include "weightscan/kv.h"
-#include "weightscan/quant.h"
+#include "ws/formula.h"
+#include "ws/kv.h"
+#include "ws/quant.h"
 
 static const char *const severity_names[] = {"info", "warning", "error"};
 

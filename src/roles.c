@@ -18,8 +18,8 @@
 
 #include "internal.h"
 #include "xxh.h"
-#include "weightscan/model.h"
-#include "weightscan/roles.h"
+#include "ws/model.h"
+#include "ws/roles.h"
 
 /* ==== role names ==== */
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "weightscan/formula.h"
+#include "ws/formula.h"
 
 static size_t
 errors_from(const ws_model *m, size_t first)

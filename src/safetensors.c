@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/util.h"
+#include "ws/util.h"
 
 #define ST_MAX_HEADER 100000000ull /* the reference reader's limit */
 #define ST_MAX_DEPTH 128           /* serde_json's recursion limit */

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/scan.h"
-#include "weightscan/util.h"
+#include "ws/scan.h"
+#include "ws/util.h"
 
 /* The kernels are built twice on x86-64, for AVX2 and for the baseline,
  * and each call takes the one the CPU can run (ws_cpu_avx2): twice the

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "internal.h"
-#include "weightscan/util.h"
+#include "ws/util.h"
 
 static bool
 starts(const uint8_t *h, uint64_t len, const char *prefix)

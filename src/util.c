@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "weightscan/util.h"
+#include "ws/util.h"
 
 char *
 ws_fmt_commas(uint64_t v, char *buf, size_t len)

@@ -20,8 +20,8 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
-#include "weightscan/hash.h"
-#include "weightscan/util.h"
+#include "ws/hash.h"
+#include "ws/util.h"
 
 #define MANIFEST_MAX (1ull << 30)
 #define LFS_MAX 1024

@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan.h"
-#include "weightscan/formula.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/formula.h"
 #include "testutil.h"
 
 static cJSON *

@@ -9,8 +9,8 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
-#include "weightscan/util.h"
-#include "weightscan/kv.h"
+#include "ws/util.h"
+#include "ws/kv.h"
 
 static char *
 slurp(const char *path)

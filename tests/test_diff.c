@@ -9,8 +9,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "weightscan.h"
-#include "weightscan/diff.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/diff.h"
 #include "testutil.h"
 
 /* ==== helpers ==== */

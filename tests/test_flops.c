@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan.h"
-#include "weightscan/flops.h"
-#include "weightscan/formula.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/flops.h"
+#include "ws/formula.h"
 #include "testutil.h"
 
 /* ==== helpers ==== */

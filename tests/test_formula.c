@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan.h"
-#include "weightscan/formula.h"
-#include "weightscan/json.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/formula.h"
+#include "ws/json.h"
 #include "testutil.h"
 
 /* ==== helpers ==== */

@@ -11,8 +11,12 @@
 
 #include "internal.h"
 #include "testutil.h"
-#include "weightscan.h"
-#include "weightscan/kv.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/kv.h"
 
 static char *valid_dir, *bad_dir, *tmp_root;
 

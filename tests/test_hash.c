@@ -12,8 +12,12 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "weightscan.h"
-#include "weightscan/hash.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/hash.h"
 #include "testutil.h"
 
 /* ==== helpers ==== */

@@ -73,7 +73,7 @@ case "$libs" in *-lweightscan*) ;; *) fail "libs '$libs'" ;; esac
 cat >"$tmp/prog.c" <<'EOF'
 #include <stdio.h>
 #include <weightscan.h>
-#include <weightscan/report.h>
+#include "ws/report.h"
 
 int
 main(int argc, char **argv)

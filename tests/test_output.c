@@ -14,7 +14,11 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
-#include "weightscan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
 
 static char *
 slurp(const char *path)

@@ -10,9 +10,9 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
-#include "weightscan/formula.h"
-#include "weightscan/model.h"
-#include "weightscan/quant.h"
+#include "ws/formula.h"
+#include "ws/model.h"
+#include "ws/quant.h"
 
 /* ==== helpers ==== */
 

@@ -11,8 +11,12 @@
 
 #include "internal.h"
 #include "testutil.h"
-#include "weightscan.h"
-#include "weightscan/hash.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/hash.h"
 
 /* The permissions of the mapping that covers addr, from /proc/self/maps. */
 static void

@@ -23,8 +23,12 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
-#include "weightscan.h"
-#include "weightscan/remote.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/remote.h"
 
 /* ==== the server ==== */
 

@@ -7,8 +7,12 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "weightscan.h"
-#include "weightscan/html.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/html.h"
 
 static char *
 slurp(const char *path, size_t *len)

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
-#include "weightscan/util.h"
+#include "ws/util.h"
 
 /* A safetensors file of `n` zero-size F32 tensors named PREFIXi. */
 static void

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "weightscan/model.h"
-#include "weightscan/roles.h"
+#include "ws/model.h"
+#include "ws/roles.h"
 #include "testutil.h"
 
 typedef struct row {

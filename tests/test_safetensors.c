@@ -9,7 +9,11 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "weightscan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
 
 /* ==== one broken file per rule ==== */
 

@@ -9,8 +9,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "weightscan.h"
-#include "weightscan/scan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/scan.h"
 #include "testutil.h"
 
 /* ==== a tiny safetensors writer ==== */

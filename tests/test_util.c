@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weightscan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
 
 Test(util, commas)
 {

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "weightscan/hash.h"
-#include "weightscan/util.h"
+#include "ws/hash.h"
+#include "ws/util.h"
 
 /* A two-shard checkpoint: a (4 F32) in shard 1, b (1024 F32) in shard 2. */
 #define SHARD1_HDR "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}"

@@ -12,7 +12,11 @@
 
 #include "internal.h"
 #include "testutil.h"
-#include "weightscan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
 
 /* ==== helpers ==== */
 

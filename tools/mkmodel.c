@@ -62,8 +62,8 @@
 #include <unistd.h>
 
 #include "gen.h"
-#include "weightscan/error.h"
-#include "weightscan/formula.h"
+#include "ws/error.h"
+#include "ws/formula.h"
 
 /* ==== a growable byte buffer ==== */
 

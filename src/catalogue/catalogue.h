@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "weightscan/formula.h"
+#include "ws/formula.h"
 
 /* A config reading that plain keys, defaults and switches cannot say. */
 enum ws_cat_fixup {

@@ -11,8 +11,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "weightscan.h"
-#include "weightscan/remote.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
+#include "ws/remote.h"
 
 enum ws_out_format { WS_OUT_TEXT, WS_OUT_JSON, WS_OUT_SARIF, WS_OUT_GITHUB };
 

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "output.h"
-#include "weightscan/report.h"
+#include "ws/report.h"
 
 typedef struct ignore_rule {
 	char *code;

@@ -1,6 +1,6 @@
 /*
  * cmd_diff.c - `diff A B` and `scan PATH [-j N]`, the CLI side of
- * weightscan/diff.h and weightscan/scan.h: options, output, exit codes.
+ * ws/diff.h and weightscan/scan.h: options, output, exit codes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "weightscan/diff.h"
-#include "weightscan/scan.h"
+#include "ws/diff.h"
+#include "ws/scan.h"
 
 
 /* Common argument loop: PATHs and -j.  Returns 0 or an exit code. */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "weightscan/flops.h"
-#include "weightscan/formula.h"
+#include "ws/flops.h"
+#include "ws/formula.h"
 
 #define MAX_SELECTIONS 64
 

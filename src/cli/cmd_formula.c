@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "weightscan/formula.h"
+#include "ws/formula.h"
 
 static bool
 is_json_path(const char *p)

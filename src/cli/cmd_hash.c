@@ -1,6 +1,6 @@
 /*
  * cmd_hash.c - hash (write manifests) and verify (check them), the CLI
- * side of weightscan/hash.h: option parsing, the progress bar, OK/FAILED/
+ * side of ws/hash.h: option parsing, the progress bar, OK/FAILED/
  * MISSING lines and exit codes.
  *
  * Without -o, `hash` prints the manifest on stdout with paths as given;
@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "weightscan/hash.h"
-#include "weightscan/json.h"
+#include "ws/hash.h"
+#include "ws/json.h"
 
 
 /* ==== progress ==== */

@@ -7,9 +7,9 @@
 
 #include "cli.h"
 #include "output.h"
-#include "weightscan/formula.h"
-#include "weightscan/kv.h"
-#include "weightscan/report.h"
+#include "ws/formula.h"
+#include "ws/kv.h"
+#include "ws/report.h"
 
 /* Open and analyze one PATH; on failure report it and return its code. */
 static int

@@ -1,13 +1,13 @@
 /*
  * cmd_report.c - `report PATH [B] [-o FILE] [--svg]`: the picture report
- * (weightscan/html.h) of one model, or of two side by side.
+ * (ws/html.h) of one model, or of two side by side.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "weightscan/html.h"
+#include "ws/html.h"
 
 int
 ws_cmd_report(const ws_cli *cli, int argc, char **argv)

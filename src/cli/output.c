@@ -12,7 +12,7 @@
 #include "xxh.h"
 
 #include "output.h"
-#include "weightscan/report.h"
+#include "ws/report.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz_common.h"
-#include "weightscan/report.h"
+#include "ws/report.h"
 
 #define CHECK(c)                                                                  \
 	do {                                                                      \

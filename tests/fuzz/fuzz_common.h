@@ -6,7 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "weightscan.h"
+#include "ws/version.h"
+#include "ws/error.h"
+#include "ws/util.h"
+#include "ws/model.h"
+#include "ws/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

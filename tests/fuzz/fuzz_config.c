@@ -5,7 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz_common.h"
-#include "weightscan/formula.h"
+#include "ws/formula.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

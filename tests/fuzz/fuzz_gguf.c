@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "weightscan/kv.h"
+#include "ws/kv.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

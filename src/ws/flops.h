@@ -1,5 +1,5 @@
 /*
- * weightscan/flops.h - compute per forward pass from the real tensor
+ * ws/flops.h - compute per forward pass from the real tensor
  * shapes: MACs = a·N + b·N² over N tokens (FLOPs = 2 × MACs), the KV cache
  * per token and the memory a context needs, for a selection of blocks.
  *
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

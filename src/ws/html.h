@@ -1,5 +1,5 @@
 /*
- * weightscan/html.h - the picture report: where the parameters sit.
+ * ws/html.h - the picture report: where the parameters sit.
  *
  * One self-contained HTML page (inline SVG and CSS; no script, no font,
  * no image, nothing fetched: a Content-Security-Policy of default-src
@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * weightscan/util.h - overflow-checked arithmetic, output escaping,
+ * ws/util.h - overflow-checked arithmetic, output escaping,
  * number formatting.  Small helpers every module shares.
  */
 #ifndef WEIGHTSCAN_UTIL_H

@@ -1,5 +1,5 @@
 /*
- * weightscan/hash.h - streaming hashes, manifests and their verification.
+ * ws/hash.h - streaming hashes, manifests and their verification.
  *
  * Data is read with pread into bounded per-thread buffers, never through a
  * mapping, so a file that shrinks under us is an error value, not SIGBUS.
@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/error.h"
+#include "ws/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * weightscan/diff.h - what changed between two checkpoints.
+ * ws/diff.h - what changed between two checkpoints.
  *
  * Two models of the same format and byte order are compared by tensor
  * name: only in A, only in B, dtype, shape or content changed (content by
@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/hash.h"
-#include "weightscan/model.h"
+#include "ws/hash.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

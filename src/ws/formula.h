@@ -1,5 +1,5 @@
 /*
- * weightscan/formula.h - the architecture parameters and the analytic
+ * ws/formula.h - the architecture parameters and the analytic
  * parameter count.
  *
  * A ws_arch is read from a Hugging Face config.json or from GGUF metadata:
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * weightscan/roles.h - tensor name -> (role, layer, expert, kind).
+ * ws/roles.h - tensor name -> (role, layer, expert, kind).
  *
  * The mapping is a data table (src/roles.c) of lines
  * {format, architectures, pattern, role}; the first line that matches wins.
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,12 +1,12 @@
 /*
- * weightscan/model.h - the format-independent model view.
+ * ws/model.h - the format-independent model view.
  *
  * A ws_model is what every reader fills and every command reads: the files
  * that make up a checkpoint, their tensors (name, dtype, shape, elements,
  * bytes, file, offset) and their metadata.  The model owns everything it
  * points to; ws_model_free() releases it all.  Names and strings from files
  * are untrusted bytes: lengths are explicit and printing goes through the
- * escaping helpers in weightscan/util.h.
+ * escaping helpers in ws/util.h.
  */
 #ifndef WEIGHTSCAN_MODEL_H
 #define WEIGHTSCAN_MODEL_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "weightscan/error.h"
+#include "ws/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,7 +75,7 @@ ws_dtype ws_dtype_from_ggml(uint32_t id);
  * or on overflow. */
 bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 
-/* ==== roles (filled by ws_roles_assign, see weightscan/roles.h) ==== */
+/* ==== roles (filled by ws_roles_assign, see ws/roles.h) ==== */
 
 #define WS_ROLES(X)                                                          \
 	X(OTHER, "other") X(EMBED, "embed") X(POS_EMBED, "pos_embed")        \
@@ -266,7 +266,7 @@ typedef struct ws_model {
 	char *index_path;         /* index.json used, or NULL */
 	struct cJSON *index;      /* parsed index.json, or NULL */
 	char arch_name[64];       /* model_type / general.architecture */
-	struct ws_arch *arch;     /* owned; see weightscan/formula.h */
+	struct ws_arch *arch;     /* owned; see ws/formula.h */
 	struct ws_formula *formula;
 	struct ws_quant *quant;   /* quantization found (arena), or NULL */
 	ws_finding *findings;

@@ -1,5 +1,5 @@
 /*
- * weightscan/quant.h - packed and quantized checkpoints: logical parameter
+ * ws/quant.h - packed and quantized checkpoints: logical parameter
  * counts and bits per weight.
  *
  * Quantizing writers store a Linear's weight packed (GPTQ/AWQ `qweight`,
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

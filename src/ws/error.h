@@ -1,5 +1,5 @@
 /*
- * weightscan/error.h - errors are values.
+ * ws/error.h - errors are values.
  *
  * Deep code never prints: it fills a ws_error and returns -1.  The CLI
  * turns the error into "FILE: offset N: what is wrong" and its exit code.

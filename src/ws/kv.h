@@ -1,5 +1,5 @@
 /*
- * weightscan/kv.h - reading and printing metadata values (ws_kv).
+ * ws/kv.h - reading and printing metadata values (ws_kv).
  *
  * A ws_kv points into its file's read-only mapping: GGUF key/values
  * (scalars decoded, strings and arrays left in place, possibly
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

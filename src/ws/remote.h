@@ -1,5 +1,5 @@
 /*
- * weightscan/remote.h - http(s):// and hf:// inputs.
+ * ws/remote.h - http(s):// and hf:// inputs.
  *
  * A remote checkpoint is judged from its headers alone, fetched with HTTP
  * Range requests: a safetensors file costs a first range of at most 16 KB
@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

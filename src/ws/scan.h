@@ -1,5 +1,5 @@
 /*
- * weightscan/scan.h - are the values sane?  NaN, Inf, all-zero tensors and
+ * ws/scan.h - are the values sane?  NaN, Inf, all-zero tensors and
  * min/max/mean/std of every float tensor.
  *
  * Data is read with pread into bounded per-thread buffers (never through
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "weightscan/hash.h"
-#include "weightscan/model.h"
+#include "ws/hash.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * weightscan/json.h - JSON output through cJSON with exact integers and
+ * ws/json.h - JSON output through cJSON with exact integers and
  * valid UTF-8 whatever the file's bytes are.
  */
 #ifndef WEIGHTSCAN_JSON_H

@@ -1,5 +1,5 @@
 /*
- * weightscan/report.h - what inspect says: totals by dtype, role and
+ * ws/report.h - what inspect says: totals by dtype, role and
  * layer, as text or JSON.
  */
 #ifndef WEIGHTSCAN_REPORT_H
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "weightscan/model.h"
+#include "ws/model.h"
 
 #ifdef __cplusplus
 extern "C" {
