@@ -2,12 +2,10 @@
  * formula.c - the analytic parameter count, and the comparison of a
  * model's tensors with it.
  *
- * Both read one table, `rules`: one line per tensor an architecture can
- * have, with its role, kind, where it occurs (once, every block, dense
- * blocks, MoE blocks, every routed expert, the MTP block), the switches it
- * needs, and its shape in PyTorch order as symbolic quantities (`qdefs`:
- * d, V, H·dk, ...).  A new architecture is new switches on existing lines,
- * not new code.  All arithmetic is exact and overflow-checked; an overflow
+ * Both read the catalogue's tensor templates (catalogue/templates.h): one
+ * line per tensor an architecture can have, its shape as symbolic
+ * quantities of the architecture.  A new architecture is data there, not
+ * code here.  All arithmetic is exact and overflow-checked; an overflow
  * names the config key with the largest value behind it.
  */
 #include <cjson/cJSON.h>
@@ -17,6 +15,7 @@
 #include "ws/formula.h"
 #include "ws/json.h"
 #include "ws/util.h"
+#include "catalogue/templates.h"
 #include "internal.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -27,235 +26,21 @@ static const char *const role_names[WS_ROLE_COUNT] = {
 #undef ROLE_NAME_
 };
 
-_Static_assert(WS_ROLE_COUNT <= 64, "a layer's roles are one 64-bit mask");
-
-/* ==== quantities ==== */
-
-enum q {
-	Q_NONE = -1,
-	/* leaves: a number of the arch */
-	Q_ONE, Q_TWO, Q_D, Q_V, Q_P, Q_F, Q_FE, Q_E, Q_H, Q_HKV, Q_DK, Q_DV,
-	Q_QLORA, Q_KVLORA, Q_NOPE, Q_ROPE, Q_SHN, Q_SHF,
-	/* composites, defined from earlier entries */
-	Q_HQ, Q_HK, Q_HV, Q_HO, Q_KV2, Q_QKV, Q_F2, Q_FE2, Q_FS, Q_KVA,
-	Q_NOPEV, Q_KVB, Q_D2,
-	Q_COUNT
-};
-
-enum qop { LEAF, CONST, MUL, ADD };
-
-static const struct qdef {
-	enum qop op;
-	int a, b;       /* LEAF: a = enum ws_arch_key; CONST: a = value */
-} qdefs[Q_COUNT] = {
-	[Q_ONE] = {CONST, 1, 0}, [Q_TWO] = {CONST, 2, 0},
-	[Q_D] = {LEAF, WS_AK_HIDDEN, 0}, [Q_V] = {LEAF, WS_AK_VOCAB, 0},
-	[Q_P] = {LEAF, WS_AK_POSITIONS, 0}, [Q_F] = {LEAF, WS_AK_INTER, 0},
-	[Q_FE] = {LEAF, WS_AK_MOE_INTER, 0}, [Q_E] = {LEAF, WS_AK_EXPERTS, 0},
-	[Q_H] = {LEAF, WS_AK_HEADS, 0}, [Q_HKV] = {LEAF, WS_AK_KV_HEADS, 0},
-	[Q_DK] = {LEAF, WS_AK_HEAD_DIM, 0}, [Q_DV] = {LEAF, WS_AK_V_HEAD_DIM, 0},
-	[Q_QLORA] = {LEAF, WS_AK_Q_LORA, 0}, [Q_KVLORA] = {LEAF, WS_AK_KV_LORA, 0},
-	[Q_NOPE] = {LEAF, WS_AK_QK_NOPE, 0}, [Q_ROPE] = {LEAF, WS_AK_QK_ROPE, 0},
-	[Q_SHN] = {LEAF, WS_AK_SHARED_N, 0}, [Q_SHF] = {LEAF, WS_AK_SHARED_INTER, 0},
-	[Q_HQ] = {MUL, Q_H, Q_DK},           /* q: heads × head_dim */
-	[Q_HK] = {MUL, Q_HKV, Q_DK},         /* k: kv heads × head_dim */
-	[Q_HV] = {MUL, Q_HKV, Q_DV},
-	[Q_HO] = {MUL, Q_H, Q_DV},           /* attention output input */
-	[Q_KV2] = {ADD, Q_HK, Q_HV},
-	[Q_QKV] = {ADD, Q_HQ, Q_KV2},        /* fused qkv rows */
-	[Q_F2] = {MUL, Q_TWO, Q_F},          /* fused gate_up rows */
-	[Q_FE2] = {MUL, Q_TWO, Q_FE},
-	[Q_FS] = {MUL, Q_SHN, Q_SHF},        /* shared experts as one MLP */
-	[Q_KVA] = {ADD, Q_KVLORA, Q_ROPE},   /* MLA kv_a: latent + rope key */
-	[Q_NOPEV] = {ADD, Q_NOPE, Q_DV},
-	[Q_KVB] = {MUL, Q_H, Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
-	[Q_D2] = {MUL, Q_TWO, Q_D},          /* MTP eh_proj input */
-};
-
-/* ==== rules ==== */
-
-enum scope { S_GLOBAL, S_LAYER, S_DENSE, S_MOE, S_EXPERT, S_MTP };
-
-/* Switches beyond enum ws_arch_flag, derived from the arch. */
-#define X_NORM_W (1ull << 32)     /* norms have a weight */
-#define X_NORM_B (1ull << 33)     /* norms have a bias */
-#define X_PRE_ATTN (1ull << 34)   /* a norm before attention */
-#define X_PRE_FFN (1ull << 35)    /* a norm before the MLP */
-#define X_UNTIED (1ull << 36)
-#define X_Q (1ull << 37)          /* a plain q projection */
-#define X_KV (1ull << 38)         /* plain k and v projections */
-#define X_QLORA (1ull << 39)      /* MLA low-rank q */
-#define X_MLP_GATE (1ull << 40)
-#define X_MLP_UP (1ull << 41)
-#define X_MLP_FUSED (1ull << 42)
-#define X_SHARED (1ull << 43)     /* shared experts */
-#define X_SHARED_GATE (1ull << 44)
-#define X_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
-#define A(f) ((uint64_t)(f))
-
-struct rule {
-	ws_role role;
-	ws_kind kind;
-	enum scope scope;
-	uint64_t need;     /* all of these switches */
-	enum q dim[2];     /* PyTorch order; Q_NONE for 1-D */
-	const char *what;  /* for --explain, when the role name is not enough */
-};
-
-#define W WS_KIND_WEIGHT
-#define B WS_KIND_BIAS
-#define R(role) WS_ROLE_##role
-
-static const struct rule rules[] = {
-	{R(EMBED), W, S_GLOBAL, 0, {Q_V, Q_D}, NULL},
-	{R(POS_EMBED), W, S_GLOBAL, A(WS_ARCH_LEARNED_POS), {Q_P, Q_D}, NULL},
-	{R(EMBED_NORM), W, S_GLOBAL, A(WS_ARCH_EMBED_NORM) | X_NORM_W, {Q_D, Q_NONE}, NULL},
-	{R(EMBED_NORM), B, S_GLOBAL, A(WS_ARCH_EMBED_NORM) | X_NORM_B, {Q_D, Q_NONE}, NULL},
-	{R(FINAL_NORM), W, S_GLOBAL, X_NORM_W, {Q_D, Q_NONE}, NULL},
-	{R(FINAL_NORM), B, S_GLOBAL, X_NORM_B, {Q_D, Q_NONE}, NULL},
-	{R(LM_HEAD), W, S_GLOBAL, X_UNTIED, {Q_V, Q_D}, NULL},
-	{R(LM_HEAD), B, S_GLOBAL, A(WS_ARCH_LM_HEAD_BIAS), {Q_V, Q_NONE}, NULL},
-
-	{R(ATTN_NORM), W, S_LAYER, X_PRE_ATTN | X_NORM_W, {Q_D, Q_NONE}, NULL},
-	{R(ATTN_NORM), B, S_LAYER, X_PRE_ATTN | X_NORM_B, {Q_D, Q_NONE}, NULL},
-	{R(ATTN_Q), W, S_LAYER, X_Q, {Q_HQ, Q_D}, NULL},
-	{R(ATTN_Q), B, S_LAYER, X_Q | A(WS_ARCH_QKV_BIAS), {Q_HQ, Q_NONE}, NULL},
-	{R(ATTN_K), W, S_LAYER, X_KV, {Q_HK, Q_D}, NULL},
-	{R(ATTN_K), B, S_LAYER, X_KV | A(WS_ARCH_QKV_BIAS), {Q_HK, Q_NONE}, NULL},
-	{R(ATTN_V), W, S_LAYER, X_KV, {Q_HV, Q_D}, NULL},
-	{R(ATTN_V), B, S_LAYER, X_KV | A(WS_ARCH_QKV_BIAS), {Q_HV, Q_NONE}, NULL},
-	{R(ATTN_QKV), W, S_LAYER, A(WS_ARCH_FUSED_QKV), {Q_QKV, Q_D}, NULL},
-	{R(ATTN_QKV), B, S_LAYER, A(WS_ARCH_FUSED_QKV | WS_ARCH_QKV_BIAS), {Q_QKV, Q_NONE}, NULL},
-	{R(ATTN_Q_A), W, S_LAYER, X_QLORA, {Q_QLORA, Q_D}, NULL},
-	{R(ATTN_Q_A_NORM), W, S_LAYER, X_QLORA, {Q_QLORA, Q_NONE}, NULL},
-	{R(ATTN_Q_B), W, S_LAYER, X_QLORA, {Q_HQ, Q_QLORA}, NULL},
-	{R(ATTN_KV_A), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVA, Q_D}, NULL},
-	{R(ATTN_KV_A_NORM), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVLORA, Q_NONE}, NULL},
-	{R(ATTN_KV_B), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVB, Q_KVLORA}, NULL},
-	{R(ATTN_O), W, S_LAYER, 0, {Q_D, Q_HO}, NULL},
-	{R(ATTN_O), B, S_LAYER, A(WS_ARCH_O_BIAS), {Q_D, Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_HEAD), {Q_DK, Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {Q_DK, Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_FULL), {Q_HQ, Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {Q_HQ, Q_NONE}, NULL},
-	{R(ATTN_K_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_HEAD), {Q_DK, Q_NONE}, NULL},
-	{R(ATTN_K_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {Q_DK, Q_NONE}, NULL},
-	{R(ATTN_K_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_FULL), {Q_HK, Q_NONE}, NULL},
-	{R(ATTN_K_NORM), B, S_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {Q_HK, Q_NONE}, NULL},
-	{R(ATTN_SINKS), W, S_LAYER, A(WS_ARCH_SINKS), {Q_H, Q_NONE}, NULL},
-	{R(ATTN_POST_NORM), W, S_LAYER, A(WS_ARCH_POST_NORMS) | X_NORM_W, {Q_D, Q_NONE}, NULL},
-	{R(FFN_NORM), W, S_LAYER, X_PRE_FFN | X_NORM_W, {Q_D, Q_NONE}, NULL},
-	{R(FFN_NORM), B, S_LAYER, X_PRE_FFN | X_NORM_B, {Q_D, Q_NONE}, NULL},
-	{R(FFN_POST_NORM), W, S_LAYER, A(WS_ARCH_POST_NORMS) | X_NORM_W, {Q_D, Q_NONE}, NULL},
-
-	{R(FFN_GATE), W, S_DENSE, X_MLP_GATE, {Q_F, Q_D}, NULL},
-	{R(FFN_GATE), B, S_DENSE, X_MLP_GATE | A(WS_ARCH_MLP_BIAS), {Q_F, Q_NONE}, NULL},
-	{R(FFN_UP), W, S_DENSE, X_MLP_UP, {Q_F, Q_D}, NULL},
-	{R(FFN_UP), B, S_DENSE, X_MLP_UP | A(WS_ARCH_MLP_BIAS), {Q_F, Q_NONE}, NULL},
-	{R(FFN_GATE_UP), W, S_DENSE, X_MLP_FUSED, {Q_F2, Q_D}, NULL},
-	{R(FFN_GATE_UP), B, S_DENSE, X_MLP_FUSED | A(WS_ARCH_MLP_BIAS), {Q_F2, Q_NONE}, NULL},
-	{R(FFN_DOWN), W, S_DENSE, 0, {Q_D, Q_F}, NULL},
-	{R(FFN_DOWN), B, S_DENSE, A(WS_ARCH_MLP_BIAS), {Q_D, Q_NONE}, NULL},
-
-	{R(MOE_ROUTER), W, S_MOE, 0, {Q_E, Q_D}, NULL},
-	{R(MOE_ROUTER), B, S_MOE, A(WS_ARCH_ROUTER_BIAS), {Q_E, Q_NONE}, NULL},
-	{R(MOE_ROUTER_BIAS), W, S_MOE, A(WS_ARCH_ROUTER_SCORE_BIAS), {Q_E, Q_NONE}, NULL},
-	{R(MOE_SHARED_GATE), W, S_MOE, X_SHARED, {Q_FS, Q_D}, NULL},
-	{R(MOE_SHARED_UP), W, S_MOE, X_SHARED, {Q_FS, Q_D}, NULL},
-	{R(MOE_SHARED_DOWN), W, S_MOE, X_SHARED, {Q_D, Q_FS}, NULL},
-	{R(MOE_SHARED_ROUTER), W, S_MOE, X_SHARED_GATE, {Q_ONE, Q_D}, NULL},
-	{R(MOE_GATE), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
-	{R(MOE_UP), W, S_EXPERT, X_MOE_SPLIT, {Q_FE, Q_D}, NULL},
-	/* gpt-oss in GGUF: the converter splits the fused experts, biases too */
-	{R(MOE_GATE), B, S_EXPERT, X_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {Q_FE, Q_NONE}, NULL},
-	{R(MOE_UP), B, S_EXPERT, X_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {Q_FE, Q_NONE}, NULL},
-	{R(MOE_GATE_UP), W, S_EXPERT, A(WS_ARCH_MOE_FUSED), {Q_FE2, Q_D}, NULL},
-	{R(MOE_GATE_UP), B, S_EXPERT, A(WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS), {Q_FE2, Q_NONE}, NULL},
-	{R(MOE_DOWN), W, S_EXPERT, 0, {Q_D, Q_FE}, NULL},
-	{R(MOE_DOWN), B, S_EXPERT, A(WS_ARCH_MOE_BIAS), {Q_D, Q_NONE}, NULL},
-
-	/* DeepSeek-V3 MTP: a block (counted from the block rules) plus these;
-	 * the checkpoint stores its own embedding and head copies. */
-	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "enorm"},
-	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "hnorm"},
-	{R(MTP), W, S_MTP, 0, {Q_D, Q_D2}, "eh_proj"},
-	{R(MTP), W, S_MTP, 0, {Q_D, Q_NONE}, "shared_head.norm"},
-	{R(MTP), W, S_MTP, 0, {Q_V, Q_D}, "embed_tokens"},
-	{R(MTP), W, S_MTP, 0, {Q_V, Q_D}, "shared_head.head"},
-};
-
-#undef W
-#undef B
-#undef R
-
-static uint64_t
-arch_features(const struct ws_arch *a)
-{
-	uint64_t f = a->flags;
-	bool mla = a->flags & WS_ARCH_MLA, fused = a->flags & WS_ARCH_FUSED_QKV;
-
-	if (a->norm != WS_NORM_NONE)
-		f |= X_NORM_W;
-	if (a->norm == WS_NORM_LAYER)
-		f |= X_NORM_B;
-	if (!(a->flags & WS_ARCH_NO_PRE_NORM)) {
-		f |= X_PRE_ATTN;
-		if (!(a->flags & WS_ARCH_PARALLEL))
-			f |= X_PRE_FFN;
-	}
-	if (!(a->flags & WS_ARCH_TIED) && !a->no_head)
-		f |= X_UNTIED;
-	if (!fused && (!mla || a->q_lora_rank == 0))
-		f |= X_Q;
-	if (!fused && !mla)
-		f |= X_KV;
-	if (mla && a->q_lora_rank)
-		f |= X_QLORA;
-	if (a->mlp == WS_MLP_GATED)
-		f |= X_MLP_GATE | X_MLP_UP;
-	if (a->mlp == WS_MLP_PLAIN)
-		f |= X_MLP_UP;
-	if (a->mlp == WS_MLP_GATED_FUSED)
-		f |= X_MLP_FUSED;
-	if (a->shared_experts) {
-		f |= X_SHARED;
-		if (a->flags & WS_ARCH_SHARED_GATE)
-			f |= X_SHARED_GATE;
-	}
-	if (!(a->flags & WS_ARCH_MOE_FUSED))
-		f |= X_MOE_SPLIT;
-	return f;
-}
-
-static bool
-rule_on(const struct rule *r, uint64_t feat)
-{
-	return (feat & r->need) == r->need;
-}
-
-/* Does rule r describe a tensor of a block of kind k (0 dense, 1 MoE)? */
-static bool
-rule_in_block(const struct rule *r, int k)
-{
-	return r->scope == S_LAYER || (r->scope == S_DENSE && k == 0) ||
-	       ((r->scope == S_MOE || r->scope == S_EXPERT) && k == 1);
-}
-
 /* ==== evaluation ==== */
 
 struct qval {
-	uint64_t v[Q_COUNT];
+	uint64_t v[WS_Q_COUNT];
 	const struct ws_arch *a;
 };
 
 /* The leaf behind q with the largest value: the key an overflow names. */
 static int
-q_blame(const struct qval *qv, enum q q)
+q_blame(const struct qval *qv, enum ws_q q)
 {
-	const struct qdef *d = &qdefs[q];
-	if (d->op == LEAF)
+	const struct ws_qdef *d = &ws_qdefs[q];
+	if (d->op == WS_QOP_LEAF)
 		return d->a;
-	if (d->op == CONST)
+	if (d->op == WS_QOP_CONST)
 		return -1;
 	int x = q_blame(qv, d->a), y = q_blame(qv, d->b);
 	if (x < 0)
@@ -280,30 +65,36 @@ overflow(const struct qval *qv, int leaf, const char *what, ws_error *err)
 static int
 q_eval(struct qval *qv, ws_error *err)
 {
-	for (int i = 0; i < Q_COUNT; i++) {
-		const struct qdef *d = &qdefs[i];
+	for (int i = 0; i < WS_Q_COUNT; i++) {
+		const struct ws_qdef *d = &ws_qdefs[i];
 		bool ok = true;
 		switch (d->op) {
-		case CONST: qv->v[i] = (uint64_t)d->a; break;
-		case LEAF: qv->v[i] = ws_arch_value(qv->a, d->a); break;
-		case MUL: ok = ws_mul_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
-		case ADD: ok = ws_add_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		case WS_QOP_CONST: qv->v[i] = (uint64_t)d->a; break;
+		case WS_QOP_LEAF: qv->v[i] = ws_arch_value(qv->a, d->a); break;
+		case WS_QOP_MUL: ok = ws_mul_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		case WS_QOP_ADD: ok = ws_add_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
 		}
 		if (!ok)
-			return overflow(qv, q_blame(qv, (enum q)i), "shape", err);
+			return overflow(qv, q_blame(qv, (enum ws_q)i), "shape", err);
 	}
 	return 0;
 }
 
-/* Elements of one tensor of rule r. */
+/* Elements of one tensor of template r. */
 static int
-rule_value(const struct qval *qv, const struct rule *r, uint64_t *out, ws_error *err)
+rule_value(const struct qval *qv, const struct ws_template *r, uint64_t *out, ws_error *err)
 {
+	unsigned rank = ws_template_rank(r);
 	uint64_t v = qv->v[r->dim[0]];
-	if (r->dim[1] != Q_NONE && !ws_mul_u64(v, qv->v[r->dim[1]], &v)) {
-		int x = q_blame(qv, r->dim[0]), y = q_blame(qv, r->dim[1]);
-		int leaf = x < 0 ? y : y < 0 ? x
-			: ws_arch_value(qv->a, x) >= ws_arch_value(qv->a, y) ? x : y;
+	for (unsigned i = 1; i < rank; i++) {
+		if (ws_mul_u64(v, qv->v[r->dim[i]], &v))
+			continue;
+		int leaf = -1;   /* the largest leaf behind any dimension */
+		for (unsigned j = 0; j < rank; j++) {
+			int x = q_blame(qv, r->dim[j]);
+			if (x >= 0 && (leaf < 0 || ws_arch_value(qv->a, x) > ws_arch_value(qv->a, leaf)))
+				leaf = x;
+		}
 		return overflow(qv, leaf, role_names[r->role], err);
 	}
 	*out = v;
@@ -322,7 +113,7 @@ int
 ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *err)
 {
 	struct qval qv = {.a = a};
-	uint64_t feat = arch_features(a), mtp_extra = 0, lt[2] = {0, 0};
+	uint64_t feat = ws_template_features(a), mtp_extra = 0, lt[2] = {0, 0};
 	uint64_t n_kind[2] = {0, 0};
 
 	memset(out, 0, sizeof *out);
@@ -334,24 +125,24 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	if (q_eval(&qv, err) < 0)
 		return -1;
 
-	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
-		const struct rule *r = &rules[i];
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
 		uint64_t v = 0;
-		if (!rule_on(r, feat))
+		if (!ws_template_on(r, feat))
 			continue;
 		if (rule_value(&qv, r, &v, err) < 0)
 			return -1;
 		bool ok = true;
 		switch (r->scope) {
-		case S_GLOBAL: ok = ws_add_u64(out->by_role[r->role], v, &out->by_role[r->role]); break;
-		case S_MTP: ok = ws_add_u64(mtp_extra, v, &mtp_extra); break;
-		case S_EXPERT:
+		case WS_SC_GLOBAL: ok = ws_add_u64(out->by_role[r->role], v, &out->by_role[r->role]); break;
+		case WS_SC_MTP: ok = ws_add_u64(mtp_extra, v, &mtp_extra); break;
+		case WS_SC_EXPERT:
 			ok = ws_add_u64(out->per_expert, v, &out->per_expert) &&
 			     ws_mul_u64(v, a->num_experts, &v);
 			/* fall through */
 		default:
 			for (int k = 0; k < 2; k++)
-				if (ok && rule_in_block(r, k))
+				if (ok && ws_template_in_block(r, k))
 					ok = ws_add_u64(out->layer_role[k][r->role], v,
 							&out->layer_role[k][r->role]);
 		}
@@ -583,49 +374,53 @@ ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
  * parent: the operator around it, or -1 at the top (a factor of a rule,
  * parenthesized whenever composite). */
 static void
-q_render(const struct qval *qv, enum q q, char *buf, size_t len, int parent)
+q_render(const struct qval *qv, enum ws_q q, char *buf, size_t len, int parent)
 {
-	const struct qdef *d = &qdefs[q];
+	const struct ws_qdef *d = &ws_qdefs[q];
 	char x[96], y[96];
 
-	if (d->op == LEAF || d->op == CONST) {
+	if (d->op == WS_QOP_LEAF || d->op == WS_QOP_CONST) {
 		ws_fmt_commas(qv->v[q], buf, len);
 		return;
 	}
 	q_render(qv, d->a, x, sizeof x, (int)d->op);
 	q_render(qv, d->b, y, sizeof y, (int)d->op);
-	bool paren = parent < 0 || (parent == MUL && d->op == ADD);
+	bool paren = parent < 0 || (parent == WS_QOP_MUL && d->op == WS_QOP_ADD);
 	snprintf(buf, len, "%s%s %s %s%s", paren ? "(" : "", x,
-		 d->op == MUL ? "\xc3\x97" : "+", y, paren ? ")" : "");
+		 d->op == WS_QOP_MUL ? "\xc3\x97" : "+", y, paren ? ")" : "");
 }
 
 /* One rule's line: "<indent><name> <count> × <dims> = <total>"; returns
  * false (nothing printed) when the rule adds nothing. */
 static bool
-print_rule(FILE *out, const struct qval *qv, const struct rule *r, uint64_t count,
+print_rule(FILE *out, const struct qval *qv, const struct ws_template *r, uint64_t count,
 	   const char *count_txt, const char *indent, const char *name)
 {
-	char d0[200], d1[200], tot[32], nb[48];
-	uint64_t v = qv->v[r->dim[0]], p;
+	char dims[4 * 200], tot[32], nb[48];
+	unsigned rank = ws_template_rank(r);
+	uint64_t v = 1, p;
+	size_t len = 0;
 
-	if (r->dim[1] != Q_NONE)
-		v *= qv->v[r->dim[1]];   /* checked in ws_formula_compute */
+	for (unsigned i = 0; i < rank; i++)
+		v *= qv->v[r->dim[i]];   /* checked in ws_formula_compute */
 	if (!ws_mul_u64(v, count, &p) || p == 0)
 		return false;
 	if (!out)
 		return true;
-	q_render(qv, r->dim[0], d0, sizeof d0, -1);
-	d1[0] = '\0';
-	if (r->dim[1] != Q_NONE)
-		q_render(qv, r->dim[1], d1, sizeof d1, -1);
+	dims[0] = '\0';
+	for (unsigned i = 0; i < rank && len < sizeof dims; i++) {
+		char d[200];
+		q_render(qv, r->dim[i], d, sizeof d, -1);
+		int w = snprintf(dims + len, sizeof dims - len, "%s%s", i ? " \xc3\x97 " : "", d);
+		len += w > 0 ? (size_t)w : 0;
+	}
 	if (!name) {
 		snprintf(nb, sizeof nb, "%s%s", r->what ? r->what : role_names[r->role],
 			 r->kind == WS_KIND_BIAS ? ".bias" : "");
 		name = nb;
 	}
-	fprintf(out, "%s%-20s %s%s%s%s%s = %s\n", indent, name, count_txt,
-		count_txt[0] ? " \xc3\x97 " : "", d0, d1[0] ? " \xc3\x97 " : "", d1,
-		ws_fmt_commas(p, tot, sizeof tot));
+	fprintf(out, "%s%-20s %s%s%s = %s\n", indent, name, count_txt,
+		count_txt[0] ? " \xc3\x97 " : "", dims, ws_fmt_commas(p, tot, sizeof tot));
 	return true;
 }
 
@@ -705,7 +500,7 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 	ws_error err;
 	if (q_eval(&qv, &err) < 0)
 		return;
-	uint64_t feat = arch_features(a), n_kind[2] = {0, 0};
+	uint64_t feat = ws_template_features(a), n_kind[2] = {0, 0};
 	for (uint64_t i = 0; i < a->num_layers; i++)
 		n_kind[ws_arch_layer_is_moe(a, i)]++;
 	char nl[32], nd[32], nm[32], nt[32], ex[64], tot[32];
@@ -727,19 +522,19 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 			continue;
 		for (int pass = 0; pass < 2; pass++) {
 			int lines = 0;
-			for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
-				const struct rule *r = &rules[i];
-				if ((int)r->role != role || !rule_on(r, feat))
+			for (size_t i = 0; i < ws_n_templates; i++) {
+				const struct ws_template *r = &ws_templates[i];
+				if ((int)r->role != role || !ws_template_on(r, feat))
 					continue;
 				uint64_t cnt = 1;
 				const char *txt = "";
 				switch (r->scope) {
-				case S_GLOBAL: break;
-				case S_LAYER: cnt = a->num_layers; txt = nl; break;
-				case S_DENSE: cnt = n_kind[0]; txt = nd; break;
-				case S_MOE: cnt = n_kind[1]; txt = nm; break;
-				case S_EXPERT: cnt = n_kind[1] * a->num_experts; txt = ex; break;
-				case S_MTP: cnt = a->num_nextn_predict_layers; txt = nt; break;
+				case WS_SC_GLOBAL: break;
+				case WS_SC_LAYER: cnt = a->num_layers; txt = nl; break;
+				case WS_SC_DENSE: cnt = n_kind[0]; txt = nd; break;
+				case WS_SC_MOE: cnt = n_kind[1]; txt = nm; break;
+				case WS_SC_EXPERT: cnt = n_kind[1] * a->num_experts; txt = ex; break;
+				case WS_SC_MTP: cnt = a->num_nextn_predict_layers; txt = nt; break;
 				}
 				FILE *o = pass == 0 ? NULL : out;
 				lines += print_rule(o, qv_ptr, r, cnt, txt,
@@ -781,15 +576,15 @@ kind_free(int role)
 }
 
 /* The rule for a tensor: block kind k (0 dense, 1 MoE) or -1 global. */
-static const struct rule *
+static const struct ws_template *
 find_rule(int role, ws_kind kind, int k, uint64_t feat)
 {
-	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
-		const struct rule *r = &rules[i];
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
 		if ((int)r->role != role || (r->kind != kind && !kind_free(role)) ||
-		    !rule_on(r, feat))
+		    !ws_template_on(r, feat))
 			continue;
-		if (k < 0 ? r->scope == S_GLOBAL : rule_in_block(r, k))
+		if (k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k))
 			return r;
 	}
 	return NULL;
@@ -815,18 +610,23 @@ kind_word(ws_kind k)
 
 /* 0 fine, 1 mismatch (finding added when `report`), -1 OOM. */
 static int
-check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_tensor *t,
+check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, const ws_tensor *t,
 	    bool report)
 {
-	uint64_t exp[2] = {qv->v[r->dim[0]], r->dim[1] != Q_NONE ? qv->v[r->dim[1]] : 0};
+	uint64_t exp[WS_TEMPLATE_RANK], exp_elems = 1;
+	uint32_t en = ws_template_rank(r);
+	for (uint32_t i = 0; i < en; i++) {
+		exp[i] = qv->v[r->dim[i]];
+		if (!ws_mul_u64(exp_elems, exp[i], &exp_elems))
+			exp_elems = UINT64_MAX;
+	}
 	/* a packed quantized weight is compared by its unpacked shape */
-	uint32_t en = r->dim[1] != Q_NONE ? 2 : 1;
 	uint32_t nd = t->logical_shape ? t->logical_ndim : t->ndim, n = nd;
 	const uint64_t *shape = t->logical_shape ? t->logical_shape : t->shape, *s = shape;
 	bool bad = false;
 	char eb[96], ab[160];
 
-	if (r->scope == S_EXPERT && n == en + 1) {
+	if (r->scope == WS_SC_EXPERT && n == en + 1) {
 		/* experts stacked into one tensor: [E, ...] */
 		bad = s[0] != qv->a->num_experts;
 		s++;
@@ -837,26 +637,24 @@ check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_t
 	if (!bad && n == en && n == 2) {
 		bad = !((s[0] == exp[0] && s[1] == exp[1]) || (s[0] == exp[1] && s[1] == exp[0]));
 	} else if (!bad && n == en) {
-		bad = s[0] != exp[0];
+		for (uint32_t i = 0; i < n; i++)
+			bad = bad || s[i] != exp[i];
 	} else if (!bad) {
 		/* a different rank (per-head norms stored [H, dk]): same count */
-		uint64_t p = 1, e = exp[0];
+		uint64_t p = 1;
 		for (uint32_t i = 0; i < n; i++)
 			if (!ws_mul_u64(p, s[i], &p))
 				p = UINT64_MAX;
-		if (en == 2 && !ws_mul_u64(e, exp[1], &e))
-			e = UINT64_MAX;
-		bad = p != e;
+		bad = p != exp_elems;
 	}
 	if (!bad || !report)
 		return bad;
-	uint64_t exp_elems = en == 2 ? exp[0] * exp[1] : exp[0];
-	if (r->scope == S_EXPERT && nd == en + 1)
+	if (r->scope == WS_SC_EXPERT && nd == en + 1)
 		exp_elems *= qv->a->num_experts;
 	fmt_dims(exp, en, eb, sizeof eb);
 	fmt_dims(shape, nd, ab, sizeof ab);
 	char per[48] = "per expert ";
-	if (r->scope == S_EXPERT && nd == en + 1)
+	if (r->scope == WS_SC_EXPERT && nd == en + 1)
 		snprintf(per, sizeof per, "%llu experts of ",
 			 (unsigned long long)qv->a->num_experts);
 	char where[48] = "";
@@ -866,7 +664,7 @@ check_shape(ws_model *m, const struct qval *qv, const struct rule *r, const ws_t
 				 t->layer, true, exp_elems, t->logical_shape ? t->params : t->elements,
 				 "%s %s%s has shape %s; the architecture implies %s%s",
 				 role_names[t->role], kind_word(t->kind), where, ab,
-				 r->scope == S_EXPERT ? per : "", eb) < 0)
+				 r->scope == WS_SC_EXPERT ? per : "", eb) < 0)
 		return -1;
 	return 1;
 }
@@ -898,11 +696,11 @@ struct cmp {
 	bool stacks_differ;      /* some stack holds another E */
 	/* find_rule's answers by role, kind and block kind (global, dense,
 	 * MoE): the table is scanned once per combination, not per tensor */
-	const struct rule *rule_of[WS_ROLE_COUNT][2][3];
+	const struct ws_template *rule_of[WS_ROLE_COUNT][2][3];
 	bool rule_known[WS_ROLE_COUNT][2][3];
 };
 
-static const struct rule *
+static const struct ws_template *
 cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
 {
 	if ((unsigned)role >= WS_ROLE_COUNT || (unsigned)kind > 1 || k < -1 || k > 1)
@@ -955,7 +753,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			c->head_stored = true;
 			continue;
 		}
-		const struct rule *r = cmp_rule(c, role, t->kind, k);
+		const struct ws_template *r = cmp_rule(c, role, t->kind, k);
 		if (!r) {
 			if (c->n_unexpected++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,
@@ -970,12 +768,12 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 		}
 		uint32_t snd = t->logical_shape ? t->logical_ndim : t->ndim;
 		const uint64_t *sh = t->logical_shape ? t->logical_shape : t->shape;
-		if (r->scope == S_EXPERT && k == 1 && snd == (r->dim[1] != Q_NONE ? 3u : 2u)) {
+		if (r->scope == WS_SC_EXPERT && k == 1 && snd == ws_template_rank(r) + 1) {
 			if (c->n_stacks++ == 0)
 				c->stack_e = sh[0];
 			c->stacks_differ = c->stacks_differ || sh[0] != c->stack_e;
 		}
-		if (r->scope == S_EXPERT && t->expert >= 0 && k == 1 && c->et) {
+		if (r->scope == WS_SC_EXPERT && t->expert >= 0 && k == 1 && c->et) {
 			struct etrip *e = &c->et[c->n_et++];
 			*e = (struct etrip){(uint64_t)t->layer, (uint64_t)t->expert, (uint32_t)role,
 					    (uint32_t)t->kind, i};
@@ -1054,14 +852,14 @@ cmp_layers(struct cmp *c)
 		return -1;
 
 	unsigned missing = 0;
-	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
-		const struct rule *r = &rules[i];
-		if (!rule_on(r, c->feat) || r->scope == S_MTP)
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
+		if (!ws_template_on(r, c->feat) || r->scope == WS_SC_MTP)
 			continue;
 		int role = (int)r->role;
 		int b = r->kind == WS_KIND_BIAS;
 		bool free_kind = kind_free(role);
-		if (r->scope == S_GLOBAL) {
+		if (r->scope == WS_SC_GLOBAL) {
 			bool found = ws_rs_has(&c->gmask[b], role) ||
 				     (free_kind && ws_rs_has(&c->gmask[!b], role));
 			if (!found && missing++ < FINDING_CAP &&
@@ -1073,7 +871,7 @@ cmp_layers(struct cmp *c)
 		}
 		uint64_t want = 0, lack = 0, first = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!c->present[l] || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_is_moe(a, l)))
 				continue;
 			want++;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
@@ -1093,7 +891,7 @@ cmp_layers(struct cmp *c)
 			continue;
 		}
 		for (uint64_t l = first; l < a->num_layers; l++) {
-			if (!c->present[l] || !rule_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_is_moe(a, l)))
 				continue;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
 				    (free_kind && ws_rs_has(&c->mask[2 * l + !b], role));
@@ -1305,7 +1103,7 @@ ws_model_compare(ws_model *m)
 	struct qval qv = {.a = c.a};
 	if (q_eval(&qv, &e) < 0)
 		return 0;
-	c.feat = arch_features(c.a);
+	c.feat = ws_template_features(c.a);
 	c.mask = calloc((size_t)c.a->num_layers * 2 + 2, sizeof *c.mask);
 	c.present = calloc((size_t)c.a->num_layers + 1, sizeof *c.present);
 	c.ltot = calloc((size_t)c.a->num_layers + 1, sizeof *c.ltot);

@@ -1,0 +1,182 @@
+/*
+ * templates.c - the tensor templates and the quantities their shapes are
+ * made of (see templates.h).
+ */
+#include "catalogue/templates.h"
+
+#define A(f) ((uint64_t)(f))
+
+const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
+	[WS_Q_NONE] = {WS_QOP_CONST, 1, 0},
+	[WS_Q_ONE] = {WS_QOP_CONST, 1, 0}, [WS_Q_TWO] = {WS_QOP_CONST, 2, 0},
+	[WS_Q_D] = {WS_QOP_LEAF, WS_AK_HIDDEN, 0}, [WS_Q_V] = {WS_QOP_LEAF, WS_AK_VOCAB, 0},
+	[WS_Q_P] = {WS_QOP_LEAF, WS_AK_POSITIONS, 0}, [WS_Q_F] = {WS_QOP_LEAF, WS_AK_INTER, 0},
+	[WS_Q_FE] = {WS_QOP_LEAF, WS_AK_MOE_INTER, 0}, [WS_Q_E] = {WS_QOP_LEAF, WS_AK_EXPERTS, 0},
+	[WS_Q_H] = {WS_QOP_LEAF, WS_AK_HEADS, 0}, [WS_Q_HKV] = {WS_QOP_LEAF, WS_AK_KV_HEADS, 0},
+	[WS_Q_DK] = {WS_QOP_LEAF, WS_AK_HEAD_DIM, 0}, [WS_Q_DV] = {WS_QOP_LEAF, WS_AK_V_HEAD_DIM, 0},
+	[WS_Q_QLORA] = {WS_QOP_LEAF, WS_AK_Q_LORA, 0}, [WS_Q_KVLORA] = {WS_QOP_LEAF, WS_AK_KV_LORA, 0},
+	[WS_Q_NOPE] = {WS_QOP_LEAF, WS_AK_QK_NOPE, 0}, [WS_Q_ROPE] = {WS_QOP_LEAF, WS_AK_QK_ROPE, 0},
+	[WS_Q_SHN] = {WS_QOP_LEAF, WS_AK_SHARED_N, 0}, [WS_Q_SHF] = {WS_QOP_LEAF, WS_AK_SHARED_INTER, 0},
+	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
+	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
+	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
+	[WS_Q_HO] = {WS_QOP_MUL, WS_Q_H, WS_Q_DV},           /* attention output input */
+	[WS_Q_KV2] = {WS_QOP_ADD, WS_Q_HK, WS_Q_HV},
+	[WS_Q_QKV] = {WS_QOP_ADD, WS_Q_HQ, WS_Q_KV2},        /* fused qkv rows */
+	[WS_Q_F2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_F},          /* fused gate_up rows */
+	[WS_Q_FE2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_FE},
+	[WS_Q_FS] = {WS_QOP_MUL, WS_Q_SHN, WS_Q_SHF},        /* shared experts as one MLP */
+	[WS_Q_KVA] = {WS_QOP_ADD, WS_Q_KVLORA, WS_Q_ROPE},   /* MLA kv_a: latent + rope key */
+	[WS_Q_NOPEV] = {WS_QOP_ADD, WS_Q_NOPE, WS_Q_DV},
+	[WS_Q_KVB] = {WS_QOP_MUL, WS_Q_H, WS_Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
+	[WS_Q_D2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_D},          /* MTP eh_proj input */
+};
+
+#define W WS_KIND_WEIGHT
+#define B WS_KIND_BIAS
+#define R(role) WS_ROLE_##role
+
+const struct ws_template ws_templates[] = {
+	{R(EMBED), W, WS_SC_GLOBAL, 0, {WS_Q_V, WS_Q_D}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, A(WS_ARCH_LEARNED_POS), {WS_Q_P, WS_Q_D}, NULL},
+	{R(EMBED_NORM), W, WS_SC_GLOBAL, A(WS_ARCH_EMBED_NORM) | WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(EMBED_NORM), B, WS_SC_GLOBAL, A(WS_ARCH_EMBED_NORM) | WS_TX_NORM_B, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FINAL_NORM), W, WS_SC_GLOBAL, WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FINAL_NORM), B, WS_SC_GLOBAL, WS_TX_NORM_B, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(LM_HEAD), W, WS_SC_GLOBAL, WS_TX_UNTIED, {WS_Q_V, WS_Q_D}, NULL},
+	{R(LM_HEAD), B, WS_SC_GLOBAL, A(WS_ARCH_LM_HEAD_BIAS), {WS_Q_V, WS_Q_NONE}, NULL},
+
+	{R(ATTN_NORM), W, WS_SC_LAYER, WS_TX_PRE_ATTN | WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_NORM), B, WS_SC_LAYER, WS_TX_PRE_ATTN | WS_TX_NORM_B, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_Q), W, WS_SC_LAYER, WS_TX_Q, {WS_Q_HQ, WS_Q_D}, NULL},
+	{R(ATTN_Q), B, WS_SC_LAYER, WS_TX_Q | A(WS_ARCH_QKV_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(ATTN_K), W, WS_SC_LAYER, WS_TX_KV, {WS_Q_HK, WS_Q_D}, NULL},
+	{R(ATTN_K), B, WS_SC_LAYER, WS_TX_KV | A(WS_ARCH_QKV_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_V), W, WS_SC_LAYER, WS_TX_KV, {WS_Q_HV, WS_Q_D}, NULL},
+	{R(ATTN_V), B, WS_SC_LAYER, WS_TX_KV | A(WS_ARCH_QKV_BIAS), {WS_Q_HV, WS_Q_NONE}, NULL},
+	{R(ATTN_QKV), W, WS_SC_LAYER, A(WS_ARCH_FUSED_QKV), {WS_Q_QKV, WS_Q_D}, NULL},
+	{R(ATTN_QKV), B, WS_SC_LAYER, A(WS_ARCH_FUSED_QKV | WS_ARCH_QKV_BIAS), {WS_Q_QKV, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_A), W, WS_SC_LAYER, WS_TX_QLORA, {WS_Q_QLORA, WS_Q_D}, NULL},
+	{R(ATTN_Q_A_NORM), W, WS_SC_LAYER, WS_TX_QLORA, {WS_Q_QLORA, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_B), W, WS_SC_LAYER, WS_TX_QLORA, {WS_Q_HQ, WS_Q_QLORA}, NULL},
+	{R(ATTN_KV_A), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVA, WS_Q_D}, NULL},
+	{R(ATTN_KV_A_NORM), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVLORA, WS_Q_NONE}, NULL},
+	{R(ATTN_KV_B), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVB, WS_Q_KVLORA}, NULL},
+	{R(ATTN_O), W, WS_SC_LAYER, 0, {WS_Q_D, WS_Q_HO}, NULL},
+	{R(ATTN_O), B, WS_SC_LAYER, A(WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, WS_SC_LAYER, A(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, WS_SC_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, WS_SC_LAYER, A(WS_ARCH_QK_NORM_FULL), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, WS_SC_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, WS_SC_LAYER, A(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, WS_SC_LAYER, A(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, WS_SC_LAYER, A(WS_ARCH_QK_NORM_FULL), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, WS_SC_LAYER, A(WS_ARCH_QK_NORM_FULL | WS_ARCH_QK_NORM_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_SINKS), W, WS_SC_LAYER, A(WS_ARCH_SINKS), {WS_Q_H, WS_Q_NONE}, NULL},
+	{R(ATTN_POST_NORM), W, WS_SC_LAYER, A(WS_ARCH_POST_NORMS) | WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_NORM), W, WS_SC_LAYER, WS_TX_PRE_FFN | WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_NORM), B, WS_SC_LAYER, WS_TX_PRE_FFN | WS_TX_NORM_B, {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_POST_NORM), W, WS_SC_LAYER, A(WS_ARCH_POST_NORMS) | WS_TX_NORM_W, {WS_Q_D, WS_Q_NONE}, NULL},
+
+	{R(FFN_GATE), W, WS_SC_DENSE, WS_TX_MLP_GATE, {WS_Q_F, WS_Q_D}, NULL},
+	{R(FFN_GATE), B, WS_SC_DENSE, WS_TX_MLP_GATE | A(WS_ARCH_MLP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
+	{R(FFN_UP), W, WS_SC_DENSE, WS_TX_MLP_UP, {WS_Q_F, WS_Q_D}, NULL},
+	{R(FFN_UP), B, WS_SC_DENSE, WS_TX_MLP_UP | A(WS_ARCH_MLP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
+	{R(FFN_GATE_UP), W, WS_SC_DENSE, WS_TX_MLP_FUSED, {WS_Q_F2, WS_Q_D}, NULL},
+	{R(FFN_GATE_UP), B, WS_SC_DENSE, WS_TX_MLP_FUSED | A(WS_ARCH_MLP_BIAS), {WS_Q_F2, WS_Q_NONE}, NULL},
+	{R(FFN_DOWN), W, WS_SC_DENSE, 0, {WS_Q_D, WS_Q_F}, NULL},
+	{R(FFN_DOWN), B, WS_SC_DENSE, A(WS_ARCH_MLP_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+
+	{R(MOE_ROUTER), W, WS_SC_MOE, 0, {WS_Q_E, WS_Q_D}, NULL},
+	{R(MOE_ROUTER), B, WS_SC_MOE, A(WS_ARCH_ROUTER_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
+	{R(MOE_ROUTER_BIAS), W, WS_SC_MOE, A(WS_ARCH_ROUTER_SCORE_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
+	{R(MOE_SHARED_GATE), W, WS_SC_MOE, WS_TX_SHARED, {WS_Q_FS, WS_Q_D}, NULL},
+	{R(MOE_SHARED_UP), W, WS_SC_MOE, WS_TX_SHARED, {WS_Q_FS, WS_Q_D}, NULL},
+	{R(MOE_SHARED_DOWN), W, WS_SC_MOE, WS_TX_SHARED, {WS_Q_D, WS_Q_FS}, NULL},
+	{R(MOE_SHARED_ROUTER), W, WS_SC_MOE, WS_TX_SHARED_GATE, {WS_Q_ONE, WS_Q_D}, NULL},
+	{R(MOE_GATE), W, WS_SC_EXPERT, WS_TX_MOE_SPLIT, {WS_Q_FE, WS_Q_D}, NULL},
+	{R(MOE_UP), W, WS_SC_EXPERT, WS_TX_MOE_SPLIT, {WS_Q_FE, WS_Q_D}, NULL},
+	/* gpt-oss in GGUF: the converter splits the fused experts, biases too */
+	{R(MOE_GATE), B, WS_SC_EXPERT, WS_TX_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
+	{R(MOE_UP), B, WS_SC_EXPERT, WS_TX_MOE_SPLIT | A(WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
+	{R(MOE_GATE_UP), W, WS_SC_EXPERT, A(WS_ARCH_MOE_FUSED), {WS_Q_FE2, WS_Q_D}, NULL},
+	{R(MOE_GATE_UP), B, WS_SC_EXPERT, A(WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS), {WS_Q_FE2, WS_Q_NONE}, NULL},
+	{R(MOE_DOWN), W, WS_SC_EXPERT, 0, {WS_Q_D, WS_Q_FE}, NULL},
+	{R(MOE_DOWN), B, WS_SC_EXPERT, A(WS_ARCH_MOE_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+
+	/* DeepSeek-V3 MTP: a block (counted from the block ws_templates) plus these;
+	 * the checkpoint stores its own embedding and head copies. */
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_D, WS_Q_NONE}, "enorm"},
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_D, WS_Q_NONE}, "hnorm"},
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_D, WS_Q_D2}, "eh_proj"},
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_D, WS_Q_NONE}, "shared_head.norm"},
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_V, WS_Q_D}, "embed_tokens"},
+	{R(MTP), W, WS_SC_MTP, 0, {WS_Q_V, WS_Q_D}, "shared_head.head"},
+};
+
+#undef W
+#undef B
+#undef R
+
+const size_t ws_n_templates = sizeof ws_templates / sizeof ws_templates[0];
+
+uint64_t
+ws_template_features(const struct ws_arch *a)
+{
+	uint64_t f = a->flags;
+	bool mla = a->flags & WS_ARCH_MLA, fused = a->flags & WS_ARCH_FUSED_QKV;
+
+	if (a->norm != WS_NORM_NONE)
+		f |= WS_TX_NORM_W;
+	if (a->norm == WS_NORM_LAYER)
+		f |= WS_TX_NORM_B;
+	if (!(a->flags & WS_ARCH_NO_PRE_NORM)) {
+		f |= WS_TX_PRE_ATTN;
+		if (!(a->flags & WS_ARCH_PARALLEL))
+			f |= WS_TX_PRE_FFN;
+	}
+	if (!(a->flags & WS_ARCH_TIED) && !a->no_head)
+		f |= WS_TX_UNTIED;
+	if (!fused && (!mla || a->q_lora_rank == 0))
+		f |= WS_TX_Q;
+	if (!fused && !mla)
+		f |= WS_TX_KV;
+	if (mla && a->q_lora_rank)
+		f |= WS_TX_QLORA;
+	if (a->mlp == WS_MLP_GATED)
+		f |= WS_TX_MLP_GATE | WS_TX_MLP_UP;
+	if (a->mlp == WS_MLP_PLAIN)
+		f |= WS_TX_MLP_UP;
+	if (a->mlp == WS_MLP_GATED_FUSED)
+		f |= WS_TX_MLP_FUSED;
+	if (a->shared_experts) {
+		f |= WS_TX_SHARED;
+		if (a->flags & WS_ARCH_SHARED_GATE)
+			f |= WS_TX_SHARED_GATE;
+	}
+	if (!(a->flags & WS_ARCH_MOE_FUSED))
+		f |= WS_TX_MOE_SPLIT;
+	return f;
+}
+
+bool
+ws_template_on(const struct ws_template *r, uint64_t feat)
+{
+	return (feat & r->need) == r->need;
+}
+
+bool
+ws_template_in_block(const struct ws_template *r, int k)
+{
+	return r->scope == WS_SC_LAYER || (r->scope == WS_SC_DENSE && k == 0) ||
+	       ((r->scope == WS_SC_MOE || r->scope == WS_SC_EXPERT) && k == 1);
+}
+
+unsigned
+ws_template_rank(const struct ws_template *r)
+{
+	unsigned n = 1;
+	while (n < WS_TEMPLATE_RANK && r->dim[n] != WS_Q_NONE)
+		n++;
+	return n;
+}

@@ -1,0 +1,87 @@
+/*
+ * templates.h - every tensor an architecture can have, as data (internal).
+ *
+ * One line per tensor template: its role and kind, where it occurs (once,
+ * every block, dense blocks, MoE blocks, every routed expert, the MTP
+ * block), the switches it needs, and its shape in PyTorch order (up to 4
+ * dimensions) as symbolic quantities of the architecture (`ws_qdefs`: d,
+ * V, H*dk, ...).  The formula, the comparison with a checkpoint and
+ * --explain read this one table; a catalogue entry picks its lines by its
+ * switches.  A new architecture is switches on existing lines, or new
+ * lines here, never new code.
+ */
+#ifndef WS_CATALOGUE_TEMPLATES_H
+#define WS_CATALOGUE_TEMPLATES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ws/formula.h"
+
+#define WS_TEMPLATE_RANK 4
+
+/* Quantities a shape is made of: leaves read from the architecture,
+ * composites defined from earlier entries. */
+enum ws_q {
+	WS_Q_NONE = 0,   /* no dimension (its value is 1) */
+	/* leaves: a number of the arch */
+	WS_Q_ONE, WS_Q_TWO, WS_Q_D, WS_Q_V, WS_Q_P, WS_Q_F, WS_Q_FE, WS_Q_E, WS_Q_H, WS_Q_HKV, WS_Q_DK, WS_Q_DV,
+	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF,
+	/* composites, defined from earlier entries */
+	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
+	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2,
+	WS_Q_COUNT
+};
+
+enum ws_qop { WS_QOP_LEAF, WS_QOP_CONST, WS_QOP_MUL, WS_QOP_ADD };
+
+struct ws_qdef {
+	enum ws_qop op;
+	int a, b;       /* LEAF: a = enum ws_arch_key; CONST: a = value; else operands */
+};
+
+extern const struct ws_qdef ws_qdefs[WS_Q_COUNT];
+
+/* Where a template's tensor occurs. */
+enum ws_scope { WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT, WS_SC_MTP };
+
+/* Switches: the architecture's own (enum ws_arch_flag, the low 32 bits),
+ * and these, derived from its norm, MLP and attention kinds. */
+#define WS_TX_NORM_W (1ull << 32)     /* norms have a weight */
+#define WS_TX_NORM_B (1ull << 33)     /* norms have a bias */
+#define WS_TX_PRE_ATTN (1ull << 34)   /* a norm before attention */
+#define WS_TX_PRE_FFN (1ull << 35)    /* a norm before the MLP */
+#define WS_TX_UNTIED (1ull << 36)
+#define WS_TX_Q (1ull << 37)          /* a plain q projection */
+#define WS_TX_KV (1ull << 38)         /* plain k and v projections */
+#define WS_TX_QLORA (1ull << 39)      /* MLA low-rank q */
+#define WS_TX_MLP_GATE (1ull << 40)
+#define WS_TX_MLP_UP (1ull << 41)
+#define WS_TX_MLP_FUSED (1ull << 42)
+#define WS_TX_SHARED (1ull << 43)     /* shared experts */
+#define WS_TX_SHARED_GATE (1ull << 44)
+#define WS_TX_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
+
+struct ws_template {
+	ws_role role;
+	ws_kind kind;
+	enum ws_scope scope;
+	uint64_t need;     /* all of these switches */
+	enum ws_q dim[WS_TEMPLATE_RANK]; /* PyTorch order; WS_Q_NONE past the rank */
+	const char *what;  /* for --explain, when the role name is not enough */
+};
+
+extern const struct ws_template ws_templates[];
+extern const size_t ws_n_templates;
+
+/* The switches an architecture turns on (its flags and the derived ones). */
+uint64_t ws_template_features(const struct ws_arch *a);
+/* Does an architecture with switches `feat` have template r's tensor? */
+bool ws_template_on(const struct ws_template *r, uint64_t feat);
+/* Does template r describe a tensor of a block of kind k (0 dense, 1 MoE)? */
+bool ws_template_in_block(const struct ws_template *r, int k);
+/* The number of dimensions of r's tensor (1 to WS_TEMPLATE_RANK). */
+unsigned ws_template_rank(const struct ws_template *r);
+
+#endif
