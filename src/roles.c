@@ -16,6 +16,7 @@
 #include <string.h>
 
 
+#include "catalogue/catalogue.h"
 #include "internal.h"
 #include "xxh.h"
 #include "ws/model.h"
@@ -59,10 +60,13 @@ typedef struct role_line {
 	const char *arch;  /* space-separated model types; "" = all */
 	const char *pat;
 	ws_role role;
+	uint32_t needs;    /* switches the catalogue entry of the model type has */
 } role_line;
 
-#define HF(arch, pat, role) { F_HF, arch, pat, WS_ROLE_##role }
-#define GG(arch, pat, role) { F_GG, arch, pat, WS_ROLE_##role }
+#define HF(arch, pat, role) { F_HF, arch, pat, WS_ROLE_##role, 0 }
+#define GG(arch, pat, role) { F_GG, arch, pat, WS_ROLE_##role, 0 }
+/* A line for every model type whose catalogue entry has switches sw. */
+#define HF_IF(sw, pat, role) { F_HF, "", pat, WS_ROLE_##role, sw }
 
 /* First match wins: specific lines before general ones, and
  * architecture-specific lines before the default meaning of a name. */
@@ -128,9 +132,10 @@ static const role_line lines[] = {
 	HF("", "encoder.layers.{L}.mlp.dense_4h_to_h{K}", FFN_DOWN),
 	HF("", "encoder.layers.{L}.*{K}", OTHER),
 
-	/* Block norms.  Gemma 2/3 and OLMo 2 put a norm after attention under
-	 * the name llama uses for the norm before the MLP. */
-	HF("gemma2 gemma3* olmo2 olmo3 exaone4", "{B}.post_attention_layernorm{K}", ATTN_POST_NORM),
+	/* Block norms.  Architectures with post norms (Gemma 2/3, OLMo 2/3,
+	 * EXAONE 4) put a norm after attention under the name llama uses for
+	 * the norm before the MLP. */
+	HF_IF(WS_ARCH_POST_NORMS, "{B}.post_attention_layernorm{K}", ATTN_POST_NORM),
 	HF("", "{B}.input_layernorm{K}", ATTN_NORM),
 	HF("", "{B}.post_attention_layernorm{K}", FFN_NORM),
 	HF("", "{B}.pre_feedforward_layernorm{K}", FFN_NORM),
@@ -592,8 +597,13 @@ arch_token_match(const char *tok, size_t len, const char *arch)
 }
 
 static bool
-arch_ok(const char *list, const char *arch)
+arch_ok(const role_line *l, const char *arch)
 {
+	const char *list = l->arch;
+	if (l->needs) {
+		const struct ws_cat_entry *e = arch[0] ? ws_cat_by_folded(arch) : NULL;
+		return e && ((e->flags | e->defaults) & l->needs) == l->needs;
+	}
 	if (!list[0])
 		return true;
 	if (!arch[0])
@@ -682,7 +692,7 @@ classify_raw(unsigned fmtbit, const char *arch, const char *name, size_t len,
 		}
 		caps c = { -1, -1, -1 };
 		memo mo = {{0}};
-		if (!match_at(p, s, n, 0, &c, &mo, 0) || !arch_ok(l->arch, arch))
+		if (!match_at(p, s, n, 0, &c, &mo, 0) || !arch_ok(l, arch))
 			continue;
 		r->role = c.tail == T_AUX ? WS_ROLE_QUANT_AUX : l->role;
 		if (c.tail >= 0)

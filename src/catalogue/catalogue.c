@@ -182,6 +182,36 @@ ws_cat_by_model_type(const char *name)
 	return NULL;
 }
 
+/* Does name fold (lower case, no '_' or '-') to folded? */
+static bool
+folds_to(const char *name, const char *folded)
+{
+	for (;; name++) {
+		if (*name == '_' || *name == '-')
+			continue;
+		char c = *name >= 'A' && *name <= 'Z' ? (char)(*name - 'A' + 'a') : *name;
+		if (c != *folded)
+			return false;
+		if (!c)
+			return true;
+		folded++;
+	}
+}
+
+const struct ws_cat_entry *
+ws_cat_by_folded(const char *folded)
+{
+	for (size_t i = 0; i < ARRAY_LEN(entries); i++) {
+		const struct ws_cat_entry *e = &entries[i];
+		for (size_t j = 0; j < WS_CAT_MAX_NAMES; j++)
+			if (e->names[j] && folds_to(e->names[j], folded))
+				return e;
+		if (e->gguf && folds_to(e->gguf, folded))
+			return e;
+	}
+	return NULL;
+}
+
 const struct ws_cat_entry *
 ws_cat_by_gguf(const char *name)
 {

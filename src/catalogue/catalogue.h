@@ -76,6 +76,9 @@ enum ws_cat_head {
 
 const struct ws_cat_entry *ws_cat_by_model_type(const char *name);
 const struct ws_cat_entry *ws_cat_by_gguf(const char *name);
+/* The entry with a model_type or GGUF name that folds to `folded` (lower
+ * case, no '_' or '-': how the role table holds architecture names). */
+const struct ws_cat_entry *ws_cat_by_folded(const char *folded);
 /* The entry whose class prefix `cls` starts with, and the head its
  * suffix adds; NULL when no entry's prefix plus a known suffix is cls. */
 const struct ws_cat_entry *ws_cat_by_class(const char *cls, enum ws_cat_head *head);
