@@ -35,10 +35,10 @@ enum q {
 	Q_NONE = -1,
 	/* leaves: a number of the arch */
 	Q_ONE, Q_TWO, Q_D, Q_V, Q_P, Q_F, Q_FE, Q_E, Q_H, Q_HKV, Q_DK, Q_DV,
-	Q_QLORA, Q_KVLORA, Q_NOPE, Q_ROPE, Q_SHN, Q_SHF,
+	Q_QLORA, Q_KVLORA, Q_NOPE, Q_ROPE, Q_SHN, Q_SHF, Q_IH, Q_IDK,
 	/* composites, defined from earlier entries */
 	Q_HQ, Q_HK, Q_HV, Q_HO, Q_KV2, Q_QKV, Q_F2, Q_FE2, Q_FS, Q_KVA,
-	Q_NOPEV, Q_KVB, Q_D2,
+	Q_NOPEV, Q_KVB, Q_D2, Q_IQ,
 	Q_COUNT
 };
 
@@ -57,6 +57,7 @@ static const struct qdef {
 	[Q_QLORA] = {LEAF, WS_AK_Q_LORA, 0}, [Q_KVLORA] = {LEAF, WS_AK_KV_LORA, 0},
 	[Q_NOPE] = {LEAF, WS_AK_QK_NOPE, 0}, [Q_ROPE] = {LEAF, WS_AK_QK_ROPE, 0},
 	[Q_SHN] = {LEAF, WS_AK_SHARED_N, 0}, [Q_SHF] = {LEAF, WS_AK_SHARED_INTER, 0},
+	[Q_IH] = {LEAF, WS_AK_INDEX_HEADS, 0}, [Q_IDK] = {LEAF, WS_AK_INDEX_HEAD_DIM, 0},
 	[Q_HQ] = {MUL, Q_H, Q_DK},           /* q: heads × head_dim */
 	[Q_HK] = {MUL, Q_HKV, Q_DK},         /* k: kv heads × head_dim */
 	[Q_HV] = {MUL, Q_HKV, Q_DV},
@@ -70,6 +71,7 @@ static const struct qdef {
 	[Q_NOPEV] = {ADD, Q_NOPE, Q_DV},
 	[Q_KVB] = {MUL, Q_H, Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
 	[Q_D2] = {MUL, Q_TWO, Q_D},          /* MTP eh_proj input */
+	[Q_IQ] = {MUL, Q_IH, Q_IDK},         /* indexer queries: heads × dim */
 };
 
 /* ==== rules ==== */
@@ -91,6 +93,7 @@ enum scope { S_GLOBAL, S_LAYER, S_DENSE, S_MOE, S_EXPERT, S_MTP };
 #define X_SHARED (1ull << 43)     /* shared experts */
 #define X_SHARED_GATE (1ull << 44)
 #define X_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
+#define X_INDEXER (1ull << 46)    /* a lightning indexer per layer */
 #define A(f) ((uint64_t)(f))
 
 struct rule {
@@ -132,6 +135,12 @@ static const struct rule rules[] = {
 	{R(ATTN_KV_A), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVA, Q_D}, NULL},
 	{R(ATTN_KV_A_NORM), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVLORA, Q_NONE}, NULL},
 	{R(ATTN_KV_B), W, S_LAYER, A(WS_ARCH_MLA), {Q_KVB, Q_KVLORA}, NULL},
+	/* the indexer's queries come from MLA's low-rank q */
+	{R(ATTN_IDX_Q_B), W, S_LAYER, X_INDEXER | X_QLORA, {Q_IQ, Q_QLORA}, NULL},
+	{R(ATTN_IDX_K), W, S_LAYER, X_INDEXER, {Q_IDK, Q_D}, NULL},
+	{R(ATTN_IDX_K_NORM), W, S_LAYER, X_INDEXER, {Q_IDK, Q_NONE}, NULL},
+	{R(ATTN_IDX_K_NORM), B, S_LAYER, X_INDEXER, {Q_IDK, Q_NONE}, NULL},
+	{R(ATTN_IDX_PROJ), W, S_LAYER, X_INDEXER, {Q_IH, Q_D}, NULL},
 	{R(ATTN_O), W, S_LAYER, 0, {Q_D, Q_HO}, NULL},
 	{R(ATTN_O), B, S_LAYER, A(WS_ARCH_O_BIAS), {Q_D, Q_NONE}, NULL},
 	{R(ATTN_Q_NORM), W, S_LAYER, A(WS_ARCH_QK_NORM_HEAD), {Q_DK, Q_NONE}, NULL},
@@ -156,6 +165,8 @@ static const struct rule rules[] = {
 	{R(FFN_GATE_UP), B, S_DENSE, X_MLP_FUSED | A(WS_ARCH_MLP_BIAS), {Q_F2, Q_NONE}, NULL},
 	{R(FFN_DOWN), W, S_DENSE, 0, {Q_D, Q_F}, NULL},
 	{R(FFN_DOWN), B, S_DENSE, A(WS_ARCH_MLP_BIAS), {Q_D, Q_NONE}, NULL},
+	{R(FFN_ACT), W, S_DENSE, A(WS_ARCH_XIELU), {Q_ONE, Q_NONE}, "act_fn.alpha_p"},
+	{R(FFN_ACT), W, S_DENSE, A(WS_ARCH_XIELU), {Q_ONE, Q_NONE}, "act_fn.alpha_n"},
 
 	{R(MOE_ROUTER), W, S_MOE, 0, {Q_E, Q_D}, NULL},
 	{R(MOE_ROUTER), B, S_MOE, A(WS_ARCH_ROUTER_BIAS), {Q_E, Q_NONE}, NULL},
@@ -224,6 +235,8 @@ arch_features(const struct ws_arch *a)
 	}
 	if (!(a->flags & WS_ARCH_MOE_FUSED))
 		f |= X_MOE_SPLIT;
+	if (a->index_heads && a->index_head_dim)
+		f |= X_INDEXER;
 	return f;
 }
 
@@ -444,6 +457,7 @@ static const struct flag_name {
 	{WS_ARCH_SHARED_GATE, "shared_expert_gate"},
 	{WS_ARCH_NEW_DECODER, "new_decoder_architecture"},
 	{WS_ARCH_MULTI_QUERY, "multi_query"},
+	{WS_ARCH_XIELU, "xielu"},
 };
 
 static const char *const norm_names[] = {
