@@ -1013,6 +1013,10 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (out->moe_step)
 		out->moe_step_offset = 1;  /* llama.cpp: (i + 1) % step == 0 */
+	/* llama.cpp's block_count holds the MTP blocks: the last
+	 * nextn_predict_layers of them (blk.N.nextn.* and a whole block) */
+	if (out->num_nextn_predict_layers && out->num_nextn_predict_layers < out->num_layers)
+		out->num_layers -= out->num_nextn_predict_layers;
 	if (!out->vocab_size) {
 		const ws_kv *tok = ws_model_find_kv(m, "tokenizer.ggml.tokens");
 		if (tok && tok->type == WS_V_ARRAY) {

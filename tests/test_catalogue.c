@@ -297,11 +297,13 @@ Test(catalogue, exaone4_body_without_embeddings)
 
 
 
+/* mkmodel DIR CONFIG --shards 3 and up to three options */
 static void
-mkmodel2(const char *dir, const char *config, const char *opt, const char *opt2)
+mkmodel3(const char *dir, const char *config, const char *opt, const char *opt2, const char *opt3)
 {
 	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, "--shards", "3",
-			(char *)opt, opt ? (char *)opt2 : NULL, NULL};
+			(char *)opt, opt ? (char *)opt2 : NULL, opt && opt2 ? (char *)opt3 : NULL,
+			NULL};
 	cr_assert(argv[0], "WS_MKMODEL is not set");
 	ws_run r = ws_run_argv(argv);
 	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
@@ -311,7 +313,7 @@ mkmodel2(const char *dir, const char *config, const char *opt, const char *opt2)
 static void
 mkmodel(const char *dir, const char *config, const char *opt)
 {
-	mkmodel2(dir, config, opt, NULL);
+	mkmodel3(dir, config, opt, NULL, NULL);
 }
 
 /* A count of a parsed document: a JSON number is a double, exact only
@@ -669,7 +671,7 @@ Test(catalogue, check_apertus_gguf)
 	char *dir = ws_tmpdir();
 	char *p = ws_write_file(dir, "apertus-8b.json", apertus_8b, sizeof apertus_8b - 1);
 	char *model = ws_join(dir, "model");
-	mkmodel2(model, p, "--format", "gguf");
+	mkmodel3(model, p, "--format", "gguf", NULL);
 	char *gguf = ws_join(model, "model.gguf");
 	ws_run r = ws_run_cli("check", gguf, "--json", NULL);
 	cr_expect_eq(r.status, 0, "exit %d: %s%s", r.status, r.out, r.err);
@@ -792,25 +794,33 @@ Test(catalogue, check_deepseek_v32_fp8_checkpoint)
 	free(dir);
 }
 
-/* llama.cpp's converter dequantises the FP8 weights (no scales) */
+/* llama.cpp's converter dequantises the FP8 weights (no scales) and
+ * keeps the MTP block, counted in block_count (62) with
+ * nextn_predict_layers 1; a GGUF without it is the main model alone */
 Test(catalogue, check_deepseek_v32_gguf)
 {
 	char *dir = ws_tmpdir();
 	char *p = ws_write_file(dir, "deepseek-v32.json", deepseek_v32, sizeof deepseek_v32 - 1);
-	char *model = ws_join(dir, "model");
-	mkmodel2(model, p, "--format", "gguf");
-	char *gguf = ws_join(model, "model.gguf");
-	ws_run r = ws_run_cli("check", gguf, "--json", NULL);
-	cr_expect_eq(r.status, 0, "exit %d: %s%s", r.status, r.out, r.err);
-	cJSON *j = cJSON_Parse(r.out);
-	cr_assert(j, "%s", r.out);
-	cr_expect_eq(json_u64(j, "params", "total"), DS32_MAIN);
-	cr_expect_eq(formula_text_u64(r.out, "total"), DS32_MAIN, "%s", r.out);
-	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s", r.out);
-	cJSON_Delete(j);
-	ws_run_free(&r);
-	free(gguf);
-	free(model);
+	for (int with_mtp = 0; with_mtp < 2; with_mtp++) {
+		char *model = ws_join(dir, with_mtp ? "mtp" : "main");
+		mkmodel3(model, p, "--format", "gguf", with_mtp ? "--gguf-mtp" : NULL);
+		char *gguf = ws_join(model, "model.gguf");
+		ws_run r = ws_run_cli("check", gguf, "--json", NULL);
+		cr_expect_eq(r.status, 0, "exit %d: %s%s", r.status, r.out, r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		cr_assert(j, "%s", r.out);
+		uint64_t mtp = with_mtp ? DS32_MTP : 0;
+		cr_expect_eq(json_u64(j, "params", "total"), DS32_MAIN + mtp);
+		cr_expect_eq(json_u64(j, "arch", "num_layers"), 61);
+		cr_expect_eq(formula_text_u64(r.out, "total"), DS32_MAIN, "%s", r.out);
+		cr_expect_eq(formula_text_u64(r.out, "mtp"), mtp, "%s", r.out);
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0,
+			     "%s", r.out);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+		free(gguf);
+		free(model);
+	}
 	free(p);
 	ws_rmtree(dir);
 	free(dir);

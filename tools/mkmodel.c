@@ -4,10 +4,13 @@
  *
  *   mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]
  *           [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]
- *           [--mla-split] [--meta KEY=N]
+ *           [--mla-split] [--gguf-mtp] [--meta KEY=N]
  *
  * --fp8: block linears in F8_E4M3 with an F32 weight_scale_inv each, as
  * DeepSeek-V3 ships (safetensors only).
+ * --gguf-mtp: GGUF with the MTP blocks, as llama.cpp's converter writes
+ * DeepSeek-V3.2 and GLM-4.5 (block_count counts them, nextn_predict_layers,
+ * blk.N.nextn.*).
  * --mla-split: GGUF MLA blocks as the converter writes them since mid-2025:
  * attn_k_b [H, kv_lora, nope] and attn_v_b [H, v, kv_lora] instead of
  * attn_kv_b, with key_length_mla / value_length_mla.
@@ -173,6 +176,7 @@ typedef struct gen {
 	enum plant plant;
 	uint64_t drop_layer;   /* missing-expert: the block that loses one */
 	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
+	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
 	const cfg *c;
 } gen;
 
@@ -738,16 +742,16 @@ static void
 mtp_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
-	blk(g, L, "embed_tokens.weight", NULL, c->vocab, c->hidden);
-	blk(g, L, "enorm.weight", NULL, c->hidden, 0);
-	blk(g, L, "hnorm.weight", NULL, c->hidden, 0);
-	blk(g, L, "eh_proj.weight", NULL, c->hidden, 2 * c->hidden);
+	blk(g, L, "embed_tokens.weight", "nextn.embed_tokens.weight", c->vocab, c->hidden);
+	blk(g, L, "enorm.weight", "nextn.enorm.weight", c->hidden, 0);
+	blk(g, L, "hnorm.weight", "nextn.hnorm.weight", c->hidden, 0);
+	blk(g, L, "eh_proj.weight", "nextn.eh_proj.weight", c->hidden, 2 * c->hidden);
 	if (c->fam == &catalogue_family)
 		catalogue_block(g, L);
 	else
 		deepseek_block(g, L);
-	blk(g, L, "shared_head.norm.weight", NULL, c->hidden, 0);
-	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
+	blk(g, L, "shared_head.norm.weight", "nextn.shared_head_norm.weight", c->hidden, 0);
+	blk(g, L, "shared_head.head.weight", "nextn.shared_head_head.weight", c->vocab, c->hidden);
 }
 
 /* A tensor outside the blocks, of any rank. */
@@ -834,7 +838,7 @@ build(gen *g)
 		else
 			llama_block(g, L);
 	}
-	if ((ds || cat) && !g->gguf)
+	if ((ds || cat) && (!g->gguf || g->gguf_mtp))
 		for (uint64_t k = 0; k < c->nextn; k++)
 			mtp_block(g, c->layers + k);
 	if (falcon) {
@@ -1232,7 +1236,11 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	uint64_t nkv = 0;
 	kv_str(&kv, &nkv, "general.architecture", arch);
 	kv_str(&kv, &nkv, "general.name", c->type);
-	kv_u32(&kv, &nkv, arch, "block_count", c->layers);
+	/* the converter counts the MTP blocks in block_count */
+	uint64_t mtp = g->gguf_mtp ? c->nextn : 0;
+	kv_u32(&kv, &nkv, arch, "block_count", c->layers + mtp);
+	if (mtp)
+		kv_u32(&kv, &nkv, arch, "nextn_predict_layers", mtp);
 	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
 	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
 	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
@@ -1343,7 +1351,7 @@ usage(void)
 {
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
-	      "               [--mla-split] [--meta KEY=N]\n"
+	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -1355,16 +1363,18 @@ main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
-	bool gguf = false, head_copy = false, fp8 = false, mla_split = false;
+	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split")) {
+		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
+		    !strcmp(a, "--gguf-mtp")) {
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
+			gguf_mtp = gguf_mtp || !strcmp(a, "--gguf-mtp");
 			continue;
 		}
 		if (!v)
@@ -1416,8 +1426,8 @@ main(int argc, char **argv)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
 		die("%s: a MoE config needs the expert width and top-k", config);
-	if ((mla_split || meta_key) && !gguf)
-		die("--mla-split and --meta are GGUF only");
+	if ((mla_split || meta_key || gguf_mtp) && !gguf)
+		die("--mla-split, --gguf-mtp and --meta are GGUF only");
 	if (gguf && c.n_mlp_only)
 		die("%s: GGUF has no mlp_only_layers", config);
 	if (plant == P_MISSING_EXPERT && c.experts < 3)
@@ -1429,7 +1439,8 @@ main(int argc, char **argv)
 
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
-	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8, .c = &c};
+	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
+		 .gguf_mtp = gguf_mtp, .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;
 	if (plant == P_MISSING_EXPERT && g.drop_layer == c.layers)
