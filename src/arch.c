@@ -51,6 +51,8 @@ static const struct field {
 	[WS_AK_QK_NOPE] = {"qk_nope_head_dim", offsetof(struct ws_arch, qk_nope_head_dim)},
 	[WS_AK_QK_ROPE] = {"qk_rope_head_dim", offsetof(struct ws_arch, qk_rope_head_dim)},
 	[WS_AK_NEXTN] = {"num_nextn_predict_layers", offsetof(struct ws_arch, num_nextn_predict_layers)},
+	[WS_AK_INDEX_HEADS] = {"index_heads", offsetof(struct ws_arch, index_heads)},
+	[WS_AK_INDEX_HEAD_DIM] = {"index_head_dim", offsetof(struct ws_arch, index_head_dim)},
 };
 
 static uint64_t *
@@ -137,6 +139,8 @@ static const struct cfg_key {
 	{WS_AK_QK_NOPE, {"qk_nope_head_dim"}},
 	{WS_AK_QK_ROPE, {"qk_rope_head_dim"}},
 	{WS_AK_NEXTN, {"num_nextn_predict_layers"}},
+	{WS_AK_INDEX_HEADS, {"index_n_heads"}},
+	{WS_AK_INDEX_HEAD_DIM, {"index_head_dim"}},
 };
 
 /* MoE layer spacing: the key and whether layer i is MoE when
@@ -159,6 +163,9 @@ struct cfg {
 	cJSON *defs;              /* those defaults as JSON values */
 	bool no_defaults;         /* look in the file only */
 };
+
+_Static_assert(WS_ARCH_MAX_DEFAULTED >= WS_CAT_MAX_DEFAULTS,
+	       "every class default of an entry can be listed as defaulted");
 
 /* Record that key came from the class defaults (once). */
 static void
@@ -780,6 +787,8 @@ static const struct gguf_key {
 	{WS_AK_KV_LORA, "attention.kv_lora_rank"},
 	{WS_AK_QK_ROPE, "rope.dimension_count"},
 	{WS_AK_NEXTN, "nextn_predict_layers"},
+	{WS_AK_INDEX_HEADS, "attention.indexer.head_count"},
+	{WS_AK_INDEX_HEAD_DIM, "attention.indexer.key_length"},
 };
 
 static const uint8_t vtype_size[WS_V_COUNT] = {
@@ -891,6 +900,9 @@ static const struct probe {
 	{{"blk.0.attn_sinks.weight", "blk.0.attn_sinks"}, WS_ARCH_SINKS},
 	{{"token_embd_norm.weight"}, WS_ARCH_EMBED_NORM},
 	{{"position_embd.weight"}, WS_ARCH_LEARNED_POS},
+	/* llama.cpp keeps the xIELU scalars as metadata arrays (xielu.*),
+	 * never as tensors: a GGUF holds none */
+	{{NULL}, WS_ARCH_XIELU},
 };
 
 static void
@@ -1001,6 +1013,10 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (out->moe_step)
 		out->moe_step_offset = 1;  /* llama.cpp: (i + 1) % step == 0 */
+	/* llama.cpp's block_count holds the MTP blocks: the last
+	 * nextn_predict_layers of them (blk.N.nextn.* and a whole block) */
+	if (out->num_nextn_predict_layers && out->num_nextn_predict_layers < out->num_layers)
+		out->num_layers -= out->num_nextn_predict_layers;
 	if (!out->vocab_size) {
 		const ws_kv *tok = ws_model_find_kv(m, "tokenizer.ggml.tokens");
 		if (tok && tok->type == WS_V_ARRAY) {

@@ -235,6 +235,7 @@ static const struct flag_name {
 	{WS_ARCH_SHARED_GATE, "shared_expert_gate"},
 	{WS_ARCH_NEW_DECODER, "new_decoder_architecture"},
 	{WS_ARCH_MULTI_QUERY, "multi_query"},
+	{WS_ARCH_XIELU, "xielu"},
 };
 
 static const char *const norm_names[] = {
@@ -440,19 +441,30 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
-		"intermediate %s, vocab %s",
-		ws_fmt_commas(a->hidden_size, b1, sizeof b1),
-		(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
-		(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
-		ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
-		ws_fmt_commas(a->vocab_size, b3, sizeof b3));
-	/* the switches come from a type's table line: unknown types have none */
-	if (a->known)
-		fprintf(out, ", %s, %s, %s MLP",
+	if (a->known) {
+		fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
+			"intermediate %s, vocab %s, %s, %s, %s MLP\n",
+			ws_fmt_commas(a->hidden_size, b1, sizeof b1),
+			(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
+			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
+			ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
+			ws_fmt_commas(a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : a->flags & WS_ARCH_TIED ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
-	fputc('\n', out);
+	} else {
+		/* an unknown type: only the values read (nothing derives the
+		 * rest, and a zero printed would read as a fact) */
+		const char *sep = "  ";
+		for (size_t i = 0; i < ARRAY_LEN(always_keys); i++) {
+			uint64_t v = ws_arch_value(a, always_keys[i]);
+			if (!v)
+				continue;
+			fprintf(out, "%s%s %s", sep, ws_arch_key_name(always_keys[i]),
+				ws_fmt_commas(v, b1, sizeof b1));
+			sep = ", ";
+		}
+		fputc('\n', out);
+	}
 	if (a->n_defaulted) {
 		fprintf(out, "  from class defaults:");
 		for (uint32_t i = 0; i < a->n_defaulted; i++)

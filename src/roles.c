@@ -152,6 +152,8 @@ static const role_line lines[] = {
 	HF("", "{B}.attn_norm{K}", ATTN_NORM),
 	HF("", "{B}.ff_norm{K}", FFN_NORM),
 	HF("", "{B}.attention_norm{K}", ATTN_NORM),
+	HF("", "{B}.attention_layernorm{K}", ATTN_NORM),     /* Apertus */
+	HF("", "{B}.feedforward_layernorm{K}", FFN_NORM),
 	HF("", "{B}.ffn_norm{K}", FFN_NORM),
 
 	/* Attention: llama family. */
@@ -178,6 +180,11 @@ static const role_line lines[] = {
 	HF("", "{B}.self_attn.kv_a_proj_with_mqa{K}", ATTN_KV_A),
 	HF("", "{B}.self_attn.kv_a_layernorm{K}", ATTN_KV_A_NORM),
 	HF("", "{B}.self_attn.kv_b_proj{K}", ATTN_KV_B),
+	/* DeepSeek-V3.2's lightning indexer (a LayerNorm with a bias). */
+	HF("", "{B}.self_attn.indexer.wq_b{K}", ATTN_IDX_Q_B),
+	HF("", "{B}.self_attn.indexer.wk{K}", ATTN_IDX_K),
+	HF("", "{B}.self_attn.indexer.k_norm{K}", ATTN_IDX_K_NORM),
+	HF("", "{B}.self_attn.indexer.weights_proj{K}", ATTN_IDX_PROJ),
 	/* GPT-2 / StarCoder (Conv1D), GPT-J, MPT, phi-1.5. */
 	HF("", "{B}.attn.c_attn{K}", ATTN_QKV),
 	HF("", "{B}.attn.c_proj{K}", ATTN_O),
@@ -226,6 +233,11 @@ static const role_line lines[] = {
 	HF("", "{B}.ffn.down_proj{K}", FFN_DOWN),
 	HF("", "{B}.ff_proj{K}", FFN_GATE_UP),
 	HF("", "{B}.ff_out{K}", FFN_DOWN),
+	/* xIELU (Apertus): two learnable scalars beside two 0-d buffers. */
+	HF("", "{B}.mlp.act_fn.alpha_p", FFN_ACT),
+	HF("", "{B}.mlp.act_fn.alpha_n", FFN_ACT),
+	HF("", "{B}.mlp.act_fn.beta", BUFFER),
+	HF("", "{B}.mlp.act_fn.eps", BUFFER),
 
 	/* MoE: Mixtral, PhiMoE, GraniteMoE. */
 	HF("", "{B}.block_sparse_moe.gate{K}", MOE_ROUTER),
@@ -307,6 +319,10 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.attn_kv_b{K}", ATTN_KV_B),
 	GG("", "blk.{L}.attn_k_b{K}", ATTN_KV_B),
 	GG("", "blk.{L}.attn_v_b{K}", ATTN_KV_B),
+	GG("", "blk.{L}.indexer.attn_q_b{K}", ATTN_IDX_Q_B),
+	GG("", "blk.{L}.indexer.attn_k{K}", ATTN_IDX_K),
+	GG("", "blk.{L}.indexer.k_norm{K}", ATTN_IDX_K_NORM),
+	GG("", "blk.{L}.indexer.proj{K}", ATTN_IDX_PROJ),
 	GG("", "blk.{L}.ffn_norm{K}", FFN_NORM),
 	/* gpt-oss's converter writes its pre-MLP norm under this name */
 	GG("gpt-oss", "blk.{L}.post_attention_norm{K}", FFN_NORM),

@@ -269,6 +269,20 @@ static const row rows[] = {
 	W(ST, "deepseek_v3", "model.layers.3.mlp.experts.255.down_proj.weight_scale_inv", QUANT_AUX, 3, 255),
 	W(ST, "deepseek_v3", "model.layers.3.self_attn.kv_a_proj_with_mqa.weight_scale_inv", QUANT_AUX, 3, -1),
 	W(ST, "deepseek_v2", "model.layers.1.self_attn.q_proj.weight", ATTN_Q, 1, -1),
+	/* ---- deepseek_v32: the lightning indexer ---- */
+	W(ST, "deepseek_v32", "model.layers.0.self_attn.indexer.wq_b.weight", ATTN_IDX_Q_B, 0, -1),
+	W(ST, "deepseek_v32", "model.layers.0.self_attn.indexer.wq_b.weight_scale_inv", QUANT_AUX, 0, -1),
+	W(ST, "deepseek_v32", "model.layers.60.self_attn.indexer.wk.weight", ATTN_IDX_K, 60, -1),
+	W(ST, "deepseek_v32", "model.layers.3.self_attn.indexer.k_norm.weight", ATTN_IDX_K_NORM, 3, -1),
+	B(ST, "deepseek_v32", "model.layers.3.self_attn.indexer.k_norm.bias", ATTN_IDX_K_NORM, 3, -1),
+	W(ST, "deepseek_v32", "model.layers.3.self_attn.indexer.weights_proj.weight", ATTN_IDX_PROJ, 3, -1),
+	/* ---- apertus: renamed norms, xIELU scalars and buffers ---- */
+	W(ST, "apertus", "model.layers.7.attention_layernorm.weight", ATTN_NORM, 7, -1),
+	W(ST, "apertus", "model.layers.7.feedforward_layernorm.weight", FFN_NORM, 7, -1),
+	W(ST, "apertus", "model.layers.7.mlp.act_fn.alpha_p", FFN_ACT, 7, -1),
+	W(ST, "apertus", "model.layers.7.mlp.act_fn.alpha_n", FFN_ACT, 7, -1),
+	W(ST, "apertus", "model.layers.7.mlp.act_fn.beta", BUFFER, 7, -1),
+	W(ST, "apertus", "model.layers.7.mlp.act_fn.eps", BUFFER, 7, -1),
 	/* ---- llama4 text ---- */
 	W(ST, "llama4_text", "model.layers.0.feed_forward.router.weight", MOE_ROUTER, 0, -1),
 	W(ST, "llama4_text", "model.layers.0.feed_forward.experts.gate_up_proj", MOE_GATE_UP, 0, -1),
@@ -399,6 +413,10 @@ static const row rows[] = {
 	W(GF, "deepseek2", "blk.0.attn_kv_a_norm.weight", ATTN_KV_A_NORM, 0, -1),
 	W(GF, "deepseek2", "blk.0.attn_kv_b.weight", ATTN_KV_B, 0, -1),
 	W(GF, "deepseek2", "blk.0.attn_k_b.weight", ATTN_KV_B, 0, -1),
+	W(GF, "deepseek32", "blk.5.indexer.attn_q_b.weight", ATTN_IDX_Q_B, 5, -1),
+	W(GF, "deepseek32", "blk.5.indexer.attn_k.weight", ATTN_IDX_K, 5, -1),
+	B(GF, "deepseek32", "blk.5.indexer.k_norm.bias", ATTN_IDX_K_NORM, 5, -1),
+	W(GF, "deepseek32", "blk.5.indexer.proj.weight", ATTN_IDX_PROJ, 5, -1),
 	W(GF, "deepseek2", "blk.0.attn_v_b.weight", ATTN_KV_B, 0, -1),
 	/* MoE */
 	W(GF, "deepseek2", "blk.5.ffn_gate_inp.weight", MOE_ROUTER, 5, -1),
@@ -446,7 +464,8 @@ row_ok(const row *r, ws_role role, int32_t layer, int32_t expert, ws_kind kind)
 
 Test(roles, names_round_trip)
 {
-	cr_assert_eq(WS_ROLE_COUNT, 43);  /* SPEC "Roles" */
+	/* SPEC "Roles", and the indexer's four and xIELU's (ffn_act) */
+	cr_assert_eq(WS_ROLE_COUNT, 48);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

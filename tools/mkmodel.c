@@ -4,10 +4,13 @@
  *
  *   mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]
  *           [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]
- *           [--mla-split] [--meta KEY=N]
+ *           [--mla-split] [--gguf-mtp] [--meta KEY=N]
  *
  * --fp8: block linears in F8_E4M3 with an F32 weight_scale_inv each, as
  * DeepSeek-V3 ships (safetensors only).
+ * --gguf-mtp: GGUF with the MTP blocks, as llama.cpp's converter writes
+ * DeepSeek-V3.2 and GLM-4.5 (block_count counts them, nextn_predict_layers,
+ * blk.N.nextn.*).
  * --mla-split: GGUF MLA blocks as the converter writes them since mid-2025:
  * attn_k_b [H, kv_lora, nope] and attn_v_b [H, v, kv_lora] instead of
  * attn_kv_b, with key_length_mla / value_length_mla.
@@ -29,9 +32,12 @@
  * llama4_text (interleave_moe_layer_step, fused 3-D experts
  * [E, in, out], shared expert, intermediate_size_mlp for dense blocks),
  * gpt_oss (sinks, router bias, fused experts with biases, BF16),
- * deepseek_v2 and deepseek_v3 (first_k_dense_replace, shared experts,
- * e_score_correction_bias / exp_probs_b; the MTP layer
- * model.layers.<num_hidden_layers>.* in safetensors only).
+ * deepseek_v2, deepseek_v3 and deepseek_v32 (first_k_dense_replace, shared
+ * experts, e_score_correction_bias / exp_probs_b, V3.2's lightning indexer;
+ * the MTP layer model.layers.<num_hidden_layers>.* in safetensors only).
+ * Other model types of the catalogue with RMS norms and a gated or plain
+ * MLP are built from the library's reading of the config (switches, q/k
+ * norms, biases, MoE, xIELU's scalars and buffers).
  *
  * Defects (--plant):
  *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
@@ -62,6 +68,7 @@
 #include <unistd.h>
 
 #include "gen.h"
+#include "catalogue/catalogue.h"
 #include "ws/error.h"
 #include "ws/formula.h"
 
@@ -148,11 +155,14 @@ typedef struct cfg {
 	uint64_t mlp_only[MAX_MLP_ONLY];
 	size_t n_mlp_only;
 	uint64_t q_lora, kv_lora, nope, rope, vdim, nextn;
+	uint64_t index_heads, index_dim;  /* DeepSeek-V3.2's indexer */
 	bool no_head;          /* a base-model class: no head, unprefixed names */
 	const char *base;      /* the text model's name prefix: "model.", "" ... */
 	/* a SigLIP vision tower and Gemma 3's projector (vision_config) */
 	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
-	uint32_t aflags;       /* the catalogue's switches (catalogue family) */
+	uint32_t aflags;       /* the library's switches for this config */
+	bool plain_mlp;        /* up and down only (catalogue family) */
+	const char *gguf;      /* general.architecture (catalogue family) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -166,6 +176,7 @@ typedef struct gen {
 	enum plant plant;
 	uint64_t drop_layer;   /* missing-expert: the block that loses one */
 	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
+	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
 	const cfg *c;
 } gen;
 
@@ -184,13 +195,14 @@ ends_with(const char *s, const char *tail)
 
 /* DeepSeek-V3 ships its block linears in F8_E4M3 with an F32
  * weight_scale_inv of 128x128 blocks; embeddings, heads, norms, the
- * router and eh_proj stay BF16. */
+ * router, eh_proj and V3.2's indexer weights_proj stay BF16. */
 static bool
 is_fp8_linear(const char *name, int nd)
 {
 	return nd == 2 && !strncmp(name, "model.layers.", 13) && ends_with(name, ".weight") &&
 	       !ends_with(name, "mlp.gate.weight") && !ends_with(name, "embed_tokens.weight") &&
-	       !ends_with(name, "shared_head.head.weight") && !ends_with(name, "eh_proj.weight");
+	       !ends_with(name, "shared_head.head.weight") && !ends_with(name, "eh_proj.weight") &&
+	       !ends_with(name, "indexer.weights_proj.weight");
 }
 
 static void push(gen *g, int nd, const uint64_t *shape, uint32_t fill, const char *name);
@@ -366,6 +378,7 @@ static const family families[] = {
 	{"gpt2", NULL, BK_GPT2, MK_MIXTRAL, F_TIED, "mlp."},
 	{"deepseek_v2", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
 	{"deepseek_v3", "deepseek2", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
+	{"deepseek_v32", "deepseek32", BK_MLA, MK_DEEPSEEK, 0, "mlp."},
 	/* sizes and switches from the library's reading (n_head_kv, multi_query, ...) */
 	{"falcon", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
 	{"RefinedWebModel", NULL, BK_FALCON, MK_MIXTRAL, F_NORM_BIAS, "mlp."},
@@ -458,6 +471,17 @@ attn_mla(gen *g, uint64_t L)
 		    c->heads * (c->nope + c->vdim), c->kv_lora);
 	}
 	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, c->heads * c->vdim);
+	if (c->index_heads) {
+		/* the lightning indexer: queries from the low-rank q, one
+		 * key head, a LayerNorm, per-head weights */
+		blk(g, L, "self_attn.indexer.wq_b.weight", "indexer.attn_q_b.weight",
+		    c->index_heads * c->index_dim, c->q_lora);
+		blk(g, L, "self_attn.indexer.wk.weight", "indexer.attn_k.weight", c->index_dim, c->hidden);
+		blk(g, L, "self_attn.indexer.k_norm.weight", "indexer.k_norm.weight", c->index_dim, 0);
+		blk(g, L, "self_attn.indexer.k_norm.bias", "indexer.k_norm.bias", c->index_dim, 0);
+		blk(g, L, "self_attn.indexer.weights_proj.weight", "indexer.proj.weight",
+		    c->index_heads, c->hidden);
+	}
 }
 
 /* The MoE part of block L. */
@@ -476,7 +500,7 @@ moe(gen *g, uint64_t L)
 	case MK_QWEN:
 	case MK_DEEPSEEK:
 		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
-		if (!strcmp(c->type, "deepseek_v3"))
+		if (c->aflags & WS_ARCH_ROUTER_SCORE_BIAS)
 			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
 		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", f, d);
 		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", f, d);
@@ -566,6 +590,13 @@ llama_block(gen *g, uint64_t L)
 	}
 }
 
+/* The pre-attention and pre-MLP norms' names where a type renames them. */
+static const struct {
+	const char *type, *attn, *ffn;
+} norm_names[] = {
+	{"apertus", "attention_layernorm", "feedforward_layernorm"},
+};
+
 /* A block of a catalogue family: norms, attention, q/k norms, biases and
  * MLP as the library's switches for this config say. */
 static void
@@ -574,8 +605,14 @@ catalogue_block(gen *g, uint64_t L)
 	const cfg *c = g->c;
 	uint32_t f = c->aflags;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+	const char *attn_norm = "input_layernorm", *ffn_norm = "post_attention_layernorm";
+	for (size_t i = 0; i < sizeof norm_names / sizeof norm_names[0]; i++)
+		if (!strcmp(norm_names[i].type, c->type)) {
+			attn_norm = norm_names[i].attn;
+			ffn_norm = norm_names[i].ffn;
+		}
 	if (!(f & WS_ARCH_NO_PRE_NORM))
-		norm(g, L, "input_layernorm", "attn_norm");
+		norm(g, L, attn_norm, "attn_norm");
 	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
 	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", kv, c->hidden);
 	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
@@ -592,7 +629,7 @@ catalogue_block(gen *g, uint64_t L)
 		blk(g, L, "self_attn.q_norm.weight", "attn_q_norm.weight", full ? q : c->head_dim, 0);
 		blk(g, L, "self_attn.k_norm.weight", "attn_k_norm.weight", full ? kv : c->head_dim, 0);
 	}
-	norm(g, L, "post_attention_layernorm", "ffn_norm");
+	norm(g, L, ffn_norm, "ffn_norm");
 	if ((f & WS_ARCH_POST_NORMS) && !(f & WS_ARCH_NO_PRE_NORM))
 		norm(g, L, "pre_feedforward_layernorm", "post_attention_norm");
 	if (f & WS_ARCH_POST_NORMS)
@@ -609,11 +646,25 @@ catalogue_block(gen *g, uint64_t L)
 			gated_mlp(g, L, c->shared_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
 		return;
 	}
-	gated_mlp(g, L, c->dense_inter, "mlp.", "");
+	if (c->plain_mlp) {
+		blk(g, L, "mlp.up_proj.weight", "ffn_up.weight", c->dense_inter, c->hidden);
+		blk(g, L, "mlp.down_proj.weight", "ffn_down.weight", c->hidden, c->dense_inter);
+	} else {
+		gated_mlp(g, L, c->dense_inter, "mlp.", "");
+	}
 	if (f & WS_ARCH_MLP_BIAS) {
-		blk(g, L, "mlp.gate_proj.bias", "ffn_gate.bias", c->dense_inter, 0);
+		if (!c->plain_mlp)
+			blk(g, L, "mlp.gate_proj.bias", "ffn_gate.bias", c->dense_inter, 0);
 		blk(g, L, "mlp.up_proj.bias", "ffn_up.bias", c->dense_inter, 0);
 		blk(g, L, "mlp.down_proj.bias", "ffn_down.bias", c->hidden, 0);
+	}
+	if ((f & WS_ARCH_XIELU) && !g->gguf) {
+		/* two learnable [1] scalars and two 0-d buffers; llama.cpp
+		 * moves all four to xielu.* metadata arrays */
+		blk(g, L, "mlp.act_fn.alpha_p", NULL, 1, 0);
+		blk(g, L, "mlp.act_fn.alpha_n", NULL, 1, 0);
+		blk_nd(g, L, "mlp.act_fn.beta", NULL, 0, NULL);
+		blk_nd(g, L, "mlp.act_fn.eps", NULL, 0, NULL);
 	}
 }
 
@@ -691,16 +742,16 @@ static void
 mtp_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
-	blk(g, L, "embed_tokens.weight", NULL, c->vocab, c->hidden);
-	blk(g, L, "enorm.weight", NULL, c->hidden, 0);
-	blk(g, L, "hnorm.weight", NULL, c->hidden, 0);
-	blk(g, L, "eh_proj.weight", NULL, c->hidden, 2 * c->hidden);
+	blk(g, L, "embed_tokens.weight", "nextn.embed_tokens.weight", c->vocab, c->hidden);
+	blk(g, L, "enorm.weight", "nextn.enorm.weight", c->hidden, 0);
+	blk(g, L, "hnorm.weight", "nextn.hnorm.weight", c->hidden, 0);
+	blk(g, L, "eh_proj.weight", "nextn.eh_proj.weight", c->hidden, 2 * c->hidden);
 	if (c->fam == &catalogue_family)
 		catalogue_block(g, L);
 	else
 		deepseek_block(g, L);
-	blk(g, L, "shared_head.norm.weight", NULL, c->hidden, 0);
-	blk(g, L, "shared_head.head.weight", NULL, c->vocab, c->hidden);
+	blk(g, L, "shared_head.norm.weight", "nextn.shared_head_norm.weight", c->hidden, 0);
+	blk(g, L, "shared_head.head.weight", "nextn.shared_head_head.weight", c->vocab, c->hidden);
 }
 
 /* A tensor outside the blocks, of any rank. */
@@ -787,7 +838,7 @@ build(gen *g)
 		else
 			llama_block(g, L);
 	}
-	if ((ds || cat) && !g->gguf)
+	if ((ds || cat) && (!g->gguf || g->gguf_mtp))
 		for (uint64_t k = 0; k < c->nextn; k++)
 			mtp_block(g, c->layers + k);
 	if (falcon) {
@@ -877,6 +928,9 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->shared_n = a->shared_experts;
 	c->shared_inter = a->shared_intermediate_size;
 	c->first_dense = a->first_k_dense;
+	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
+	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
+	c->gguf = e ? e->gguf : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
 	c->step_offset = a->moe_step_offset;
 	c->nextn = a->num_nextn_predict_layers;
@@ -916,7 +970,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 			die("%s: vision_config: patch_size and image_size", path);
 	}
 	c->fam = family_of(c->type);
-	if (!c->fam && a.known && a.norm == WS_NORM_RMS && a.mlp == WS_MLP_GATED &&
+	c->aflags = a.flags;
+	c->index_heads = a.index_heads;
+	c->index_dim = a.index_head_dim;
+	if (!c->fam && a.known && a.norm == WS_NORM_RMS &&
+	    (a.mlp == WS_MLP_GATED || a.mlp == WS_MLP_PLAIN) &&
 	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {
 		from_catalogue(c, &a);
 		ws_arch_free(&a);
@@ -1116,7 +1174,7 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 
 /* ==== GGUF ==== */
 
-enum { GV_U32 = 4, GV_STRING = 8 };
+enum { GV_U32 = 4, GV_F32 = 6, GV_STRING = 8, GV_ARRAY = 9 };
 
 /* --meta KEY=N: a {arch}.KEY value written instead of the true one */
 static const char *meta_key;
@@ -1144,12 +1202,28 @@ kv_str(buf *b, uint64_t *n, const char *key, const char *v)
 	(*n)++;
 }
 
+/* A float per block under a key without the {arch}. prefix (xielu.*). */
+static void
+kv_f32_blocks(buf *b, uint64_t *n, const char *key, uint64_t blocks, float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	put_str(b, key);
+	put_u32(b, GV_ARRAY);
+	put_u32(b, GV_F32);
+	put_u64(b, blocks);
+	for (uint64_t i = 0; i < blocks; i++)
+		put_u32(b, bits);
+	(*n)++;
+}
+
 static const char *
 gguf_arch(const cfg *c)
 {
-	if (!c->fam->gguf)
+	const char *a = c->fam == &catalogue_family ? c->gguf : c->fam->gguf;
+	if (!a)
 		die("no GGUF layout for model_type '%s'", c->type);
-	return c->fam->gguf;
+	return a;
 }
 
 static void
@@ -1162,7 +1236,11 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	uint64_t nkv = 0;
 	kv_str(&kv, &nkv, "general.architecture", arch);
 	kv_str(&kv, &nkv, "general.name", c->type);
-	kv_u32(&kv, &nkv, arch, "block_count", c->layers);
+	/* the converter counts the MTP blocks in block_count */
+	uint64_t mtp = g->gguf_mtp ? c->nextn : 0;
+	kv_u32(&kv, &nkv, arch, "block_count", c->layers + mtp);
+	if (mtp)
+		kv_u32(&kv, &nkv, arch, "nextn_predict_layers", mtp);
 	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
 	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
 	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
@@ -1190,12 +1268,25 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		kv_u32(&kv, &nkv, arch, "attention.kv_lora_rank", c->kv_lora);
 		kv_u32(&kv, &nkv, arch, "leading_dense_block_count", c->first_dense);
 		kv_u32(&kv, &nkv, arch, "expert_shared_count", c->shared_n);
+		if (c->index_heads) {
+			kv_u32(&kv, &nkv, arch, "attention.indexer.head_count", c->index_heads);
+			kv_u32(&kv, &nkv, arch, "attention.indexer.key_length", c->index_dim);
+		}
 	} else {
 		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->head_dim);
 		if (c->head_dim * c->heads != c->hidden) {
 			kv_u32(&kv, &nkv, arch, "attention.key_length", c->head_dim);
 			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
 		}
+	}
+	if (c->aflags & WS_ARCH_XIELU) {
+		/* the converter's per-layer scalars: values, not tensors */
+		static const struct { const char *key; float v; } xielu[] = {
+			{"xielu.alpha_p", 0.8f}, {"xielu.alpha_n", 0.8f},
+			{"xielu.beta", 0.5f}, {"xielu.eps", -1e-6f},
+		};
+		for (size_t i = 0; i < sizeof xielu / sizeof xielu[0]; i++)
+			kv_f32_blocks(&kv, &nkv, xielu[i].key, c->layers, xielu[i].v);
 	}
 	if (c->experts) {
 		kv_u32(&kv, &nkv, arch, "expert_count", c->experts);
@@ -1260,7 +1351,7 @@ usage(void)
 {
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
-	      "               [--mla-split] [--meta KEY=N]\n"
+	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -1272,16 +1363,18 @@ main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
-	bool gguf = false, head_copy = false, fp8 = false, mla_split = false;
+	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split")) {
+		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
+		    !strcmp(a, "--gguf-mtp")) {
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
+			gguf_mtp = gguf_mtp || !strcmp(a, "--gguf-mtp");
 			continue;
 		}
 		if (!v)
@@ -1333,8 +1426,8 @@ main(int argc, char **argv)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
 		die("%s: a MoE config needs the expert width and top-k", config);
-	if ((mla_split || meta_key) && !gguf)
-		die("--mla-split and --meta are GGUF only");
+	if ((mla_split || meta_key || gguf_mtp) && !gguf)
+		die("--mla-split, --gguf-mtp and --meta are GGUF only");
 	if (gguf && c.n_mlp_only)
 		die("%s: GGUF has no mlp_only_layers", config);
 	if (plant == P_MISSING_EXPERT && c.experts < 3)
@@ -1346,7 +1439,8 @@ main(int argc, char **argv)
 
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
-	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8, .c = &c};
+	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
+		 .gguf_mtp = gguf_mtp, .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;
 	if (plant == P_MISSING_EXPERT && g.drop_layer == c.layers)

@@ -101,6 +101,22 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, false, WS_FIX_NONE, "Exaone4",
 	 {D("vocab_size", 102400), D("hidden_size", 4096), D("intermediate_size", 16384),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)}},
+	/* Apertus: a plain MLP with xIELU's two learnable scalars per layer
+	 * (its beta and eps are buffers), per-head q/k norms */
+	{{"apertus"}, "apertus", WS_NORM_RMS, WS_MLP_PLAIN, WS_ARCH_QK_NORM_HEAD | WS_ARCH_XIELU, 0,
+	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Apertus",
+	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 14336),
+	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
+	/* DeepSeek-V3.2: DeepSeek-V3 with a lightning indexer in every layer
+	 * (index_n_heads × index_head_dim queries from the low-rank q) */
+	{{"deepseek_v32"}, "deepseek32", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0,
+	 {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV32",
+	 {D("vocab_size", 129280), D("hidden_size", 7168), D("intermediate_size", 18432),
+	  D("moe_intermediate_size", 2048), D("num_hidden_layers", 61), D("num_attention_heads", 128),
+	  D("num_key_value_heads", 128), D("n_shared_experts", 1), D("n_routed_experts", 256),
+	  D("kv_lora_rank", 512), D("q_lora_rank", 1536), D("qk_rope_head_dim", 64),
+	  D("v_head_dim", 128), D("qk_nope_head_dim", 128), D("num_experts_per_tok", 8),
+	  D("first_k_dense_replace", 3), D("index_n_heads", 64), D("index_head_dim", 128)}},
 };
 
 static const struct {

@@ -49,7 +49,7 @@ enum ws_cat_slide {
 };
 
 #define WS_CAT_MAX_NAMES 3
-#define WS_CAT_MAX_DEFAULTS 12
+#define WS_CAT_MAX_DEFAULTS 20
 
 struct ws_cat_entry {
 	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */

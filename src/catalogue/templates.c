@@ -17,6 +17,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_QLORA] = {WS_QOP_LEAF, WS_AK_Q_LORA, 0}, [WS_Q_KVLORA] = {WS_QOP_LEAF, WS_AK_KV_LORA, 0},
 	[WS_Q_NOPE] = {WS_QOP_LEAF, WS_AK_QK_NOPE, 0}, [WS_Q_ROPE] = {WS_QOP_LEAF, WS_AK_QK_ROPE, 0},
 	[WS_Q_SHN] = {WS_QOP_LEAF, WS_AK_SHARED_N, 0}, [WS_Q_SHF] = {WS_QOP_LEAF, WS_AK_SHARED_INTER, 0},
+	[WS_Q_IH] = {WS_QOP_LEAF, WS_AK_INDEX_HEADS, 0}, [WS_Q_IDK] = {WS_QOP_LEAF, WS_AK_INDEX_HEAD_DIM, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -30,6 +31,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_NOPEV] = {WS_QOP_ADD, WS_Q_NOPE, WS_Q_DV},
 	[WS_Q_KVB] = {WS_QOP_MUL, WS_Q_H, WS_Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
 	[WS_Q_D2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_D},          /* MTP eh_proj input */
+	[WS_Q_IQ] = {WS_QOP_MUL, WS_Q_IH, WS_Q_IDK},         /* indexer queries: heads × dim */
 };
 
 #define W WS_KIND_WEIGHT
@@ -62,6 +64,12 @@ const struct ws_template ws_templates[] = {
 	{R(ATTN_KV_A), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVA, WS_Q_D}, NULL},
 	{R(ATTN_KV_A_NORM), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVLORA, WS_Q_NONE}, NULL},
 	{R(ATTN_KV_B), W, WS_SC_LAYER, A(WS_ARCH_MLA), {WS_Q_KVB, WS_Q_KVLORA}, NULL},
+	/* the indexer's queries come from MLA's low-rank q */
+	{R(ATTN_IDX_Q_B), W, WS_SC_LAYER, WS_TX_INDEXER | WS_TX_QLORA, {WS_Q_IQ, WS_Q_QLORA}, NULL},
+	{R(ATTN_IDX_K), W, WS_SC_LAYER, WS_TX_INDEXER, {WS_Q_IDK, WS_Q_D}, NULL},
+	{R(ATTN_IDX_K_NORM), W, WS_SC_LAYER, WS_TX_INDEXER, {WS_Q_IDK, WS_Q_NONE}, NULL},
+	{R(ATTN_IDX_K_NORM), B, WS_SC_LAYER, WS_TX_INDEXER, {WS_Q_IDK, WS_Q_NONE}, NULL},
+	{R(ATTN_IDX_PROJ), W, WS_SC_LAYER, WS_TX_INDEXER, {WS_Q_IH, WS_Q_D}, NULL},
 	{R(ATTN_O), W, WS_SC_LAYER, 0, {WS_Q_D, WS_Q_HO}, NULL},
 	{R(ATTN_O), B, WS_SC_LAYER, A(WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_Q_NORM), W, WS_SC_LAYER, A(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
@@ -86,6 +94,8 @@ const struct ws_template ws_templates[] = {
 	{R(FFN_GATE_UP), B, WS_SC_DENSE, WS_TX_MLP_FUSED | A(WS_ARCH_MLP_BIAS), {WS_Q_F2, WS_Q_NONE}, NULL},
 	{R(FFN_DOWN), W, WS_SC_DENSE, 0, {WS_Q_D, WS_Q_F}, NULL},
 	{R(FFN_DOWN), B, WS_SC_DENSE, A(WS_ARCH_MLP_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_ACT), W, WS_SC_DENSE, A(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_p"},
+	{R(FFN_ACT), W, WS_SC_DENSE, A(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_n"},
 
 	{R(MOE_ROUTER), W, WS_SC_MOE, 0, {WS_Q_E, WS_Q_D}, NULL},
 	{R(MOE_ROUTER), B, WS_SC_MOE, A(WS_ARCH_ROUTER_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
@@ -156,6 +166,8 @@ ws_template_features(const struct ws_arch *a)
 	}
 	if (!(a->flags & WS_ARCH_MOE_FUSED))
 		f |= WS_TX_MOE_SPLIT;
+	if (a->index_heads && a->index_head_dim)
+		f |= WS_TX_INDEXER;
 	return f;
 }
 

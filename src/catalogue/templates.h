@@ -27,10 +27,10 @@ enum ws_q {
 	WS_Q_NONE = 0,   /* no dimension (its value is 1) */
 	/* leaves: a number of the arch */
 	WS_Q_ONE, WS_Q_TWO, WS_Q_D, WS_Q_V, WS_Q_P, WS_Q_F, WS_Q_FE, WS_Q_E, WS_Q_H, WS_Q_HKV, WS_Q_DK, WS_Q_DV,
-	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF,
+	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF, WS_Q_IH, WS_Q_IDK,
 	/* composites, defined from earlier entries */
 	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
-	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2,
+	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ,
 	WS_Q_COUNT
 };
 
@@ -62,6 +62,7 @@ enum ws_scope { WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT,
 #define WS_TX_SHARED (1ull << 43)     /* shared experts */
 #define WS_TX_SHARED_GATE (1ull << 44)
 #define WS_TX_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
+#define WS_TX_INDEXER (1ull << 46)    /* a lightning indexer per layer */
 
 struct ws_template {
 	ws_role role;

@@ -65,9 +65,10 @@ enum ws_arch_flag {
 	WS_ARCH_SHARED_GATE = 1u << 20,      /* qwen2_moe shared_expert_gate */
 	WS_ARCH_NEW_DECODER = 1u << 21,      /* falcon new_decoder_architecture */
 	WS_ARCH_MULTI_QUERY = 1u << 22,      /* falcon multi_query */
+	WS_ARCH_XIELU = 1u << 23,            /* xIELU: two learnable scalars per MLP */
 };
 
-#define WS_ARCH_MAX_DEFAULTED 16
+#define WS_ARCH_MAX_DEFAULTED 24
 #define WS_ARCH_MAX_LAYERS (1u << 20) /* a bigger count is not a model */
 
 /* The numeric fields of a ws_arch, by index: ws_arch_value() reads one,
@@ -80,6 +81,7 @@ enum ws_arch_key {
 	WS_AK_MOE_INTER, WS_AK_SHARED_N, WS_AK_SHARED_INTER,
 	WS_AK_FIRST_DENSE, WS_AK_MOE_STEP, WS_AK_Q_LORA, WS_AK_KV_LORA,
 	WS_AK_QK_NOPE, WS_AK_QK_ROPE, WS_AK_NEXTN,
+	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
 	WS_AK_COUNT
 };
 
@@ -118,6 +120,9 @@ struct ws_arch {
 	uint64_t qk_nope_head_dim, qk_rope_head_dim;
 
 	uint64_t num_nextn_predict_layers; /* MTP blocks after the last layer */
+
+	/* DeepSeek sparse attention's lightning indexer (0: none) */
+	uint64_t index_heads, index_head_dim;
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
 	 * layer_types (malloc'd kinds, enum ws_layer_kind of the catalogue),

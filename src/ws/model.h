@@ -86,10 +86,13 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(ATTN_SINKS, "attn_sinks") X(ATTN_Q_A, "attn_q_a")                  \
 	X(ATTN_Q_B, "attn_q_b") X(ATTN_Q_A_NORM, "attn_q_a_norm")            \
 	X(ATTN_KV_A, "attn_kv_a") X(ATTN_KV_A_NORM, "attn_kv_a_norm")        \
-	X(ATTN_KV_B, "attn_kv_b") X(FFN_NORM, "ffn_norm")                    \
+	X(ATTN_KV_B, "attn_kv_b") X(ATTN_IDX_Q_B, "attn_idx_q_b")            \
+	X(ATTN_IDX_K, "attn_idx_k") X(ATTN_IDX_K_NORM, "attn_idx_k_norm")    \
+	X(ATTN_IDX_PROJ, "attn_idx_proj") X(FFN_NORM, "ffn_norm")            \
 	X(ATTN_POST_NORM, "attn_post_norm") X(FFN_POST_NORM, "ffn_post_norm") \
 	X(FFN_GATE, "ffn_gate") X(FFN_UP, "ffn_up") X(FFN_DOWN, "ffn_down")  \
-	X(FFN_GATE_UP, "ffn_gate_up") X(MOE_ROUTER, "moe_router")            \
+	X(FFN_GATE_UP, "ffn_gate_up") X(FFN_ACT, "ffn_act")                  \
+	X(MOE_ROUTER, "moe_router")                                          \
 	X(MOE_ROUTER_BIAS, "moe_router_bias") X(MOE_GATE, "moe_gate")        \
 	X(MOE_UP, "moe_up") X(MOE_DOWN, "moe_down")                          \
 	X(MOE_GATE_UP, "moe_gate_up") X(MOE_SHARED_GATE, "moe_shared_gate")  \
