@@ -125,31 +125,6 @@ ws_layer_sel_format(const ws_layer_sel *s, char *buf, size_t len)
 	return buf;
 }
 
-/* ==== what counts in a ==== */
-
-enum mm_kind { MM_NONE = 0, MM_DENSE, MM_EXPERT };
-
-/* Roles whose weight is a matmul every token multiplies through; routed
- * experts are taken at top-k / num_experts. */
-static const uint8_t role_mm[WS_ROLE_COUNT] = {
-	[WS_ROLE_ATTN_Q] = MM_DENSE, [WS_ROLE_ATTN_K] = MM_DENSE,
-	[WS_ROLE_ATTN_V] = MM_DENSE, [WS_ROLE_ATTN_QKV] = MM_DENSE,
-	[WS_ROLE_ATTN_O] = MM_DENSE,
-	[WS_ROLE_ATTN_Q_A] = MM_DENSE, [WS_ROLE_ATTN_Q_B] = MM_DENSE,
-	[WS_ROLE_ATTN_KV_A] = MM_DENSE, [WS_ROLE_ATTN_KV_B] = MM_DENSE,
-	[WS_ROLE_ATTN_IDX_Q_B] = MM_DENSE, [WS_ROLE_ATTN_IDX_K] = MM_DENSE,
-	[WS_ROLE_ATTN_IDX_PROJ] = MM_DENSE,
-	[WS_ROLE_FFN_GATE] = MM_DENSE, [WS_ROLE_FFN_UP] = MM_DENSE,
-	[WS_ROLE_FFN_DOWN] = MM_DENSE, [WS_ROLE_FFN_GATE_UP] = MM_DENSE,
-	[WS_ROLE_MOE_ROUTER] = MM_DENSE,
-	[WS_ROLE_MOE_GATE] = MM_EXPERT, [WS_ROLE_MOE_UP] = MM_EXPERT,
-	[WS_ROLE_MOE_DOWN] = MM_EXPERT, [WS_ROLE_MOE_GATE_UP] = MM_EXPERT,
-	[WS_ROLE_MOE_SHARED_GATE] = MM_DENSE, [WS_ROLE_MOE_SHARED_UP] = MM_DENSE,
-	[WS_ROLE_MOE_SHARED_DOWN] = MM_DENSE,
-	[WS_ROLE_MOE_SHARED_ROUTER] = MM_DENSE,
-	[WS_ROLE_LM_HEAD] = MM_DENSE,
-};
-
 /* ==== which blocks use a sliding window ==== */
 
 /* The architecture says which layers slide (its config's layer_types or
@@ -187,7 +162,7 @@ model_float_dtype(const ws_model *m)
 	uint64_t count[ARRAY_LEN(floats)] = {0};
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if ((unsigned)t->role >= WS_ROLE_COUNT || role_mm[t->role] == MM_NONE)
+		if ((unsigned)t->role >= WS_ROLE_COUNT || ws_role_matmul(t->role) == WS_MATMUL_NONE)
 			continue;
 		for (size_t d = 0; d < ARRAY_LEN(floats); d++)
 			if (t->dtype == floats[d])
@@ -284,7 +259,7 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 			max_layer = t->layer;
 		has_head |= t->role == WS_ROLE_LM_HEAD && t->kind == WS_KIND_WEIGHT;
 		has_embed |= t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT;
-		if ((unsigned)t->role < WS_ROLE_COUNT && role_mm[t->role] == MM_EXPERT) {
+		if ((unsigned)t->role < WS_ROLE_COUNT && ws_role_matmul(t->role) == WS_MATMUL_EXPERT) {
 			/* fused experts: [E, out, in]; one per tensor otherwise */
 			uint64_t e = t->expert >= 0 ? (uint64_t)t->expert + 1
 				   : t->ndim == 3 ? t->shape[0] : 1;
@@ -440,14 +415,14 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 			ok = ok && ws_add_u64(r->params, t->params, &r->params);
 		if (!ok || t->kind != WS_KIND_WEIGHT || (unsigned)t->role >= WS_ROLE_COUNT)
 			continue;
-		switch (role_mm[t->role]) {
-		case MM_NONE:
+		switch (ws_role_matmul(t->role)) {
+		case WS_MATMUL_NONE:
 			break;
-		case MM_DENSE:
+		case WS_MATMUL_DENSE:
 			ok = ws_mul_u64(t->params, times, &v) &&
 			     ws_add_u64(r->a_by_role[t->role], v, &r->a_by_role[t->role]);
 			break;
-		case MM_EXPERT:
+		case WS_MATMUL_EXPERT:
 			ok = ws_mul_u64(t->params, times, &v) &&
 			     ws_add_u64(expert_sum[t->role], v, &expert_sum[t->role]);
 			break;

@@ -21,7 +21,7 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const role_names[WS_ROLE_COUNT] = {
-#define ROLE_NAME_(id, name) [WS_ROLE_##id] = name,
+#define ROLE_NAME_(id, name, part, mm) [WS_ROLE_##id] = name,
 	WS_ROLES(ROLE_NAME_)
 #undef ROLE_NAME_
 };

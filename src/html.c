@@ -35,9 +35,13 @@
 
 /* ==== categories: which part of a model a role belongs to ==== */
 
+/* The parts are the role table's (enum ws_role_part); their names and
+ * colours are this report's. */
 enum cat {
-	C_ATTN, C_MLP, C_EXPERTS, C_NORMS, C_EMBED, C_HEAD, C_MTP, C_OTHER, C_AUX,
-	C_COUNT
+	C_ATTN = WS_PART_ATTN, C_MLP = WS_PART_MLP, C_EXPERTS = WS_PART_EXPERTS,
+	C_NORMS = WS_PART_NORMS, C_EMBED = WS_PART_EMBED, C_HEAD = WS_PART_HEAD,
+	C_MTP = WS_PART_MTP, C_OTHER = WS_PART_OTHER, C_AUX = WS_PART_AUX,
+	C_COUNT = WS_PART_COUNT
 };
 
 static const struct {
@@ -53,58 +57,6 @@ static const struct {
 	[C_MTP] = {"MTP", "#76b7b2"},
 	[C_OTHER] = {"other", "#9d9d9d"},
 	[C_AUX] = {"not parameters", "#c9c2bd"},
-};
-
-/* Roles not listed are C_ATTN (index 0) unless set here: every role is. */
-static const unsigned char role_cat[WS_ROLE_COUNT] = {
-	[WS_ROLE_OTHER] = C_OTHER,
-	[WS_ROLE_EMBED] = C_EMBED,
-	[WS_ROLE_POS_EMBED] = C_EMBED,
-	[WS_ROLE_EMBED_NORM] = C_EMBED,
-	[WS_ROLE_ATTN_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_Q] = C_ATTN,
-	[WS_ROLE_ATTN_K] = C_ATTN,
-	[WS_ROLE_ATTN_V] = C_ATTN,
-	[WS_ROLE_ATTN_QKV] = C_ATTN,
-	[WS_ROLE_ATTN_O] = C_ATTN,
-	[WS_ROLE_ATTN_Q_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_K_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_SINKS] = C_ATTN,
-	[WS_ROLE_ATTN_Q_A] = C_ATTN,
-	[WS_ROLE_ATTN_Q_B] = C_ATTN,
-	[WS_ROLE_ATTN_Q_A_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_KV_A] = C_ATTN,
-	[WS_ROLE_ATTN_KV_A_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_KV_B] = C_ATTN,
-	[WS_ROLE_ATTN_IDX_Q_B] = C_ATTN,
-	[WS_ROLE_ATTN_IDX_K] = C_ATTN,
-	[WS_ROLE_ATTN_IDX_K_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_IDX_PROJ] = C_ATTN,
-	[WS_ROLE_FFN_NORM] = C_NORMS,
-	[WS_ROLE_ATTN_POST_NORM] = C_NORMS,
-	[WS_ROLE_FFN_POST_NORM] = C_NORMS,
-	[WS_ROLE_FFN_GATE] = C_MLP,
-	[WS_ROLE_FFN_UP] = C_MLP,
-	[WS_ROLE_FFN_DOWN] = C_MLP,
-	[WS_ROLE_FFN_GATE_UP] = C_MLP,
-	[WS_ROLE_FFN_ACT] = C_MLP,
-	[WS_ROLE_MOE_ROUTER] = C_EXPERTS,
-	[WS_ROLE_MOE_ROUTER_BIAS] = C_EXPERTS,
-	[WS_ROLE_MOE_GATE] = C_EXPERTS,
-	[WS_ROLE_MOE_UP] = C_EXPERTS,
-	[WS_ROLE_MOE_DOWN] = C_EXPERTS,
-	[WS_ROLE_MOE_GATE_UP] = C_EXPERTS,
-	[WS_ROLE_MOE_SHARED_GATE] = C_EXPERTS,
-	[WS_ROLE_MOE_SHARED_UP] = C_EXPERTS,
-	[WS_ROLE_MOE_SHARED_DOWN] = C_EXPERTS,
-	[WS_ROLE_MOE_SHARED_ROUTER] = C_EXPERTS,
-	[WS_ROLE_FINAL_NORM] = C_NORMS,
-	[WS_ROLE_LM_HEAD] = C_HEAD,
-	[WS_ROLE_MTP] = C_MTP,
-	[WS_ROLE_LORA_A] = C_OTHER,
-	[WS_ROLE_LORA_B] = C_OTHER,
-	[WS_ROLE_BUFFER] = C_AUX,
-	[WS_ROLE_QUANT_AUX] = C_AUX,
 };
 
 /* Fixed colours for the common dtypes, so two reports read alike; the
@@ -133,7 +85,7 @@ dt_colour(int d)
 static unsigned
 cat_of(const ws_tensor *t)
 {
-	return (unsigned)t->role < WS_ROLE_COUNT ? role_cat[t->role] : C_OTHER;
+	return (int)ws_role_part(t->role);
 }
 
 static unsigned
@@ -1401,7 +1353,7 @@ role_table(ctx *c, const stats *s)
 		if (!s->by_role[r] && !exp)
 			continue;
 		fprintf(c->f, "<tr><td><span class=\"sw q%u\"></span>%s</td><td class=\"n\">%s</td>",
-			role_cat[r], ws_role_name((ws_role)r), commas(s->by_role[r], a));
+			(int)ws_role_part((ws_role)r), ws_role_name((ws_role)r), commas(s->by_role[r], a));
 		if (fo) {
 			uint64_t act = s->by_role[r];
 			if (act == exp)
@@ -1511,7 +1463,7 @@ compare_table(ctx *c, const stats *sa, const stats *sb)
 		if (!a && !b)
 			continue;
 		fprintf(c->f, "<tr><td><span class=\"sw q%u\"></span>%s</td><td class=\"n\">%s</td>"
-			"<td class=\"n\">%s</td>", role_cat[r], ws_role_name((ws_role)r),
+			"<td class=\"n\">%s</td>", (int)ws_role_part((ws_role)r), ws_role_name((ws_role)r),
 			commas(a, x), commas(b, y));
 		delta_cell(c, a, b);
 		fputs("</tr>", c->f);

@@ -25,10 +25,34 @@
 /* ==== role names ==== */
 
 static const char *const role_names[WS_ROLE_COUNT] = {
-#define WS_ROLE_NAME_(id, name) [WS_ROLE_##id] = name,
+#define WS_ROLE_NAME_(id, name, part, mm) [WS_ROLE_##id] = name,
 	WS_ROLES(WS_ROLE_NAME_)
 #undef WS_ROLE_NAME_
 };
+
+static const unsigned char role_parts[WS_ROLE_COUNT] = {
+#define WS_ROLE_PART_(id, name, part, mm) [WS_ROLE_##id] = WS_PART_##part,
+	WS_ROLES(WS_ROLE_PART_)
+#undef WS_ROLE_PART_
+};
+
+static const unsigned char role_matmuls[WS_ROLE_COUNT] = {
+#define WS_ROLE_MM_(id, name, part, mm) [WS_ROLE_##id] = WS_MATMUL_##mm,
+	WS_ROLES(WS_ROLE_MM_)
+#undef WS_ROLE_MM_
+};
+
+enum ws_role_part
+ws_role_part(ws_role r)
+{
+	return (unsigned)r < WS_ROLE_COUNT ? (enum ws_role_part)role_parts[r] : WS_PART_OTHER;
+}
+
+enum ws_role_matmul
+ws_role_matmul(ws_role r)
+{
+	return (unsigned)r < WS_ROLE_COUNT ? (enum ws_role_matmul)role_matmuls[r] : WS_MATMUL_NONE;
+}
 
 const char *
 ws_role_name(ws_role r)

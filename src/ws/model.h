@@ -77,34 +77,71 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 
 /* ==== roles (filled by ws_roles_assign, see ws/roles.h) ==== */
 
-#define WS_ROLES(X)                                                          \
-	X(OTHER, "other") X(EMBED, "embed") X(POS_EMBED, "pos_embed")        \
-	X(EMBED_NORM, "embed_norm") X(ATTN_NORM, "attn_norm")                \
-	X(ATTN_Q, "attn_q") X(ATTN_K, "attn_k") X(ATTN_V, "attn_v")          \
-	X(ATTN_QKV, "attn_qkv") X(ATTN_O, "attn_o")                          \
-	X(ATTN_Q_NORM, "attn_q_norm") X(ATTN_K_NORM, "attn_k_norm")          \
-	X(ATTN_SINKS, "attn_sinks") X(ATTN_Q_A, "attn_q_a")                  \
-	X(ATTN_Q_B, "attn_q_b") X(ATTN_Q_A_NORM, "attn_q_a_norm")            \
-	X(ATTN_KV_A, "attn_kv_a") X(ATTN_KV_A_NORM, "attn_kv_a_norm")        \
-	X(ATTN_KV_B, "attn_kv_b") X(ATTN_IDX_Q_B, "attn_idx_q_b")            \
-	X(ATTN_IDX_K, "attn_idx_k") X(ATTN_IDX_K_NORM, "attn_idx_k_norm")    \
-	X(ATTN_IDX_PROJ, "attn_idx_proj") X(FFN_NORM, "ffn_norm")            \
-	X(ATTN_POST_NORM, "attn_post_norm") X(FFN_POST_NORM, "ffn_post_norm") \
-	X(FFN_GATE, "ffn_gate") X(FFN_UP, "ffn_up") X(FFN_DOWN, "ffn_down")  \
-	X(FFN_GATE_UP, "ffn_gate_up") X(FFN_ACT, "ffn_act")                  \
-	X(MOE_ROUTER, "moe_router")                                          \
-	X(MOE_ROUTER_BIAS, "moe_router_bias") X(MOE_GATE, "moe_gate")        \
-	X(MOE_UP, "moe_up") X(MOE_DOWN, "moe_down")                          \
-	X(MOE_GATE_UP, "moe_gate_up") X(MOE_SHARED_GATE, "moe_shared_gate")  \
-	X(MOE_SHARED_UP, "moe_shared_up")                                    \
-	X(MOE_SHARED_DOWN, "moe_shared_down")                                \
-	X(MOE_SHARED_ROUTER, "moe_shared_router")                            \
-	X(FINAL_NORM, "final_norm") X(LM_HEAD, "lm_head") X(MTP, "mtp")      \
-	X(LORA_A, "lora_a") X(LORA_B, "lora_b") X(BUFFER, "buffer")          \
-	X(QUANT_AUX, "quant_aux")
+/* One line per role: its enum id, its SPEC name, the part of a model it
+ * belongs to (the report's colours and groups) and whether it is a matrix
+ * a token is multiplied by (flops: every token's, or a routed expert's). */
+#define WS_ROLES(X) \
+	X(OTHER, "other", OTHER, NONE)                            \
+	X(EMBED, "embed", EMBED, NONE)                            \
+	X(POS_EMBED, "pos_embed", EMBED, NONE)                    \
+	X(EMBED_NORM, "embed_norm", EMBED, NONE)                  \
+	X(ATTN_NORM, "attn_norm", NORMS, NONE)                    \
+	X(ATTN_Q, "attn_q", ATTN, DENSE)                          \
+	X(ATTN_K, "attn_k", ATTN, DENSE)                          \
+	X(ATTN_V, "attn_v", ATTN, DENSE)                          \
+	X(ATTN_QKV, "attn_qkv", ATTN, DENSE)                      \
+	X(ATTN_O, "attn_o", ATTN, DENSE)                          \
+	X(ATTN_Q_NORM, "attn_q_norm", NORMS, NONE)                \
+	X(ATTN_K_NORM, "attn_k_norm", NORMS, NONE)                \
+	X(ATTN_SINKS, "attn_sinks", ATTN, NONE)                   \
+	X(ATTN_Q_A, "attn_q_a", ATTN, DENSE)                      \
+	X(ATTN_Q_B, "attn_q_b", ATTN, DENSE)                      \
+	X(ATTN_Q_A_NORM, "attn_q_a_norm", NORMS, NONE)            \
+	X(ATTN_KV_A, "attn_kv_a", ATTN, DENSE)                    \
+	X(ATTN_KV_A_NORM, "attn_kv_a_norm", NORMS, NONE)          \
+	X(ATTN_KV_B, "attn_kv_b", ATTN, DENSE)                    \
+	X(ATTN_IDX_Q_B, "attn_idx_q_b", ATTN, DENSE)              \
+	X(ATTN_IDX_K, "attn_idx_k", ATTN, DENSE)                  \
+	X(ATTN_IDX_K_NORM, "attn_idx_k_norm", NORMS, NONE)        \
+	X(ATTN_IDX_PROJ, "attn_idx_proj", ATTN, DENSE)            \
+	X(FFN_NORM, "ffn_norm", NORMS, NONE)                      \
+	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
+	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
+	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
+	X(FFN_UP, "ffn_up", MLP, DENSE)                           \
+	X(FFN_DOWN, "ffn_down", MLP, DENSE)                       \
+	X(FFN_GATE_UP, "ffn_gate_up", MLP, DENSE)                 \
+	X(FFN_ACT, "ffn_act", MLP, NONE)                          \
+	X(MOE_ROUTER, "moe_router", EXPERTS, DENSE)               \
+	X(MOE_ROUTER_BIAS, "moe_router_bias", EXPERTS, NONE)      \
+	X(MOE_GATE, "moe_gate", EXPERTS, EXPERT)                  \
+	X(MOE_UP, "moe_up", EXPERTS, EXPERT)                      \
+	X(MOE_DOWN, "moe_down", EXPERTS, EXPERT)                  \
+	X(MOE_GATE_UP, "moe_gate_up", EXPERTS, EXPERT)            \
+	X(MOE_SHARED_GATE, "moe_shared_gate", EXPERTS, DENSE)     \
+	X(MOE_SHARED_UP, "moe_shared_up", EXPERTS, DENSE)         \
+	X(MOE_SHARED_DOWN, "moe_shared_down", EXPERTS, DENSE)     \
+	X(MOE_SHARED_ROUTER, "moe_shared_router", EXPERTS, DENSE) \
+	X(FINAL_NORM, "final_norm", NORMS, NONE)                  \
+	X(LM_HEAD, "lm_head", HEAD, DENSE)                        \
+	X(MTP, "mtp", MTP, NONE)                                  \
+	X(LORA_A, "lora_a", OTHER, NONE)                          \
+	X(LORA_B, "lora_b", OTHER, NONE)                          \
+	X(BUFFER, "buffer", AUX, NONE)                            \
+	X(QUANT_AUX, "quant_aux", AUX, NONE)
+
+/* The part of a model a role belongs to. */
+enum ws_role_part {
+	WS_PART_ATTN, WS_PART_MLP, WS_PART_EXPERTS, WS_PART_NORMS, WS_PART_EMBED,
+	WS_PART_HEAD, WS_PART_MTP, WS_PART_OTHER, WS_PART_AUX,
+	WS_PART_COUNT
+};
+
+/* Is a role a matrix multiply, and whose. */
+enum ws_role_matmul { WS_MATMUL_NONE = 0, WS_MATMUL_DENSE, WS_MATMUL_EXPERT };
 
 typedef enum ws_role {
-#define WS_ROLE_ENUM_(id, name) WS_ROLE_##id,
+#define WS_ROLE_ENUM_(id, name, part, mm) WS_ROLE_##id,
 	WS_ROLES(WS_ROLE_ENUM_)
 #undef WS_ROLE_ENUM_
 	WS_ROLE_COUNT
@@ -113,6 +150,8 @@ typedef enum ws_role {
 typedef enum ws_kind { WS_KIND_WEIGHT = 0, WS_KIND_BIAS = 1 } ws_kind;
 
 const char *ws_role_name(ws_role r);
+enum ws_role_part ws_role_part(ws_role r);      /* WS_PART_OTHER when out of range */
+enum ws_role_matmul ws_role_matmul(ws_role r);  /* WS_MATMUL_NONE when out of range */
 /* "attn_q" -> WS_ROLE_ATTN_Q; -1 when unknown. */
 int ws_role_from_name(const char *name);
 
