@@ -288,15 +288,15 @@ cfg_str(const struct cfg *c, const char *key)
 }
 
 static int
-cfg_flag(struct cfg *c, const char *key, uint32_t flags)
+cfg_flag(struct cfg *c, const char *key, const ws_switches *flags)
 {
 	bool v;
 	int r = cfg_bool(c, key, &v);
 	if (r > 0) {
 		if (v)
-			c->a->flags |= flags;
+			ws_sw_or(&c->a->flags, flags);
 		else
-			c->a->flags &= ~flags;
+			ws_sw_andnot(&c->a->flags, flags);
 	}
 	return r < 0 ? -1 : 0;
 }
@@ -412,15 +412,15 @@ fix_falcon(struct cfg *c)
 		newdec = true;
 	if (newdec) {
 		/* ln_attn and ln_mlp: two norms, grouped kv heads */
-		a->flags |= WS_ARCH_NEW_DECODER;
+		ws_sw_set(&a->flags, WS_ARCH_NEW_DECODER);
 	} else if (mq) {
-		a->flags |= WS_ARCH_MULTI_QUERY;
+		ws_sw_set(&a->flags, WS_ARCH_MULTI_QUERY);
 		set_field(a, WS_AK_KV_HEADS, 1, "multi_query");
 	} else {
 		set_field(a, WS_AK_KV_HEADS, a->num_heads, a->keys[WS_AK_HEADS]);
 	}
 	if (!newdec && par)
-		a->flags |= WS_ARCH_PARALLEL;
+		ws_sw_set(&a->flags, WS_ARCH_PARALLEL);
 	return 0;
 }
 
@@ -432,7 +432,7 @@ fix_deepseek(struct cfg *c)
 
 	/* DeepSeek-V3's aux-loss-free routing adds e_score_correction_bias */
 	if (m && strcmp(m, "noaux_tc") == 0)
-		a->flags |= WS_ARCH_ROUTER_SCORE_BIAS;
+		ws_sw_set(&a->flags, WS_ARCH_ROUTER_SCORE_BIAS);
 	return 0;
 }
 
@@ -491,7 +491,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 	if (a->num_kv_heads == 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "%s: must be positive",
 			      ws_arch_key_label(a, WS_AK_KV_HEADS, k1, sizeof k1));
-	if (a->flags & WS_ARCH_MLA) {
+	if (ws_sw_has(&a->flags, WS_ARCH_MLA)) {
 		a->head_dim = a->qk_nope_head_dim + a->qk_rope_head_dim;
 		a->keys[WS_AK_HEAD_DIM] = a->keys[WS_AK_QK_NOPE];
 		if (a->head_dim == 0 || a->kv_lora_rank == 0 || a->v_head_dim == 0)
@@ -516,7 +516,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 	if (a->intermediate_size == 0 && t->ffn_4d &&
 	    ws_mul_u64(4, a->hidden_size, &a->intermediate_size))
 		a->keys[WS_AK_INTER] = NULL;
-	if ((a->flags & WS_ARCH_LEARNED_POS) && a->max_position_embeddings == 0)
+	if ((ws_sw_has(&a->flags, WS_ARCH_LEARNED_POS)) && a->max_position_embeddings == 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
 			      ws_arch_key_label(a, WS_AK_POSITIONS, k1, sizeof k1));
 	if (a->num_experts) {
@@ -624,7 +624,8 @@ apply_type(struct ws_arch *a, const struct ws_cat_entry *t)
 	a->known = true;
 	a->norm = t->norm;
 	a->mlp = t->mlp;
-	a->flags = t->flags | t->defaults;
+	a->flags = t->flags;
+	ws_sw_or(&a->flags, &t->defaults);
 	a->slide_rule = (int)t->slide;
 	a->slide_period = t->slide_period;
 }
@@ -735,7 +736,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 		return 0;
 
 	/* MLA: v_head_dim is the value head; head_dim is derived. */
-	if (t->flags & WS_ARCH_MLA) {
+	if (ws_sw_has(&t->flags, WS_ARCH_MLA)) {
 		uint64_t v = 0;
 		int r = cfg_u64(&c, "v_head_dim", &v);
 		if (r < 0)
@@ -743,10 +744,11 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 		set_field(out, WS_AK_V_HEAD_DIM, v, r > 0 ? "v_head_dim" : NULL);
 		out->head_dim = 0;
 	}
-	if (cfg_flag(&c, "tie_word_embeddings", WS_ARCH_TIED) < 0)
+	static const ws_switches tied = WS_SWITCHES(WS_ARCH_TIED);
+	if (cfg_flag(&c, "tie_word_embeddings", &tied) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(t->opt) && t->opt[i].key; i++)
-		if (cfg_flag(&c, t->opt[i].key, t->opt[i].flags) < 0)
+		if (cfg_flag(&c, t->opt[i].key, &t->opt[i].flags) < 0)
 			goto fail;
 	if (fixups[t->fixup] && fixups[t->fixup](&c) < 0)
 		goto fail;
@@ -890,7 +892,7 @@ find_tensor(const ws_model *m, const char *name)
  * when none is. */
 static const struct probe {
 	const char *names[2];
-	uint32_t flag;
+	int flag;          /* enum ws_arch_flag */
 } probes[] = {
 	{{"blk.0.attn_q.bias", "blk.0.attn_qkv.bias"}, WS_ARCH_QKV_BIAS},
 	{{"blk.0.attn_output.bias"}, WS_ARCH_O_BIAS},
@@ -914,34 +916,35 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 		bool on = false;
 		for (size_t j = 0; j < 2 && probes[i].names[j]; j++)
 			on = on || has_tensor(m, probes[i].names[j]);
-		a->flags = on ? a->flags | probes[i].flag : a->flags & ~probes[i].flag;
+		ws_sw_put(&a->flags, probes[i].flag, on);
 	}
 	/* the head: no output tensor means it is the embedding */
 	if (has_tensor(m, "output.weight"))
-		a->flags &= ~WS_ARCH_TIED;
+		ws_sw_clear(&a->flags, WS_ARCH_TIED);
 	else
-		a->flags |= WS_ARCH_TIED;
+		ws_sw_set(&a->flags, WS_ARCH_TIED);
 	if (a->norm == WS_NORM_LAYER || a->norm == WS_NORM_LAYER_NOBIAS)
 		a->norm = has_tensor(m, "blk.0.attn_norm.bias") ? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
 	if (has_tensor(m, "blk.0.attn_norm_2.weight")) {
-		a->flags |= WS_ARCH_NEW_DECODER;
-		a->flags &= ~WS_ARCH_PARALLEL;
+		ws_sw_set(&a->flags, WS_ARCH_NEW_DECODER);
+		ws_sw_clear(&a->flags, WS_ARCH_PARALLEL);
 	}
 	/* one norm before attention and none before the MLP: a parallel
 	 * block (phi-2, falcon-7b, command-r) */
 	if (has_tensor(m, "blk.0.attn_norm.weight") && !has_tensor(m, "blk.0.ffn_norm.weight") &&
 	    !has_tensor(m, "blk.0.attn_norm_2.weight") &&
 	    !has_tensor(m, "blk.0.post_attention_norm.weight"))
-		a->flags |= WS_ARCH_PARALLEL;
+		ws_sw_set(&a->flags, WS_ARCH_PARALLEL);
 	const ws_tensor *qn = find_tensor(m, "blk.0.attn_q_norm.weight");
-	if (!(a->flags & WS_ARCH_MLA)) {
+	if (!ws_sw_has(&a->flags, WS_ARCH_MLA)) {
 		uint64_t dk = a->head_dim;
 		if (!dk && a->num_heads)
 			dk = a->hidden_size / a->num_heads;
-		a->flags &= ~(uint32_t)(WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_FULL);
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_HEAD);
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_FULL);
 		if (qn)
-			a->flags |= qn->elements == dk ? WS_ARCH_QK_NORM_HEAD
-						       : WS_ARCH_QK_NORM_FULL;
+			ws_sw_set(&a->flags, qn->elements == dk ? WS_ARCH_QK_NORM_HEAD
+								: WS_ARCH_QK_NORM_FULL);
 	}
 	if (a->num_experts) {
 		/* the first MoE block speaks for all (llama4 interleaves them);
@@ -953,17 +956,17 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 			first++;
 		snprintf(name, sizeof name, "blk.%llu.exp_probs_b.bias", (unsigned long long)first);
 		if (has_tensor(m, name))
-			a->flags |= WS_ARCH_ROUTER_SCORE_BIAS;
+			ws_sw_set(&a->flags, WS_ARCH_ROUTER_SCORE_BIAS);
 		snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.bias", (unsigned long long)first);
 		if (has_tensor(m, name))
-			a->flags |= WS_ARCH_ROUTER_BIAS;
+			ws_sw_set(&a->flags, WS_ARCH_ROUTER_BIAS);
 		/* llama.cpp's converter splits fused gate_up experts */
 		snprintf(name, sizeof name, "blk.%llu.ffn_gate_exps.weight", (unsigned long long)first);
 		if (has_tensor(m, name))
-			a->flags &= ~(uint32_t)WS_ARCH_MOE_FUSED;
+			ws_sw_clear(&a->flags, WS_ARCH_MOE_FUSED);
 		snprintf(name, sizeof name, "blk.%llu.ffn_gate_up_exps.weight", (unsigned long long)first);
 		if (has_tensor(m, name))
-			a->flags |= WS_ARCH_MOE_FUSED;
+			ws_sw_set(&a->flags, WS_ARCH_MOE_FUSED);
 		/* a shared expert the metadata does not count */
 		snprintf(name, sizeof name, "blk.%llu.ffn_gate_shexp.weight", (unsigned long long)first);
 		const ws_tensor *sh = find_tensor(m, name);
@@ -1027,7 +1030,7 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	if (!t || !out->known)
 		return 0;
 
-	if (out->flags & WS_ARCH_MLA) {
+	if (ws_sw_has(&out->flags, WS_ARCH_MLA)) {
 		/* newer files carry the MLA head sizes apart */
 		uint64_t k = out->head_dim, v = out->v_head_dim, x;
 		if (gguf_u64(m, out, "attention.key_length_mla", &x, err) > 0)
@@ -1131,7 +1134,7 @@ static const struct measure {
 static const struct presence {
 	ws_role role;
 	int kind;           /* ws_kind, or ANY_KIND */
-	uint32_t flag;
+	int flag;           /* enum ws_arch_flag */
 } presences[] = {
 	{WS_ROLE_ATTN_Q, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
 	{WS_ROLE_ATTN_K, WS_KIND_BIAS, WS_ARCH_QKV_BIAS},
@@ -1514,7 +1517,7 @@ split_heads(struct infer *in, uint64_t q_w, uint64_t k_w, uint64_t v_w)
 	set_field(a, WS_AK_KV_HEADS, k_w / dk, how);
 	set_field(a, WS_AK_V_HEAD_DIM, v_w / (k_w / dk), how);
 	if (qn)
-		a->flags |= qn == q_w ? WS_ARCH_QK_NORM_FULL : WS_ARCH_QK_NORM_HEAD;
+		ws_sw_set(&a->flags, qn == q_w ? WS_ARCH_QK_NORM_FULL : WS_ARCH_QK_NORM_HEAD);
 	return NULL;
 }
 
@@ -1526,7 +1529,7 @@ infer_attention(struct infer *in)
 	uint64_t q = in->mode[MS_Q], k = in->mode[MS_K], v = in->mode[MS_V];
 	uint64_t qkv = in->mode[MS_QKV], o = in->mode[MS_O];
 
-	if (in->a->flags & WS_ARCH_FUSED_QKV) {
+	if (ws_sw_has(&in->a->flags, WS_ARCH_FUSED_QKV)) {
 		if (o && qkv > o && (qkv - o) % 2 == 0) {
 			q = o;
 			k = v = (qkv - o) / 2;
@@ -1603,25 +1606,25 @@ infer_sizes(struct infer *in, int *oom)
 	set_field(a, WS_AK_LAYERS, in->layers, "the highest block index + 1");
 
 	/* switches from the tensors present */
-	a->flags = 0;
+	a->flags = (ws_switches)WS_NO_SWITCHES;
 	for (size_t i = 0; i < ARRAY_LEN(presences); i++) {
 		const struct presence *p = &presences[i];
 		int r = (int)p->role;
 		if (p->kind == ANY_KIND ? ws_rs_has(w, r) || ws_rs_has(b, r) : ws_rs_has(&in->seen[p->kind], r))
-			a->flags |= p->flag;
+			ws_sw_set(&a->flags, p->flag);
 	}
 	if (!ws_rs_has(w, WS_ROLE_LM_HEAD))
-		a->flags |= WS_ARCH_TIED;
+		ws_sw_set(&a->flags, WS_ARCH_TIED);
 	a->norm = any_role(b, is_norm) ? WS_NORM_LAYER : any_role(w, is_norm) ? WS_NORM_RMS : WS_NORM_NONE;
 	if (ws_rs_has(w, WS_ROLE_ATTN_NORM) && !ws_rs_has(w, WS_ROLE_FFN_NORM) &&
-	    !(a->flags & WS_ARCH_POST_NORMS))
-		a->flags |= WS_ARCH_PARALLEL;
-	if ((a->flags & WS_ARCH_POST_NORMS) && !ws_rs_has(w, WS_ROLE_ATTN_NORM))
-		a->flags |= WS_ARCH_NO_PRE_NORM;
+	    !ws_sw_has(&a->flags, WS_ARCH_POST_NORMS))
+		ws_sw_set(&a->flags, WS_ARCH_PARALLEL);
+	if ((ws_sw_has(&a->flags, WS_ARCH_POST_NORMS)) && !ws_rs_has(w, WS_ROLE_ATTN_NORM))
+		ws_sw_set(&a->flags, WS_ARCH_NO_PRE_NORM);
 	a->mlp = ws_rs_has(w, WS_ROLE_FFN_GATE_UP) ? WS_MLP_GATED_FUSED
 		 : ws_rs_has(w, WS_ROLE_FFN_GATE) ? WS_MLP_GATED
 		 : ws_rs_has(w, WS_ROLE_FFN_UP) ? WS_MLP_PLAIN : WS_MLP_GATED;
-	if (a->flags & WS_ARCH_LEARNED_POS)
+	if (ws_sw_has(&a->flags, WS_ARCH_LEARNED_POS))
 		set_field(a, WS_AK_POSITIONS, in->mode[MS_P], "the position embedding rows");
 
 	const char *why = infer_attention(in);

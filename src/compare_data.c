@@ -74,7 +74,7 @@ find_role(ws_model *m, ws_role role)
 int
 ws_model_compare_data(ws_model *m, ws_error *err)
 {
-	if (!m->arch || !(m->arch->flags & WS_ARCH_TIED))
+	if (!m->arch || !ws_sw_has(&m->arch->flags, WS_ARCH_TIED))
 		return 0;
 	ws_tensor *head = find_role(m, WS_ROLE_LM_HEAD), *emb = find_role(m, WS_ROLE_EMBED);
 	if (!head || !emb)

@@ -446,7 +446,7 @@ same_key(const sent *a, const sent *b, bool with_expert)
 static bool
 tied(const ws_model *m)
 {
-	return m->arch && (m->arch->flags & WS_ARCH_TIED);
+	return m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_TIED));
 }
 
 /* Names of the distinct roles of one side of a group: "attn_q+attn_k". */

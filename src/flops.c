@@ -430,7 +430,7 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	}
 	/* a head stored beside a tied embedding is a redundant copy: its
 	 * parameters are not counted twice (SPEC params) */
-	if (ok && head && embed && m->arch && (m->arch->flags & WS_ARCH_TIED) &&
+	if (ok && head && embed && m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_TIED)) &&
 	    r->params >= head->params)
 		r->params -= head->params;
 	/* the tied head multiplies by the embedding matrix */

@@ -113,7 +113,8 @@ int
 ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *err)
 {
 	struct qval qv = {.a = a};
-	uint64_t feat = ws_template_features(a), mtp_extra = 0, lt[2] = {0, 0};
+	ws_switches feat = ws_template_features(a);
+	uint64_t mtp_extra = 0, lt[2] = {0, 0};
 	uint64_t n_kind[2] = {0, 0};
 
 	memset(out, 0, sizeof *out);
@@ -128,7 +129,7 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	for (size_t i = 0; i < ws_n_templates; i++) {
 		const struct ws_template *r = &ws_templates[i];
 		uint64_t v = 0;
-		if (!ws_template_on(r, feat))
+		if (!ws_template_on(r, &feat))
 			continue;
 		if (rule_value(&qv, r, &v, err) < 0)
 			return -1;
@@ -210,7 +211,7 @@ ws_formula_free(struct ws_formula *f)
 /* ==== JSON ==== */
 
 static const struct flag_name {
-	uint32_t flag;
+	int flag;          /* enum ws_arch_flag */
 	const char *name;
 } flag_names[] = {
 	{WS_ARCH_QKV_BIAS, "qkv_bias"},
@@ -266,7 +267,7 @@ ws_arch_to_json(const struct ws_arch *a)
 		if (a->known || ws_arch_value(a, always_keys[i]))
 			ok = ws_json_add_u64(o, ws_arch_key_name(always_keys[i]),
 					     ws_arch_value(a, always_keys[i])) != NULL;
-	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (a->flags & WS_ARCH_TIED) != 0);
+	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (ws_sw_has(&a->flags, WS_ARCH_TIED)) != 0);
 	if (ok && a->no_head)
 		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;
 	if (ok && a->n_defaulted) {
@@ -290,7 +291,7 @@ ws_arch_to_json(const struct ws_arch *a)
 	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", a->norm == WS_NORM_LAYER);
 	ok = ok && cJSON_AddStringToObject(o, "mlp", mlp_names[a->mlp]);
 	for (size_t i = 0; ok && i < ARRAY_LEN(flag_names); i++)
-		if (a->flags & flag_names[i].flag)
+		if (ws_sw_has(&a->flags, flag_names[i].flag))
 			ok = cJSON_AddBoolToObject(o, flag_names[i].name, true) != NULL;
 	for (int k = 0; ok && k < WS_AK_COUNT; k++) {
 		bool always = false;
@@ -449,7 +450,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
 			ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
 			ws_fmt_commas(a->vocab_size, b3, sizeof b3),
-			a->no_head ? "no head" : a->flags & WS_ARCH_TIED ? "tied" : "untied",
+			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	} else {
 		/* an unknown type: only the values read (nothing derives the
@@ -512,7 +513,8 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 	ws_error err;
 	if (q_eval(&qv, &err) < 0)
 		return;
-	uint64_t feat = ws_template_features(a), n_kind[2] = {0, 0};
+	ws_switches feat = ws_template_features(a);
+	uint64_t n_kind[2] = {0, 0};
 	for (uint64_t i = 0; i < a->num_layers; i++)
 		n_kind[ws_arch_layer_is_moe(a, i)]++;
 	char nl[32], nd[32], nm[32], nt[32], ex[64], tot[32];
@@ -536,7 +538,7 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 			int lines = 0;
 			for (size_t i = 0; i < ws_n_templates; i++) {
 				const struct ws_template *r = &ws_templates[i];
-				if ((int)r->role != role || !ws_template_on(r, feat))
+				if ((int)r->role != role || !ws_template_on(r, &feat))
 					continue;
 				uint64_t cnt = 1;
 				const char *txt = "";
@@ -589,7 +591,7 @@ kind_free(int role)
 
 /* The rule for a tensor: block kind k (0 dense, 1 MoE) or -1 global. */
 static const struct ws_template *
-find_rule(int role, ws_kind kind, int k, uint64_t feat)
+find_rule(int role, ws_kind kind, int k, const ws_switches *feat)
 {
 	for (size_t i = 0; i < ws_n_templates; i++) {
 		const struct ws_template *r = &ws_templates[i];
@@ -692,7 +694,7 @@ struct cmp {
 	ws_model *m;
 	const struct ws_arch *a;
 	const struct ws_formula *f;
-	uint64_t feat;
+	ws_switches feat;
 	ws_role_set *mask;       /* per block: [weight roles, bias roles] */
 	bool *present;           /* per block: it has a tensor */
 	uint64_t *ltot;          /* per block: parameters found */
@@ -716,9 +718,9 @@ static const struct ws_template *
 cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
 {
 	if ((unsigned)role >= WS_ROLE_COUNT || (unsigned)kind > 1 || k < -1 || k > 1)
-		return find_rule(role, kind, k, c->feat);
+		return find_rule(role, kind, k, &c->feat);
 	if (!c->rule_known[role][kind][k + 1]) {
-		c->rule_of[role][kind][k + 1] = find_rule(role, kind, k, c->feat);
+		c->rule_of[role][kind][k + 1] = find_rule(role, kind, k, &c->feat);
 		c->rule_known[role][kind][k + 1] = true;
 	}
 	return c->rule_of[role][kind][k + 1];
@@ -761,7 +763,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 		} else {
 			ws_rs_add(&c->gmask[t->kind == WS_KIND_BIAS], role);
 		}
-		if (role == WS_ROLE_LM_HEAD && (a->flags & WS_ARCH_TIED) && t->kind == WS_KIND_WEIGHT) {
+		if (role == WS_ROLE_LM_HEAD && (ws_sw_has(&a->flags, WS_ARCH_TIED)) && t->kind == WS_KIND_WEIGHT) {
 			c->head_stored = true;
 			continue;
 		}
@@ -774,7 +776,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 						 role_names[role], kind_word(t->kind),
 						 k < 0 ? "" : k ? " in a MoE block" : " in a dense block",
 						 a->architecture,
-						 k < 0 && find_rule(role, t->kind, 0, c->feat) ? " outside a block" : "") < 0)
+						 k < 0 && find_rule(role, t->kind, 0, &c->feat) ? " outside a block" : "") < 0)
 				return -1;
 			continue;
 		}
@@ -825,7 +827,7 @@ cmp_counts(struct cmp *c)
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		if (!role_compared(r) || c->actual[r] == f->by_role[r])
 			continue;
-		if (r == WS_ROLE_LM_HEAD && (c->a->flags & WS_ARCH_TIED) && !f->by_role[r])
+		if (r == WS_ROLE_LM_HEAD && (ws_sw_has(&c->a->flags, WS_ARCH_TIED)) && !f->by_role[r])
 			continue;
 		if (ws_model_add_finding(c->m, WS_SEV_ERROR, "count-mismatch", NULL, r, -1, true,
 					 f->by_role[r], c->actual[r],
@@ -866,7 +868,7 @@ cmp_layers(struct cmp *c)
 	unsigned missing = 0;
 	for (size_t i = 0; i < ws_n_templates; i++) {
 		const struct ws_template *r = &ws_templates[i];
-		if (!ws_template_on(r, c->feat) || r->scope == WS_SC_MTP)
+		if (!ws_template_on(r, &c->feat) || r->scope == WS_SC_MTP)
 			continue;
 		int role = (int)r->role;
 		int b = r->kind == WS_KIND_BIAS;

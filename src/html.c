@@ -1235,7 +1235,7 @@ kv_cache_per_token(const struct ws_arch *a)
 	uint64_t per = 0, r = 0;
 	if (!a || !a->num_layers)
 		return 0;
-	if (a->flags & WS_ARCH_MLA) {
+	if (ws_sw_has(&a->flags, WS_ARCH_MLA)) {
 		if (!ws_add_u64(a->kv_lora_rank, a->qk_rope_head_dim, &per))
 			return 0;
 	} else if (!ws_mul_u64(a->num_kv_heads ? a->num_kv_heads : a->num_heads,
@@ -1305,7 +1305,7 @@ overview(ctx *c, const stats *s)
 		if (kv) {
 			snprintf(buf, sizeof buf, "%s bytes (%s) at 16 bits%s", commas(kv, b1),
 				 ws_fmt_bytes(kv, b2, sizeof b2),
-				 (a->flags & WS_ARCH_MLA) ? ", MLA latent" : "");
+				 (ws_sw_has(&a->flags, WS_ARCH_MLA)) ? ", MLA latent" : "");
 			kv_row(c, "KV cache / token", buf);
 		}
 	}

@@ -657,8 +657,8 @@ looks_awq(const struct ctx *c, const struct module *md, const ws_tensor *w)
 	return s && s->ndim == 2 && s->shape[1] != w->shape[1];
 }
 
-/* The switch that gives a role a bias in the architecture (0: unknown). */
-static const struct { ws_role role; uint32_t flag; } bias_flags[] = {
+/* The switch that gives a role a bias in the architecture. */
+static const struct { ws_role role; int flag; } bias_flags[] = {
 	{WS_ROLE_ATTN_Q, WS_ARCH_QKV_BIAS}, {WS_ROLE_ATTN_K, WS_ARCH_QKV_BIAS},
 	{WS_ROLE_ATTN_V, WS_ARCH_QKV_BIAS}, {WS_ROLE_ATTN_QKV, WS_ARCH_QKV_BIAS},
 	{WS_ROLE_ATTN_O, WS_ARCH_O_BIAS}, {WS_ROLE_FFN_GATE, WS_ARCH_MLP_BIAS},
@@ -681,7 +681,7 @@ zero_bias(struct ctx *c, const struct module *md, const ws_tensor *w)
 	for (size_t i = 0; i < ARRAY_LEN(bias_flags); i++) {
 		if (bias_flags[i].role != w->role)
 			continue;
-		if (!(a->flags & bias_flags[i].flag)) {
+		if (!ws_sw_has(&a->flags, bias_flags[i].flag)) {
 			b->role = WS_ROLE_QUANT_AUX;
 			b->params = 0;
 			c->q->zero_biases++;

@@ -84,12 +84,12 @@ typedef struct role_line {
 	const char *arch;  /* space-separated model types; "" = all */
 	const char *pat;
 	ws_role role;
-	uint32_t needs;    /* switches the catalogue entry of the model type has */
+	int needs;         /* a switch the model type's catalogue entry has; -1 none */
 } role_line;
 
-#define HF(arch, pat, role) { F_HF, arch, pat, WS_ROLE_##role, 0 }
-#define GG(arch, pat, role) { F_GG, arch, pat, WS_ROLE_##role, 0 }
-/* A line for every model type whose catalogue entry has switches sw. */
+#define HF(arch, pat, role) { F_HF, arch, pat, WS_ROLE_##role, -1 }
+#define GG(arch, pat, role) { F_GG, arch, pat, WS_ROLE_##role, -1 }
+/* A line for every model type whose catalogue entry has switch sw. */
 #define HF_IF(sw, pat, role) { F_HF, "", pat, WS_ROLE_##role, sw }
 
 /* First match wins: specific lines before general ones, and
@@ -640,9 +640,9 @@ static bool
 arch_ok(const role_line *l, const char *arch)
 {
 	const char *list = l->arch;
-	if (l->needs) {
+	if (l->needs >= 0) {
 		const struct ws_cat_entry *e = arch[0] ? ws_cat_by_folded(arch) : NULL;
-		return e && ((e->flags | e->defaults) & l->needs) == l->needs;
+		return e && (ws_sw_has(&e->flags, l->needs) || ws_sw_has(&e->defaults, l->needs));
 	}
 	if (!list[0])
 		return true;

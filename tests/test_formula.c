@@ -125,7 +125,7 @@ Test(formula, deepseek_v2_lite_dense_first_layer)
 	struct ws_arch a;
 	struct ws_formula f;
 	formula_of(cfg, &a, &f);
-	cr_assert(a.flags & WS_ARCH_MLA);
+	cr_assert(ws_sw_has(&a.flags, WS_ARCH_MLA));
 	cr_assert_eq(a.q_lora_rank, 0);            /* null: a plain q_proj */
 	cr_assert_eq(a.head_dim, 192);
 	cr_assert_not(ws_arch_layer_is_moe(&a, 0));
@@ -247,7 +247,7 @@ Test(formula, multimodal_wrapper_reads_text_config)
 	struct ws_formula f;
 	formula_of(cfg, &a, &f);
 	cr_assert_str_eq(a.architecture, "gemma3_text");
-	cr_assert(a.flags & WS_ARCH_TIED);
+	cr_assert(ws_sw_has(&a.flags, WS_ARCH_TIED));
 	/* per block: 4 norms, q/k norms over head_dim, q 128×64, k/v 64×64,
 	 * o 64×128, MLP 3×128×64 */
 	uint64_t block = 4 * 64 + 2 * 32 + 128 * 64 + 2 * 64 * 64 + 64 * 128 + 3 * 128 * 64;
@@ -476,7 +476,7 @@ Test(formula, gguf_metadata)
 	/* tensors present, no output.weight: tied */
 	push(m, "token_embd.weight", WS_ROLE_EMBED, -1, WS_KIND_WEIGHT, 2, 128, 64, 0);
 	cr_assert_eq(ws_arch_from_gguf(m, &a, &err), 0, "%s", err.message);
-	cr_assert(a.flags & WS_ARCH_TIED);
+	cr_assert(ws_sw_has(&a.flags, WS_ARCH_TIED));
 	cr_assert_eq(ws_formula_compute(&a, &f, &err), 0, "%s", err.message);
 	cr_assert_eq(f.total, 100672);
 	ws_formula_free(&f);
@@ -723,7 +723,7 @@ Test(compare, stacked_experts)
 	m->arch = calloc(1, sizeof *m->arch);
 	m->formula = calloc(1, sizeof *m->formula);
 	cr_assert_eq(ws_arch_from_gguf(m, m->arch, &err), 0, "%s", err.message);
-	cr_assert(m->arch->flags & WS_ARCH_TIED);
+	cr_assert(ws_sw_has(&m->arch->flags, WS_ARCH_TIED));
 	cr_assert_eq(ws_formula_compute(m->arch, m->formula, &err), 0, "%s", err.message);
 	cr_assert_eq(m->formula->active, m->formula->total - 2 * 3 * 48 * 32);
 	cr_assert_eq(ws_model_compare(m), 0);

@@ -160,7 +160,7 @@ typedef struct cfg {
 	const char *base;      /* the text model's name prefix: "model.", "" ... */
 	/* a SigLIP vision tower and Gemma 3's projector (vision_config) */
 	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
-	uint32_t aflags;       /* the library's switches for this config */
+	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
 } cfg;
@@ -500,7 +500,7 @@ moe(gen *g, uint64_t L)
 	case MK_QWEN:
 	case MK_DEEPSEEK:
 		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
-		if (c->aflags & WS_ARCH_ROUTER_SCORE_BIAS)
+		if (ws_sw_has(&c->aflags, WS_ARCH_ROUTER_SCORE_BIAS))
 			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
 		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", f, d);
 		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", f, d);
@@ -603,7 +603,7 @@ static void
 catalogue_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
-	uint32_t f = c->aflags;
+	const ws_switches *f = &c->aflags;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
 	const char *attn_norm = "input_layernorm", *ffn_norm = "post_attention_layernorm";
 	for (size_t i = 0; i < sizeof norm_names / sizeof norm_names[0]; i++)
@@ -611,33 +611,33 @@ catalogue_block(gen *g, uint64_t L)
 			attn_norm = norm_names[i].attn;
 			ffn_norm = norm_names[i].ffn;
 		}
-	if (!(f & WS_ARCH_NO_PRE_NORM))
+	if (!ws_sw_has(f, WS_ARCH_NO_PRE_NORM))
 		norm(g, L, attn_norm, "attn_norm");
 	blk(g, L, "self_attn.q_proj.weight", "attn_q.weight", q, c->hidden);
 	blk(g, L, "self_attn.k_proj.weight", "attn_k.weight", kv, c->hidden);
 	blk(g, L, "self_attn.v_proj.weight", "attn_v.weight", kv, c->hidden);
 	blk(g, L, "self_attn.o_proj.weight", "attn_output.weight", c->hidden, q);
-	if (f & WS_ARCH_QKV_BIAS) {
+	if (ws_sw_has(f, WS_ARCH_QKV_BIAS)) {
 		blk(g, L, "self_attn.q_proj.bias", "attn_q.bias", q, 0);
 		blk(g, L, "self_attn.k_proj.bias", "attn_k.bias", kv, 0);
 		blk(g, L, "self_attn.v_proj.bias", "attn_v.bias", kv, 0);
 	}
-	if (f & WS_ARCH_O_BIAS)
+	if (ws_sw_has(f, WS_ARCH_O_BIAS))
 		blk(g, L, "self_attn.o_proj.bias", "attn_output.bias", c->hidden, 0);
-	if (f & (WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_FULL)) {
-		bool full = f & WS_ARCH_QK_NORM_FULL;
+	if ((ws_sw_has(f, WS_ARCH_QK_NORM_HEAD) || ws_sw_has(f, WS_ARCH_QK_NORM_FULL))) {
+		bool full = ws_sw_has(f, WS_ARCH_QK_NORM_FULL);
 		blk(g, L, "self_attn.q_norm.weight", "attn_q_norm.weight", full ? q : c->head_dim, 0);
 		blk(g, L, "self_attn.k_norm.weight", "attn_k_norm.weight", full ? kv : c->head_dim, 0);
 	}
 	norm(g, L, ffn_norm, "ffn_norm");
-	if ((f & WS_ARCH_POST_NORMS) && !(f & WS_ARCH_NO_PRE_NORM))
+	if ((ws_sw_has(f, WS_ARCH_POST_NORMS)) && !ws_sw_has(f, WS_ARCH_NO_PRE_NORM))
 		norm(g, L, "pre_feedforward_layernorm", "post_attention_norm");
-	if (f & WS_ARCH_POST_NORMS)
+	if (ws_sw_has(f, WS_ARCH_POST_NORMS))
 		norm(g, L, "post_feedforward_layernorm", "post_ffw_norm");
 	if (is_moe(c, L)) {
 		uint64_t d = c->hidden, e = c->moe_inter;
 		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
-		if (f & WS_ARCH_ROUTER_SCORE_BIAS)
+		if (ws_sw_has(f, WS_ARCH_ROUTER_SCORE_BIAS))
 			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
 		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
 		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
@@ -652,13 +652,13 @@ catalogue_block(gen *g, uint64_t L)
 	} else {
 		gated_mlp(g, L, c->dense_inter, "mlp.", "");
 	}
-	if (f & WS_ARCH_MLP_BIAS) {
+	if (ws_sw_has(f, WS_ARCH_MLP_BIAS)) {
 		if (!c->plain_mlp)
 			blk(g, L, "mlp.gate_proj.bias", "ffn_gate.bias", c->dense_inter, 0);
 		blk(g, L, "mlp.up_proj.bias", "ffn_up.bias", c->dense_inter, 0);
 		blk(g, L, "mlp.down_proj.bias", "ffn_down.bias", c->hidden, 0);
 	}
-	if ((f & WS_ARCH_XIELU) && !g->gguf) {
+	if ((ws_sw_has(f, WS_ARCH_XIELU)) && !g->gguf) {
 		/* two learnable [1] scalars and two 0-d buffers; llama.cpp
 		 * moves all four to xielu.* metadata arrays */
 		blk(g, L, "mlp.act_fn.alpha_p", NULL, 1, 0);
@@ -675,27 +675,27 @@ static void
 falcon_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
-	uint32_t f = c->aflags;
+	const ws_switches *f = &c->aflags;
 	uint64_t d = c->hidden, rows = (c->heads + 2 * c->kv_heads) * c->head_dim;
-	if (f & WS_ARCH_NEW_DECODER) {
+	if (ws_sw_has(f, WS_ARCH_NEW_DECODER)) {
 		norm(g, L, "ln_attn", "attn_norm");
 		norm(g, L, "ln_mlp", "ffn_norm");
 	} else {
 		norm(g, L, "input_layernorm", "attn_norm");
 	}
 	blk(g, L, "self_attention.query_key_value.weight", "attn_qkv.weight", rows, d);
-	if (f & WS_ARCH_QKV_BIAS)
+	if (ws_sw_has(f, WS_ARCH_QKV_BIAS))
 		blk(g, L, "self_attention.query_key_value.bias", "attn_qkv.bias", rows, 0);
 	blk(g, L, "self_attention.dense.weight", "attn_output.weight", d, c->heads * c->head_dim);
-	if (f & WS_ARCH_O_BIAS)
+	if (ws_sw_has(f, WS_ARCH_O_BIAS))
 		blk(g, L, "self_attention.dense.bias", "attn_output.bias", d, 0);
-	if (!(f & (WS_ARCH_NEW_DECODER | WS_ARCH_PARALLEL)))
+	if (!((ws_sw_has(f, WS_ARCH_NEW_DECODER) || ws_sw_has(f, WS_ARCH_PARALLEL))))
 		norm(g, L, "post_attention_layernorm", "ffn_norm");
 	blk(g, L, "mlp.dense_h_to_4h.weight", "ffn_up.weight", c->inter, d);
-	if (f & WS_ARCH_MLP_BIAS)
+	if (ws_sw_has(f, WS_ARCH_MLP_BIAS))
 		blk(g, L, "mlp.dense_h_to_4h.bias", "ffn_up.bias", c->inter, 0);
 	blk(g, L, "mlp.dense_4h_to_h.weight", "ffn_down.weight", d, c->inter);
-	if (f & WS_ARCH_MLP_BIAS)
+	if (ws_sw_has(f, WS_ARCH_MLP_BIAS))
 		blk(g, L, "mlp.dense_4h_to_h.bias", "ffn_down.bias", d, 0);
 }
 
@@ -921,7 +921,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->kv_heads = a->num_kv_heads;
 	c->head_dim = a->head_dim;
 	c->inter = c->dense_inter = a->intermediate_size;
-	c->tied = a->flags & WS_ARCH_TIED;
+	c->tied = ws_sw_has(&a->flags, WS_ARCH_TIED);
 	c->experts = a->num_experts;
 	c->topk = a->experts_per_tok;
 	c->moe_inter = a->moe_intermediate_size;
@@ -975,7 +975,8 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	c->index_dim = a.index_head_dim;
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS &&
 	    (a.mlp == WS_MLP_GATED || a.mlp == WS_MLP_PLAIN) &&
-	    !(a.flags & (WS_ARCH_MLA | WS_ARCH_FUSED_QKV | WS_ARCH_MOE_FUSED | WS_ARCH_PARALLEL))) {
+	    !(ws_sw_has(&a.flags, WS_ARCH_MLA) || ws_sw_has(&a.flags, WS_ARCH_FUSED_QKV) ||
+	      ws_sw_has(&a.flags, WS_ARCH_MOE_FUSED) || ws_sw_has(&a.flags, WS_ARCH_PARALLEL))) {
 		from_catalogue(c, &a);
 		ws_arch_free(&a);
 		cJSON_Delete(j);
@@ -1279,7 +1280,7 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
 		}
 	}
-	if (c->aflags & WS_ARCH_XIELU) {
+	if (ws_sw_has(&c->aflags, WS_ARCH_XIELU)) {
 		/* the converter's per-layer scalars: values, not tensors */
 		static const struct { const char *key; float v; } xielu[] = {
 			{"xielu.alpha_p", 0.8f}, {"xielu.alpha_n", 0.8f},

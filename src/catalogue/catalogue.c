@@ -13,8 +13,11 @@
 #include "catalogue/catalogue.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define QKVO (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS)
-#define ALLB (WS_ARCH_QKV_BIAS | WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS)
+/* switch sets: SW(QKVO, WS_ARCH_TIED) */
+#define SW(...) WS_SWITCHES(__VA_ARGS__)
+#define NOSW WS_NO_SWITCHES
+#define QKVO WS_ARCH_QKV_BIAS, WS_ARCH_O_BIAS
+#define ALLB WS_ARCH_QKV_BIAS, WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS
 #define D(k, v) {k, WS_CAT_NUM, v}
 #define DTRUE(k) {k, WS_CAT_TRUE, 0}
 #define DFALSE(k) {k, WS_CAT_FALSE, 0}
@@ -27,89 +30,89 @@
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
-	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Llama", {{0}}},
-	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Mistral", {{0}}},
-	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, 0, 0, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
-	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS, 0, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
-	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QKV_BIAS | WS_ARCH_SHARED_GATE, 0, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
-	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
-	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_HEAD, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
-	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma", {{0}}},
-	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
-	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, WS_ARCH_TIED, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Gemma3",
+	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Llama", {{0}}},
+	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral", {{0}}},
+	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
+	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
+	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", {{0}}},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
+	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma3",
 	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
 	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")},
 	 WS_SLIDE_PATTERN, 6},
-	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{"qk_layernorm", WS_ARCH_QK_NORM_HEAD | WS_ARCH_QK_NORM_BIAS}}, false, WS_FIX_NONE, "Phi", {{0}}},
-	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{0}}, false, WS_FIX_NONE, "Phi3", {{0}}},
-	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}, {"lm_head_bias", WS_ARCH_LM_HEAD_BIAS}}, false, WS_FIX_NONE, "PhiMoE", {{0}}},
-	{{"gpt2"}, "gpt2", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_LEARNED_POS, WS_ARCH_TIED, {{0}}, true, WS_FIX_NONE, "GPT2", {{0}}},
-	{{"gptj"}, "gptj", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_LM_HEAD_BIAS | WS_ARCH_PARALLEL, 0, {{0}}, true, WS_FIX_NONE, "GPTJ", {{0}}},
-	{{"gpt_neox"}, "gptneox", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_MLP_BIAS | WS_ARCH_FUSED_QKV, QKVO, {{"attention_bias", QKVO}}, true, WS_FIX_NONE, "GPTNeoX", {{0}}},
-	{{"falcon"}, "falcon", WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED, {{"bias", ALLB}}, true, WS_FIX_FALCON, "Falcon", {{0}}},
-	{{"olmo"}, "olmo", WS_NORM_NONE, WS_MLP_GATED, 0, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo", {{0}}},
-	{{"olmo2"}, "olmo2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo2", {{0}}},
-	{{"starcoder2"}, "starcoder2", WS_NORM_LAYER, WS_MLP_PLAIN, 0, ALLB | WS_ARCH_TIED, {{"use_bias", ALLB}}, false, WS_FIX_NONE, "Starcoder2", {{0}}},
-	{{"stablelm"}, "stablelm", WS_NORM_LAYER, WS_MLP_GATED, 0, 0, {{"use_qkv_bias", WS_ARCH_QKV_BIAS}, {"qk_layernorm", WS_ARCH_QK_NORM_FULL}, {"use_parallel_residual", WS_ARCH_PARALLEL}}, false, WS_FIX_NONE, "StableLm", {{0}}},
-	{{"bloom"}, "bloom", WS_NORM_LAYER, WS_MLP_PLAIN, ALLB | WS_ARCH_FUSED_QKV | WS_ARCH_EMBED_NORM, WS_ARCH_TIED, {{0}}, true, WS_FIX_NONE, "Bloom", {{0}}},
-	{{"cohere"}, "command-r", WS_NORM_LAYER_NOBIAS, WS_MLP_GATED, WS_ARCH_PARALLEL, WS_ARCH_TIED, {{"attention_bias", QKVO}, {"use_qk_norm", WS_ARCH_QK_NORM_FULL}}, false, WS_FIX_NONE, "Cohere", {{0}}},
-	{{"internlm2"}, "internlm2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_FUSED_QKV, QKVO, {{"bias", QKVO}}, false, WS_FIX_NONE, "InternLM2", {{0}}},
-	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, WS_ARCH_FUSED_QKV, 0, {{"add_qkv_bias", WS_ARCH_QKV_BIAS}, {"add_bias_linear", WS_ARCH_O_BIAS | WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, NULL, {{0}}},
-	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
-	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
-	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MOE_FUSED, 0, {{"attention_bias", QKVO}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
-	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_SINKS | WS_ARCH_MOE_FUSED | WS_ARCH_MOE_BIAS | WS_ARCH_ROUTER_BIAS, QKVO, {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "GptOss", {{0}}, WS_SLIDE_EVEN, 0},
+	{{"phi"}, "phi2", WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LM_HEAD_BIAS, WS_ARCH_PARALLEL), NOSW, {{"qk_layernorm", SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_QK_NORM_BIAS)}}, false, WS_FIX_NONE, "Phi", {{0}}},
+	{{"phi3"}, "phi3", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_FUSED_QKV), NOSW, {{0}}, false, WS_FIX_NONE, "Phi3", {{0}}},
+	{{"phimoe"}, "phimoe", WS_NORM_LAYER, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"lm_head_bias", SW(WS_ARCH_LM_HEAD_BIAS)}}, false, WS_FIX_NONE, "PhiMoE", {{0}}},
+	{{"gpt2"}, "gpt2", WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_FUSED_QKV, WS_ARCH_LEARNED_POS), SW(WS_ARCH_TIED), {{0}}, true, WS_FIX_NONE, "GPT2", {{0}}},
+	{{"gptj"}, "gptj", WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_MLP_BIAS, WS_ARCH_LM_HEAD_BIAS, WS_ARCH_PARALLEL), NOSW, {{0}}, true, WS_FIX_NONE, "GPTJ", {{0}}},
+	{{"gpt_neox"}, "gptneox", WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_MLP_BIAS, WS_ARCH_FUSED_QKV), SW(QKVO), {{"attention_bias", SW(QKVO)}}, true, WS_FIX_NONE, "GPTNeoX", {{0}}},
+	{{"falcon"}, "falcon", WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_FUSED_QKV), SW(WS_ARCH_TIED), {{"bias", SW(ALLB)}}, true, WS_FIX_FALCON, "Falcon", {{0}}},
+	{{"olmo"}, "olmo", WS_NORM_NONE, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Olmo", {{0}}},
+	{{"olmo2"}, "olmo2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_FULL), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Olmo2", {{0}}},
+	{{"starcoder2"}, "starcoder2", WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, SW(ALLB, WS_ARCH_TIED), {{"use_bias", SW(ALLB)}}, false, WS_FIX_NONE, "Starcoder2", {{0}}},
+	{{"stablelm"}, "stablelm", WS_NORM_LAYER, WS_MLP_GATED, NOSW, NOSW, {{"use_qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"qk_layernorm", SW(WS_ARCH_QK_NORM_FULL)}, {"use_parallel_residual", SW(WS_ARCH_PARALLEL)}}, false, WS_FIX_NONE, "StableLm", {{0}}},
+	{{"bloom"}, "bloom", WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_FUSED_QKV, WS_ARCH_EMBED_NORM), SW(WS_ARCH_TIED), {{0}}, true, WS_FIX_NONE, "Bloom", {{0}}},
+	{{"cohere"}, "command-r", WS_NORM_LAYER_NOBIAS, WS_MLP_GATED, SW(WS_ARCH_PARALLEL), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}, {"use_qk_norm", SW(WS_ARCH_QK_NORM_FULL)}}, false, WS_FIX_NONE, "Cohere", {{0}}},
+	{{"internlm2"}, "internlm2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_FUSED_QKV), SW(QKVO), {{"bias", SW(QKVO)}}, false, WS_FIX_NONE, "InternLM2", {{0}}},
+	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_FUSED_QKV), NOSW, {{"add_qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"add_bias_linear", SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, NULL, {{0}}},
+	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
+	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA, WS_ARCH_ROUTER_SCORE_BIAS), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
+	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MOE_FUSED), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
+	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SINKS, WS_ARCH_MOE_FUSED, WS_ARCH_MOE_BIAS, WS_ARCH_ROUTER_BIAS), SW(QKVO), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "GptOss", {{0}}, WS_SLIDE_EVEN, 0},
 
 	/* The original Falcon code (RWConfig, trust_remote_code): its class
 	 * defaults differ from FalconConfig's; a config with n_head_kv is the
 	 * 40B code's layout (ln_attn and ln_mlp, grouped kv heads). */
-	{{"RefinedWebModel", "RefinedWeb"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, WS_ARCH_FUSED_QKV, WS_ARCH_TIED,
-	 {{"bias", ALLB}}, true, WS_FIX_FALCON, "RW",
+	{{"RefinedWebModel", "RefinedWeb"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_FUSED_QKV), SW(WS_ARCH_TIED),
+	 {{"bias", SW(ALLB)}}, true, WS_FIX_FALCON, "RW",
 	 {D("vocab_size", 250880), D("hidden_size", 64), D("n_layer", 2), D("n_head", 8),
 	  DFALSE("multi_query"), DFALSE("parallel_attn"), DFALSE("bias"),
 	  DTRUE("tie_word_embeddings")}},
-	{{"granite"}, "granite", WS_NORM_RMS, WS_MLP_GATED, 0, 0,
-	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Granite",
+	{{"granite"}, "granite", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW,
+	 {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Granite",
 	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
-	{{"smollm3"}, "smollm3", WS_NORM_RMS, WS_MLP_GATED, 0, WS_ARCH_TIED,
-	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "SmolLM3",
+	{{"smollm3"}, "smollm3", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED),
+	 {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "SmolLM3",
 	 {D("vocab_size", 128256), D("hidden_size", 2048), D("intermediate_size", 11008),
 	  D("num_hidden_layers", 36), D("num_attention_heads", 16), D("num_key_value_heads", 4),
 	  DTRUE("tie_word_embeddings")}},
 	/* OLMoE: q/k norms over the whole q and k widths; every layer MoE */
-	{{"olmoe"}, "olmoe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_QK_NORM_FULL, 0,
-	 {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmoe",
+	{{"olmoe"}, "olmoe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_FULL), NOSW,
+	 {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Olmoe",
 	 {D("vocab_size", 50304), D("hidden_size", 2048), D("intermediate_size", 2048),
 	  D("num_hidden_layers", 16), D("num_attention_heads", 16), D("num_experts", 64),
 	  D("num_experts_per_tok", 8)}},
 	/* OLMo 3: OLMo 2's post-norm layer (sliding layers have the same tensors) */
-	{{"olmo3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_FULL, 0,
-	 {{"attention_bias", QKVO}}, false, WS_FIX_NONE, "Olmo3",
+	{{"olmo3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_FULL), NOSW,
+	 {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Olmo3",
 	 {D("vocab_size", 50304), D("hidden_size", 4096), D("intermediate_size", 11008),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
 	/* GLM-4.5: attention_bias on q, k, v only; DeepSeek-style routing and
 	 * shared experts; the MTP layers after the last are counted apart */
-	{{"glm4_moe"}, "glm4moe", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_ROUTER_SCORE_BIAS, 0,
-	 {{"attention_bias", WS_ARCH_QKV_BIAS}, {"use_qk_norm", WS_ARCH_QK_NORM_HEAD}}, false, WS_FIX_NONE, "Glm4Moe",
+	{{"glm4_moe"}, "glm4moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_ROUTER_SCORE_BIAS), NOSW,
+	 {{"attention_bias", SW(WS_ARCH_QKV_BIAS)}, {"use_qk_norm", SW(WS_ARCH_QK_NORM_HEAD)}}, false, WS_FIX_NONE, "Glm4Moe",
 	 {D("vocab_size", 151552), D("hidden_size", 4096), D("intermediate_size", 10944),
 	  D("num_hidden_layers", 46), D("num_attention_heads", 96), D("num_key_value_heads", 8),
 	  D("moe_intermediate_size", 1408), D("num_experts_per_tok", 8), D("n_shared_experts", 1),
 	  D("n_routed_experts", 128), D("first_k_dense_replace", 1)}},
 	/* EXAONE 4: OLMo 2's post-norm layer with per-head q/k norms */
-	{{"exaone4"}, "exaone4", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_NO_PRE_NORM | WS_ARCH_POST_NORMS | WS_ARCH_QK_NORM_HEAD, 0,
+	{{"exaone4"}, "exaone4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), NOSW,
 	 {{0}}, false, WS_FIX_NONE, "Exaone4",
 	 {D("vocab_size", 102400), D("hidden_size", 4096), D("intermediate_size", 16384),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)}},
 	/* Apertus: a plain MLP with xIELU's two learnable scalars per layer
 	 * (its beta and eps are buffers), per-head q/k norms */
-	{{"apertus"}, "apertus", WS_NORM_RMS, WS_MLP_PLAIN, WS_ARCH_QK_NORM_HEAD | WS_ARCH_XIELU, 0,
-	 {{"attention_bias", QKVO}, {"mlp_bias", WS_ARCH_MLP_BIAS}}, false, WS_FIX_NONE, "Apertus",
+	{{"apertus"}, "apertus", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_XIELU), NOSW,
+	 {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Apertus",
 	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 14336),
 	  D("num_hidden_layers", 32), D("num_attention_heads", 32)}},
 	/* DeepSeek-V3.2: DeepSeek-V3 with a lightning indexer in every layer
 	 * (index_n_heads × index_head_dim queries from the low-rank q) */
-	{{"deepseek_v32"}, "deepseek32", WS_NORM_RMS, WS_MLP_GATED, WS_ARCH_MLA | WS_ARCH_ROUTER_SCORE_BIAS, 0,
+	{{"deepseek_v32"}, "deepseek32", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA, WS_ARCH_ROUTER_SCORE_BIAS), NOSW,
 	 {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV32",
 	 {D("vocab_size", 129280), D("hidden_size", 7168), D("intermediate_size", 18432),
 	  D("moe_intermediate_size", 2048), D("num_hidden_layers", 61), D("num_attention_heads", 128),

@@ -26,7 +26,7 @@ enum ws_cat_fixup {
 
 struct ws_cat_opt {
 	const char *key;   /* a config boolean: true sets, false clears */
-	uint32_t flags;
+	ws_switches flags;
 };
 
 enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
@@ -56,8 +56,8 @@ struct ws_cat_entry {
 	const char *gguf;      /* general.architecture, or NULL */
 	enum ws_norm_kind norm;
 	enum ws_mlp_kind mlp;
-	uint32_t flags;        /* set, and no config key clears them */
-	uint32_t defaults;     /* set unless a config key says otherwise */
+	ws_switches flags;     /* set, and no config key clears them */
+	ws_switches defaults;     /* set unless a config key says otherwise */
 	struct ws_cat_opt opt[3];
 	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
 	enum ws_cat_fixup fixup;

@@ -46,29 +46,33 @@ extern const struct ws_qdef ws_qdefs[WS_Q_COUNT];
 /* Where a template's tensor occurs. */
 enum ws_scope { WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT, WS_SC_MTP };
 
-/* Switches: the architecture's own (enum ws_arch_flag, the low 32 bits),
- * and these, derived from its norm, MLP and attention kinds. */
-#define WS_TX_NORM_W (1ull << 32)     /* norms have a weight */
-#define WS_TX_NORM_B (1ull << 33)     /* norms have a bias */
-#define WS_TX_PRE_ATTN (1ull << 34)   /* a norm before attention */
-#define WS_TX_PRE_FFN (1ull << 35)    /* a norm before the MLP */
-#define WS_TX_UNTIED (1ull << 36)
-#define WS_TX_Q (1ull << 37)          /* a plain q projection */
-#define WS_TX_KV (1ull << 38)         /* plain k and v projections */
-#define WS_TX_QLORA (1ull << 39)      /* MLA low-rank q */
-#define WS_TX_MLP_GATE (1ull << 40)
-#define WS_TX_MLP_UP (1ull << 41)
-#define WS_TX_MLP_FUSED (1ull << 42)
-#define WS_TX_SHARED (1ull << 43)     /* shared experts */
-#define WS_TX_SHARED_GATE (1ull << 44)
-#define WS_TX_MOE_SPLIT (1ull << 45)  /* experts' gate and up apart */
-#define WS_TX_INDEXER (1ull << 46)    /* a lightning indexer per layer */
+/* Switches: the architecture's own (enum ws_arch_flag), and these,
+ * derived from its norm, MLP and attention kinds, after them in one set. */
+enum ws_tx_switch {
+	WS_TX_NORM_W = WS_ARCH_SWITCH_COUNT, /* norms have a weight */
+	WS_TX_NORM_B, /* norms have a bias */
+	WS_TX_PRE_ATTN, /* a norm before attention */
+	WS_TX_PRE_FFN, /* a norm before the MLP */
+	WS_TX_UNTIED,
+	WS_TX_Q, /* a plain q projection */
+	WS_TX_KV, /* plain k and v projections */
+	WS_TX_QLORA, /* MLA low-rank q */
+	WS_TX_MLP_GATE,
+	WS_TX_MLP_UP,
+	WS_TX_MLP_FUSED,
+	WS_TX_SHARED, /* shared experts */
+	WS_TX_SHARED_GATE,
+	WS_TX_MOE_SPLIT, /* experts' gate and up apart */
+	WS_TX_INDEXER, /* a lightning indexer per layer */
+	WS_TX_COUNT
+};
+_Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");
 
 struct ws_template {
 	ws_role role;
 	ws_kind kind;
 	enum ws_scope scope;
-	uint64_t need;     /* all of these switches */
+	ws_switches need;  /* all of these switches */
 	enum ws_q dim[WS_TEMPLATE_RANK]; /* PyTorch order; WS_Q_NONE past the rank */
 	const char *what;  /* for --explain, when the role name is not enough */
 };
@@ -77,9 +81,9 @@ extern const struct ws_template ws_templates[];
 extern const size_t ws_n_templates;
 
 /* The switches an architecture turns on (its flags and the derived ones). */
-uint64_t ws_template_features(const struct ws_arch *a);
+ws_switches ws_template_features(const struct ws_arch *a);
 /* Does an architecture with switches `feat` have template r's tensor? */
-bool ws_template_on(const struct ws_template *r, uint64_t feat);
+bool ws_template_on(const struct ws_template *r, const ws_switches *feat);
 /* Does template r describe a tensor of a block of kind k (0 dense, 1 MoE)? */
 bool ws_template_in_block(const struct ws_template *r, int k);
 /* The number of dimensions of r's tensor (1 to WS_TEMPLATE_RANK). */

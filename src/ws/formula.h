@@ -39,34 +39,105 @@ enum ws_mlp_kind {
 	WS_MLP_PLAIN,           /* up, down (GPT-2 style) */
 };
 
-/* Switches of an architecture; one bit each, named in JSON by
- * ws_arch_to_json(). */
+/* Switches of an architecture, by index into a ws_switches set; named in
+ * JSON by ws_arch_to_json(). */
 enum ws_arch_flag {
-	WS_ARCH_TIED = 1u << 0,              /* lm_head shares the embedding */
-	WS_ARCH_QKV_BIAS = 1u << 1,          /* q, k, v (or fused qkv) bias */
-	WS_ARCH_O_BIAS = 1u << 2,            /* attention output bias */
-	WS_ARCH_MLP_BIAS = 1u << 3,          /* dense MLP biases */
-	WS_ARCH_LM_HEAD_BIAS = 1u << 4,
-	WS_ARCH_FUSED_QKV = 1u << 5,         /* one qkv projection */
-	WS_ARCH_LEARNED_POS = 1u << 6,       /* a position embedding table */
-	WS_ARCH_PARALLEL = 1u << 7,          /* one norm per block (attn ‖ mlp) */
-	WS_ARCH_NO_PRE_NORM = 1u << 8,       /* OLMo 2: post norms only */
-	WS_ARCH_POST_NORMS = 1u << 9,        /* Gemma 2/3, OLMo 2 post norms */
-	WS_ARCH_QK_NORM_HEAD = 1u << 10,     /* q/k norm over head_dim */
-	WS_ARCH_QK_NORM_FULL = 1u << 11,     /* q/k norm over heads × head_dim */
-	WS_ARCH_QK_NORM_BIAS = 1u << 12,     /* that norm has a bias */
-	WS_ARCH_EMBED_NORM = 1u << 13,       /* BLOOM embedding LayerNorm */
-	WS_ARCH_SINKS = 1u << 14,            /* gpt-oss attention sinks */
-	WS_ARCH_MLA = 1u << 15,              /* DeepSeek multi-head latent attn */
-	WS_ARCH_MOE_FUSED = 1u << 16,        /* experts' gate_up fused */
-	WS_ARCH_MOE_BIAS = 1u << 17,         /* experts have biases (gpt-oss) */
-	WS_ARCH_ROUTER_BIAS = 1u << 18,      /* router Linear has a bias */
-	WS_ARCH_ROUTER_SCORE_BIAS = 1u << 19, /* e_score_correction_bias */
-	WS_ARCH_SHARED_GATE = 1u << 20,      /* qwen2_moe shared_expert_gate */
-	WS_ARCH_NEW_DECODER = 1u << 21,      /* falcon new_decoder_architecture */
-	WS_ARCH_MULTI_QUERY = 1u << 22,      /* falcon multi_query */
-	WS_ARCH_XIELU = 1u << 23,            /* xIELU: two learnable scalars per MLP */
+	WS_ARCH_TIED,              /* lm_head shares the embedding */
+	WS_ARCH_QKV_BIAS,          /* q, k, v (or fused qkv) bias */
+	WS_ARCH_O_BIAS,            /* attention output bias */
+	WS_ARCH_MLP_BIAS,          /* dense MLP biases */
+	WS_ARCH_LM_HEAD_BIAS,
+	WS_ARCH_FUSED_QKV,         /* one qkv projection */
+	WS_ARCH_LEARNED_POS,       /* a position embedding table */
+	WS_ARCH_PARALLEL,          /* one norm per block (attn ‖ mlp) */
+	WS_ARCH_NO_PRE_NORM,       /* OLMo 2: post norms only */
+	WS_ARCH_POST_NORMS,        /* Gemma 2/3, OLMo 2 post norms */
+	WS_ARCH_QK_NORM_HEAD,     /* q/k norm over head_dim */
+	WS_ARCH_QK_NORM_FULL,     /* q/k norm over heads × head_dim */
+	WS_ARCH_QK_NORM_BIAS,     /* that norm has a bias */
+	WS_ARCH_EMBED_NORM,       /* BLOOM embedding LayerNorm */
+	WS_ARCH_SINKS,            /* gpt-oss attention sinks */
+	WS_ARCH_MLA,              /* DeepSeek multi-head latent attn */
+	WS_ARCH_MOE_FUSED,        /* experts' gate_up fused */
+	WS_ARCH_MOE_BIAS,         /* experts have biases (gpt-oss) */
+	WS_ARCH_ROUTER_BIAS,      /* router Linear has a bias */
+	WS_ARCH_ROUTER_SCORE_BIAS, /* e_score_correction_bias */
+	WS_ARCH_SHARED_GATE,      /* qwen2_moe shared_expert_gate */
+	WS_ARCH_NEW_DECODER,      /* falcon new_decoder_architecture */
+	WS_ARCH_MULTI_QUERY,      /* falcon multi_query */
+	WS_ARCH_XIELU,            /* xIELU: two learnable scalars per MLP */
+	WS_ARCH_SWITCH_COUNT
 };
+
+/* A set of switches: the architecture's (enum ws_arch_flag) and those the
+ * tensor templates derive from it (catalogue/templates.h), any number of
+ * them up to 64 per word. */
+#define WS_SWITCH_WORDS 2
+typedef struct ws_switches {
+	uint64_t w[WS_SWITCH_WORDS];
+} ws_switches;
+
+static inline bool
+ws_sw_has(const ws_switches *s, int i)
+{
+	return (s->w[(unsigned)i / 64] >> ((unsigned)i % 64)) & 1;
+}
+
+static inline void
+ws_sw_put(ws_switches *s, int i, bool on)
+{
+	uint64_t bit = 1ull << ((unsigned)i % 64);
+	s->w[(unsigned)i / 64] = on ? s->w[(unsigned)i / 64] | bit : s->w[(unsigned)i / 64] & ~bit;
+}
+
+static inline void
+ws_sw_set(ws_switches *s, int i)
+{
+	ws_sw_put(s, i, true);
+}
+
+static inline void
+ws_sw_clear(ws_switches *s, int i)
+{
+	ws_sw_put(s, i, false);
+}
+
+/* s |= t */
+static inline void
+ws_sw_or(ws_switches *s, const ws_switches *t)
+{
+	for (int i = 0; i < WS_SWITCH_WORDS; i++)
+		s->w[i] |= t->w[i];
+}
+
+/* s &= ~t */
+static inline void
+ws_sw_andnot(ws_switches *s, const ws_switches *t)
+{
+	for (int i = 0; i < WS_SWITCH_WORDS; i++)
+		s->w[i] &= ~t->w[i];
+}
+
+/* Is every switch of `need` in s? */
+static inline bool
+ws_sw_all(const ws_switches *s, const ws_switches *need)
+{
+	for (int i = 0; i < WS_SWITCH_WORDS; i++)
+		if ((s->w[i] & need->w[i]) != need->w[i])
+			return false;
+	return true;
+}
+
+/* A constant set of up to 8 switches, for static tables:
+ * `WS_SWITCHES(WS_ARCH_TIED, WS_ARCH_MLA)`; WS_SWITCHES(-1) is none. */
+#define WS_SW_BIT_(i, w) ((i) >= 0 && (i) / 64 == (w) ? 1ull << ((i) % 64) : 0ull)
+#define WS_SW_WORD_(w, a, b, c, d, e, f, g, h, ...) \
+	(WS_SW_BIT_(a, w) | WS_SW_BIT_(b, w) | WS_SW_BIT_(c, w) | WS_SW_BIT_(d, w) | \
+	 WS_SW_BIT_(e, w) | WS_SW_BIT_(f, w) | WS_SW_BIT_(g, w) | WS_SW_BIT_(h, w))
+#define WS_SWITCHES(...) \
+	{{WS_SW_WORD_(0, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1), \
+	  WS_SW_WORD_(1, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1)}}
+#define WS_NO_SWITCHES {{0, 0}}
 
 #define WS_ARCH_MAX_DEFAULTED 24
 #define WS_ARCH_MAX_LAYERS (1u << 20) /* a bigger count is not a model */
@@ -104,7 +175,7 @@ struct ws_arch {
 	uint64_t sliding_window;
 	enum ws_norm_kind norm;
 	enum ws_mlp_kind mlp;
-	uint32_t flags;             /* enum ws_arch_flag */
+	ws_switches flags;          /* enum ws_arch_flag */
 
 	/* MoE (num_experts == 0: dense) */
 	uint64_t num_experts, experts_per_tok, moe_intermediate_size;
