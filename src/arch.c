@@ -378,10 +378,22 @@ read_sliding(struct cfg *c, const struct ws_cat_entry *t)
 	int r;
 	a->slide_rule = t ? (int)t->slide : WS_SLIDE_ALL;
 	a->slide_period = t ? t->slide_period : 0;
-	if ((r = cfg_u64(c, "sliding_window_pattern", &v)) < 0)
+	/* a number (every period-th layer is global) or, in EXAONE 4's
+	 * released configs, a string of L (local) and G per layer */
+	const char *pat = cfg_str(c, "sliding_window_pattern");
+	if (pat) {
+		size_t n = strlen(pat);
+		if (n == 0 || n >= sizeof a->slide_pattern)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'sliding_window_pattern': a pattern of %zu letters "
+				      "(1 to %zu expected)", n, sizeof a->slide_pattern - 1);
+		memcpy(a->slide_pattern, pat, n + 1);
+		a->slide_rule = WS_SLIDE_STRING;
+	} else if ((r = cfg_u64(c, "sliding_window_pattern", &v)) < 0) {
 		return -1;
-	if (r > 0)
+	} else if (r > 0) {
 		a->slide_period = v;
+	}
 	if (cfg_bool(c, "use_sliding_window", &a->slide_on) < 0)
 		return -1;
 	if ((r = cfg_u64(c, "max_window_layers", &v)) < 0)
@@ -593,6 +605,9 @@ ws_arch_layer_sliding(const struct ws_arch *a, uint64_t i)
 	case WS_SLIDE_EVEN: return i % 2 == 0;
 	case WS_SLIDE_PATTERN: return a->slide_period == 0 || (i + 1) % a->slide_period != 0;
 	case WS_SLIDE_FROM: return a->slide_on && i >= a->slide_from;
+	case WS_SLIDE_STRING:
+		return i + 1 != a->num_layers &&
+		       a->slide_pattern[i % strlen(a->slide_pattern)] == 'L';
 	case WS_SLIDE_ALL: break;
 	}
 	return true;

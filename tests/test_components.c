@@ -217,6 +217,17 @@ Test(components, layer_kinds_follow_the_catalogue)
 		     " \"head_dim\": 16, \"vocab_size\": 256, \"sliding_window\": 32, \"layer_types\":"
 		     " [\"full_attention\", \"sliding_attention\", \"sliding_attention\", \"full_attention\"]}",
 		     lt, 4);
+	/* EXAONE 4: a number (every fourth layer global, the class's 4) or
+	 * the released configs' string, L local and the last layer global */
+	static const char *const ex[] = {S, S, S, A, S, S};
+	expect_kinds("{\"model_type\": \"exaone4\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		     " \"num_hidden_layers\": 6, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,"
+		     " \"head_dim\": 16, \"vocab_size\": 256, \"sliding_window\": 32}", ex, 6);
+	static const char *const exs[] = {S, S, S, A, S, S, S, A, S, A};
+	expect_kinds("{\"model_type\": \"exaone4\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		     " \"num_hidden_layers\": 10, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,"
+		     " \"head_dim\": 16, \"vocab_size\": 256, \"sliding_window\": 32,"
+		     " \"sliding_window_pattern\": \"LLLG\"}", exs, 10);
 	/* no window: every layer plain attention */
 	static const char *const ll[] = {A, A};
 	expect_kinds("{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128,"

@@ -103,7 +103,8 @@ static const struct ws_cat_entry entries[] = {
 	{{"exaone4"}, "exaone4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), NOSW,
 	 {{0}}, false, WS_FIX_NONE, "Exaone4",
 	 {D("vocab_size", 102400), D("hidden_size", 4096), D("intermediate_size", 16384),
-	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)}},
+	  D("num_hidden_layers", 32), D("num_attention_heads", 32), D("num_key_value_heads", 32)},
+	 WS_SLIDE_PATTERN, 4},
 	/* Apertus: a plain MLP with xIELU's two learnable scalars per layer
 	 * (its beta and eps are buffers), per-head q/k norms */
 	{{"apertus"}, "apertus", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_XIELU), NOSW,

@@ -46,6 +46,7 @@ enum ws_cat_slide {
 	WS_SLIDE_EVEN,      /* layers 0, 2, 4 ... */
 	WS_SLIDE_PATTERN,   /* all but every period-th (sliding_window_pattern) */
 	WS_SLIDE_FROM,      /* with use_sliding_window, from max_window_layers on */
+	WS_SLIDE_STRING,    /* a pattern string, "LLLG": set by the config, not a type */
 };
 
 #define WS_CAT_MAX_NAMES 3

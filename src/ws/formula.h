@@ -201,7 +201,9 @@ struct ws_arch {
 	uint8_t *layer_types;
 	uint64_t n_layer_types;
 	int slide_rule;             /* enum ws_cat_slide */
-	uint64_t slide_period;      /* sliding_window_pattern */
+	uint64_t slide_period;      /* sliding_window_pattern, a number */
+	char slide_pattern[64];     /* sliding_window_pattern, a string: "LLLG"
+				     * (L slides, the last layer never) */
 	bool slide_on;              /* use_sliding_window (rule FROM) */
 	uint64_t slide_from;        /* max_window_layers (rule FROM) */
 	char dtype[16];             /* torch_dtype / dtype, or "" */
