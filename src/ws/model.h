@@ -285,6 +285,9 @@ typedef struct ws_model {
 	bool keep_truncated;      /* readers record data past the end of a
 				   * file (ws_file.expected_size) instead of
 				   * failing: an intact header still lists */
+	bool findings_lost;       /* a finding could not be recorded (out of
+				   * memory): the operation fails (exit 4),
+				   * never a shorter list of findings */
 } ws_model;
 
 typedef struct ws_open_opts {
@@ -353,9 +356,9 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
  * as one), and so is a folder of safetensors models (ws_model
  * folder_of_models): when PATH is such a folder, *out lists one path per model
  * (malloc'd, each malloc'd) and *n their count; otherwise *n is 0.
- * Returns -1 on OOM.
+ * Returns -1 with err set (exit 4) when memory ran out.
  */
-int ws_expand_path(const char *path, char ***out, size_t *n);
+int ws_expand_path(const char *path, char ***out, size_t *n, ws_error *err);
 
 /*
  * Keep only the tensors of component NAME (its name or its kind) and
@@ -379,7 +382,11 @@ int ws_model_add_file(ws_model *m, const char *path, ws_error *err);
 ws_tensor *ws_model_push_tensor(ws_model *m);
 ws_kv *ws_model_push_kv(ws_model *m);
 
-/* Findings: messages are printf-formatted; tensor may be NULL. */
+/* Findings: messages are printf-formatted; tensor may be NULL.  0, or
+ * -1 when it could not be recorded (out of memory): then m->findings_lost
+ * is set, and ws_model_open, ws_model_analyze, ws_model_compare_data and
+ * every other operation that records findings fail with exit 4 even
+ * where the -1 is not passed up. */
 int ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 			 const char *tensor, int role, int32_t layer,
 			 bool has_expected, uint64_t expected,
