@@ -99,7 +99,10 @@ compare_data(ws_model *m, ws_error *err)
 	}
 	m->n_findings = k;
 	if (eq) {
-		/* a redundant copy of a tied head: counted once */
+		/* a redundant copy of a tied head: counted once, in its
+		 * component's total too */
+		if (head->component < m->n_components)
+			m->components[head->component].params -= head->params;
 		head->params = 0;
 		if (ws_model_add_finding(m, WS_SEV_WARNING, "tied-embeddings", head->name,
 					 WS_ROLE_LM_HEAD, -1, false, 0, 0,

@@ -8,8 +8,8 @@
  * are untrusted bytes: lengths are explicit and printing goes through the
  * escaping helpers in ws/util.h.
  */
-#ifndef WEIGHTSCAN_MODEL_H
-#define WEIGHTSCAN_MODEL_H
+#ifndef WS_MODEL_H
+#define WS_MODEL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +17,9 @@
 #include <stdint.h>
 
 #include "ws/error.h"
+/* the handle ws_model, ws_severity and the accessors: the public part */
+#include "weightscan/model.h"
+#include "weightscan/findings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -187,10 +190,6 @@ typedef struct ws_kv {
 	bool swap;             /* array elements are byte-swapped in data */
 } ws_kv;
 
-typedef enum ws_severity {
-	WS_SEV_INFO = 0, WS_SEV_WARNING = 1, WS_SEV_ERROR = 2
-} ws_severity;
-
 typedef struct ws_finding {
 	ws_severity severity;
 	const char *code;      /* static string, e.g. "count-mismatch" */
@@ -252,7 +251,7 @@ struct ws_arch;
 struct ws_formula;
 struct ws_quant;
 
-typedef struct ws_model {
+struct ws_model {
 	ws_format format;
 	char *path;               /* the PATH the user gave */
 	ws_file *files;
@@ -288,7 +287,7 @@ typedef struct ws_model {
 	bool findings_lost;       /* a finding could not be recorded (out of
 				   * memory): the operation fails (exit 4),
 				   * never a shorter list of findings */
-} ws_model;
+};
 
 typedef struct ws_open_opts {
 	const char *config_path;  /* --config FILE, or NULL for auto */
@@ -308,7 +307,6 @@ typedef struct ws_open_opts {
  */
 int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
-void ws_model_free(ws_model *m);
 
 /*
  * `org/name` that is no local path, as the hf CLI finds it: the folder
