@@ -52,7 +52,8 @@ enum ws_open_flag {
  */
 int ws_open(const char *path, const char *config_path, unsigned flags, ws_model **out,
 	    ws_error *err);
-/* Free the model and everything its accessors returned.  NULL: nothing. */
+/* Free the model and every string its accessors returned (not one of
+ * ws_model_json: that is the caller's).  NULL: nothing. */
 void ws_model_free(ws_model *m);
 
 /* "safetensors" or "gguf". */
