@@ -65,13 +65,13 @@ count_params(const ws_model *m)
  * (error); general.size_label, else the name the files carry
  * (general.name, config.json _name_or_path) within 25% (warning).  Not
  * the PATH: a file, its folder and an hf:// name would disagree. */
-static void
+static int
 check_declared(ws_model *m)
 {
 	const cJSON *meta = m->index ? cJSON_GetObjectItemCaseSensitive(m->index, "metadata") : NULL;
 	const cJSON *tp = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_parameters") : NULL;
 	if (m->n_tensors == 0)
-		return;
+		return 0;
 	static const char *const keys[] = {"general.size_label", "general.name"};
 	const char *str = NULL, *what = NULL;
 	size_t len = 0;
@@ -90,28 +90,31 @@ check_declared(ws_model *m)
 	/* the count takes a pass over the tensors: only when something
 	 * declares a size */
 	if (!cJSON_IsNumber(tp) && !what)
-		return;
+		return 0;
 	uint64_t params = count_params(m);
 	if (cJSON_IsNumber(tp) && tp->valuedouble >= 0 && tp->valuedouble < 9.0e15 &&
 	    (double)(uint64_t)tp->valuedouble == tp->valuedouble &&
-	    (uint64_t)tp->valuedouble != params)
-		ws_model_add_finding(m, WS_SEV_ERROR, "declared-mismatch", NULL, -1, -1, true,
-				     (uint64_t)tp->valuedouble, params,
-				     "index.json total_parameters says %llu, the tensors hold %llu",
-				     (unsigned long long)tp->valuedouble, (unsigned long long)params);
+	    (uint64_t)tp->valuedouble != params &&
+	    ws_model_add_finding(m, WS_SEV_ERROR, "declared-mismatch", NULL, -1, -1, true,
+				 (uint64_t)tp->valuedouble, params,
+				 "index.json total_parameters says %llu, the tensors hold %llu",
+				 (unsigned long long)tp->valuedouble, (unsigned long long)params) < 0)
+		return -1;
 	char h[32], c[32];
 	if (what && size < 1e18 && (params > size * 1.25 || params < size * 0.75))
-		ws_model_add_finding(m, WS_SEV_WARNING, "declared-mismatch", NULL, -1, -1, true,
-				     (uint64_t)size, params,
-				     "%s '%.*s' declares %s parameters; the tensors hold %s (off by more than 25%%)",
-				     what, (int)(len < 200 ? len : 200), str, ws_fmt_human((uint64_t)size, h, sizeof h),
-				     ws_fmt_commas(params, c, sizeof c));
+		return ws_model_add_finding(m, WS_SEV_WARNING, "declared-mismatch", NULL, -1, -1, true,
+					    (uint64_t)size, params,
+					    "%s '%.*s' declares %s parameters; the tensors hold %s (off by more than 25%%)",
+					    what, (int)(len < 200 ? len : 200), str,
+					    ws_fmt_human((uint64_t)size, h, sizeof h),
+					    ws_fmt_commas(params, c, sizeof c));
+	return 0;
 }
 
 /* Components other than the main one have no formula yet (a vision
  * tower, a projector): counted in the parameters, never dropped, and
  * named together in one warning. */
-static void
+static int
 report_components(ws_model *m)
 {
 	char msg[512], num[32];
@@ -128,19 +131,21 @@ report_components(ws_model *m)
 		len += (size_t)w;
 	}
 	if (!n)
-		return;
+		return 0;
 	if (ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
 				 false, 0, 0,
 				 "component%s without a formula yet: %s; counted in the parameters, not compared",
-				 n == 1 ? "" : "s", msg) == 0)
-		m->findings[m->n_findings - 1].other_components = true;
+				 n == 1 ? "" : "s", msg) < 0)
+		return -1;
+	m->findings[m->n_findings - 1].other_components = true;
+	return 0;
 }
 
 /* Two checks in one pass over the tensors.  Tensor names no role line
  * recognizes: one warning with the count.  Matrices of different float
  * types inside one block (norm vectors kept in F32 are common and not
  * counted; a quantized checkpoint mixes by design): one info finding. */
-static void
+static int
 check_roles_and_dtypes(ws_model *m)
 {
 	uint64_t nl = m->n_tensors, blocks = 0, unknown = 0;
@@ -148,8 +153,10 @@ check_roles_and_dtypes(ws_model *m)
 	int32_t first = -1;
 	ws_dtype fa = WS_DT_INVALID, fb = WS_DT_INVALID;
 	/* per block: a float type + 1, mixed flag; no mixing check when
-	 * quantized or out of memory */
+	 * quantized (out of memory is exit 4, never a finding skipped) */
 	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
+	if (!m->quant && !seen)
+		return -1;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		if (!m->components[t->component].main)
@@ -175,44 +182,48 @@ check_roles_and_dtypes(ws_model *m)
 		}
 	}
 	free(seen);
-	report_components(m);
-	if (unknown)
-		ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first_unknown->name, -1, -1, false, 0, 0,
-				     "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
-				     (unsigned long long)unknown, unknown == 1 ? "" : "s", first_unknown->name);
+	if (report_components(m))
+		return -1;
+	if (unknown &&
+	    ws_model_add_finding(m, WS_SEV_WARNING, "unknown-role", first_unknown->name, -1, -1, false, 0, 0,
+				 "%llu tensor%s no role table line recognizes (listed as 'other'), first '%s'",
+				 (unsigned long long)unknown, unknown == 1 ? "" : "s", first_unknown->name) < 0)
+		return -1;
 	if (blocks)
-		ws_model_add_finding(m, WS_SEV_INFO, "dtype-mixed", NULL, -1, first, false, 0, 0,
-				     "float types mixed inside %llu block%s (block %d: %s and %s matrices)",
-				     (unsigned long long)blocks, blocks == 1 ? "" : "s", (int)first,
-				     ws_dtype_name(fa), ws_dtype_name(fb));
+		return ws_model_add_finding(m, WS_SEV_INFO, "dtype-mixed", NULL, -1, first, false, 0, 0,
+					    "float types mixed inside %llu block%s (block %d: %s and %s matrices)",
+					    (unsigned long long)blocks, blocks == 1 ? "" : "s", (int)first,
+					    ws_dtype_name(fa), ws_dtype_name(fb));
+	return 0;
 }
 
 /* GGUF metadata is the architecture: shapes or counts that contradict it
  * are also one metadata-mismatch naming the keys read. */
-static void
+static int
 check_gguf_metadata(ws_model *m)
 {
 	static const char *const codes[] = {"shape-mismatch", "count-mismatch", "layer-gap"};
 	const struct ws_arch *a = m->arch;
 	size_t n = 0;
 	if (!a || !a->source || strcmp(a->source, "gguf"))
-		return;
+		return 0;
 	for (size_t i = 0; i < m->n_findings; i++)
 		for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++)
 			n += !strcmp(m->findings[i].code, codes[c]);
-	if (n)
-		ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1, -1, false, 0, 0,
-				     "the %s.* metadata (block_count %llu, embedding_length %llu, head_count %llu, "
-				     "head_count_kv %llu, feed_forward_length %llu, vocab %llu) contradicts the "
-				     "tensors: %zu shape, count or layer finding%s",
-				     a->architecture, (unsigned long long)a->num_layers,
-				     (unsigned long long)a->hidden_size, (unsigned long long)a->num_heads,
-				     (unsigned long long)a->num_kv_heads, (unsigned long long)a->intermediate_size,
-				     (unsigned long long)a->vocab_size, n, n == 1 ? "" : "s");
+	if (!n)
+		return 0;
+	return ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1, -1, false, 0, 0,
+				    "the %s.* metadata (block_count %llu, embedding_length %llu, head_count %llu, "
+				    "head_count_kv %llu, feed_forward_length %llu, vocab %llu) contradicts the "
+				    "tensors: %zu shape, count or layer finding%s",
+				    a->architecture, (unsigned long long)a->num_layers,
+				    (unsigned long long)a->hidden_size, (unsigned long long)a->num_heads,
+				    (unsigned long long)a->num_kv_heads, (unsigned long long)a->intermediate_size,
+				    (unsigned long long)a->vocab_size, n, n == 1 ? "" : "s");
 }
 
-int
-ws_model_analyze(ws_model *m, ws_error *err)
+static int
+analyze(ws_model *m, ws_error *err)
 {
 	struct ws_arch *a = calloc(1, sizeof *a);
 	if (!a)
@@ -241,15 +252,18 @@ ws_model_analyze(ws_model *m, ws_error *err)
 			/* with no tensors there is nothing to contradict: the
 			 * vocab-only finding says it instead */
 			char *msg = ws_escape_text(aerr.message, strlen(aerr.message));
-			if (m->n_tensors)
-				ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1,
-						     -1, false, 0, 0,
-						     "architecture metadata unusable: %s",
-						     msg ? msg : "?");
-			else
+			int fr = !msg ? -1 : !m->n_tensors ? 0
+				: ws_model_add_finding(m, WS_SEV_ERROR, "metadata-mismatch", NULL, -1,
+						       -1, false, 0, 0,
+						       "architecture metadata unusable: %s", msg);
+			if (msg && !m->n_tensors)
 				snprintf(arch_note, sizeof arch_note,
-					 "; architecture metadata unusable: %s", msg ? msg : "?");
+					 "; architecture metadata unusable: %s", msg);
 			free(msg);
+			if (fr < 0) {
+				free(a);
+				return ws_err_oom(err, m->path);
+			}
 		}
 	}
 	if (have)
@@ -273,16 +287,18 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	}
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {
-		ws_model_add_finding(m, WS_SEV_INFO, "vocab-only", NULL, -1, -1, false, 0, 0,
-				     "GGUF with metadata and no tensors (vocab-only): no parameters to count, "
-				     "no formula comparison, no shape, data or FLOPs checks%s", arch_note);
+		if (ws_model_add_finding(m, WS_SEV_INFO, "vocab-only", NULL, -1, -1, false, 0, 0,
+					 "GGUF with metadata and no tensors (vocab-only): no parameters to count, "
+					 "no formula comparison, no shape, data or FLOPs checks%s", arch_note) < 0)
+			return ws_err_oom(err, m->path);
 		return 0;
 	}
 	if (m->arch && !m->arch->known) {
-		ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
-				     false, 0, 0, "no formula for architecture '%s'%s%s",
-				     m->arch->architecture, m->arch->unsupported ? ": " : "",
-				     m->arch->unsupported ? m->arch->unsupported : "");
+		if (ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
+					 false, 0, 0, "no formula for architecture '%s'%s%s",
+					 m->arch->architecture, m->arch->unsupported ? ": " : "",
+					 m->arch->unsupported ? m->arch->unsupported : "") < 0)
+			return ws_err_oom(err, m->path);
 	} else if (m->arch) {
 		struct ws_formula *f = calloc(1, sizeof *f);
 		if (!f)
@@ -297,9 +313,20 @@ ws_model_analyze(ws_model *m, ws_error *err)
 			return ws_err_oom(err, m->path);
 		if (ws_root_cause(m, first, err))
 			return -1;
-		check_gguf_metadata(m);
+		if (check_gguf_metadata(m))
+			return ws_err_oom(err, m->path);
 	}
-	check_roles_and_dtypes(m);
-	check_declared(m);
+	if (check_roles_and_dtypes(m) || check_declared(m))
+		return ws_err_oom(err, m->path);
 	return 0;
+}
+
+int
+ws_model_analyze(ws_model *m, ws_error *err)
+{
+	/* a finding lost anywhere on the way (a step that does not pass
+	 * the -1 up) fails the whole analysis */
+	if (analyze(m, err))
+		return -1;
+	return ws_model_findings_ok(m, err);
 }

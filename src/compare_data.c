@@ -71,8 +71,8 @@ find_role(ws_model *m, ws_role role)
 	return NULL;
 }
 
-int
-ws_model_compare_data(ws_model *m, ws_error *err)
+static int
+compare_data(ws_model *m, ws_error *err)
 {
 	if (!m->arch || !ws_sw_has(&m->arch->flags, WS_ARCH_TIED))
 		return 0;
@@ -99,15 +99,30 @@ ws_model_compare_data(ws_model *m, ws_error *err)
 	}
 	m->n_findings = k;
 	if (eq) {
-		/* a redundant copy of a tied head: counted once */
+		/* a redundant copy of a tied head: counted once, in its
+		 * component's total too */
+		if (head->component < m->n_components)
+			m->components[head->component].params -= head->params;
 		head->params = 0;
-		return ws_model_add_finding(m, WS_SEV_WARNING, "tied-embeddings", head->name,
-					    WS_ROLE_LM_HEAD, -1, false, 0, 0,
-					    "config ties the embeddings and '%s' is stored with identical bytes: counted once",
-					    head->name);
+		if (ws_model_add_finding(m, WS_SEV_WARNING, "tied-embeddings", head->name,
+					 WS_ROLE_LM_HEAD, -1, false, 0, 0,
+					 "config ties the embeddings and '%s' is stored with identical bytes: counted once",
+					 head->name) < 0)
+			return ws_err_oom(err, m->path);
+		return 0;
 	}
-	return ws_model_add_finding(m, WS_SEV_ERROR, "tied-embeddings", head->name,
-				    WS_ROLE_LM_HEAD, -1, false, 0, 0,
-				    "config ties the embeddings but '%s' differs from the embedding: loaders drop this trained head",
-				    head->name);
+	if (ws_model_add_finding(m, WS_SEV_ERROR, "tied-embeddings", head->name,
+				 WS_ROLE_LM_HEAD, -1, false, 0, 0,
+				 "config ties the embeddings but '%s' differs from the embedding: loaders drop this trained head",
+				 head->name) < 0)
+		return ws_err_oom(err, m->path);
+	return 0;
+}
+
+int
+ws_model_compare_data(ws_model *m, ws_error *err)
+{
+	if (compare_data(m, err))
+		return -1;
+	return ws_model_findings_ok(m, err);
 }

@@ -177,6 +177,11 @@ ws_rs_union(const ws_role_set *a, const ws_role_set *b)
 	return u;
 }
 
+/* 0, or -1 with an out-of-memory error (exit 4) when a finding of m
+ * could not be recorded (m->findings_lost): what every operation that
+ * records findings ends with. */
+int ws_model_findings_ok(const ws_model *m, ws_error *err);
+
 /* Give every tensor its component (catalogue prefixes; the rest is the
  * main one, components[0]) and fill m->components.  -1 on OOM. */
 int ws_components_assign(ws_model *m);

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,6 +395,45 @@ ws_model_add_buffer(ws_model *m, const char *path, uint8_t *buf, uint64_t len,
 
 /* ==== findings ==== */
 
+/* Test only (tests/test_findings.c): WS_FAIL_FINDING=N makes the Nth
+ * finding this process records fail as if memory ran out, to show that
+ * every command then exits 4.  Read once; unset or 0: never. */
+static unsigned long fail_finding_at;
+static _Atomic unsigned long findings_seen;
+
+static void
+read_fail_finding(void)
+{
+	const char *s = getenv("WS_FAIL_FINDING");
+	fail_finding_at = s ? strtoul(s, NULL, 10) : 0;
+}
+
+static bool
+finding_fails(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_fail_finding);
+	return fail_finding_at && ++findings_seen == fail_finding_at;
+}
+
+/* A finding not recorded: the model remembers it, and the operation
+ * that recorded it fails (ws_model_findings_ok), whatever its caller did
+ * with this -1. */
+static int
+finding_lost(ws_model *m)
+{
+	m->findings_lost = true;
+	return -1;
+}
+
+int
+ws_model_findings_ok(const ws_model *m, ws_error *err)
+{
+	if (!m || !m->findings_lost)
+		return 0;
+	return ws_err_oom(err, m->path);
+}
+
 int
 ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 		     const char *tensor, int role, int32_t layer,
@@ -401,8 +441,9 @@ ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 		     const char *fmt, ...)
 {
 	uint64_t cap = m->cap_findings;
-	if (!grow((void **)&m->findings, sizeof *m->findings, m->n_findings, &cap))
-		return -1;
+	if (finding_fails() ||
+	    !grow((void **)&m->findings, sizeof *m->findings, m->n_findings, &cap))
+		return finding_lost(m);
 	m->cap_findings = (size_t)cap;
 
 	ws_finding *f = &m->findings[m->n_findings];
@@ -414,16 +455,16 @@ ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 		raw = NULL;
 	va_end(ap);
 	if (!raw)
-		return -1;
+		return finding_lost(m);
 	/* whatever the callers put in (a model_type, a name), no control
 	 * byte, ESC or invalid UTF-8 leaves here raw */
 	f->message = ws_sanitize_text(raw, strlen(raw));
 	free(raw);
 	if (!f->message)
-		return -1;
+		return finding_lost(m);
 	if (tensor && !(f->tensor = ws_sanitize_text(tensor, strlen(tensor)))) {
 		free(f->message);
-		return -1;
+		return finding_lost(m);
 	}
 	f->severity = sev;
 	f->code = code;

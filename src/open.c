@@ -676,17 +676,19 @@ ws_index_check(ws_model *m, ws_error *err)
 			ws_err_oom(err, index_path);
 			goto out;
 		}
-		if (!fp)
-			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-					     false, 0, 0,
-					     "index.json maps '%s' to %s, which does not hold it",
-					     esc, e->valuestring);
-		else
-			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-					     false, 0, 0,
-					     "index.json maps '%s' to %s, but it is stored in %s",
-					     esc, e->valuestring, fp);
+		int fr = !fp ? ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+						    false, 0, 0,
+						    "index.json maps '%s' to %s, which does not hold it",
+						    esc, e->valuestring)
+			: ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+					       false, 0, 0,
+					       "index.json maps '%s' to %s, but it is stored in %s",
+					       esc, e->valuestring, fp);
 		free(esc);
+		if (fr < 0) {
+			ws_err_oom(err, index_path);
+			goto out;
+		}
 	}
 	/* tensors the map does not list: only looked for when some are */
 	if (n_listed < m->n_tensors)
@@ -703,27 +705,37 @@ ws_index_check(ws_model *m, ws_error *err)
 		    (!ws_strset_has(&listed, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) &&
 		    mismatches++ < INDEX_FINDING_CAP) {
 			char *esc = ws_escape_text(t->name, t->name_len);
-			ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
-					     false, 0, 0,
-					     "'%s' is stored in %s but index.json does not list it",
-					     esc ? esc : "?", m->files[t->file].path);
+			int fr = esc ? ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", esc, -1, -1,
+							    false, 0, 0,
+							    "'%s' is stored in %s but index.json does not list it",
+							    esc, m->files[t->file].path) : -1;
 			free(esc);
+			if (fr < 0) {
+				ws_err_oom(err, index_path);
+				goto out;
+			}
 		}
 	}
-	if (mismatches > INDEX_FINDING_CAP)
-		ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", NULL, -1, -1, false, 0, 0,
-				     "and %llu more tensors index.json and the shards disagree on",
-				     (unsigned long long)(mismatches - INDEX_FINDING_CAP));
+	if (mismatches > INDEX_FINDING_CAP &&
+	    ws_model_add_finding(m, WS_SEV_ERROR, "index-mismatch", NULL, -1, -1, false, 0, 0,
+				 "and %llu more tensors index.json and the shards disagree on",
+				 (unsigned long long)(mismatches - INDEX_FINDING_CAP)) < 0) {
+		ws_err_oom(err, index_path);
+		goto out;
+	}
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(idx, "metadata");
 	const cJSON *ts = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "total_size") : NULL;
 	if (cJSON_IsNumber(ts) && ts->valuedouble >= 0 && ts->valuedouble < 9.0e15 &&
 	    (double)(uint64_t)ts->valuedouble == ts->valuedouble &&
-	    (uint64_t)ts->valuedouble != data_bytes)
-		ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
-				     true, (uint64_t)ts->valuedouble, data_bytes,
-				     "index.json total_size is %llu but the shards hold %llu data bytes",
-				     (unsigned long long)ts->valuedouble,
-				     (unsigned long long)data_bytes);
+	    (uint64_t)ts->valuedouble != data_bytes &&
+	    ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
+				 true, (uint64_t)ts->valuedouble, data_bytes,
+				 "index.json total_size is %llu but the shards hold %llu data bytes",
+				 (unsigned long long)ts->valuedouble,
+				 (unsigned long long)data_bytes) < 0) {
+		ws_err_oom(err, index_path);
+		goto out;
+	}
 	rc = 0;
 out:
 	ws_name_index_free(&byname);
@@ -1213,11 +1225,12 @@ unlisted_shards(ws_model *m, name_list *shards, size_t plen, const char *dir,
 			rc = ws_err_oom(err, dir);
 	}
 	for (size_t i = 0; i < shards->n && !rc; i++)
-		if (!ws_strset_has(&loaded, shards->v[i], strlen(shards->v[i])))
-			ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
-					     false, 0, 0,
-					     "%s is in the folder but index.json does not name it",
-					     shards->v[i]);
+		if (!ws_strset_has(&loaded, shards->v[i], strlen(shards->v[i])) &&
+		    ws_model_add_finding(m, WS_SEV_WARNING, "index-mismatch", NULL, -1, -1,
+					 false, 0, 0,
+					 "%s is in the folder but index.json does not name it",
+					 shards->v[i]) < 0)
+			rc = ws_err_oom(err, dir);
 	ws_strset_free(&loaded);
 	return rc;
 }
@@ -1409,9 +1422,11 @@ holds_canonical(const char *dir)
 }
 
 /* A folder of safetensors files without an index, each holding a whole
- * model: their paths (one model each); else nothing.  -1 on OOM. */
+ * model: their paths (one model each); else nothing.  -1 with err set
+ * (exit 4: out of memory). */
 static int
-expand_models_folder(const char *path, const name_list *all, char ***out, size_t *n_out)
+expand_models_folder(const char *path, const name_list *all, char ***out, size_t *n_out,
+		     ws_error *err)
 {
 	size_t files = 0;
 	for (size_t i = 0; i < all->n; i++) {
@@ -1422,18 +1437,22 @@ expand_models_folder(const char *path, const name_list *all, char ***out, size_t
 	if (files < 2)
 		return 0;
 	ws_model *m = NULL;
-	ws_error err = {0};
-	if (ws_model_open(path, NULL, &m, &err))
-		return err.code == WS_EXIT_INTERNAL ? -1 : 0; /* reported when opened */
+	ws_error oerr = {0};
+	if (ws_model_open(path, NULL, &m, &oerr)) {
+		if (oerr.code != WS_EXIT_INTERNAL)
+			return 0; /* reported when opened */
+		*err = oerr;
+		return -1;
+	}
 	char **res = m->folder_of_models ? calloc(m->n_files, sizeof *res) : NULL;
-	int rc = m->folder_of_models && !res ? -1 : 0;
+	int rc = m->folder_of_models && !res ? ws_err_oom(err, path) : 0;
 	for (uint32_t f = 0; res && f < m->n_files; f++)
 		if (!(res[f] = strdup(m->files[f].path))) {
 			while (f)
 				free(res[--f]);
 			free(res);
 			res = NULL;
-			rc = -1;
+			rc = ws_err_oom(err, path);
 		}
 	if (res) {
 		*out = res;
@@ -1444,18 +1463,18 @@ expand_models_folder(const char *path, const name_list *all, char ***out, size_t
 }
 
 int
-ws_expand_path(const char *path, char ***out, size_t *n_out)
+ws_expand_path(const char *path, char ***out, size_t *n_out, ws_error *err)
 {
 	struct stat st;
 	name_list all, gg = {0};
 	char **res = NULL;
 	size_t k = 0;
-	ws_error err = {0};
+	ws_error lerr = {0};
 
 	*out = NULL;
 	*n_out = 0;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || holds_canonical(path) ||
-	    list_dir(path, &all, &err))
+	    list_dir(path, &all, &lerr))
 		return 0;
 	/* safetensors (or an index) make the folder one model */
 	bool safetensors = false;
@@ -1464,11 +1483,11 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 			      ends_with(all.v[i], ".safetensors.index.json");
 	int rc = 0;
 	if (safetensors) {
-		rc = expand_models_folder(path, &all, out, n_out);
+		rc = expand_models_folder(path, &all, out, n_out, err);
 		goto out;
 	}
 	if (with_suffix(&all, ".gguf", &gg) || !(res = calloc(gg.n ? gg.n : 1, sizeof *res))) {
-		rc = -1;
+		rc = ws_err_oom(err, path);
 		goto out;
 	}
 	if (gg.n)
@@ -1480,7 +1499,7 @@ ws_expand_path(const char *path, char ***out, size_t *n_out)
 		    pl == ql && !strncmp(gg.v[i], gg.v[i - 1], pl))
 			continue;
 		if (!(res[k] = ws_path_join(path, gg.v[i]))) {
-			rc = -1;
+			rc = ws_err_oom(err, path);
 			break;
 		}
 		k++;
@@ -1513,8 +1532,8 @@ is_gguf_file(const char *path)
 	return yes;
 }
 
-int
-ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_error *err)
+static int
+open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error *err)
 {
 	struct stat st;
 	char *snap = NULL, *cfg_dir = NULL;
@@ -1590,6 +1609,18 @@ out:
 	}
 	*out = m;
 	return 0;
+}
+
+int
+ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out, ws_error *err)
+{
+	int rc = open_model(path, opts, out, err);
+	if (rc == 0 && ws_model_findings_ok(*out, err)) {
+		ws_model_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return rc;
 }
 
 const ws_file *

@@ -394,7 +394,7 @@ Test(wild, folder_of_models)
 
 	char **sub = NULL;
 	size_t n = 0;
-	cr_assert_eq(ws_expand_path(dir, &sub, &n), 0);
+	cr_assert_eq(ws_expand_path(dir, &sub, &n, &(ws_error){0}), 0);
 	cr_assert_eq(n, 3);
 	cr_expect(ws_contains(sub[0], "lora-b.safetensors"), "%s", sub[0]);
 	cr_expect(ws_contains(sub[1], "v1-5-pruned-emaonly.safetensors"), "%s", sub[1]);
@@ -446,7 +446,7 @@ Test(wild, folder_of_models_with_model_safetensors)
 	free(write_st(dir, "model-ema.safetensors", "w", 6));
 	char **sub = NULL;
 	size_t n = 0;
-	cr_assert_eq(ws_expand_path(dir, &sub, &n), 0);
+	cr_assert_eq(ws_expand_path(dir, &sub, &n, &(ws_error){0}), 0);
 	cr_expect_eq(n, 2);
 	for (size_t i = 0; i < n; i++)
 		free(sub[i]);
@@ -468,7 +468,7 @@ Test(wild, disjoint_files_are_one_checkpoint)
 	ws_model_free(m);
 	char **sub = NULL;
 	size_t n = 0;
-	cr_assert_eq(ws_expand_path(dir, &sub, &n), 0);
+	cr_assert_eq(ws_expand_path(dir, &sub, &n, &(ws_error){0}), 0);
 	cr_expect_eq(n, 0);
 	ws_rmtree(dir);
 	free(dir);

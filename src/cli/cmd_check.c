@@ -240,7 +240,8 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 		ws_summary s;
 		if (ws_summary_compute(m, &s)) {
 			ws_model_free(m);
-			return WS_EXIT_INTERNAL;
+			ws_err_oom(&err, path);
+			return ws_cli_report_error(cli, "check", path, &err);
 		}
 		uint64_t tol = o->tol;
 		if (o->tol_percent) {
@@ -249,13 +250,19 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 			tol = t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
 		}
 		uint64_t diff = s.params > o->expect ? s.params - o->expect : o->expect - s.params;
-		if (diff > tol)
-			ws_model_add_finding(m, WS_SEV_ERROR, "expect-params", NULL, -1, -1, true,
-					     o->expect, s.params,
-					     "expected %llu parameters (tolerance %llu), found %llu",
-					     (unsigned long long)o->expect, (unsigned long long)tol,
-					     (unsigned long long)s.params);
+		int fr = diff <= tol ? 0
+			: ws_model_add_finding(m, WS_SEV_ERROR, "expect-params", NULL, -1, -1, true,
+					       o->expect, s.params,
+					       "expected %llu parameters (tolerance %llu), found %llu",
+					       (unsigned long long)o->expect, (unsigned long long)tol,
+					       (unsigned long long)s.params);
 		ws_summary_free(&s);
+		if (fr < 0) {
+			/* no verdict on a shorter list of findings */
+			ws_model_free(m);
+			ws_err_oom(&err, path);
+			return ws_cli_report_error(cli, "check", path, &err);
+		}
 	}
 	size_t n_ignored = apply_ignore(o, m);
 	bool failed = fails(o, m);
@@ -335,8 +342,9 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 			 * with --variant the folder is one checkpoint in that variant */
 			char **sub = NULL;
 			size_t nsub = 0;
-			if (!o.variant && ws_expand_path(paths[i], &sub, &nsub)) {
-				rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
+			ws_error err = {0};
+			if (!o.variant && ws_expand_path(paths[i], &sub, &nsub, &err)) {
+				rc = ws_exit_worst(rc, ws_cli_report_error(cli, "check", paths[i], &err));
 				continue;
 			}
 			for (size_t k = 0; k < nsub; k++) {

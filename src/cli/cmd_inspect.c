@@ -110,8 +110,9 @@ ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
 		/* a folder of several GGUF models: each on its own */
 		char **sub = NULL;
 		size_t nsub = 0;
-		if (ws_expand_path(paths[i], &sub, &nsub)) {
-			rc = ws_exit_worst(rc, WS_EXIT_INTERNAL);
+		ws_error err = {0};
+		if (ws_expand_path(paths[i], &sub, &nsub, &err)) {
+			rc = ws_exit_worst(rc, ws_cli_report_error(cli, argv[0], paths[i], &err));
 			continue;
 		}
 		for (size_t k = 0; k < nsub; k++) {

@@ -13,8 +13,8 @@
  *
  * Both models must have been through ws_model_analyze() (roles).
  */
-#ifndef WEIGHTSCAN_DIFF_H
-#define WEIGHTSCAN_DIFF_H
+#ifndef WS_DIFF_H
+#define WS_DIFF_H
 
 #include <stdbool.h>
 #include <stddef.h>

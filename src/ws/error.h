@@ -1,28 +1,23 @@
 /*
- * ws/error.h - errors are values.
+ * ws/error.h - errors are values: how the library makes them.
  *
  * Deep code never prints: it fills a ws_error and returns -1.  The CLI
  * turns the error into "FILE: offset N: what is wrong" and its exit code.
  */
-#ifndef WEIGHTSCAN_ERROR_H
-#define WEIGHTSCAN_ERROR_H
+#ifndef WS_ERROR_H
+#define WS_ERROR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* enum ws_exit, ws_error, ws_error_format, ws_error_kind: the public
+ * part */
+#include "weightscan/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Exit codes of SPEC "Exit status"; also the error codes. */
-enum ws_exit {
-	WS_EXIT_OK = 0,
-	WS_EXIT_FINDINGS = 1,
-	WS_EXIT_USAGE = 2,
-	WS_EXIT_INPUT = 3,
-	WS_EXIT_INTERNAL = 4,
-};
 
 /* What kind of failure (SPEC JSON "error.kind"): set where the error is
  * made; the constructors give the usual one (ws_err_at: malformed; ws_err
@@ -43,16 +38,6 @@ enum ws_err_kind {
 	WS_ERRK_COUNT
 };
 
-typedef struct ws_error {
-	int code;            /* enum ws_exit; 0 when no error */
-	int kind;            /* enum ws_err_kind */
-	long http_status;    /* WS_ERRK_HTTP, WS_ERRK_GATED: the status */
-	bool has_offset;
-	uint64_t offset;
-	char file[1024];
-	char message[512];
-} ws_error;
-
 /* Set an input error (exit 3) at a byte offset of FILE.  Returns -1. */
 int ws_err_at(ws_error *e, const char *file, uint64_t offset,
 	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -68,8 +53,6 @@ int ws_err_kind(int rc, ws_error *e, int kind);
 int ws_err_errno(ws_error *e, const char *file, int errnum, const char *what);
 /* "not-found", "truncated", ...: the JSON name of a kind. */
 const char *ws_err_kind_name(int kind);
-/* "FILE: offset N: message" (file and offset parts only when known). */
-void ws_error_format(const ws_error *e, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

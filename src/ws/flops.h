@@ -17,8 +17,8 @@
  * (depth expansion) and then counts every time it runs, in a, b and the KV
  * cache; parameters and weight bytes count each stored block once.
  */
-#ifndef WEIGHTSCAN_FLOPS_H
-#define WEIGHTSCAN_FLOPS_H
+#ifndef WS_FLOPS_H
+#define WS_FLOPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * an architecture has; ws_model_compare() checks a model's tensors against
  * the same table.
  */
-#ifndef WEIGHTSCAN_FORMULA_H
-#define WEIGHTSCAN_FORMULA_H
+#ifndef WS_FORMULA_H
+#define WS_FORMULA_H
 
 #include <stdbool.h>
 #include <stddef.h>

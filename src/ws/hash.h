@@ -13,8 +13,8 @@
  *                            (escaped as \\ \n \r \0, coreutils style)
  *   <hex>  tensor:<name>     XXH3-128 of one tensor's data bytes
  */
-#ifndef WEIGHTSCAN_HASH_H
-#define WEIGHTSCAN_HASH_H
+#ifndef WS_HASH_H
+#define WS_HASH_H
 
 #include <stdbool.h>
 #include <stddef.h>

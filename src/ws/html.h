@@ -14,8 +14,8 @@
  * Tensors too small to see are merged per (layer, role, dtype) into one
  * rectangle, so a 92k-tensor checkpoint stays a few megabytes.
  */
-#ifndef WEIGHTSCAN_HTML_H
-#define WEIGHTSCAN_HTML_H
+#ifndef WS_HTML_H
+#define WS_HTML_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * ws/json.h - JSON output through cJSON with exact integers and
  * valid UTF-8 whatever the file's bytes are.
  */
-#ifndef WEIGHTSCAN_JSON_H
-#define WEIGHTSCAN_JSON_H
+#ifndef WS_JSON_H
+#define WS_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>

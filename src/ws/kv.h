@@ -7,8 +7,8 @@
  * Everything here is bounds-checked against kv->data_len, so a ws_kv is
  * safe to walk even if it was filled by hand.
  */
-#ifndef WEIGHTSCAN_KV_H
-#define WEIGHTSCAN_KV_H
+#ifndef WS_KV_H
+#define WS_KV_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * are untrusted bytes: lengths are explicit and printing goes through the
  * escaping helpers in ws/util.h.
  */
-#ifndef WEIGHTSCAN_MODEL_H
-#define WEIGHTSCAN_MODEL_H
+#ifndef WS_MODEL_H
+#define WS_MODEL_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +17,9 @@
 #include <stdint.h>
 
 #include "ws/error.h"
+/* the handle ws_model, ws_severity and the accessors: the public part */
+#include "weightscan/model.h"
+#include "weightscan/findings.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -229,10 +232,6 @@ typedef struct ws_kv {
 	bool swap;             /* array elements are byte-swapped in data */
 } ws_kv;
 
-typedef enum ws_severity {
-	WS_SEV_INFO = 0, WS_SEV_WARNING = 1, WS_SEV_ERROR = 2
-} ws_severity;
-
 typedef struct ws_finding {
 	ws_severity severity;
 	const char *code;      /* static string, e.g. "count-mismatch" */
@@ -294,7 +293,7 @@ struct ws_arch;
 struct ws_formula;
 struct ws_quant;
 
-typedef struct ws_model {
+struct ws_model {
 	ws_format format;
 	char *path;               /* the PATH the user gave */
 	ws_file *files;
@@ -327,7 +326,10 @@ typedef struct ws_model {
 	bool keep_truncated;      /* readers record data past the end of a
 				   * file (ws_file.expected_size) instead of
 				   * failing: an intact header still lists */
-} ws_model;
+	bool findings_lost;       /* a finding could not be recorded (out of
+				   * memory): the operation fails (exit 4),
+				   * never a shorter list of findings */
+};
 
 typedef struct ws_open_opts {
 	const char *config_path;  /* --config FILE, or NULL for auto */
@@ -347,7 +349,6 @@ typedef struct ws_open_opts {
  */
 int ws_model_open(const char *path, const ws_open_opts *opts, ws_model **out,
 		  ws_error *err);
-void ws_model_free(ws_model *m);
 
 /*
  * `org/name` that is no local path, as the hf CLI finds it: the folder
@@ -395,9 +396,9 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
  * as one), and so is a folder of safetensors models (ws_model
  * folder_of_models): when PATH is such a folder, *out lists one path per model
  * (malloc'd, each malloc'd) and *n their count; otherwise *n is 0.
- * Returns -1 on OOM.
+ * Returns -1 with err set (exit 4) when memory ran out.
  */
-int ws_expand_path(const char *path, char ***out, size_t *n);
+int ws_expand_path(const char *path, char ***out, size_t *n, ws_error *err);
 
 /*
  * Keep only the tensors of component NAME (its name or its kind) and
@@ -421,7 +422,11 @@ int ws_model_add_file(ws_model *m, const char *path, ws_error *err);
 ws_tensor *ws_model_push_tensor(ws_model *m);
 ws_kv *ws_model_push_kv(ws_model *m);
 
-/* Findings: messages are printf-formatted; tensor may be NULL. */
+/* Findings: messages are printf-formatted; tensor may be NULL.  0, or
+ * -1 when it could not be recorded (out of memory): then m->findings_lost
+ * is set, and ws_model_open, ws_model_analyze, ws_model_compare_data and
+ * every other operation that records findings fail with exit 4 even
+ * where the -1 is not passed up. */
 int ws_model_add_finding(ws_model *m, ws_severity sev, const char *code,
 			 const char *tensor, int role, int32_t layer,
 			 bool has_expected, uint64_t expected,

@@ -10,8 +10,8 @@
  * its params (t->elements stays the stored count).  The rules are those of
  * shared/research/quantized.md.
  */
-#ifndef WEIGHTSCAN_QUANT_H
-#define WEIGHTSCAN_QUANT_H
+#ifndef WS_QUANT_H
+#define WS_QUANT_H
 
 #include <stdbool.h>
 #include <stdint.h>

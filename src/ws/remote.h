@@ -18,8 +18,8 @@
  *                           (default https://huggingface.co, revision main;
  *                           $HF_TOKEN is sent as a bearer token)
  */
-#ifndef WEIGHTSCAN_REMOTE_H
-#define WEIGHTSCAN_REMOTE_H
+#ifndef WS_REMOTE_H
+#define WS_REMOTE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * ws/report.h - what inspect says: totals by dtype, role and
  * layer, as text or JSON.
  */
-#ifndef WEIGHTSCAN_REPORT_H
-#define WEIGHTSCAN_REPORT_H
+#ifndef WS_REPORT_H
+#define WS_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,9 +40,7 @@ void ws_summary_free(ws_summary *s);
 int ws_report_inspect_json(const ws_model *m, struct cJSON *obj);
 void ws_report_inspect_text(FILE *f, const ws_model *m, bool color);
 
-/* Does any finding have error severity? */
-bool ws_model_has_errors(const ws_model *m);
-const char *ws_severity_name(ws_severity s);
+/* ws_model_has_errors, ws_severity_name: weightscan/findings.h */
 
 #ifdef __cplusplus
 }

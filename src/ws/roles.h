@@ -24,8 +24,8 @@
  * '-' ("gpt_neox" = "gptneox"); a trailing '*' matches a prefix
  * ("gemma3*" = gemma3, gemma3_text, gemma3n); empty = every architecture.
  */
-#ifndef WEIGHTSCAN_ROLES_H
-#define WEIGHTSCAN_ROLES_H
+#ifndef WS_ROLES_H
+#define WS_ROLES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * A big-endian GGUF is swapped on the fly.  Everything else (integers,
  * packed sub-byte floats, other quant blocks) is skipped with a reason.
  */
-#ifndef WEIGHTSCAN_SCAN_H
-#define WEIGHTSCAN_SCAN_H
+#ifndef WS_SCAN_H
+#define WS_SCAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

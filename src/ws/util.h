@@ -2,8 +2,8 @@
  * ws/util.h - overflow-checked arithmetic, output escaping,
  * number formatting.  Small helpers every module shares.
  */
-#ifndef WEIGHTSCAN_UTIL_H
-#define WEIGHTSCAN_UTIL_H
+#ifndef WS_UTIL_H
+#define WS_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /*
- * ws/version.h - the library's version and the JSON schema it writes.
+ * ws/version.h - the library's version and the JSON schema it writes:
+ * WS_VERSION and WS_SCHEMA of the public header.
  */
 #ifndef WS_VERSION_H
 #define WS_VERSION_H
 
-#define WS_VERSION "0.1.0"
-#define WS_SCHEMA 1
+#include "weightscan.h"
 
 #endif
