@@ -237,6 +237,24 @@ static const struct flag_name {
 	{WS_ARCH_NEW_DECODER, "new_decoder_architecture"},
 	{WS_ARCH_MULTI_QUERY, "multi_query"},
 	{WS_ARCH_XIELU, "xielu"},
+	{WS_ARCH_NO_FINAL_NORM, "no_final_norm"},
+	{WS_ARCH_TYPE_EMBED, "token_types"},
+	{WS_ARCH_POOLER, "pooler"},
+	{WS_ARCH_MLM, "mlm_head"},
+	{WS_ARCH_NSP, "nsp_head"},
+	{WS_ARCH_CLASSIFIER, "classifier"},
+	{WS_ARCH_CLS_DENSE, "classifier_dense"},
+	{WS_ARCH_CHOICE, "multiple_choice"},
+};
+
+/* An encoder class's parts, as the text summary names them. */
+static const struct flag_name part_names[] = {
+	{WS_ARCH_POOLER, "pooler"},
+	{WS_ARCH_MLM, "masked-LM head"},
+	{WS_ARCH_NSP, "next-sentence head"},
+	{WS_ARCH_CLS_DENSE, "classifier dense"},
+	{WS_ARCH_CLASSIFIER, "classifier"},
+	{WS_ARCH_CHOICE, "multiple-choice classifier"},
 };
 
 static const char *const norm_names[] = {
@@ -270,6 +288,8 @@ ws_arch_to_json(const struct ws_arch *a)
 	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (ws_sw_has(&a->flags, WS_ARCH_TIED)) != 0);
 	if (ok && a->no_head)
 		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;
+	if (ok && a->cls[0])
+		ok = ws_json_add_bytes(o, "class", a->cls, strlen(a->cls)) != NULL;
 	if (ok && a->n_defaulted) {
 		cJSON *d = cJSON_AddArrayToObject(o, "defaulted");
 		ok = d != NULL;
@@ -462,6 +482,21 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 				continue;
 			fprintf(out, "%s%s %s", sep, ws_arch_key_name(always_keys[i]),
 				ws_fmt_commas(v, b1, sizeof b1));
+			sep = ", ";
+		}
+		fputc('\n', out);
+	}
+	if (a->known && a->cls[0]) {
+		/* an encoder: what its class adds to the body */
+		fprintf(out, "  class ");
+		ws_fput_escaped(out, a->cls, strlen(a->cls));
+		const char *sep = ": ";
+		for (size_t i = 0; i < ARRAY_LEN(part_names); i++) {
+			if (!ws_sw_has(&a->flags, part_names[i].flag))
+				continue;
+			fprintf(out, "%s%s", sep, part_names[i].name);
+			if (part_names[i].flag == WS_ARCH_CLASSIFIER)
+				fprintf(out, " (%llu outputs)", (unsigned long long)a->num_labels);
 			sep = ", ";
 		}
 		fputc('\n', out);
@@ -714,6 +749,26 @@ struct cmp {
 	bool rule_known[WS_ROLE_COUNT][2][3];
 };
 
+/* A role with several templates of one kind (a head's dense layer and
+ * its norm): the one whose shape t has, else the first (which then
+ * reports the mismatch). */
+static const struct ws_template *
+rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const struct ws_template *first,
+	       const ws_tensor *t, int k)
+{
+	if (!first || check_shape(NULL, qv, first, t, false) == 0)
+		return first;
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
+		if (r == first || r->role != first->role || r->kind != first->kind ||
+		    !ws_template_on(r, feat) || !(k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)))
+			continue;
+		if (check_shape(NULL, qv, r, t, false) == 0)
+			return r;
+	}
+	return first;
+}
+
 static const struct ws_template *
 cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
 {
@@ -767,7 +822,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			c->head_stored = true;
 			continue;
 		}
-		const struct ws_template *r = cmp_rule(c, role, t->kind, k);
+		const struct ws_template *r = rule_for_shape(&c->feat, qv, cmp_rule(c, role, t->kind, k), t, k);
 		if (!r) {
 			if (c->n_unexpected++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,

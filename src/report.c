@@ -133,7 +133,8 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 			s->params_by_role[role] += pa;
 		if (layer >= 0)
 			s->params_by_layer[layer] += pa;
-		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED)
+		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED &&
+		    role != WS_ROLE_TYPE_EMBED)
 			non_embedding += pa;
 	}
 	s->n_layers = max_layer + 1;

@@ -16,6 +16,12 @@
  * attn_kv_b, with key_length_mla / value_length_mla.
  * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
  * expert_count, say) while the tensors keep the config's sizes.
+ * Encoders (bert, roberta, xlm-roberta; safetensors): the layout of the
+ * config's class (body under its base_model_prefix unless the class is
+ * the base model; pooler, masked-LM, next-sentence and classifier heads
+ * as the class has them), or of --class NAME (a BertForPreTraining file
+ * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
+ * TF-era gamma / beta; --position-ids stores the position_ids buffer.
  *
  * Headers are real; tensor data are holes (ftruncate), so a 405B model
  * costs a few megabytes of disk.  safetensors output uses Hugging Face
@@ -163,6 +169,12 @@ typedef struct cfg {
 	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
+	/* an encoder (a catalogue entry with classes): the class whose
+	 * layout is written and the parts it adds, the body's name prefix */
+	const struct encoder *enc;
+	char enc_suffix[48];   /* "ForMaskedLM", "Model" ... */
+	ws_switches parts;
+	uint64_t type_vocab, labels;
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -177,6 +189,8 @@ typedef struct gen {
 	uint64_t drop_layer;   /* missing-expert: the block that loses one */
 	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
 	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
+	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
+	bool position_ids;     /* the position_ids buffer (--position-ids) */
 	const cfg *c;
 } gen;
 
@@ -184,7 +198,7 @@ static const struct dtype {
 	const char *name;
 	unsigned bytes;
 	uint32_t ggml;
-} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}};
+} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}, {"I64", 8, 27}};
 
 static bool
 ends_with(const char *s, const char *tail)
@@ -308,6 +322,125 @@ stacked(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t
 	bool drop = g->plant == P_MISSING_EXPERT && L == g->drop_layer;
 	uint64_t s[3] = {drop ? n - 1 : n, a, b};
 	blk_nd(g, L, hf, gg, b ? 3 : 2, s);
+}
+
+/* ==== encoders ==== */
+
+/* How an encoder type names its body under a head class and its
+ * masked-LM head. */
+typedef struct encoder {
+	const char *type;
+	const char *body;      /* base_model_prefix + ".": "bert." */
+	bool lm_head;          /* masked-LM head as lm_head.{dense,layer_norm,bias} */
+} encoder;
+
+static const encoder encoders[] = {
+	{"bert", "bert.", false},
+	{"roberta", "roberta.", true},
+	{"xlm-roberta", "roberta.", true},
+};
+
+/* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
+static void
+enc_norm(gen *g, const char *pre, uint64_t d)
+{
+	char n[128];
+	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "gamma" : "weight");
+	top(g, n, NULL, d, 0);
+	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "beta" : "bias");
+	top(g, n, NULL, d, 0);
+}
+
+/* A linear layer: weight [out, in] and bias [out]. */
+static void
+enc_linear(gen *g, const char *pre, uint64_t out, uint64_t in)
+{
+	char n[128];
+	snprintf(n, sizeof n, "%s.weight", pre);
+	top(g, n, NULL, out, in);
+	snprintf(n, sizeof n, "%s.bias", pre);
+	top(g, n, NULL, out, 0);
+}
+
+static bool
+has_part(const cfg *c, int part)
+{
+	return ws_sw_has(&c->parts, part);
+}
+
+/* A BERT-style encoder as its class saves it: the body (under its
+ * base_model_prefix unless the class is the base model), then the
+ * class's parts. */
+static void
+build_encoder(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->inter;
+	const char *body = strcmp(c->enc_suffix, "Model") ? c->enc->body : "";
+	char n[160];
+#define ENC_NAME(...) snprintf(n, sizeof n, __VA_ARGS__)
+	ENC_NAME("%sembeddings.word_embeddings.weight", body);
+	top(g, n, NULL, c->vocab, d);
+	ENC_NAME("%sembeddings.position_embeddings.weight", body);
+	top(g, n, NULL, c->positions, d);
+	ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
+	top(g, n, NULL, c->type_vocab, d);
+	ENC_NAME("%sembeddings.LayerNorm", body);
+	enc_norm(g, n, d);
+	if (g->position_ids) {
+		uint64_t s[2] = {1, c->positions};
+		ENC_NAME("%sembeddings.position_ids", body);
+		push(g, 2, s, 0, n);
+		g->v[g->n - 1].dt = &dtypes[4];
+	}
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+		static const struct { const char *name; int out_d; int in_d; } lin[] = {
+			{"attention.self.query", 1, 1}, {"attention.self.key", 1, 1},
+			{"attention.self.value", 1, 1}, {"attention.output.dense", 1, 1},
+			{"intermediate.dense", 0, 1}, {"output.dense", 1, 0},
+		};
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			ENC_NAME("%sencoder.layer.%" PRIu64 ".%s", body, L, lin[i].name);
+			enc_linear(g, n, lin[i].out_d ? d : f, lin[i].in_d ? d : f);
+			if (i == 3) {
+				ENC_NAME("%sencoder.layer.%" PRIu64 ".attention.output.LayerNorm", body, L);
+				enc_norm(g, n, d);
+			}
+		}
+		ENC_NAME("%sencoder.layer.%" PRIu64 ".output.LayerNorm", body, L);
+		enc_norm(g, n, d);
+	}
+	if (has_part(c, WS_ARCH_POOLER)) {
+		ENC_NAME("%spooler.dense", body);
+		enc_linear(g, n, d, d);
+	}
+	if (has_part(c, WS_ARCH_MLM) && c->enc->lm_head) {
+		enc_linear(g, "lm_head.dense", d, d);
+		enc_norm(g, "lm_head.layer_norm", d);
+		top(g, "lm_head.bias", NULL, c->vocab, 0);
+		if (!c->tied)
+			top(g, "lm_head.decoder.weight", NULL, c->vocab, d);
+	} else if (has_part(c, WS_ARCH_MLM)) {
+		enc_linear(g, "cls.predictions.transform.dense", d, d);
+		enc_norm(g, "cls.predictions.transform.LayerNorm", d);
+		top(g, "cls.predictions.bias", NULL, c->vocab, 0);
+		if (!c->tied)
+			top(g, "cls.predictions.decoder.weight", NULL, c->vocab, d);
+	}
+	if (has_part(c, WS_ARCH_NSP))
+		enc_linear(g, "cls.seq_relationship", 2, d);
+	if (has_part(c, WS_ARCH_CLS_DENSE)) {
+		enc_linear(g, "classifier.dense", d, d);
+		enc_linear(g, "classifier.out_proj", c->labels, d);
+	} else if (has_part(c, WS_ARCH_CLASSIFIER)) {
+		enc_linear(g, strcmp(c->enc_suffix, "ForQuestionAnswering") ? "classifier" : "qa_outputs",
+			   c->labels, d);
+	}
+	if (has_part(c, WS_ARCH_CHOICE))
+		enc_linear(g, "classifier", 1, d);
+#undef ENC_NAME
 }
 
 /* ==== families ==== */
@@ -807,6 +940,10 @@ static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->enc) {
+		build_encoder(g);
+		return;
+	}
 	bool gpt2 = c->fam->block == BK_GPT2;
 	bool ds = c->fam->block == BK_MLA, cat = c->fam == &catalogue_family;
 	bool falcon = c->fam->block == BK_FALCON;
@@ -938,6 +1075,32 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 		c->mlp_only[c->n_mlp_only++] = a->mlp_only_layers[i];
 }
 
+/* --class NAME: the layout of another class of the config's type */
+static const char *class_override;
+
+/* An encoder's sizes as the library read them, and the class whose
+ * layout is written. */
+static void
+from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
+{
+	c->enc = NULL;
+	for (size_t i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
+		if (!strcmp(encoders[i].type, a->architecture))
+			c->enc = &encoders[i];
+	if (!c->enc)
+		die("model_type '%s': no encoder layout", a->architecture);
+	from_catalogue(c, a);
+	c->positions = a->max_position_embeddings;
+	c->type_vocab = a->type_vocab_size;
+	c->labels = a->num_labels ? a->num_labels : 2;
+	const char *name = class_override ? class_override : a->cls;
+	const struct ws_cat_class *k = NULL;
+	if (ws_cat_by_class(name, &k) != e)
+		die("class '%s' is not one of model_type '%s'", name, a->architecture);
+	snprintf(c->enc_suffix, sizeof c->enc_suffix, "%s", k->suffix);
+	c->parts = k->parts;
+}
+
 static void
 read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
@@ -968,6 +1131,13 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->v_channels = num(vc, "num_channels", 3);
 		if (!c->v_patch || c->v_image < c->v_patch)
 			die("%s: vision_config: patch_size and image_size", path);
+	}
+	const struct ws_cat_entry *ent = ws_cat_by_model_type(c->type);
+	if (ent && ent->classes && a.known) {
+		from_encoder(c, &a, ent);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
 	}
 	c->fam = family_of(c->type);
 	c->aflags = a.flags;
@@ -1353,6 +1523,7 @@ usage(void)
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
+	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -1365,17 +1536,20 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
+	bool legacy_norms = false, position_ids = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
-		    !strcmp(a, "--gguf-mtp")) {
+		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids")) {
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
 			gguf_mtp = gguf_mtp || !strcmp(a, "--gguf-mtp");
+			legacy_norms = legacy_norms || !strcmp(a, "--legacy-norms");
+			position_ids = position_ids || !strcmp(a, "--position-ids");
 			continue;
 		}
 		if (!v)
@@ -1403,6 +1577,8 @@ main(int argc, char **argv)
 				usage();
 			meta_key = strndup(v, (size_t)(eq - v));
 			meta_val = strtoull(eq + 1, NULL, 10);
+		} else if (!strcmp(a, "--class")) {
+			class_override = v;
 		} else if (!strcmp(a, "--plant")) {
 			bool found = false;
 			for (size_t k = 0; k < sizeof plants / sizeof plants[0]; k++)
@@ -1423,6 +1599,10 @@ main(int argc, char **argv)
 	const char *raw;
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
+	if (c.enc && (gguf || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
+		die("%s: an encoder is safetensors only, without --fp8, --tie-head-copy or that defect", config);
+	if (!c.enc && (class_override || legacy_norms || position_ids))
+		die("--class, --legacy-norms and --position-ids are for encoders");
 	if (c.fam->block == BK_MLA && !c.nope)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
@@ -1441,7 +1621,8 @@ main(int argc, char **argv)
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
-		 .gguf_mtp = gguf_mtp, .c = &c};
+		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids,
+		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;
 	if (plant == P_MISSING_EXPERT && g.drop_layer == c.layers)

@@ -87,6 +87,7 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(OTHER, "other", OTHER, NONE)                            \
 	X(EMBED, "embed", EMBED, NONE)                            \
 	X(POS_EMBED, "pos_embed", EMBED, NONE)                    \
+	X(TYPE_EMBED, "type_embed", EMBED, NONE)                  \
 	X(EMBED_NORM, "embed_norm", EMBED, NONE)                  \
 	X(ATTN_NORM, "attn_norm", NORMS, NONE)                    \
 	X(ATTN_Q, "attn_q", ATTN, DENSE)                          \
@@ -127,6 +128,11 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(MOE_SHARED_ROUTER, "moe_shared_router", EXPERTS, DENSE) \
 	X(FINAL_NORM, "final_norm", NORMS, NONE)                  \
 	X(LM_HEAD, "lm_head", HEAD, DENSE)                        \
+	X(MLM_TRANSFORM, "mlm_transform", HEAD, DENSE)            \
+	X(MLM_BIAS, "mlm_bias", HEAD, NONE)                       \
+	X(POOLER, "pooler", HEAD, NONE)                           \
+	X(NSP_HEAD, "nsp_head", HEAD, NONE)                       \
+	X(CLASSIFIER, "classifier", HEAD, NONE)                   \
 	X(MTP, "mtp", MTP, NONE)                                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
