@@ -276,7 +276,7 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	if (ws_roles_assign(m, layers) || ws_components_assign(m))
+	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m) || ws_components_assign(m))
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))
 		return -1;

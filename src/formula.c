@@ -604,6 +604,61 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 			a->num_nextn_predict_layers == 1 ? "" : "s");
 }
 
+/* ==== what the class does not load ==== */
+
+#define UNLOADED_NAMED 8       /* names in the finding, then a count */
+
+int
+ws_model_mark_unloaded(ws_model *m)
+{
+	const struct ws_arch *a = m->arch;
+	if (!a || !a->known || !a->cls[0])
+		return 0;
+	/* a head role no template of this class has: another class's part
+	 * (an LM head stored beside a tied one is a copy, not unloaded) */
+	ws_switches feat = ws_template_features(a);
+	bool on[WS_ROLE_COUNT] = {false};
+	for (size_t i = 0; i < ws_n_templates; i++)
+		if (ws_template_on(&ws_templates[i], &feat))
+			on[ws_templates[i].role] = true;
+	uint64_t n = 0, elements = 0;
+	char names[UNLOADED_NAMED * 80 + 64] = "";
+	size_t len = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		if ((unsigned)t->role >= WS_ROLE_COUNT || t->layer >= 0 ||
+		    ws_role_part(t->role) != WS_PART_HEAD || on[t->role] ||
+		    (t->role == WS_ROLE_LM_HEAD && !a->no_head))
+			continue;
+		t->unloaded = true;
+		t->params = 0;
+		if (!ws_add_u64(elements, t->elements, &elements))
+			elements = UINT64_MAX;
+		if (n++ < UNLOADED_NAMED && len < sizeof names) {
+			char *e = ws_escape_text(t->name, t->name_len);
+			if (!e)
+				return -1;
+			int w = snprintf(names + len, sizeof names - len, "%s'%.72s'", n > 1 ? ", " : "", e);
+			free(e);
+			len += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (!n)
+		return 0;
+	char num[32], more[48] = "", *cls = ws_escape_text(a->cls, strlen(a->cls));
+	if (!cls)
+		return -1;
+	if (n > UNLOADED_NAMED)
+		snprintf(more, sizeof more, " and %llu more", (unsigned long long)(n - UNLOADED_NAMED));
+	int rc = ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", NULL, -1, -1, false, 0, 0,
+				      "%llu tensor%s stored but not loaded by %s (another class's part): %s%s; "
+				      "%s elements, counted apart, not in the parameters",
+				      (unsigned long long)n, n == 1 ? "" : "s", cls, names, more,
+				      ws_fmt_commas(elements, num, sizeof num));
+	free(cls);
+	return rc;
+}
+
 /* ==== comparison with the tensors ==== */
 
 #define FINDING_CAP 16         /* per kind of finding, then one summary */
@@ -788,6 +843,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 	for (uint64_t i = 0; i < c->m->n_tensors; i++) {
 		const ws_tensor *t = &c->m->tensors[i];
 		int role = (int)t->role;
+		if (t->unloaded)
+			continue;  /* named by ws_model_mark_unloaded */
 		if (role == WS_ROLE_MTP) {
 			if (!ws_add_u64(c->mtp, t->params, &c->mtp))
 				c->mtp = UINT64_MAX;

@@ -127,6 +127,11 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 			n_quant_aux++;
 			continue;
 		}
+		if (t->unloaded) {
+			s->unloaded += el;
+			s->n_unloaded++;
+			continue;
+		}
 		params += pa;
 		s->params_by_dtype[dt] += pa;
 		if ((unsigned)role < WS_ROLE_COUNT)
@@ -423,11 +428,14 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		if (m->tensors[i].role == WS_ROLE_BUFFER)
 			cJSON_AddItemToArray(bt, ws_json_bytes(m->tensors[i].name,
 							       m->tensors[i].name_len));
-	/* stored but not loaded by the config's class: none a decoder's
-	 * catalogue entry leaves out (MTP layers are parameters) */
+	/* stored but not loaded by the config's class (MTP layers are
+	 * parameters, never here) */
 	cJSON *un = cJSON_AddObjectToObject(obj, "unloaded");
-	ws_json_add_u64(un, "total", 0);
-	cJSON_AddArrayToObject(un, "tensors");
+	ws_json_add_u64(un, "total", s.unloaded);
+	cJSON *ut = cJSON_AddArrayToObject(un, "tensors");
+	for (uint64_t i = 0; ut && i < m->n_tensors; i++)
+		if (m->tensors[i].unloaded)
+			cJSON_AddItemToArray(ut, ws_json_bytes(m->tensors[i].name, m->tensors[i].name_len));
 	cJSON *qa = cJSON_AddObjectToObject(obj, "quant_aux");
 	ws_json_add_u64(qa, "total", s.quant_aux);
 	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
@@ -531,6 +539,9 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	if (s.buffers)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "buffers",
 			ws_fmt_commas(s.buffers, c1, sizeof c1), (unsigned long long)s.n_buffers);
+	if (s.unloaded)
+		fprintf(f, "%-14s %s elements in %llu tensors (not loaded by the class)\n", "unloaded",
+			ws_fmt_commas(s.unloaded, c1, sizeof c1), (unsigned long long)s.n_unloaded);
 	if (s.quant_aux)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "quant aux",
 			ws_fmt_commas(s.quant_aux, c1, sizeof c1), (unsigned long long)s.n_quant_aux);

@@ -310,3 +310,81 @@ Test(encoders, text_and_json_name_the_class)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== stored, but not loaded by the config's class ==== */
+
+/* google-bert/bert-base-uncased as released: the BertForPreTraining layout
+ * (TF-era gamma / beta names, F32, pooler and next-sentence head, the
+ * tied decoder not stored) under a config whose class is BertForMaskedLM.
+ * The pooler (d² + d = 590,592) and the next-sentence head (2d + 2 =
+ * 1,538) are not loaded: 592,130 elements, named and counted apart. */
+Test(encoders, pretraining_file_under_a_masked_lm_config)
+{
+	char *cfg = ws_shared_path("configs/google-bert__bert-base-uncased.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--class", "BertForPreTraining",
+			"--legacy-norms", "--dtype", "F32", NULL};
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	cJSON *j = check_model(model, 109514298ull, "unloaded-tensor");
+	cr_expect_eq(json_u64(j, "unloaded", "total"), 592130ull);
+	const cJSON *ut = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "unloaded"),
+							   "tensors");
+	cr_expect_eq(cJSON_GetArraySize(ut), 4);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "findings"), 0), "message");
+	cr_expect(cJSON_IsString(msg) && ws_contains(msg->valuestring, "BertForMaskedLM") &&
+		  ws_contains(msg->valuestring, "bert.pooler.dense.weight") &&
+		  ws_contains(msg->valuestring, "cls.seq_relationship.bias") &&
+		  ws_contains(msg->valuestring, "592,130"), "%s", msg ? msg->valuestring : "");
+	/* never in the parameters: not by role, not by component */
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	cr_expect_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "by_role"),
+						       "pooler"));
+	cr_expect_eq(json_u64(params, "by_component", "text"), 109514298ull);
+	cJSON_Delete(j);
+	expect_no_other_role(model);
+	/* they keep their roles */
+	ws_run r = ws_run_cli("ls", model, "--role", "nsp_head", NULL);
+	cr_expect(ws_contains(r.out, "cls.seq_relationship.weight"), "%s", r.out);
+	ws_run_free(&r);
+	/* the text says so */
+	r = ws_run_cli("check", model, NULL);
+	cr_expect(ws_contains(r.out, "unloaded       592,130 elements in 4 tensors"), "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	ws_rmtree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* The same file loaded as a sequence classifier: the masked-LM and
+ * next-sentence heads are not loaded (622,650 + 1,538), the pooler is,
+ * and the classifier transformers would initialise afresh is missing. */
+Test(encoders, pretraining_file_under_a_classifier_config)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertForSequenceClassification", "bert", 768, 3072, 12, 12, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, "--class", "BertForPreTraining", NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	cr_expect_eq(json_u64(j, "unloaded", "total"), 624188ull);
+	cr_expect_eq(json_u64(j, "params", "total"), 108891648ull + 590592);
+	cr_expect(ws_contains(r.out, "\"code\":\"missing-tensor\"") &&
+		  ws_contains(r.out, "\"code\":\"unloaded-tensor\"") &&
+		  !ws_contains(r.out, "unexpected-tensor"), "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}

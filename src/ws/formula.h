@@ -317,6 +317,17 @@ void ws_formula_print_text(FILE *out, const struct ws_arch *a,
 			   const struct ws_formula *f, bool explain);
 
 /*
+ * Tensors the config's class does not load (a BertForPreTraining file's
+ * pooler and next-sentence head under a BertForMaskedLM config): the
+ * parts of another class of the type, outside the blocks.  Each is marked
+ * unloaded with params 0 (role kept), and one unloaded-tensor warning
+ * names them.  After ws_roles_assign, before components and the
+ * comparison.  Returns 0, or -1 on OOM.  Does nothing without an
+ * encoder class (m->arch->cls).
+ */
+int ws_model_mark_unloaded(ws_model *m);
+
+/*
  * Compare the model's tensors (roles assigned) with m->arch / m->formula
  * and add findings: count-mismatch, shape-mismatch, missing-tensor,
  * layer-gap, unexpected-tensor, tied-embeddings, layer-inconsistent.

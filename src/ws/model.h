@@ -211,6 +211,8 @@ typedef struct ws_tensor {
 	int32_t expert;        /* expert index, or -1 */
 	ws_kind kind;
 	uint64_t params;       /* logical parameters (0 for buffers/quant aux) */
+	bool unloaded;         /* stored, but the config's class does not load
+				* it (params 0; role kept) */
 	/* packed quantized weights (ws_quant_apply): the unpacked shape in
 	 * PyTorch order; NULL when it is the stored shape */
 	const uint64_t *logical_shape;
