@@ -845,6 +845,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 		int role = (int)t->role;
 		if (t->unloaded)
 			continue;  /* named by ws_model_mark_unloaded */
+		if (t->component < c->m->n_components && !c->m->components[t->component].main)
+			continue;  /* another component's (the formula is the main one's) */
 		if (role == WS_ROLE_MTP) {
 			if (!ws_add_u64(c->mtp, t->params, &c->mtp))
 				c->mtp = UINT64_MAX;

@@ -245,6 +245,8 @@ components_json(const ws_model *m, const ws_summary *s)
 		ws_json_add_u64(o, "params", co->params);
 		if (co->main && m->formula)
 			ws_json_add_u64(o, "formula", m->formula->total);
+		else if (co->has_formula)
+			ws_json_add_u64(o, "formula", co->formula);
 		if (co->main && s->has_active)
 			ws_json_add_u64(o, "active", s->active);
 		cJSON *ls = cJSON_AddArrayToObject(o, "layers");
@@ -393,6 +395,26 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		cJSON_AddItemToArray(files, o);
 	}
 	ws_json_add_u64(obj, "tensor_count", m->n_tensors);
+	if (m->n_st_modules) {
+		/* a sentence-transformers folder's pipeline (modules.json) */
+		cJSON *mods = cJSON_AddArrayToObject(obj, "modules");
+		for (uint32_t i = 0; mods && i < m->n_st_modules; i++) {
+			const ws_st_module *md = &m->st_modules[i];
+			cJSON *o = cJSON_CreateObject();
+			if (!o || !cJSON_AddItemToArray(mods, o)) {
+				cJSON_Delete(o);
+				break;
+			}
+			ws_json_add_bytes(o, "name", md->name, strlen(md->name));
+			ws_json_add_bytes(o, "path", md->path, strlen(md->path));
+			ws_json_add_bytes(o, "type", md->type, strlen(md->type));
+			if (md->dense) {
+				ws_json_add_u64(o, "in_features", md->in_features);
+				ws_json_add_u64(o, "out_features", md->out_features);
+				cJSON_AddBoolToObject(o, "bias", md->bias);
+			}
+		}
+	}
 
 	cJSON *el = cJSON_AddObjectToObject(obj, "elements");
 	ws_json_add_u64(el, "total", s.elements);
@@ -533,6 +555,21 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
 	if (m->format == WS_FORMAT_GGUF)
 		gguf_facts_text(f, m);
+	for (uint32_t i = 0; i < m->n_st_modules; i++) {
+		/* a sentence-transformers pipeline, in order */
+		const ws_st_module *md = &m->st_modules[i];
+		const char *dot = strrchr(md->type, '.');
+		fputs(i ? ", " : "modules        ", f);
+		ws_fput_escaped(f, dot ? dot + 1 : md->type, strlen(dot ? dot + 1 : md->type));
+		fputs(" (", f);
+		ws_fput_escaped(f, *md->path ? md->path : ".", strlen(*md->path ? md->path : "."));
+		if (md->dense)
+			fprintf(f, ", %llu to %llu", (unsigned long long)md->in_features,
+				(unsigned long long)md->out_features);
+		fputc(')', f);
+		if (i + 1 == m->n_st_modules)
+			fputc('\n', f);
+	}
 	param_line(f, "parameters", s.params);
 	if (s.has_active)
 		param_line(f, "active", s.active);
@@ -571,11 +608,15 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 			fo ? "        expected" : "");
 		for (uint32_t c = 0; c < m->n_components; c++) {
 			const ws_component *co = &m->components[c];
-			fprintf(f, "  %-22s %-10s %15s", co->name, co->kind,
+			/* a sentence-transformers module is named by its folder */
+			char *name = ws_escape_text(co->name, strlen(co->name));
+			fprintf(f, "  %-22s %-10s %15s", name ? name : "?", co->kind,
 				ws_fmt_commas(co->params, c1, sizeof c1));
+			free(name);
 			if (fo)
 				fprintf(f, " %15s", co->main ? ws_fmt_commas(fo->total, c2, sizeof c2)
-						      : "no formula yet");
+						    : co->has_formula ? ws_fmt_commas(co->formula, c2, sizeof c2)
+						    : "no formula yet");
 			fputc('\n', f);
 		}
 		for (uint64_t i = 0; i < m->n_tensors; i++) {

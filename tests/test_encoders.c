@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ws/error.h"
 #include "ws/model.h"
@@ -66,16 +67,24 @@ json_u64(const cJSON *o, const char *a, const char *b)
 	return (uint64_t)x->valuedouble;
 }
 
-/* mkmodel DIR CONFIG and up to three more arguments */
+/* mkmodel DIR CONFIG and up to four more arguments (NULL ends them) */
 static void
-mkmodel(const char *dir, const char *config, const char *o1, const char *o2, const char *o3)
+mkmodel4(const char *dir, const char *config, const char *o1, const char *o2, const char *o3,
+	 const char *o4)
 {
 	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, (char *)o1,
-			o1 ? (char *)o2 : NULL, o1 && o2 ? (char *)o3 : NULL, NULL};
+			o1 ? (char *)o2 : NULL, o1 && o2 ? (char *)o3 : NULL,
+			o1 && o2 && o3 ? (char *)o4 : NULL, NULL};
 	cr_assert(argv[0], "WS_MKMODEL is not set");
 	ws_run r = ws_run_argv(argv);
 	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
 	ws_run_free(&r);
+}
+
+static void
+mkmodel(const char *dir, const char *config, const char *o1, const char *o2, const char *o3)
+{
+	mkmodel4(dir, config, o1, o2, o3, NULL);
 }
 
 /* Every tensor of model has a role other than `other`. */
@@ -383,6 +392,162 @@ Test(encoders, pretraining_file_under_a_classifier_config)
 		  !ws_contains(r.out, "unexpected-tensor"), "%s", r.out);
 	cJSON_Delete(j);
 	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== sentence-transformers folders ==== */
+
+static const cJSON *
+at(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* sentence-transformers/all-MiniLM-L6-v2: a BertModel saved without a
+ * prefix (pooler stored), its position_ids buffer (512 elements, not a
+ * parameter), mean pooling and normalization (no weights): one model. */
+Test(encoders, all_minilm_sentence_transformers_folder)
+{
+	char *cfg = ws_shared_path("configs/sentence-transformers__all-MiniLM-L6-v2.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--st", "--position-ids", "--dtype", "F32", NULL};
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	cJSON *j = check_model(model, 22713216ull, "");
+	cr_expect_eq(json_u64(j, "buffers", "total"), 512);
+	const cJSON *bt = at(at(j, "buffers"), "tensors");
+	cr_expect(cJSON_GetArraySize(bt) == 1 && cJSON_IsString(cJSON_GetArrayItem(bt, 0)) &&
+		  !strcmp(cJSON_GetArrayItem(bt, 0)->valuestring, "embeddings.position_ids"));
+	/* one model: one component, its modules listed in order */
+	cr_expect_eq(cJSON_GetArraySize(at(j, "components")), 1);
+	const cJSON *mods = at(j, "modules");
+	cr_assert_eq(cJSON_GetArraySize(mods), 3);
+	static const char *const types[] = {"Transformer", "Pooling", "Normalize"};
+	for (int i = 0; i < 3; i++) {
+		const cJSON *t = at(cJSON_GetArrayItem(mods, i), "type");
+		cr_expect(cJSON_IsString(t) && ws_contains(t->valuestring, types[i]), "module %d", i);
+	}
+	cJSON_Delete(j);
+	expect_no_other_role(model);
+	ws_run r = ws_run_cli("inspect", model, NULL);
+	cr_expect(ws_contains(r.out, "modules        Transformer (.), Pooling (1_Pooling), Normalize (2_Normalize)"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	ws_rmtree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* sentence-transformers/LaBSE: a BertModel (V 501153; 470,926,848, the
+ * card's 471M) and a Dense module 768 to 768 with a bias (590,592), a
+ * component of its own with its count from its config.json. */
+Test(encoders, dense_modules_are_counted)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 768, 3072, 12, 12, 501153, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, "--st-dense", "768", NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	cr_expect_eq(json_u64(j, "params", "total"), 470926848ull + 590592);
+	cr_expect_eq(json_u64(j, "formula", "total"), 470926848ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "2_Dense"), 590592ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_role", "projector"), 590592ull);
+	const cJSON *dense = cJSON_GetArrayItem(at(j, "components"), 1);
+	cr_expect(cJSON_IsString(at(dense, "name")) && !strcmp(at(dense, "name")->valuestring, "2_Dense"));
+	cr_expect_eq(json_u64(dense, "formula", NULL), 590592ull);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	expect_no_other_role(model);
+	/* --component keeps the module alone, with its count */
+	r = ws_run_cli("inspect", model, "--component", "2_Dense", "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"total\":590592") && !ws_contains(r.out, "unsupported-architecture"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Two Dense modules, the second without a bias (EmbeddingGemma's
+ * pipeline shape): each counted from its own config; a module whose
+ * weights contradict its config is a count-mismatch naming it. */
+Test(encoders, dense_modules_checked_against_their_config)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 384, 1536, 12, 6, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel4(model, p, "--st-dense", "768", "--st-dense", "256:nobias");
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	/* all-MiniLM-L6-v2's body 22,713,216; 384·768 + 768; 768·256 */
+	cr_expect_eq(json_u64(j, "params", "total"), 22713216ull + 295680 + 196608);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "2_Dense"), 295680ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "3_Dense"), 196608ull);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	/* 3_Dense's config now says 512 outputs */
+	char *sub = ws_join(model, "3_Dense");
+	const char *bad = "{\"in_features\": 768, \"out_features\": 512, \"bias\": false}";
+	free(ws_write_file(sub, "config.json", bad, strlen(bad)));
+	r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cr_expect(ws_contains(r.out, "\"code\":\"count-mismatch\"") && ws_contains(r.out, "\"component\":\"3_Dense\"") &&
+		  ws_contains(r.out, "\"expected\":393216"), "%s", r.out);
+	ws_run_free(&r);
+	free(sub);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Older saves keep the Transformer in a folder of its own
+ * (0_Transformer/ with its config.json); a malformed modules.json is
+ * malformed input. */
+Test(encoders, transformer_module_in_its_own_folder)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 384, 1536, 12, 6, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	cr_assert_eq(mkdir(model, 0755), 0);
+	char *sub = ws_join(model, "0_Transformer");
+	mkmodel(sub, p, NULL, NULL, NULL);
+	const char *mods = "[{\"idx\": 0, \"name\": \"0\", \"path\": \"0_Transformer\","
+			   " \"type\": \"sentence_transformers.models.Transformer\"},"
+			   " {\"idx\": 1, \"name\": \"1\", \"path\": \"1_Pooling\","
+			   " \"type\": \"sentence_transformers.models.Pooling\"}]";
+	free(ws_write_file(model, "modules.json", mods, strlen(mods)));
+	cJSON_Delete(check_model(model, 22713216ull, ""));
+	free(ws_write_file(model, "modules.json", "{\"0\": 1}", 8));
+	ws_run r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.err, "modules.json"), "%s", r.err);
+	ws_run_free(&r);
+	const char *escape = "[{\"path\": \"../x\", \"type\": \"sentence_transformers.models.Dense\"}]";
+	free(ws_write_file(model, "modules.json", escape, strlen(escape)));
+	r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	free(sub);
 	free(model);
 	free(p);
 	ws_rmtree(dir);

@@ -22,6 +22,10 @@
  * as the class has them), or of --class NAME (a BertForPreTraining file
  * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
  * TF-era gamma / beta; --position-ids stores the position_ids buffer.
+ * --st writes a sentence-transformers folder around the model
+ * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
+ * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
+ * config.json and an F32 linear.weight [OUT, in] and linear.bias).
  *
  * Headers are real; tensor data are holes (ftruncate), so a 405B model
  * costs a few megabytes of disk.  safetensors output uses Hugging Face
@@ -1504,6 +1508,81 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	free(kv.p);
 }
 
+/* ==== sentence-transformers folders ==== */
+
+#define MAX_ST_DENSE 4
+
+/* --st-dense OUT[:nobias], in order */
+static struct { uint64_t out; bool bias; } st_dense[MAX_ST_DENSE];
+static size_t n_st_dense;
+
+static void
+write_text(const char *dir, const char *name, const char *text)
+{
+	char *p = join(dir, name);
+	FILE *f = fopen(p, "wb");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die("write %s", p);
+	free(p);
+}
+
+static char *
+make_dir(const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", p, strerror(errno));
+	return p;
+}
+
+/* The folder sentence-transformers saves around a Transformer at the
+ * root: modules.json, mean pooling, the Dense modules (a linear layer
+ * each, F32, in their own folders), normalization last. */
+static void
+write_sentence_transformers(const char *dir, const cfg *c)
+{
+	buf mods = {0};
+	char line[256], name[32];
+	size_t idx = 0;
+	bprintf(&mods, "[\n  {\"idx\": 0, \"name\": \"0\", \"path\": \"\", "
+		"\"type\": \"sentence_transformers.models.Transformer\"},\n");
+	snprintf(name, sizeof name, "%zu_Pooling", ++idx);
+	char *pool = make_dir(dir, name);
+	snprintf(line, sizeof line, "{\"word_embedding_dimension\": %" PRIu64 ", \"pooling_mode_cls_token\": "
+		 "false, \"pooling_mode_mean_tokens\": true}\n", c->hidden);
+	write_text(pool, "config.json", line);
+	free(pool);
+	bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+		"\"type\": \"sentence_transformers.models.Pooling\"},\n", idx, idx, name);
+	uint64_t width = c->hidden;
+	for (size_t i = 0; i < n_st_dense; i++) {
+		snprintf(name, sizeof name, "%zu_Dense", ++idx);
+		char *d = make_dir(dir, name);
+		snprintf(line, sizeof line, "{\"in_features\": %" PRIu64 ", \"out_features\": %" PRIu64
+			 ", \"bias\": %s, \"activation_function\": \"torch.nn.modules.activation.Tanh\"}\n",
+			 width, st_dense[i].out, st_dense[i].bias ? "true" : "false");
+		write_text(d, "config.json", line);
+		tensor lin[2] = {{.name = "linear.weight", .nd = 2, .shape = {st_dense[i].out, width}},
+				 {.name = "linear.bias", .nd = 1, .shape = {st_dense[i].out}}};
+		char *p = join(d, "model.safetensors");
+		write_shard(p, lin, 0, st_dense[i].bias ? 2 : 1, &dtypes[2]);
+		free(p);
+		free(d);
+		bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+			"\"type\": \"sentence_transformers.models.Dense\"},\n", idx, idx, name);
+		width = st_dense[i].out;
+	}
+	snprintf(name, sizeof name, "%zu_Normalize", ++idx);
+	free(make_dir(dir, name));
+	bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+		"\"type\": \"sentence_transformers.models.Normalize\"}\n]\n", idx, idx, name);
+	write_text(dir, "modules.json", (const char *)mods.p);
+	write_text(dir, "sentence_bert_config.json", "{\"max_seq_length\": 256, \"do_lower_case\": false}\n");
+	write_text(dir, "config_sentence_transformers.json",
+		   "{\"__version__\": {\"sentence_transformers\": \"2.0.0\"}, \"prompts\": {}}\n");
+	free(mods.p);
+}
+
 /* ==== main ==== */
 
 static const struct {
@@ -1524,6 +1603,7 @@ usage(void)
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
+	      "               [--st] [--st-dense OUT[:nobias]]...\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -1536,14 +1616,16 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false;
+	bool legacy_norms = false, position_ids = false, st = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
-		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids")) {
+		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
+		    !strcmp(a, "--st")) {
+			st = st || !strcmp(a, "--st");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
@@ -1579,6 +1661,13 @@ main(int argc, char **argv)
 			meta_val = strtoull(eq + 1, NULL, 10);
 		} else if (!strcmp(a, "--class")) {
 			class_override = v;
+		} else if (!strcmp(a, "--st-dense")) {
+			char *end;
+			uint64_t out = strtoull(v, &end, 10);
+			if (n_st_dense == MAX_ST_DENSE || !out || (*end && strcmp(end, ":nobias")))
+				usage();
+			st_dense[n_st_dense].out = out;
+			st_dense[n_st_dense++].bias = !*end;
 		} else if (!strcmp(a, "--plant")) {
 			bool found = false;
 			for (size_t k = 0; k < sizeof plants / sizeof plants[0]; k++)
@@ -1641,6 +1730,8 @@ main(int argc, char **argv)
 		if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
 			die("write %s", p);
 		free(p);
+		if (st || n_st_dense)
+			write_sentence_transformers(dir, &c);
 	}
 	free(g.v);
 	free((void *)raw);
