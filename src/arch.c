@@ -702,6 +702,20 @@ read_fields(struct cfg *c)
 		for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
 			if (c->a->keys[cfg_keys[i].field])
 				continue;
+			/* the type's own spelling first (its attribute_map) */
+			for (size_t k = 0; c->entry && k < WS_CAT_MAX_ALIASES && c->entry->aliases[k].key; k++) {
+				const struct ws_cat_alias *al = &c->entry->aliases[k];
+				uint64_t v;
+				int r = al->field == cfg_keys[i].field ? cfg_u64(c, al->key, &v) : 0;
+				if (r < 0)
+					return -1;
+				if (r > 0) {
+					set_field(c->a, al->field, v, al->key);
+					break;
+				}
+			}
+			if (c->a->keys[cfg_keys[i].field])
+				continue;
 			for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
 				uint64_t v;
 				int r = cfg_u64(c, cfg_keys[i].keys[j], &v);

@@ -154,6 +154,11 @@ static const role_line lines[] = {
 	HF("bert roberta xlm-roberta", "lm_head.layer_norm{K}", MLM_TRANSFORM),
 	HF("bert roberta xlm-roberta", "lm_head.decoder{K}", LM_HEAD),
 	HF("bert roberta xlm-roberta", "lm_head.bias", MLM_BIAS),
+	HF("distilbert", "vocab_transform{K}", MLM_TRANSFORM),
+	HF("distilbert", "vocab_layer_norm{K}", MLM_TRANSFORM),
+	HF("distilbert", "vocab_projector.bias", MLM_BIAS),
+	HF("distilbert", "vocab_projector{K}", LM_HEAD),
+	HF("distilbert", "pre_classifier{K}", CLASSIFIER),
 	HF("", "classifier.dense{K}", CLASSIFIER),
 	HF("", "classifier.out_proj{K}", CLASSIFIER),
 	HF("", "classifier{K}", CLASSIFIER),
@@ -177,6 +182,17 @@ static const role_line lines[] = {
 	HF("", "encoder.layer.{L}.output.dense{K}", FFN_DOWN),
 	HF("", "encoder.layer.{L}.output.LayerNorm{K}", FFN_POST_NORM),
 	HF("", "encoder.layer.{L}.*{K}", OTHER),
+	/* DistilBERT's (distilbert.transformer.layer.N, both prefixes
+	 * stripped) */
+	HF("distilbert", "layer.{L}.attention.q_lin{K}", ATTN_Q),
+	HF("distilbert", "layer.{L}.attention.k_lin{K}", ATTN_K),
+	HF("distilbert", "layer.{L}.attention.v_lin{K}", ATTN_V),
+	HF("distilbert", "layer.{L}.attention.out_lin{K}", ATTN_O),
+	HF("distilbert", "layer.{L}.sa_layer_norm{K}", ATTN_POST_NORM),
+	HF("distilbert", "layer.{L}.ffn.lin1{K}", FFN_UP),
+	HF("distilbert", "layer.{L}.ffn.lin2{K}", FFN_DOWN),
+	HF("distilbert", "layer.{L}.output_layer_norm{K}", FFN_POST_NORM),
+	HF("distilbert", "layer.{L}.*{K}", OTHER),
 
 	/* ChatGLM: blocks under encoder.layers, fused SwiGLU up-projection. */
 	HF("", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
@@ -701,7 +717,7 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	{ "model.", 6 }, { "language_model.", 15 }, { "transformer.", 12 },
 	{ "base_model.", 11 }, { "gpt_neox.", 9 },
 	/* encoders' bodies under a head class */
-	{ "bert.", 5 }, { "roberta.", 8 },
+	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 },
 };
 
 static size_t

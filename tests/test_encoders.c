@@ -148,6 +148,12 @@ check_generated(const char *json, uint64_t total)
 	", \"num_hidden_layers\": " #layers ", \"vocab_size\": " #vocab \
 	", \"max_position_embeddings\": " #pos ", \"type_vocab_size\": " #types extra "}"
 
+/* DistilBertConfig spells the widths dim and hidden_dim */
+#define DISTIL(cls, vocab, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"distilbert\", \"dim\": 768, \"hidden_dim\": 3072," \
+	" \"n_heads\": 12, \"n_layers\": 6, \"max_position_embeddings\": 512, \"sinusoidal_pos_embds\": false," \
+	" \"vocab_size\": " #vocab extra "}"
+#define LABELS2 ", \"id2label\": {\"0\": \"NEGATIVE\", \"1\": \"POSITIVE\"}"
 #define LABELS3 ", \"id2label\": {\"0\": \"negative\", \"1\": \"neutral\", \"2\": \"positive\"}"
 #define LABELS9                                                                         \
 	", \"id2label\": {\"0\": \"O\", \"1\": \"B-MISC\", \"2\": \"I-MISC\", \"3\": \"B-PER\"," \
@@ -177,6 +183,12 @@ check_generated(const char *json, uint64_t total)
  *   bert-base-cased (V 28996): BertModel 108,310,272 (published); its
  *     token classifier of 9 labels without the pooler (bert-base-NER)
  *     107,726,601.
+ *   distilbert-base-uncased (6 layers, no token types): DistilBertModel
+ *     66,362,880 (published); DistilBertForMaskedLM, its config's class,
+ *     66,985,530; the SST-2 fine-tune's DistilBertForSequenceClassification
+ *     (pre_classifier d² + d, classifier 2d + 2) 66,955,010.
+ *   distilbert-base-multilingual-cased (V 119547): DistilBertModel
+ *     134,734,080.
  */
 static const struct released {
 	const char *what, *json;
@@ -200,6 +212,12 @@ static const struct released {
 	{"bert-base-cased as BertModel", ENC("BertModel", "bert", 768, 3072, 12, 12, 28996, 512, 2, ""), 108310272ull},
 	{"bert-base-NER", ENC("BertForTokenClassification", "bert", 768, 3072, 12, 12, 28996, 512, 2, LABELS9),
 	 107726601ull},
+	{"distilbert-base-uncased", DISTIL("DistilBertForMaskedLM", 30522, ""), 66985530ull},
+	{"distilbert-base-uncased as DistilBertModel", DISTIL("DistilBertModel", 30522, ""), 66362880ull},
+	{"distilbert-base-uncased-finetuned-sst-2-english",
+	 DISTIL("DistilBertForSequenceClassification", 30522, LABELS2), 66955010ull},
+	{"distilbert-base-multilingual-cased as DistilBertModel", DISTIL("DistilBertModel", 119547, ""),
+	 134734080ull},
 };
 
 Test(encoders, released_formula_totals)
@@ -272,6 +290,23 @@ Test(encoders, bert_classes)
 		cr_expect_eq(total_of_json(json), cases[i].total, "%s: %llu", cases[i].cls,
 			     (unsigned long long)total_of_json(json));
 	}
+}
+
+Test(encoders, distilbert_class_defaults)
+{
+	/* DistilBertConfig's defaults are distilbert-base's, under its own
+	 * key names (dim, hidden_dim, n_layers, n_heads) */
+	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"DistilBertModel\"]}");
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of(cfg, &a, &f);
+	cr_expect_eq(f.total, 66362880ull);
+	cr_expect_eq(a.hidden_size, 768);
+	cr_expect_eq(a.intermediate_size, 3072);
+	cr_expect_str_eq(a.keys[WS_AK_HIDDEN], "dim");
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
 }
 
 Test(encoders, class_defaults_and_labels)

@@ -16,7 +16,7 @@
  * attn_kv_b, with key_length_mla / value_length_mla.
  * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
  * expert_count, say) while the tensors keep the config's sizes.
- * Encoders (bert, roberta, xlm-roberta; safetensors): the layout of the
+ * Encoders (bert, roberta, xlm-roberta, distilbert; safetensors): the layout of the
  * config's class (body under its base_model_prefix unless the class is
  * the base model; pooler, masked-LM, next-sentence and classifier heads
  * as the class has them), or of --class NAME (a BertForPreTraining file
@@ -330,18 +330,39 @@ stacked(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t
 
 /* ==== encoders ==== */
 
-/* How an encoder type names its body under a head class and its
- * masked-LM head. */
+/* How an encoder type names its tensors: the body's prefix under a head
+ * class, its layers and their linears and norms, its masked-LM head (the
+ * transform dense and norm, the output bias, the untied decoder) and the
+ * dense layer and output of a classifier with one. */
 typedef struct encoder {
 	const char *type;
 	const char *body;      /* base_model_prefix + ".": "bert." */
-	bool lm_head;          /* masked-LM head as lm_head.{dense,layer_norm,bias} */
+	const char *layers;    /* "encoder.layer." */
+	const char *lin[6];    /* q, k, v, o, MLP up, MLP down */
+	const char *norm[2];   /* after attention, after the MLP */
+	bool types;            /* a token-type table */
+	const char *mlm[4];    /* transform dense, its norm, bias, decoder */
+	const char *cls[2];    /* a classifier's dense layer and output */
 } encoder;
 
+#define BERT_LAYER \
+	"encoder.layer.", {"attention.self.query", "attention.self.key", "attention.self.value", \
+			   "attention.output.dense", "intermediate.dense", "output.dense"}, \
+	{"attention.output.LayerNorm", "output.LayerNorm"}, true
+#define BERT_MLM {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", \
+		  "cls.predictions.bias", "cls.predictions.decoder.weight"}
+#define ROBERTA_MLM {"lm_head.dense", "lm_head.layer_norm", "lm_head.bias", "lm_head.decoder.weight"}
+#define ROBERTA_CLS {"classifier.dense", "classifier.out_proj"}
+
 static const encoder encoders[] = {
-	{"bert", "bert.", false},
-	{"roberta", "roberta.", true},
-	{"xlm-roberta", "roberta.", true},
+	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS},
+	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS},
+	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS},
+	{"distilbert", "distilbert.", "transformer.layer.",
+	 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "ffn.lin1", "ffn.lin2"},
+	 {"sa_layer_norm", "output_layer_norm"}, false,
+	 {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.weight"},
+	 {"pre_classifier", "classifier"}},
 };
 
 /* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
@@ -379,16 +400,19 @@ static void
 build_encoder(gen *g)
 {
 	const cfg *c = g->c;
+	const encoder *e = c->enc;
 	uint64_t d = c->hidden, f = c->inter;
-	const char *body = strcmp(c->enc_suffix, "Model") ? c->enc->body : "";
+	const char *body = strcmp(c->enc_suffix, "Model") ? e->body : "";
 	char n[160];
 #define ENC_NAME(...) snprintf(n, sizeof n, __VA_ARGS__)
 	ENC_NAME("%sembeddings.word_embeddings.weight", body);
 	top(g, n, NULL, c->vocab, d);
 	ENC_NAME("%sembeddings.position_embeddings.weight", body);
 	top(g, n, NULL, c->positions, d);
-	ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
-	top(g, n, NULL, c->type_vocab, d);
+	if (e->types) {
+		ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
+		top(g, n, NULL, c->type_vocab, d);
+	}
 	ENC_NAME("%sembeddings.LayerNorm", body);
 	enc_norm(g, n, d);
 	if (g->position_ids) {
@@ -400,50 +424,39 @@ build_encoder(gen *g)
 	for (uint64_t L = 0; L < c->layers; L++) {
 		if (g->plant == P_MISSING_BLOCK && L == 5)
 			continue;
-		static const struct { const char *name; int out_d; int in_d; } lin[] = {
-			{"attention.self.query", 1, 1}, {"attention.self.key", 1, 1},
-			{"attention.self.value", 1, 1}, {"attention.output.dense", 1, 1},
-			{"intermediate.dense", 0, 1}, {"output.dense", 1, 0},
-		};
-		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
-			ENC_NAME("%sencoder.layer.%" PRIu64 ".%s", body, L, lin[i].name);
-			enc_linear(g, n, lin[i].out_d ? d : f, lin[i].in_d ? d : f);
-			if (i == 3) {
-				ENC_NAME("%sencoder.layer.%" PRIu64 ".attention.output.LayerNorm", body, L);
+		for (int i = 0; i < 6; i++) {
+			ENC_NAME("%s%s%" PRIu64 ".%s", body, e->layers, L, e->lin[i]);
+			enc_linear(g, n, i == 4 ? f : d, i == 5 ? f : d);
+			if (i == 3 || i == 5) {
+				ENC_NAME("%s%s%" PRIu64 ".%s", body, e->layers, L, e->norm[i == 5]);
 				enc_norm(g, n, d);
 			}
 		}
-		ENC_NAME("%sencoder.layer.%" PRIu64 ".output.LayerNorm", body, L);
-		enc_norm(g, n, d);
 	}
 	if (has_part(c, WS_ARCH_POOLER)) {
 		ENC_NAME("%spooler.dense", body);
 		enc_linear(g, n, d, d);
 	}
-	if (has_part(c, WS_ARCH_MLM) && c->enc->lm_head) {
-		enc_linear(g, "lm_head.dense", d, d);
-		enc_norm(g, "lm_head.layer_norm", d);
-		top(g, "lm_head.bias", NULL, c->vocab, 0);
+	if (has_part(c, WS_ARCH_MLM)) {
+		enc_linear(g, e->mlm[0], d, d);
+		enc_norm(g, e->mlm[1], d);
+		top(g, e->mlm[2], NULL, c->vocab, 0);
 		if (!c->tied)
-			top(g, "lm_head.decoder.weight", NULL, c->vocab, d);
-	} else if (has_part(c, WS_ARCH_MLM)) {
-		enc_linear(g, "cls.predictions.transform.dense", d, d);
-		enc_norm(g, "cls.predictions.transform.LayerNorm", d);
-		top(g, "cls.predictions.bias", NULL, c->vocab, 0);
-		if (!c->tied)
-			top(g, "cls.predictions.decoder.weight", NULL, c->vocab, d);
+			top(g, e->mlm[3], NULL, c->vocab, d);
 	}
 	if (has_part(c, WS_ARCH_NSP))
 		enc_linear(g, "cls.seq_relationship", 2, d);
-	if (has_part(c, WS_ARCH_CLS_DENSE)) {
-		enc_linear(g, "classifier.dense", d, d);
-		enc_linear(g, "classifier.out_proj", c->labels, d);
-	} else if (has_part(c, WS_ARCH_CLASSIFIER)) {
-		enc_linear(g, strcmp(c->enc_suffix, "ForQuestionAnswering") ? "classifier" : "qa_outputs",
-			   c->labels, d);
-	}
+	/* the output of a classifier with a dense layer before it has the
+	 * type's second name, else "classifier" (qa_outputs for QA) */
+	bool dense = has_part(c, WS_ARCH_CLS_DENSE);
+	if (dense)
+		enc_linear(g, e->cls[0], d, d);
+	const char *out = dense ? e->cls[1]
+			: strcmp(c->enc_suffix, "ForQuestionAnswering") ? "classifier" : "qa_outputs";
+	if (has_part(c, WS_ARCH_CLASSIFIER))
+		enc_linear(g, out, c->labels, d);
 	if (has_part(c, WS_ARCH_CHOICE))
-		enc_linear(g, "classifier", 1, d);
+		enc_linear(g, out, 1, d);
 #undef ENC_NAME
 }
 

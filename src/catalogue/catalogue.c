@@ -68,6 +68,18 @@ static const struct ws_cat_class roberta_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* DistilBERT's: no pooler anywhere; pre_classifier is the dense layer
+ * before a sequence or multiple-choice classifier. */
+static const struct ws_cat_class distilbert_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
  * embedding LayerNorm; biases on every linear. */
@@ -182,6 +194,15 @@ static const struct ws_cat_entry entries[] = {
 	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes},
 	{{"xlm-roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
 	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes},
+	/* DistilBERT: BERT's layer without token types; its config spells
+	 * the widths dim and hidden_dim (sinusoidal positions are still a
+	 * stored table) */
+	{{"distilbert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_LEARNED_POS, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM), SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, "DistilBert",
+	 {D("vocab_size", 30522), D("dim", 768), D("hidden_dim", 3072), D("n_layers", 6), D("n_heads", 12),
+	  D("max_position_embeddings", 512)},
+	 WS_SLIDE_ALL, 0, distilbert_classes, {{WS_AK_HIDDEN, "dim"}, {WS_AK_INTER, "hidden_dim"}}},
 };
 
 static const struct {

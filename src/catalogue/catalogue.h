@@ -67,6 +67,14 @@ struct ws_cat_class {
 
 #define WS_CAT_MAX_NAMES 3
 #define WS_CAT_MAX_DEFAULTS 20
+#define WS_CAT_MAX_ALIASES 2
+
+/* A config class's own spelling of a value (its attribute_map):
+ * DistilBertConfig's `dim` for the hidden size. */
+struct ws_cat_alias {
+	enum ws_arch_key field;
+	const char *key;
+};
 
 struct ws_cat_entry {
 	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */
@@ -86,6 +94,9 @@ struct ws_cat_entry {
 	 * one a config without `architectures` is read as (AutoModel's);
 	 * NULL: the decoders' (ForCausalLM, Model, ...) */
 	const struct ws_cat_class *classes;
+	/* keys this type's config class spells its own way, read before
+	 * the common spellings of each value */
+	struct ws_cat_alias aliases[WS_CAT_MAX_ALIASES];
 };
 
 
