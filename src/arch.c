@@ -55,6 +55,7 @@ static const struct field {
 	[WS_AK_INDEX_HEAD_DIM] = {"index_head_dim", offsetof(struct ws_arch, index_head_dim)},
 	[WS_AK_TYPE_VOCAB] = {"type_vocab_size", offsetof(struct ws_arch, type_vocab_size)},
 	[WS_AK_LABELS] = {"num_labels", offsetof(struct ws_arch, num_labels)},
+	[WS_AK_EMBED_SIZE] = {"embedding_size", offsetof(struct ws_arch, embedding_size)},
 };
 
 static uint64_t *
@@ -426,6 +427,12 @@ read_encoder(struct cfg *c)
 		if (r > 0)
 			set_field(a, WS_AK_TYPE_VOCAB, v, "type_vocab_size");
 	}
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_SIZE)) {
+		if ((r = cfg_u64(c, "embedding_size", &v)) < 0)
+			return -1;
+		if (r > 0)
+			set_field(a, WS_AK_EMBED_SIZE, v, "embedding_size");
+	}
 	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER))
 		return 0;
 	if ((r = cfg_u64(c, "num_labels", &v)) < 0)
@@ -774,9 +781,17 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			/* an encoder: its class's parts (another type's class, or
 			 * none, reads as the type's first, AutoModel's) */
 			const struct ws_cat_class *k = by_cls == t ? klass : ws_cat_default_class(t);
+			/* a class of this type whose head the catalogue lacks
+			 * (ElectraForMultipleChoice's sequence summary): no
+			 * formula, rather than another class's */
+			bool unknown = !by_cls && cls && !strncmp(cls, t->cls, strlen(t->cls));
+			if (unknown) {
+				out->known = false;
+				out->unsupported = "the head this class adds is not in the catalogue";
+			}
 			ws_sw_or(&out->flags, &k->parts);
 			out->no_head = k->head == WS_HEAD_NONE;
-			if (k == klass)
+			if (k == klass || unknown)
 				snprintf(out->cls, sizeof out->cls, "%s", cls);
 			else
 				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);

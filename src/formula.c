@@ -42,6 +42,8 @@ q_blame(const struct qval *qv, enum ws_q q)
 		return d->a;
 	if (d->op == WS_QOP_CONST)
 		return -1;
+	if (d->op == WS_QOP_ELSE)
+		return q_blame(qv, qv->v[d->a] ? d->a : d->b);
 	int x = q_blame(qv, d->a), y = q_blame(qv, d->b);
 	if (x < 0)
 		return y;
@@ -73,6 +75,7 @@ q_eval(struct qval *qv, ws_error *err)
 		case WS_QOP_LEAF: qv->v[i] = ws_arch_value(qv->a, d->a); break;
 		case WS_QOP_MUL: ok = ws_mul_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
 		case WS_QOP_ADD: ok = ws_add_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		case WS_QOP_ELSE: qv->v[i] = qv->v[d->a] ? qv->v[d->a] : qv->v[d->b]; break;
 		}
 		if (!ok)
 			return overflow(qv, q_blame(qv, (enum ws_q)i), "shape", err);
@@ -245,6 +248,7 @@ static const struct flag_name {
 	{WS_ARCH_CLASSIFIER, "classifier"},
 	{WS_ARCH_CLS_DENSE, "classifier_dense"},
 	{WS_ARCH_CHOICE, "multiple_choice"},
+	{WS_ARCH_EMBED_SIZE, "embedding_width"},
 };
 
 /* An encoder class's parts, as the text summary names them. */
@@ -401,7 +405,7 @@ q_render(const struct qval *qv, enum ws_q q, char *buf, size_t len, int parent)
 	const struct ws_qdef *d = &ws_qdefs[q];
 	char x[96], y[96];
 
-	if (d->op == WS_QOP_LEAF || d->op == WS_QOP_CONST) {
+	if (d->op == WS_QOP_LEAF || d->op == WS_QOP_CONST || d->op == WS_QOP_ELSE) {
 		ws_fmt_commas(qv->v[q], buf, len);
 		return;
 	}
@@ -624,10 +628,15 @@ ws_model_mark_unloaded(ws_model *m)
 	uint64_t n = 0, elements = 0;
 	char names[UNLOADED_NAMED * 80 + 64] = "";
 	size_t len = 0;
+	/* the roles of the parts a class adds */
+	bool part[WS_ROLE_COUNT] = {false};
+	static const ws_role parts[] = {WS_ROLE_POOLER, WS_ROLE_MLM_TRANSFORM, WS_ROLE_MLM_BIAS,
+					WS_ROLE_NSP_HEAD, WS_ROLE_CLASSIFIER, WS_ROLE_LM_HEAD};
+	for (size_t i = 0; i < ARRAY_LEN(parts); i++)
+		part[parts[i]] = true;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
-		if ((unsigned)t->role >= WS_ROLE_COUNT || t->layer >= 0 ||
-		    ws_role_part(t->role) != WS_PART_HEAD || on[t->role] ||
+		if ((unsigned)t->role >= WS_ROLE_COUNT || t->layer >= 0 || !part[t->role] || on[t->role] ||
 		    (t->role == WS_ROLE_LM_HEAD && !a->no_head))
 			continue;
 		t->unloaded = true;

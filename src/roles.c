@@ -154,6 +154,15 @@ static const role_line lines[] = {
 	HF("bert roberta xlm-roberta", "lm_head.layer_norm{K}", MLM_TRANSFORM),
 	HF("bert roberta xlm-roberta", "lm_head.decoder{K}", LM_HEAD),
 	HF("bert roberta xlm-roberta", "lm_head.bias", MLM_BIAS),
+	/* ELECTRA: embeddings projected to the hidden width; the
+	 * discriminator's and the generator's heads */
+	HF("electra", "embeddings_project{K}", PROJECTOR),
+	HF("electra", "discriminator_predictions.dense{K}", CLASSIFIER),
+	HF("electra", "discriminator_predictions.dense_prediction{K}", CLASSIFIER),
+	HF("electra", "generator_predictions.dense{K}", MLM_TRANSFORM),
+	HF("electra", "generator_predictions.LayerNorm{K}", MLM_TRANSFORM),
+	HF("electra", "generator_lm_head.bias", MLM_BIAS),
+	HF("electra", "generator_lm_head{K}", LM_HEAD),
 	HF("distilbert", "vocab_transform{K}", MLM_TRANSFORM),
 	HF("distilbert", "vocab_layer_norm{K}", MLM_TRANSFORM),
 	HF("distilbert", "vocab_projector.bias", MLM_BIAS),
@@ -717,7 +726,7 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	{ "model.", 6 }, { "language_model.", 15 }, { "transformer.", 12 },
 	{ "base_model.", 11 }, { "gpt_neox.", 9 },
 	/* encoders' bodies under a head class */
-	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 },
+	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 }, { "electra.", 8 },
 };
 
 static size_t

@@ -153,6 +153,12 @@ check_generated(const char *json, uint64_t total)
 	"{\"architectures\": [\"" cls "\"], \"model_type\": \"distilbert\", \"dim\": 768, \"hidden_dim\": 3072," \
 	" \"n_heads\": 12, \"n_layers\": 6, \"max_position_embeddings\": 512, \"sinusoidal_pos_embds\": false," \
 	" \"vocab_size\": " #vocab extra "}"
+/* ElectraConfig's widths: the embeddings' and the hidden size */
+#define ELECTRA(cls, e, h, inter, heads, layers) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"electra\", \"embedding_size\": " #e \
+	", \"hidden_size\": " #h ", \"intermediate_size\": " #inter ", \"num_attention_heads\": " #heads \
+	", \"num_hidden_layers\": " #layers ", \"max_position_embeddings\": 512, \"type_vocab_size\": 2," \
+	" \"vocab_size\": 30522}"
 #define LABELS2 ", \"id2label\": {\"0\": \"NEGATIVE\", \"1\": \"POSITIVE\"}"
 #define LABELS3 ", \"id2label\": {\"0\": \"negative\", \"1\": \"neutral\", \"2\": \"positive\"}"
 #define LABELS9                                                                         \
@@ -189,6 +195,16 @@ check_generated(const char *json, uint64_t total)
  *     (pre_classifier d² + d, classifier 2d + 2) 66,955,010.
  *   distilbert-base-multilingual-cased (V 119547): DistilBertModel
  *     134,734,080.
+ *   electra-small-discriminator (embeddings 128 wide, projected to 256:
+ *     (V + P + T)·128 + 256 + 256·128 + 256; 12 layers of 256, MLP 1024):
+ *     ElectraModel 13,483,008; ElectraForPreTraining, the released class
+ *     (a dense layer d² + d and one output d + 1), 13,549,057.
+ *   electra-small-generator (its masked-LM head of the embedding width:
+ *     128·256 + 128, a LayerNorm of 128, the bias V): 13,546,682.
+ *   electra-base-discriminator (embeddings as wide as the layers: no
+ *     projection; BERT-base's body 108,891,648): 109,483,009.
+ *   electra-large-discriminator (BERT-large's body 334,092,288):
+ *     335,142,913.
  */
 static const struct released {
 	const char *what, *json;
@@ -218,6 +234,13 @@ static const struct released {
 	 DISTIL("DistilBertForSequenceClassification", 30522, LABELS2), 66955010ull},
 	{"distilbert-base-multilingual-cased as DistilBertModel", DISTIL("DistilBertModel", 119547, ""),
 	 134734080ull},
+	{"electra-small-discriminator", ELECTRA("ElectraForPreTraining", 128, 256, 1024, 4, 12), 13549057ull},
+	{"electra-small-discriminator as ElectraModel", ELECTRA("ElectraModel", 128, 256, 1024, 4, 12),
+	 13483008ull},
+	{"electra-small-generator", ELECTRA("ElectraForMaskedLM", 128, 256, 1024, 4, 12), 13546682ull},
+	{"electra-base-discriminator", ELECTRA("ElectraForPreTraining", 768, 768, 3072, 12, 12), 109483009ull},
+	{"electra-large-discriminator", ELECTRA("ElectraForPreTraining", 1024, 1024, 4096, 16, 24),
+	 335142913ull},
 };
 
 Test(encoders, released_formula_totals)
@@ -290,6 +313,23 @@ Test(encoders, bert_classes)
 		cr_expect_eq(total_of_json(json), cases[i].total, "%s: %llu", cases[i].cls,
 			     (unsigned long long)total_of_json(json));
 	}
+}
+
+Test(encoders, a_class_whose_head_is_not_modelled_has_no_formula)
+{
+	/* ElectraForMultipleChoice's sequence summary is not in the
+	 * catalogue: no formula rather than another class's */
+	cJSON *cfg = cJSON_Parse(ELECTRA("ElectraForMultipleChoice", 128, 256, 1024, 4, 12));
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known);
+	cr_expect(a.unsupported && ws_contains(a.unsupported, "not in the catalogue"));
+	cr_expect_str_eq(a.cls, "ElectraForMultipleChoice");
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	/* ElectraConfig's defaults are electra-small's */
+	cr_expect_eq(total_of_json("{\"architectures\": [\"ElectraForPreTraining\"]}"), 13549057ull);
 }
 
 Test(encoders, distilbert_class_defaults)

@@ -16,7 +16,7 @@
  * attn_kv_b, with key_length_mla / value_length_mla.
  * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
  * expert_count, say) while the tensors keep the config's sizes.
- * Encoders (bert, roberta, xlm-roberta, distilbert; safetensors): the layout of the
+ * Encoders (bert, roberta, xlm-roberta, distilbert, electra; safetensors): the layout of the
  * config's class (body under its base_model_prefix unless the class is
  * the base model; pooler, masked-LM, next-sentence and classifier heads
  * as the class has them), or of --class NAME (a BertForPreTraining file
@@ -178,7 +178,7 @@ typedef struct cfg {
 	const struct encoder *enc;
 	char enc_suffix[48];   /* "ForMaskedLM", "Model" ... */
 	ws_switches parts;
-	uint64_t type_vocab, labels;
+	uint64_t type_vocab, labels, embed;
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -343,6 +343,7 @@ typedef struct encoder {
 	bool types;            /* a token-type table */
 	const char *mlm[4];    /* transform dense, its norm, bias, decoder */
 	const char *cls[2];    /* a classifier's dense layer and output */
+	const char *rtd[2];    /* ELECTRA's discriminator head (ForPreTraining) */
 } encoder;
 
 #define BERT_LAYER \
@@ -355,14 +356,18 @@ typedef struct encoder {
 #define ROBERTA_CLS {"classifier.dense", "classifier.out_proj"}
 
 static const encoder encoders[] = {
-	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS},
-	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS},
-	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS},
+	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
 	{"distilbert", "distilbert.", "transformer.layer.",
 	 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "ffn.lin1", "ffn.lin2"},
 	 {"sa_layer_norm", "output_layer_norm"}, false,
 	 {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.weight"},
-	 {"pre_classifier", "classifier"}},
+	 {"pre_classifier", "classifier"}, {NULL, NULL}},
+	{"electra", "electra.", BERT_LAYER,
+	 {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head.bias",
+	  "generator_lm_head.weight"},
+	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}},
 };
 
 /* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
@@ -401,20 +406,24 @@ build_encoder(gen *g)
 {
 	const cfg *c = g->c;
 	const encoder *e = c->enc;
-	uint64_t d = c->hidden, f = c->inter;
+	uint64_t d = c->hidden, f = c->inter, w = c->embed;
 	const char *body = strcmp(c->enc_suffix, "Model") ? e->body : "";
 	char n[160];
 #define ENC_NAME(...) snprintf(n, sizeof n, __VA_ARGS__)
 	ENC_NAME("%sembeddings.word_embeddings.weight", body);
-	top(g, n, NULL, c->vocab, d);
+	top(g, n, NULL, c->vocab, w);
 	ENC_NAME("%sembeddings.position_embeddings.weight", body);
-	top(g, n, NULL, c->positions, d);
+	top(g, n, NULL, c->positions, w);
 	if (e->types) {
 		ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
-		top(g, n, NULL, c->type_vocab, d);
+		top(g, n, NULL, c->type_vocab, w);
 	}
 	ENC_NAME("%sembeddings.LayerNorm", body);
-	enc_norm(g, n, d);
+	enc_norm(g, n, w);
+	if (w != d) {
+		ENC_NAME("%sembeddings_project", body);
+		enc_linear(g, n, d, w);
+	}
 	if (g->position_ids) {
 		uint64_t s[2] = {1, c->positions};
 		ENC_NAME("%sembeddings.position_ids", body);
@@ -438,20 +447,21 @@ build_encoder(gen *g)
 		enc_linear(g, n, d, d);
 	}
 	if (has_part(c, WS_ARCH_MLM)) {
-		enc_linear(g, e->mlm[0], d, d);
-		enc_norm(g, e->mlm[1], d);
+		enc_linear(g, e->mlm[0], w, d);
+		enc_norm(g, e->mlm[1], w);
 		top(g, e->mlm[2], NULL, c->vocab, 0);
 		if (!c->tied)
-			top(g, e->mlm[3], NULL, c->vocab, d);
+			top(g, e->mlm[3], NULL, c->vocab, w);
 	}
 	if (has_part(c, WS_ARCH_NSP))
 		enc_linear(g, "cls.seq_relationship", 2, d);
 	/* the output of a classifier with a dense layer before it has the
 	 * type's second name, else "classifier" (qa_outputs for QA) */
 	bool dense = has_part(c, WS_ARCH_CLS_DENSE);
+	const char *const *two = e->rtd[0] && !strcmp(c->enc_suffix, "ForPreTraining") ? e->rtd : e->cls;
 	if (dense)
-		enc_linear(g, e->cls[0], d, d);
-	const char *out = dense ? e->cls[1]
+		enc_linear(g, two[0], d, d);
+	const char *out = dense ? two[1]
 			: strcmp(c->enc_suffix, "ForQuestionAnswering") ? "classifier" : "qa_outputs";
 	if (has_part(c, WS_ARCH_CLASSIFIER))
 		enc_linear(g, out, c->labels, d);
@@ -1110,6 +1120,7 @@ from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 	c->positions = a->max_position_embeddings;
 	c->type_vocab = a->type_vocab_size;
 	c->labels = a->num_labels ? a->num_labels : 2;
+	c->embed = a->embedding_size ? a->embedding_size : a->hidden_size;
 	const char *name = class_override ? class_override : a->cls;
 	const struct ws_cat_class *k = NULL;
 	if (ws_cat_by_class(name, &k) != e)

@@ -80,6 +80,20 @@ static const struct ws_cat_class distilbert_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* ELECTRA's: no pooler; the discriminator's head (ForPreTraining) is a
+ * dense layer and one output per token, the generator's (ForMaskedLM)
+ * a masked-LM head of the embedding width. */
+static const struct ws_cat_class electra_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForPreTraining", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CHOICE)},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForCausalLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CLASSIFIER)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
  * embedding LayerNorm; biases on every linear. */
@@ -203,6 +217,15 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 30522), D("dim", 768), D("hidden_dim", 3072), D("n_layers", 6), D("n_heads", 12),
 	  D("max_position_embeddings", 512)},
 	 WS_SLIDE_ALL, 0, distilbert_classes, {{WS_AK_HIDDEN, "dim"}, {WS_AK_INTER, "hidden_dim"}}},
+	/* ELECTRA: BERT's layer; embeddings of their own width, projected
+	 * to the hidden size when it differs (ElectraConfig's defaults are
+	 * electra-small's) */
+	{{"electra"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER, WS_ARCH_EMBED_SIZE), SW(WS_ARCH_TIED), {{0}},
+	 false, WS_FIX_NONE, "Electra",
+	 {D("vocab_size", 30522), D("embedding_size", 128), D("hidden_size", 256), D("intermediate_size", 1024),
+	  D("num_hidden_layers", 12), D("num_attention_heads", 4), D("max_position_embeddings", 512),
+	  D("type_vocab_size", 2)},
+	 WS_SLIDE_ALL, 0, electra_classes},
 };
 
 static const struct {

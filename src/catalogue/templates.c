@@ -17,6 +17,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_SHN] = {WS_QOP_LEAF, WS_AK_SHARED_N, 0}, [WS_Q_SHF] = {WS_QOP_LEAF, WS_AK_SHARED_INTER, 0},
 	[WS_Q_IH] = {WS_QOP_LEAF, WS_AK_INDEX_HEADS, 0}, [WS_Q_IDK] = {WS_QOP_LEAF, WS_AK_INDEX_HEAD_DIM, 0},
 	[WS_Q_TV] = {WS_QOP_LEAF, WS_AK_TYPE_VOCAB, 0}, [WS_Q_L] = {WS_QOP_LEAF, WS_AK_LABELS, 0},
+	[WS_Q_E0] = {WS_QOP_LEAF, WS_AK_EMBED_SIZE, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -31,6 +32,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_KVB] = {WS_QOP_MUL, WS_Q_H, WS_Q_NOPEV},       /* MLA kv_b: per head k_nope + v */
 	[WS_Q_D2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_D},          /* MTP eh_proj input */
 	[WS_Q_IQ] = {WS_QOP_MUL, WS_Q_IH, WS_Q_IDK},         /* indexer queries: heads × dim */
+	[WS_Q_DE] = {WS_QOP_ELSE, WS_Q_E0, WS_Q_D},          /* embedding width, else d */
 };
 
 #define W WS_KIND_WEIGHT
@@ -38,23 +40,27 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 #define R(role) WS_ROLE_##role
 
 const struct ws_template ws_templates[] = {
-	{R(EMBED), W, WS_SC_GLOBAL, WS_NO_SWITCHES, {WS_Q_V, WS_Q_D}, NULL},
-	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LEARNED_POS), {WS_Q_P, WS_Q_D}, NULL},
-	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(TYPE_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TYPE_EMBED), {WS_Q_TV, WS_Q_D}, NULL},
+	/* the embeddings are d wide unless the type gives them their own
+	 * width (then projected to d) */
+	{R(EMBED), W, WS_SC_GLOBAL, WS_NO_SWITCHES, {WS_Q_V, WS_Q_DE}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LEARNED_POS), {WS_Q_P, WS_Q_DE}, NULL},
+	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, NULL},
+	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, NULL},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_EMBED_PROJ), {WS_Q_D, WS_Q_DE}, "embeddings_project"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_EMBED_PROJ), {WS_Q_D, WS_Q_NONE}, "embeddings_project"},
+	{R(TYPE_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TYPE_EMBED), {WS_Q_TV, WS_Q_DE}, NULL},
 	{R(FINAL_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_FINAL_NORM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FINAL_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_FINAL_NORM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(LM_HEAD), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_UNTIED), {WS_Q_V, WS_Q_D}, NULL},
+	{R(LM_HEAD), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_UNTIED), {WS_Q_V, WS_Q_DE}, NULL},
 	{R(LM_HEAD), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LM_HEAD_BIAS), {WS_Q_V, WS_Q_NONE}, NULL},
 	/* an encoder class's parts: the decoder of its masked-LM head is
 	 * the LM head above (tied unless the config unties it) */
 	{R(POOLER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_D, WS_Q_D}, NULL},
 	{R(POOLER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_D, WS_Q_D}, "dense"},
-	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_D, WS_Q_NONE}, "dense"},
-	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, "norm"},
-	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, "norm"},
+	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_D}, "dense"},
+	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_NONE}, "dense"},
+	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, "norm"},
+	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, "norm"},
 	{R(MLM_BIAS), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_V, WS_Q_NONE}, NULL},
 	{R(NSP_HEAD), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_NSP), {WS_Q_TWO, WS_Q_D}, NULL},
 	{R(NSP_HEAD), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_NSP), {WS_Q_TWO, WS_Q_NONE}, NULL},
@@ -191,6 +197,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_INDEXER);
 	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM))
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
+	if (a->embedding_size && a->embedding_size != a->hidden_size)
+		ws_sw_set(&f, WS_TX_EMBED_PROJ);
 	return f;
 }
 

@@ -75,6 +75,7 @@ enum ws_arch_flag {
 	WS_ARCH_CLASSIFIER,       /* a num_labels output layer */
 	WS_ARCH_CLS_DENSE,        /* a dense layer before it (RoBERTa) */
 	WS_ARCH_CHOICE,           /* a one-output layer (multiple choice) */
+	WS_ARCH_EMBED_SIZE,       /* embeddings of their own width (ELECTRA) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -163,7 +164,7 @@ enum ws_arch_key {
 	WS_AK_FIRST_DENSE, WS_AK_MOE_STEP, WS_AK_Q_LORA, WS_AK_KV_LORA,
 	WS_AK_QK_NOPE, WS_AK_QK_ROPE, WS_AK_NEXTN,
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
-	WS_AK_TYPE_VOCAB, WS_AK_LABELS,
+	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
 	WS_AK_COUNT
 };
 
@@ -208,6 +209,7 @@ struct ws_arch {
 
 	/* encoders: the token-type table's rows, a classifier's outputs */
 	uint64_t type_vocab_size, num_labels;
+	uint64_t embedding_size;    /* 0: the hidden size */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
