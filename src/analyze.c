@@ -121,11 +121,16 @@ report_components(ws_model *m)
 	size_t len = 0, n = 0;
 	for (uint32_t i = 0; i < m->n_components && len < sizeof msg; i++) {
 		const ws_component *c = &m->components[i];
-		if (c->main)
+		if (c->main || c->has_formula)
 			continue;
+		/* a sentence-transformers module's name is its folder's */
+		char *name = ws_escape_text(c->name, strlen(c->name));
+		if (!name)
+			return -1;
 		int w = snprintf(msg + len, sizeof msg - len, "%s%s (%s, %llu tensors, %s parameters)",
-				 n++ ? ", " : "", c->name, c->kind, (unsigned long long)c->tensors,
+				 n++ ? ", " : "", name, c->kind, (unsigned long long)c->tensors,
 				 ws_fmt_commas(c->params, num, sizeof num));
+		free(name);
 		if (w < 0)
 			break;
 		len += (size_t)w;
@@ -138,6 +143,43 @@ report_components(ws_model *m)
 				 n == 1 ? "" : "s", msg) < 0)
 		return -1;
 	m->findings[m->n_findings - 1].other_components = true;
+	return 0;
+}
+
+/* A sentence-transformers Dense module is a linear layer of its
+ * config's in_features × out_features (and a bias unless it says not):
+ * its component's count, compared with its tensors. */
+static int
+dense_components(ws_model *m)
+{
+	char e[32], g[32];
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *c = &m->components[i];
+		const ws_st_module *md = NULL;
+		for (uint32_t k = 0; !c->main && k < m->n_st_modules; k++)
+			if (m->st_modules[k].dense && !strcmp(m->st_modules[k].path, c->name))
+				md = &m->st_modules[k];
+		uint64_t f;
+		if (!md || !ws_mul_u64(md->in_features, md->out_features, &f) ||
+		    !ws_add_u64(f, md->bias ? md->out_features : 0, &f))
+			continue;
+		c->has_formula = true;
+		c->formula = f;
+		if (c->params == f)
+			continue;
+		char *name = ws_escape_text(c->name, strlen(c->name));
+		int r = !name ? -1
+			: ws_model_add_finding(m, WS_SEV_ERROR, "count-mismatch", NULL, WS_ROLE_PROJECTOR, -1,
+					       true, f, c->params,
+					       "%s (Dense, %llu to %llu%s) holds %s parameters; its config implies %s",
+					       name, (unsigned long long)md->in_features,
+					       (unsigned long long)md->out_features, md->bias ? ", with bias" : "",
+					       ws_fmt_commas(c->params, g, sizeof g), ws_fmt_commas(f, e, sizeof e));
+		free(name);
+		if (r < 0)
+			return -1;
+		m->findings[m->n_findings - 1].component = c->name;
+	}
 	return 0;
 }
 
@@ -276,7 +318,8 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	if (ws_roles_assign(m, layers) || ws_components_assign(m))
+	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m) || ws_components_assign(m) ||
+	    dense_components(m))
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))
 		return -1;

@@ -53,6 +53,9 @@ static const struct field {
 	[WS_AK_NEXTN] = {"num_nextn_predict_layers", offsetof(struct ws_arch, num_nextn_predict_layers)},
 	[WS_AK_INDEX_HEADS] = {"index_heads", offsetof(struct ws_arch, index_heads)},
 	[WS_AK_INDEX_HEAD_DIM] = {"index_head_dim", offsetof(struct ws_arch, index_head_dim)},
+	[WS_AK_TYPE_VOCAB] = {"type_vocab_size", offsetof(struct ws_arch, type_vocab_size)},
+	[WS_AK_LABELS] = {"num_labels", offsetof(struct ws_arch, num_labels)},
+	[WS_AK_EMBED_SIZE] = {"embedding_size", offsetof(struct ws_arch, embedding_size)},
 };
 
 static uint64_t *
@@ -409,6 +412,48 @@ read_sliding(struct cfg *c, const struct ws_cat_entry *t)
 	return read_layer_types(c);
 }
 
+/* An encoder's token-type rows, and a classifier's outputs as
+ * PretrainedConfig counts them: num_labels, else one per id2label entry,
+ * else its default 2. */
+static int
+read_encoder(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v;
+	int r;
+	if (ws_sw_has(&a->flags, WS_ARCH_TYPE_EMBED)) {
+		if ((r = cfg_u64(c, "type_vocab_size", &v)) < 0)
+			return -1;
+		if (r > 0)
+			set_field(a, WS_AK_TYPE_VOCAB, v, "type_vocab_size");
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_SIZE)) {
+		if ((r = cfg_u64(c, "embedding_size", &v)) < 0)
+			return -1;
+		if (r > 0)
+			set_field(a, WS_AK_EMBED_SIZE, v, "embedding_size");
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER))
+		return 0;
+	if ((r = cfg_u64(c, "num_labels", &v)) < 0)
+		return -1;
+	if (r > 0) {
+		set_field(a, WS_AK_LABELS, v, "num_labels");
+		return 0;
+	}
+	const cJSON *ids = cfg_item(c, "id2label");
+	if (ids && !cJSON_IsObject(ids))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'id2label': expected an object, got %s", json_type_name(ids));
+	if (ids) {
+		set_field(a, WS_AK_LABELS, (uint64_t)cJSON_GetArraySize(ids), "id2label");
+	} else {
+		set_field(a, WS_AK_LABELS, 2, NULL);
+		note_default(a, "num_labels");
+	}
+	return 0;
+}
+
 static int
 fix_falcon(struct cfg *c)
 {
@@ -664,6 +709,20 @@ read_fields(struct cfg *c)
 		for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
 			if (c->a->keys[cfg_keys[i].field])
 				continue;
+			/* the type's own spelling first (its attribute_map) */
+			for (size_t k = 0; c->entry && k < WS_CAT_MAX_ALIASES && c->entry->aliases[k].key; k++) {
+				const struct ws_cat_alias *al = &c->entry->aliases[k];
+				uint64_t v;
+				int r = al->field == cfg_keys[i].field ? cfg_u64(c, al->key, &v) : 0;
+				if (r < 0)
+					return -1;
+				if (r > 0) {
+					set_field(c->a, al->field, v, al->key);
+					break;
+				}
+			}
+			if (c->a->keys[cfg_keys[i].field])
+				continue;
 			for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
 				uint64_t v;
 				int r = cfg_u64(c, cfg_keys[i].keys[j], &v);
@@ -701,8 +760,8 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	 * config has no model_type, the model_type too (as transformers'
 	 * auto classes do). */
 	const char *cls = config_class(config);
-	enum ws_cat_head head = WS_HEAD_LM;
-	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &head) : NULL;
+	const struct ws_cat_class *klass = NULL;
+	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
 	if (!*name && by_cls)
 		name = by_cls->names[0];
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, "text_config");
@@ -717,7 +776,26 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	t = ws_cat_by_model_type(name);
 	if (t) {
 		apply_type(out, t);
-		out->no_head = by_cls && head == WS_HEAD_NONE;
+		out->no_head = by_cls && klass->head == WS_HEAD_NONE;
+		if (t->classes) {
+			/* an encoder: its class's parts (another type's class, or
+			 * none, reads as the type's first, AutoModel's) */
+			const struct ws_cat_class *k = by_cls == t ? klass : ws_cat_default_class(t);
+			/* a class of this type whose head the catalogue lacks
+			 * (ElectraForMultipleChoice's sequence summary): no
+			 * formula, rather than another class's */
+			bool unknown = !by_cls && cls && !strncmp(cls, t->cls, strlen(t->cls));
+			if (unknown) {
+				out->known = false;
+				out->unsupported = "the head this class adds is not in the catalogue";
+			}
+			ws_sw_or(&out->flags, &k->parts);
+			out->no_head = k->head == WS_HEAD_NONE;
+			if (k == klass || unknown)
+				snprintf(out->cls, sizeof out->cls, "%s", cls);
+			else
+				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);
+		}
 		c.entry = t;
 		if (!(c.defs = defaults_json(t)))
 			return ws_err_oom(err, config_path);
@@ -743,7 +821,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			break;
 		}
 	}
-	if (read_mlp_only_layers(&c) < 0 || read_sliding(&c, t) < 0)
+	if (read_mlp_only_layers(&c) < 0 || read_sliding(&c, t) < 0 || read_encoder(&c) < 0)
 		goto fail;
 	if (out->n_mlp_only_layers)
 		qsort(out->mlp_only_layers, out->n_mlp_only_layers, sizeof(uint32_t), u32_cmp);

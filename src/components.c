@@ -32,8 +32,39 @@ find_or_add(ws_model *m, const char *name, const char *kind, bool is_main, uint3
 		m->components = c;
 		*cap = ncap;
 	}
-	m->components[m->n_components] = (ws_component){name, kind, is_main, 0, 0};
+	m->components[m->n_components] = (ws_component){.name = name, .kind = kind, .main = is_main};
 	return (int)m->n_components++;
+}
+
+/* The sentence-transformers module whose folder held t ("2_Dense."
+ * before its own name), or NULL. */
+static const ws_st_module *
+st_module_of(const ws_model *m, const ws_tensor *t)
+{
+	for (uint32_t i = 0; i < m->n_st_modules; i++) {
+		const ws_st_module *md = &m->st_modules[i];
+		size_t n = strlen(md->path);
+		if (md->weights && t->name_len > n + 1 && !memcmp(t->name, md->path, n) && t->name[n] == '.')
+			return md;
+	}
+	return NULL;
+}
+
+/* A module's tensor: a Dense module's linear layer is role projector;
+ * what other modules hold is not named yet. */
+static void
+st_role(const ws_st_module *md, ws_tensor *t)
+{
+	const char *rest = t->name + strlen(md->path) + 1;
+	t->layer = -1;
+	t->expert = -1;
+	if (md->dense && (!strcmp(rest, "linear.weight") || !strcmp(rest, "linear.bias"))) {
+		t->role = WS_ROLE_PROJECTOR;
+		t->kind = !strcmp(rest, "linear.bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
+	} else if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
+		t->role = WS_ROLE_OTHER;
+	}
+	t->params = t->role == WS_ROLE_BUFFER || t->role == WS_ROLE_QUANT_AUX ? 0 : t->elements;
 }
 
 int
@@ -46,8 +77,14 @@ ws_components_assign(ws_model *m)
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
 		const struct ws_cat_component *c = ws_cat_component_of(t->name, t->name_len);
+		const ws_st_module *md = st_module_of(m, t);
 		int ix;
-		if (!c) {
+		if (md) {
+			/* kind: it maps the pooled embedding to another width */
+			if ((ix = find_or_add(m, md->path, "projector", false, &cap)) < 0)
+				return -1;
+			st_role(md, t);
+		} else if (!c) {
 			if (main_ix < 0 && (main_ix = find_or_add(m, WS_MAIN_COMPONENT, "text", true, &cap)) < 0)
 				return -1;
 			ix = main_ix;
@@ -138,12 +175,19 @@ ws_model_select_component(ws_model *m, const char *name, ws_error *err)
 	m->n_findings = f;
 	if (!c->main) {
 		/* the warning that named every component without a formula
-		 * went with the main component's findings */
-		if (ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
-					 false, 0, 0, "no formula for component %s (%s) yet: counted "
-					 "in the parameters, not compared", c->name, c->kind) < 0)
+		 * went with the main component's findings (a component with
+		 * its own count keeps its findings about it) */
+		char *cn = c->has_formula ? NULL : ws_escape_text(c->name, strlen(c->name));
+		if (!c->has_formula &&
+		    (!cn || ws_model_add_finding(m, WS_SEV_WARNING, "unsupported-architecture", NULL, -1, -1,
+						 false, 0, 0, "no formula for component %s (%s) yet: counted "
+						 "in the parameters, not compared", cn, c->kind) < 0)) {
+			free(cn);
 			return ws_err_oom(err, m->path);
-		m->findings[m->n_findings - 1].component = c->name;
+		}
+		free(cn);
+		if (!c->has_formula)
+			m->findings[m->n_findings - 1].component = c->name;
 		ws_arch_free(m->arch);
 		free(m->arch);
 		m->arch = NULL;

@@ -42,6 +42,8 @@ q_blame(const struct qval *qv, enum ws_q q)
 		return d->a;
 	if (d->op == WS_QOP_CONST)
 		return -1;
+	if (d->op == WS_QOP_ELSE)
+		return q_blame(qv, qv->v[d->a] ? d->a : d->b);
 	int x = q_blame(qv, d->a), y = q_blame(qv, d->b);
 	if (x < 0)
 		return y;
@@ -73,6 +75,7 @@ q_eval(struct qval *qv, ws_error *err)
 		case WS_QOP_LEAF: qv->v[i] = ws_arch_value(qv->a, d->a); break;
 		case WS_QOP_MUL: ok = ws_mul_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
 		case WS_QOP_ADD: ok = ws_add_u64(qv->v[d->a], qv->v[d->b], &qv->v[i]); break;
+		case WS_QOP_ELSE: qv->v[i] = qv->v[d->a] ? qv->v[d->a] : qv->v[d->b]; break;
 		}
 		if (!ok)
 			return overflow(qv, q_blame(qv, (enum ws_q)i), "shape", err);
@@ -237,6 +240,25 @@ static const struct flag_name {
 	{WS_ARCH_NEW_DECODER, "new_decoder_architecture"},
 	{WS_ARCH_MULTI_QUERY, "multi_query"},
 	{WS_ARCH_XIELU, "xielu"},
+	{WS_ARCH_NO_FINAL_NORM, "no_final_norm"},
+	{WS_ARCH_TYPE_EMBED, "token_types"},
+	{WS_ARCH_POOLER, "pooler"},
+	{WS_ARCH_MLM, "mlm_head"},
+	{WS_ARCH_NSP, "nsp_head"},
+	{WS_ARCH_CLASSIFIER, "classifier"},
+	{WS_ARCH_CLS_DENSE, "classifier_dense"},
+	{WS_ARCH_CHOICE, "multiple_choice"},
+	{WS_ARCH_EMBED_SIZE, "embedding_width"},
+};
+
+/* An encoder class's parts, as the text summary names them. */
+static const struct flag_name part_names[] = {
+	{WS_ARCH_POOLER, "pooler"},
+	{WS_ARCH_MLM, "masked-LM head"},
+	{WS_ARCH_NSP, "next-sentence head"},
+	{WS_ARCH_CLS_DENSE, "classifier dense"},
+	{WS_ARCH_CLASSIFIER, "classifier"},
+	{WS_ARCH_CHOICE, "multiple-choice classifier"},
 };
 
 static const char *const norm_names[] = {
@@ -270,6 +292,8 @@ ws_arch_to_json(const struct ws_arch *a)
 	ok = ok && cJSON_AddBoolToObject(o, "tied_embeddings", (ws_sw_has(&a->flags, WS_ARCH_TIED)) != 0);
 	if (ok && a->no_head)
 		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;
+	if (ok && a->cls[0])
+		ok = ws_json_add_bytes(o, "class", a->cls, strlen(a->cls)) != NULL;
 	if (ok && a->n_defaulted) {
 		cJSON *d = cJSON_AddArrayToObject(o, "defaulted");
 		ok = d != NULL;
@@ -381,7 +405,7 @@ q_render(const struct qval *qv, enum ws_q q, char *buf, size_t len, int parent)
 	const struct ws_qdef *d = &ws_qdefs[q];
 	char x[96], y[96];
 
-	if (d->op == WS_QOP_LEAF || d->op == WS_QOP_CONST) {
+	if (d->op == WS_QOP_LEAF || d->op == WS_QOP_CONST || d->op == WS_QOP_ELSE) {
 		ws_fmt_commas(qv->v[q], buf, len);
 		return;
 	}
@@ -462,6 +486,21 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 				continue;
 			fprintf(out, "%s%s %s", sep, ws_arch_key_name(always_keys[i]),
 				ws_fmt_commas(v, b1, sizeof b1));
+			sep = ", ";
+		}
+		fputc('\n', out);
+	}
+	if (a->known && a->cls[0]) {
+		/* an encoder: what its class adds to the body */
+		fprintf(out, "  class ");
+		ws_fput_escaped(out, a->cls, strlen(a->cls));
+		const char *sep = ": ";
+		for (size_t i = 0; i < ARRAY_LEN(part_names); i++) {
+			if (!ws_sw_has(&a->flags, part_names[i].flag))
+				continue;
+			fprintf(out, "%s%s", sep, part_names[i].name);
+			if (part_names[i].flag == WS_ARCH_CLASSIFIER)
+				fprintf(out, " (%llu outputs)", (unsigned long long)a->num_labels);
 			sep = ", ";
 		}
 		fputc('\n', out);
@@ -567,6 +606,66 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 		fprintf(out, "  (mtp also holds %llu block%s counted like the others)\n",
 			(unsigned long long)a->num_nextn_predict_layers,
 			a->num_nextn_predict_layers == 1 ? "" : "s");
+}
+
+/* ==== what the class does not load ==== */
+
+#define UNLOADED_NAMED 8       /* names in the finding, then a count */
+
+int
+ws_model_mark_unloaded(ws_model *m)
+{
+	const struct ws_arch *a = m->arch;
+	if (!a || !a->known || !a->cls[0])
+		return 0;
+	/* a head role no template of this class has: another class's part
+	 * (an LM head stored beside a tied one is a copy, not unloaded) */
+	ws_switches feat = ws_template_features(a);
+	bool on[WS_ROLE_COUNT] = {false};
+	for (size_t i = 0; i < ws_n_templates; i++)
+		if (ws_template_on(&ws_templates[i], &feat))
+			on[ws_templates[i].role] = true;
+	uint64_t n = 0, elements = 0;
+	char names[UNLOADED_NAMED * 80 + 64] = "";
+	size_t len = 0;
+	/* the roles of the parts a class adds */
+	bool part[WS_ROLE_COUNT] = {false};
+	static const ws_role parts[] = {WS_ROLE_POOLER, WS_ROLE_MLM_TRANSFORM, WS_ROLE_MLM_BIAS,
+					WS_ROLE_NSP_HEAD, WS_ROLE_CLASSIFIER, WS_ROLE_LM_HEAD};
+	for (size_t i = 0; i < ARRAY_LEN(parts); i++)
+		part[parts[i]] = true;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		if ((unsigned)t->role >= WS_ROLE_COUNT || t->layer >= 0 || !part[t->role] || on[t->role] ||
+		    (t->role == WS_ROLE_LM_HEAD && !a->no_head))
+			continue;
+		t->unloaded = true;
+		t->params = 0;
+		if (!ws_add_u64(elements, t->elements, &elements))
+			elements = UINT64_MAX;
+		if (n++ < UNLOADED_NAMED && len < sizeof names) {
+			char *e = ws_escape_text(t->name, t->name_len);
+			if (!e)
+				return -1;
+			int w = snprintf(names + len, sizeof names - len, "%s'%.72s'", n > 1 ? ", " : "", e);
+			free(e);
+			len += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (!n)
+		return 0;
+	char num[32], more[48] = "", *cls = ws_escape_text(a->cls, strlen(a->cls));
+	if (!cls)
+		return -1;
+	if (n > UNLOADED_NAMED)
+		snprintf(more, sizeof more, " and %llu more", (unsigned long long)(n - UNLOADED_NAMED));
+	int rc = ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", NULL, -1, -1, false, 0, 0,
+				      "%llu tensor%s stored but not loaded by %s (another class's part): %s%s; "
+				      "%s elements, counted apart, not in the parameters",
+				      (unsigned long long)n, n == 1 ? "" : "s", cls, names, more,
+				      ws_fmt_commas(elements, num, sizeof num));
+	free(cls);
+	return rc;
 }
 
 /* ==== comparison with the tensors ==== */
@@ -714,6 +813,26 @@ struct cmp {
 	bool rule_known[WS_ROLE_COUNT][2][3];
 };
 
+/* A role with several templates of one kind (a head's dense layer and
+ * its norm): the one whose shape t has, else the first (which then
+ * reports the mismatch). */
+static const struct ws_template *
+rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const struct ws_template *first,
+	       const ws_tensor *t, int k)
+{
+	if (!first || check_shape(NULL, qv, first, t, false) == 0)
+		return first;
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
+		if (r == first || r->role != first->role || r->kind != first->kind ||
+		    !ws_template_on(r, feat) || !(k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)))
+			continue;
+		if (check_shape(NULL, qv, r, t, false) == 0)
+			return r;
+	}
+	return first;
+}
+
 static const struct ws_template *
 cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
 {
@@ -733,6 +852,10 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 	for (uint64_t i = 0; i < c->m->n_tensors; i++) {
 		const ws_tensor *t = &c->m->tensors[i];
 		int role = (int)t->role;
+		if (t->unloaded)
+			continue;  /* named by ws_model_mark_unloaded */
+		if (t->component < c->m->n_components && !c->m->components[t->component].main)
+			continue;  /* another component's (the formula is the main one's) */
 		if (role == WS_ROLE_MTP) {
 			if (!ws_add_u64(c->mtp, t->params, &c->mtp))
 				c->mtp = UINT64_MAX;
@@ -767,7 +890,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			c->head_stored = true;
 			continue;
 		}
-		const struct ws_template *r = cmp_rule(c, role, t->kind, k);
+		const struct ws_template *r = rule_for_shape(&c->feat, qv, cmp_rule(c, role, t->kind, k), t, k);
 		if (!r) {
 			if (c->n_unexpected++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,

@@ -374,7 +374,8 @@ stats_compute(const ws_model *m, stats *s)
 		s->pa_dt[d] += t->params;
 		if ((unsigned)t->role < WS_ROLE_COUNT)
 			s->by_role[t->role] += t->params;
-		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED)
+		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED &&
+		    t->role != WS_ROLE_TYPE_EMBED)
 			s->non_embedding += t->params;
 		if (routed_role(t->role))
 			s->routed += t->params;

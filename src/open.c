@@ -1518,6 +1518,172 @@ out:
 	return rc;
 }
 
+/* ==== sentence-transformers folders ==== */
+
+/* modules.json lists a pipeline: the Transformer (weights and config at
+ * the root, or in its own folder in older saves), then modules such as
+ * Pooling, Normalize (no weights) and Dense (a linear layer of its own,
+ * PATH/model.safetensors and PATH/config.json). */
+
+#define ST_MAX_MODULES 64
+
+/* Is mod's type the sentence-transformers module cls ("Dense")? */
+static bool
+st_is(const cJSON *mod, const char *cls)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(mod, "type");
+	if (!cJSON_IsString(t))
+		return false;
+	const char *dot = strrchr(t->valuestring, '.');
+	return !strcmp(dot ? dot + 1 : t->valuestring, cls);
+}
+
+static const char *
+st_str(const cJSON *mod, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(mod, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* dir/modules.json, checked (an array of modules with relative paths),
+ * into *out; *out NULL when the folder has none. */
+static int
+st_read_modules(const char *dir, cJSON **out, ws_error *err)
+{
+	*out = NULL;
+	char *p = ws_path_join(dir, "modules.json");
+	if (!p)
+		return ws_err_oom(err, dir);
+	struct stat st;
+	if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(p);
+		return 0;
+	}
+	cJSON *j = parse_json_file(p, err);
+	int rc = j ? 0 : -1;
+	if (j && (!cJSON_IsArray(j) || cJSON_GetArraySize(j) > ST_MAX_MODULES))
+		rc = ws_err(err, WS_EXIT_INPUT, p, "expected an array of at most %d modules",
+			    ST_MAX_MODULES);
+	const cJSON *mod, *list = rc ? NULL : j;
+	cJSON_ArrayForEach(mod, list) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(mod, "path");
+		if (!cJSON_IsObject(mod) || !cJSON_IsString(path) ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(mod, "type"))) {
+			rc = ws_err(err, WS_EXIT_INPUT, p, "a module without a string 'path' and 'type'");
+			break;
+		}
+		if (*path->valuestring && !safe_relative(path->valuestring)) {
+			char *esc = ws_escape_text(path->valuestring, strlen(path->valuestring));
+			rc = ws_err(err, WS_EXIT_INPUT, p, "module path '%s' leaves the folder", esc ? esc : "?");
+			free(esc);
+			break;
+		}
+	}
+	free(p);
+	if (rc)
+		cJSON_Delete(j);
+	else
+		*out = j;
+	return rc;
+}
+
+/* The folder holding the Transformer module's weights and config (malloc'd):
+ * dir, or dir/PATH when modules.json puts it in a folder of its own. */
+static char *
+st_transformer_dir(const char *dir, const cJSON *mods)
+{
+	const cJSON *mod;
+	cJSON_ArrayForEach(mod, mods)
+		if (st_is(mod, "Transformer") && *st_str(mod, "path"))
+			return ws_path_join(dir, st_str(mod, "path"));
+	return strdup(dir);
+}
+
+/* A Dense module's sizes from PATH/config.json. */
+static int
+st_dense_config(ws_model *m, const char *sub, ws_st_module *md, ws_error *err)
+{
+	char *p = ws_path_join(sub, "config.json");
+	if (!p)
+		return ws_err_oom(err, sub);
+	cJSON *j = parse_json_file(p, err);
+	int rc = j ? 0 : -1;
+	static const char *const keys[] = {"in_features", "out_features"};
+	uint64_t *vals[] = {&md->in_features, &md->out_features};
+	for (size_t i = 0; !rc && i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[i]);
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= 9007199254740992.0 ||
+		    !ws_is_whole(v->valuedouble))
+			rc = ws_err(err, WS_EXIT_INPUT, p, "config key '%s': expected a non-negative integer",
+				    keys[i]);
+		else
+			*vals[i] = (uint64_t)v->valuedouble;
+	}
+	const cJSON *b = j ? cJSON_GetObjectItemCaseSensitive(j, "bias") : NULL;
+	if (!rc && b && !cJSON_IsBool(b))
+		rc = ws_err(err, WS_EXIT_INPUT, p, "config key 'bias': expected true or false");
+	md->bias = !b || cJSON_IsTrue(b);   /* Dense's default */
+	md->dense = !rc;
+	(void)m;
+	cJSON_Delete(j);
+	free(p);
+	return rc;
+}
+
+/* Every module of mods into m->st_modules; the weights of those with a
+ * PATH/model.safetensors read, their names prefixed "PATH.". */
+static int
+st_load_modules(ws_model *m, const char *dir, const cJSON *mods, ws_error *err)
+{
+	int n = cJSON_GetArraySize(mods), i = 0;
+	m->st_modules = ws_model_alloc(m, (size_t)(n ? n : 1) * sizeof *m->st_modules);
+	if (!m->st_modules)
+		return ws_err_oom(err, dir);
+	const cJSON *mod;
+	cJSON_ArrayForEach(mod, mods) {
+		ws_st_module *md = &m->st_modules[i++];
+		memset(md, 0, sizeof *md);
+		const char *name = st_str(mod, "name"), *path = st_str(mod, "path"), *type = st_str(mod, "type");
+		if (!(md->name = ws_model_strndup(m, name, strlen(name))) ||
+		    !(md->path = ws_model_strndup(m, path, strlen(path))) ||
+		    !(md->type = ws_model_strndup(m, type, strlen(type))))
+			return ws_err_oom(err, dir);
+		m->n_st_modules = (uint32_t)i;
+		if (!*path || st_is(mod, "Transformer"))
+			continue;
+		char *sub = ws_path_join(dir, path), *wf = sub ? ws_path_join(sub, "model.safetensors") : NULL;
+		struct stat st;
+		int rc = wf ? 0 : ws_err_oom(err, dir);
+		if (!rc && stat(wf, &st) == 0 && S_ISREG(st.st_mode)) {
+			uint64_t first = m->n_tensors;
+			rc = ws_safetensors_load(m, wf, err);
+			size_t pl = strlen(path);
+			for (uint64_t k = first; !rc && k < m->n_tensors; k++) {
+				ws_tensor *t = &m->tensors[k];
+				char *nn = ws_model_alloc(m, pl + 1 + t->name_len + 1);
+				if (!nn || pl + 1 + (uint64_t)t->name_len > UINT32_MAX) {
+					rc = ws_err_oom(err, wf);
+					break;
+				}
+				memcpy(nn, path, pl);
+				nn[pl] = '.';
+				memcpy(nn + pl + 1, t->name, t->name_len);
+				nn[pl + 1 + t->name_len] = '\0';
+				t->name = nn;
+				t->name_len += (uint32_t)pl + 1;
+			}
+			md->weights = !rc;
+		}
+		if (!rc && st_is(mod, "Dense"))
+			rc = st_dense_config(m, sub, md, err);
+		free(wf);
+		free(sub);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 /* ==== the entry point ==== */
 
 static bool
@@ -1562,12 +1728,22 @@ open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error 
 		struct stat ss;
 		if (snap && stat(snap, &ss) == 0 && S_ISDIR(ss.st_mode))
 			target = snap;
-		cfg_dir = strdup(target);
+		/* a sentence-transformers folder: its Transformer's weights
+		 * and config, then the modules with weights of their own */
+		cJSON *mods = NULL;
+		if (st_read_modules(target, &mods, err))
+			goto out;
+		cfg_dir = mods ? st_transformer_dir(target, mods) : strdup(target);
 		if (!cfg_dir) {
+			cJSON_Delete(mods);
 			ws_err_oom(err, path);
 			goto out;
 		}
-		if (load_folder(m, target, opts ? opts->variant : NULL, err))
+		int r = load_folder(m, cfg_dir, opts ? opts->variant : NULL, err);
+		if (!r && mods)
+			r = st_load_modules(m, target, mods, err);
+		cJSON_Delete(mods);
+		if (r)
 			goto out;
 	} else {
 		cfg_dir = ws_path_dir(path);

@@ -127,13 +127,19 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 			n_quant_aux++;
 			continue;
 		}
+		if (t->unloaded) {
+			s->unloaded += el;
+			s->n_unloaded++;
+			continue;
+		}
 		params += pa;
 		s->params_by_dtype[dt] += pa;
 		if ((unsigned)role < WS_ROLE_COUNT)
 			s->params_by_role[role] += pa;
 		if (layer >= 0)
 			s->params_by_layer[layer] += pa;
-		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED)
+		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED &&
+		    role != WS_ROLE_TYPE_EMBED)
 			non_embedding += pa;
 	}
 	s->n_layers = max_layer + 1;
@@ -239,6 +245,8 @@ components_json(const ws_model *m, const ws_summary *s)
 		ws_json_add_u64(o, "params", co->params);
 		if (co->main && m->formula)
 			ws_json_add_u64(o, "formula", m->formula->total);
+		else if (co->has_formula)
+			ws_json_add_u64(o, "formula", co->formula);
 		if (co->main && s->has_active)
 			ws_json_add_u64(o, "active", s->active);
 		cJSON *ls = cJSON_AddArrayToObject(o, "layers");
@@ -387,6 +395,26 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		cJSON_AddItemToArray(files, o);
 	}
 	ws_json_add_u64(obj, "tensor_count", m->n_tensors);
+	if (m->n_st_modules) {
+		/* a sentence-transformers folder's pipeline (modules.json) */
+		cJSON *mods = cJSON_AddArrayToObject(obj, "modules");
+		for (uint32_t i = 0; mods && i < m->n_st_modules; i++) {
+			const ws_st_module *md = &m->st_modules[i];
+			cJSON *o = cJSON_CreateObject();
+			if (!o || !cJSON_AddItemToArray(mods, o)) {
+				cJSON_Delete(o);
+				break;
+			}
+			ws_json_add_bytes(o, "name", md->name, strlen(md->name));
+			ws_json_add_bytes(o, "path", md->path, strlen(md->path));
+			ws_json_add_bytes(o, "type", md->type, strlen(md->type));
+			if (md->dense) {
+				ws_json_add_u64(o, "in_features", md->in_features);
+				ws_json_add_u64(o, "out_features", md->out_features);
+				cJSON_AddBoolToObject(o, "bias", md->bias);
+			}
+		}
+	}
 
 	cJSON *el = cJSON_AddObjectToObject(obj, "elements");
 	ws_json_add_u64(el, "total", s.elements);
@@ -422,11 +450,14 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		if (m->tensors[i].role == WS_ROLE_BUFFER)
 			cJSON_AddItemToArray(bt, ws_json_bytes(m->tensors[i].name,
 							       m->tensors[i].name_len));
-	/* stored but not loaded by the config's class: none a decoder's
-	 * catalogue entry leaves out (MTP layers are parameters) */
+	/* stored but not loaded by the config's class (MTP layers are
+	 * parameters, never here) */
 	cJSON *un = cJSON_AddObjectToObject(obj, "unloaded");
-	ws_json_add_u64(un, "total", 0);
-	cJSON_AddArrayToObject(un, "tensors");
+	ws_json_add_u64(un, "total", s.unloaded);
+	cJSON *ut = cJSON_AddArrayToObject(un, "tensors");
+	for (uint64_t i = 0; ut && i < m->n_tensors; i++)
+		if (m->tensors[i].unloaded)
+			cJSON_AddItemToArray(ut, ws_json_bytes(m->tensors[i].name, m->tensors[i].name_len));
 	cJSON *qa = cJSON_AddObjectToObject(obj, "quant_aux");
 	ws_json_add_u64(qa, "total", s.quant_aux);
 	ws_json_add_u64(qa, "tensors", s.n_quant_aux);
@@ -524,12 +555,30 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		m->n_files == 1 ? "" : "s", (unsigned long long)m->n_tensors);
 	if (m->format == WS_FORMAT_GGUF)
 		gguf_facts_text(f, m);
+	for (uint32_t i = 0; i < m->n_st_modules; i++) {
+		/* a sentence-transformers pipeline, in order */
+		const ws_st_module *md = &m->st_modules[i];
+		const char *dot = strrchr(md->type, '.');
+		fputs(i ? ", " : "modules        ", f);
+		ws_fput_escaped(f, dot ? dot + 1 : md->type, strlen(dot ? dot + 1 : md->type));
+		fputs(" (", f);
+		ws_fput_escaped(f, *md->path ? md->path : ".", strlen(*md->path ? md->path : "."));
+		if (md->dense)
+			fprintf(f, ", %llu to %llu", (unsigned long long)md->in_features,
+				(unsigned long long)md->out_features);
+		fputc(')', f);
+		if (i + 1 == m->n_st_modules)
+			fputc('\n', f);
+	}
 	param_line(f, "parameters", s.params);
 	if (s.has_active)
 		param_line(f, "active", s.active);
 	if (s.buffers)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "buffers",
 			ws_fmt_commas(s.buffers, c1, sizeof c1), (unsigned long long)s.n_buffers);
+	if (s.unloaded)
+		fprintf(f, "%-14s %s elements in %llu tensors (not loaded by the class)\n", "unloaded",
+			ws_fmt_commas(s.unloaded, c1, sizeof c1), (unsigned long long)s.n_unloaded);
 	if (s.quant_aux)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "quant aux",
 			ws_fmt_commas(s.quant_aux, c1, sizeof c1), (unsigned long long)s.n_quant_aux);
@@ -559,11 +608,15 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 			fo ? "        expected" : "");
 		for (uint32_t c = 0; c < m->n_components; c++) {
 			const ws_component *co = &m->components[c];
-			fprintf(f, "  %-22s %-10s %15s", co->name, co->kind,
+			/* a sentence-transformers module is named by its folder */
+			char *name = ws_escape_text(co->name, strlen(co->name));
+			fprintf(f, "  %-22s %-10s %15s", name ? name : "?", co->kind,
 				ws_fmt_commas(co->params, c1, sizeof c1));
+			free(name);
 			if (fo)
 				fprintf(f, " %15s", co->main ? ws_fmt_commas(fo->total, c2, sizeof c2)
-						      : "no formula yet");
+						    : co->has_formula ? ws_fmt_commas(co->formula, c2, sizeof c2)
+						    : "no formula yet");
 			fputc('\n', f);
 		}
 		for (uint64_t i = 0; i < m->n_tensors; i++) {

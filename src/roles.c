@@ -118,6 +118,7 @@ static const role_line lines[] = {
 	HF("", "{B}.attention.masked_bias", BUFFER),
 	HF("", "*.masked_bias", BUFFER),
 	HF("", "*position_ids", BUFFER),
+	HF("", "*token_type_ids", BUFFER),
 
 	/* Embeddings, final norm, head. */
 	HF("", "embed_tokens{K}", EMBED),
@@ -131,6 +132,7 @@ static const role_line lines[] = {
 	HF("", "wpe{K}", POS_EMBED),
 	HF("", "embed_positions{K}", POS_EMBED),
 	HF("", "embeddings.position_embeddings{K}", POS_EMBED),
+	HF("", "embeddings.token_type_embeddings{K}", TYPE_EMBED),
 	HF("", "word_embeddings_layernorm{K}", EMBED_NORM),
 	HF("", "embeddings.LayerNorm{K}", EMBED_NORM),
 	HF("", "norm{K}", FINAL_NORM),
@@ -139,6 +141,37 @@ static const role_line lines[] = {
 	HF("", "final_layernorm{K}", FINAL_NORM),
 	HF("", "final_layer_norm{K}", FINAL_NORM),
 	HF("", "encoder.final_layernorm{K}", FINAL_NORM),
+	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
+	 * RoBERTa-style lm_head (dense, layer_norm, decoder and its own
+	 * bias), classifiers. */
+	HF("", "pooler.dense{K}", POOLER),
+	HF("", "cls.predictions.transform.dense{K}", MLM_TRANSFORM),
+	HF("", "cls.predictions.transform.LayerNorm{K}", MLM_TRANSFORM),
+	HF("", "cls.predictions.decoder{K}", LM_HEAD),
+	HF("", "cls.predictions.bias", MLM_BIAS),
+	HF("", "cls.seq_relationship{K}", NSP_HEAD),
+	HF("bert roberta xlm-roberta", "lm_head.dense{K}", MLM_TRANSFORM),
+	HF("bert roberta xlm-roberta", "lm_head.layer_norm{K}", MLM_TRANSFORM),
+	HF("bert roberta xlm-roberta", "lm_head.decoder{K}", LM_HEAD),
+	HF("bert roberta xlm-roberta", "lm_head.bias", MLM_BIAS),
+	/* ELECTRA: embeddings projected to the hidden width; the
+	 * discriminator's and the generator's heads */
+	HF("electra", "embeddings_project{K}", PROJECTOR),
+	HF("electra", "discriminator_predictions.dense{K}", CLASSIFIER),
+	HF("electra", "discriminator_predictions.dense_prediction{K}", CLASSIFIER),
+	HF("electra", "generator_predictions.dense{K}", MLM_TRANSFORM),
+	HF("electra", "generator_predictions.LayerNorm{K}", MLM_TRANSFORM),
+	HF("electra", "generator_lm_head.bias", MLM_BIAS),
+	HF("electra", "generator_lm_head{K}", LM_HEAD),
+	HF("distilbert", "vocab_transform{K}", MLM_TRANSFORM),
+	HF("distilbert", "vocab_layer_norm{K}", MLM_TRANSFORM),
+	HF("distilbert", "vocab_projector.bias", MLM_BIAS),
+	HF("distilbert", "vocab_projector{K}", LM_HEAD),
+	HF("distilbert", "pre_classifier{K}", CLASSIFIER),
+	HF("", "classifier.dense{K}", CLASSIFIER),
+	HF("", "classifier.out_proj{K}", CLASSIFIER),
+	HF("", "classifier{K}", CLASSIFIER),
+	HF("", "qa_outputs{K}", CLASSIFIER),
 	HF("", "lm_head.ln{K}", FINAL_NORM),
 	HF("", "lm_head{K}", LM_HEAD),
 	HF("", "lm_head.linear{K}", LM_HEAD),
@@ -146,6 +179,29 @@ static const role_line lines[] = {
 	HF("", "output{K}", LM_HEAD),
 	HF("", "output_layer{K}", LM_HEAD),
 	HF("", "ff_out{K}", LM_HEAD),
+
+	/* BERT-style encoder layers (encoder.layer.N), post-norm: the
+	 * LayerNorms after attention and after the MLP. */
+	HF("", "encoder.layer.{L}.attention.self.query{K}", ATTN_Q),
+	HF("", "encoder.layer.{L}.attention.self.key{K}", ATTN_K),
+	HF("", "encoder.layer.{L}.attention.self.value{K}", ATTN_V),
+	HF("", "encoder.layer.{L}.attention.output.dense{K}", ATTN_O),
+	HF("", "encoder.layer.{L}.attention.output.LayerNorm{K}", ATTN_POST_NORM),
+	HF("", "encoder.layer.{L}.intermediate.dense{K}", FFN_UP),
+	HF("", "encoder.layer.{L}.output.dense{K}", FFN_DOWN),
+	HF("", "encoder.layer.{L}.output.LayerNorm{K}", FFN_POST_NORM),
+	HF("", "encoder.layer.{L}.*{K}", OTHER),
+	/* DistilBERT's (distilbert.transformer.layer.N, both prefixes
+	 * stripped) */
+	HF("distilbert", "layer.{L}.attention.q_lin{K}", ATTN_Q),
+	HF("distilbert", "layer.{L}.attention.k_lin{K}", ATTN_K),
+	HF("distilbert", "layer.{L}.attention.v_lin{K}", ATTN_V),
+	HF("distilbert", "layer.{L}.attention.out_lin{K}", ATTN_O),
+	HF("distilbert", "layer.{L}.sa_layer_norm{K}", ATTN_POST_NORM),
+	HF("distilbert", "layer.{L}.ffn.lin1{K}", FFN_UP),
+	HF("distilbert", "layer.{L}.ffn.lin2{K}", FFN_DOWN),
+	HF("distilbert", "layer.{L}.output_layer_norm{K}", FFN_POST_NORM),
+	HF("distilbert", "layer.{L}.*{K}", OTHER),
 
 	/* ChatGLM: blocks under encoder.layers, fused SwiGLU up-projection. */
 	HF("", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
@@ -406,6 +462,8 @@ static const tail tails[] = {
 	TL("", T_WEIGHT),                 /* gpt-oss sinks, fused experts */
 	TL(".weight", T_WEIGHT),
 	TL(".bias", T_BIAS),
+	TL(".gamma", T_WEIGHT),           /* TF-era LayerNorm names (BERT) */
+	TL(".beta", T_BIAS),
 	TL(".qweight", T_WEIGHT),         /* GPTQ, AWQ */
 	TL(".weight_packed", T_WEIGHT),   /* compressed-tensors */
 	TL(".B", T_WEIGHT),               /* GPTQ Marlin */
@@ -667,6 +725,8 @@ arch_ok(const role_line *l, const char *arch)
 static const struct { const char *s; size_t len; } wrappers[] = {
 	{ "model.", 6 }, { "language_model.", 15 }, { "transformer.", 12 },
 	{ "base_model.", 11 }, { "gpt_neox.", 9 },
+	/* encoders' bodies under a head class */
+	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 }, { "electra.", 8 },
 };
 
 static size_t

@@ -16,6 +16,16 @@
  * attn_kv_b, with key_length_mla / value_length_mla.
  * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
  * expert_count, say) while the tensors keep the config's sizes.
+ * Encoders (bert, roberta, xlm-roberta, distilbert, electra; safetensors): the layout of the
+ * config's class (body under its base_model_prefix unless the class is
+ * the base model; pooler, masked-LM, next-sentence and classifier heads
+ * as the class has them), or of --class NAME (a BertForPreTraining file
+ * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
+ * TF-era gamma / beta; --position-ids stores the position_ids buffer.
+ * --st writes a sentence-transformers folder around the model
+ * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
+ * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
+ * config.json and an F32 linear.weight [OUT, in] and linear.bias).
  *
  * Headers are real; tensor data are holes (ftruncate), so a 405B model
  * costs a few megabytes of disk.  safetensors output uses Hugging Face
@@ -163,6 +173,12 @@ typedef struct cfg {
 	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
+	/* an encoder (a catalogue entry with classes): the class whose
+	 * layout is written and the parts it adds, the body's name prefix */
+	const struct encoder *enc;
+	char enc_suffix[48];   /* "ForMaskedLM", "Model" ... */
+	ws_switches parts;
+	uint64_t type_vocab, labels, embed;
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -177,6 +193,8 @@ typedef struct gen {
 	uint64_t drop_layer;   /* missing-expert: the block that loses one */
 	bool fp8;              /* DeepSeek-V3's FP8 layout: scales beside */
 	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
+	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
+	bool position_ids;     /* the position_ids buffer (--position-ids) */
 	const cfg *c;
 } gen;
 
@@ -184,7 +202,7 @@ static const struct dtype {
 	const char *name;
 	unsigned bytes;
 	uint32_t ggml;
-} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}};
+} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}, {"I64", 8, 27}};
 
 static bool
 ends_with(const char *s, const char *tail)
@@ -308,6 +326,148 @@ stacked(gen *g, uint64_t L, const char *hf, const char *gg, uint64_t a, uint64_t
 	bool drop = g->plant == P_MISSING_EXPERT && L == g->drop_layer;
 	uint64_t s[3] = {drop ? n - 1 : n, a, b};
 	blk_nd(g, L, hf, gg, b ? 3 : 2, s);
+}
+
+/* ==== encoders ==== */
+
+/* How an encoder type names its tensors: the body's prefix under a head
+ * class, its layers and their linears and norms, its masked-LM head (the
+ * transform dense and norm, the output bias, the untied decoder) and the
+ * dense layer and output of a classifier with one. */
+typedef struct encoder {
+	const char *type;
+	const char *body;      /* base_model_prefix + ".": "bert." */
+	const char *layers;    /* "encoder.layer." */
+	const char *lin[6];    /* q, k, v, o, MLP up, MLP down */
+	const char *norm[2];   /* after attention, after the MLP */
+	bool types;            /* a token-type table */
+	const char *mlm[4];    /* transform dense, its norm, bias, decoder */
+	const char *cls[2];    /* a classifier's dense layer and output */
+	const char *rtd[2];    /* ELECTRA's discriminator head (ForPreTraining) */
+} encoder;
+
+#define BERT_LAYER \
+	"encoder.layer.", {"attention.self.query", "attention.self.key", "attention.self.value", \
+			   "attention.output.dense", "intermediate.dense", "output.dense"}, \
+	{"attention.output.LayerNorm", "output.LayerNorm"}, true
+#define BERT_MLM {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", \
+		  "cls.predictions.bias", "cls.predictions.decoder.weight"}
+#define ROBERTA_MLM {"lm_head.dense", "lm_head.layer_norm", "lm_head.bias", "lm_head.decoder.weight"}
+#define ROBERTA_CLS {"classifier.dense", "classifier.out_proj"}
+
+static const encoder encoders[] = {
+	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"distilbert", "distilbert.", "transformer.layer.",
+	 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "ffn.lin1", "ffn.lin2"},
+	 {"sa_layer_norm", "output_layer_norm"}, false,
+	 {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.weight"},
+	 {"pre_classifier", "classifier"}, {NULL, NULL}},
+	{"electra", "electra.", BERT_LAYER,
+	 {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head.bias",
+	  "generator_lm_head.weight"},
+	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}},
+};
+
+/* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
+static void
+enc_norm(gen *g, const char *pre, uint64_t d)
+{
+	char n[128];
+	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "gamma" : "weight");
+	top(g, n, NULL, d, 0);
+	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "beta" : "bias");
+	top(g, n, NULL, d, 0);
+}
+
+/* A linear layer: weight [out, in] and bias [out]. */
+static void
+enc_linear(gen *g, const char *pre, uint64_t out, uint64_t in)
+{
+	char n[128];
+	snprintf(n, sizeof n, "%s.weight", pre);
+	top(g, n, NULL, out, in);
+	snprintf(n, sizeof n, "%s.bias", pre);
+	top(g, n, NULL, out, 0);
+}
+
+static bool
+has_part(const cfg *c, int part)
+{
+	return ws_sw_has(&c->parts, part);
+}
+
+/* A BERT-style encoder as its class saves it: the body (under its
+ * base_model_prefix unless the class is the base model), then the
+ * class's parts. */
+static void
+build_encoder(gen *g)
+{
+	const cfg *c = g->c;
+	const encoder *e = c->enc;
+	uint64_t d = c->hidden, f = c->inter, w = c->embed;
+	const char *body = strcmp(c->enc_suffix, "Model") ? e->body : "";
+	char n[160];
+#define ENC_NAME(...) snprintf(n, sizeof n, __VA_ARGS__)
+	ENC_NAME("%sembeddings.word_embeddings.weight", body);
+	top(g, n, NULL, c->vocab, w);
+	ENC_NAME("%sembeddings.position_embeddings.weight", body);
+	top(g, n, NULL, c->positions, w);
+	if (e->types) {
+		ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
+		top(g, n, NULL, c->type_vocab, w);
+	}
+	ENC_NAME("%sembeddings.LayerNorm", body);
+	enc_norm(g, n, w);
+	if (w != d) {
+		ENC_NAME("%sembeddings_project", body);
+		enc_linear(g, n, d, w);
+	}
+	if (g->position_ids) {
+		uint64_t s[2] = {1, c->positions};
+		ENC_NAME("%sembeddings.position_ids", body);
+		push(g, 2, s, 0, n);
+		g->v[g->n - 1].dt = &dtypes[4];
+	}
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+		for (int i = 0; i < 6; i++) {
+			ENC_NAME("%s%s%" PRIu64 ".%s", body, e->layers, L, e->lin[i]);
+			enc_linear(g, n, i == 4 ? f : d, i == 5 ? f : d);
+			if (i == 3 || i == 5) {
+				ENC_NAME("%s%s%" PRIu64 ".%s", body, e->layers, L, e->norm[i == 5]);
+				enc_norm(g, n, d);
+			}
+		}
+	}
+	if (has_part(c, WS_ARCH_POOLER)) {
+		ENC_NAME("%spooler.dense", body);
+		enc_linear(g, n, d, d);
+	}
+	if (has_part(c, WS_ARCH_MLM)) {
+		enc_linear(g, e->mlm[0], w, d);
+		enc_norm(g, e->mlm[1], w);
+		top(g, e->mlm[2], NULL, c->vocab, 0);
+		if (!c->tied)
+			top(g, e->mlm[3], NULL, c->vocab, w);
+	}
+	if (has_part(c, WS_ARCH_NSP))
+		enc_linear(g, "cls.seq_relationship", 2, d);
+	/* the output of a classifier with a dense layer before it has the
+	 * type's second name, else "classifier" (qa_outputs for QA) */
+	bool dense = has_part(c, WS_ARCH_CLS_DENSE);
+	const char *const *two = e->rtd[0] && !strcmp(c->enc_suffix, "ForPreTraining") ? e->rtd : e->cls;
+	if (dense)
+		enc_linear(g, two[0], d, d);
+	const char *out = dense ? two[1]
+			: strcmp(c->enc_suffix, "ForQuestionAnswering") ? "classifier" : "qa_outputs";
+	if (has_part(c, WS_ARCH_CLASSIFIER))
+		enc_linear(g, out, c->labels, d);
+	if (has_part(c, WS_ARCH_CHOICE))
+		enc_linear(g, out, 1, d);
+#undef ENC_NAME
 }
 
 /* ==== families ==== */
@@ -807,6 +967,10 @@ static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->enc) {
+		build_encoder(g);
+		return;
+	}
 	bool gpt2 = c->fam->block == BK_GPT2;
 	bool ds = c->fam->block == BK_MLA, cat = c->fam == &catalogue_family;
 	bool falcon = c->fam->block == BK_FALCON;
@@ -938,6 +1102,33 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 		c->mlp_only[c->n_mlp_only++] = a->mlp_only_layers[i];
 }
 
+/* --class NAME: the layout of another class of the config's type */
+static const char *class_override;
+
+/* An encoder's sizes as the library read them, and the class whose
+ * layout is written. */
+static void
+from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
+{
+	c->enc = NULL;
+	for (size_t i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
+		if (!strcmp(encoders[i].type, a->architecture))
+			c->enc = &encoders[i];
+	if (!c->enc)
+		die("model_type '%s': no encoder layout", a->architecture);
+	from_catalogue(c, a);
+	c->positions = a->max_position_embeddings;
+	c->type_vocab = a->type_vocab_size;
+	c->labels = a->num_labels ? a->num_labels : 2;
+	c->embed = a->embedding_size ? a->embedding_size : a->hidden_size;
+	const char *name = class_override ? class_override : a->cls;
+	const struct ws_cat_class *k = NULL;
+	if (ws_cat_by_class(name, &k) != e)
+		die("class '%s' is not one of model_type '%s'", name, a->architecture);
+	snprintf(c->enc_suffix, sizeof c->enc_suffix, "%s", k->suffix);
+	c->parts = k->parts;
+}
+
 static void
 read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
@@ -968,6 +1159,13 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->v_channels = num(vc, "num_channels", 3);
 		if (!c->v_patch || c->v_image < c->v_patch)
 			die("%s: vision_config: patch_size and image_size", path);
+	}
+	const struct ws_cat_entry *ent = ws_cat_by_model_type(c->type);
+	if (ent && ent->classes && a.known) {
+		from_encoder(c, &a, ent);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
 	}
 	c->fam = family_of(c->type);
 	c->aflags = a.flags;
@@ -1334,6 +1532,81 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 	free(kv.p);
 }
 
+/* ==== sentence-transformers folders ==== */
+
+#define MAX_ST_DENSE 4
+
+/* --st-dense OUT[:nobias], in order */
+static struct { uint64_t out; bool bias; } st_dense[MAX_ST_DENSE];
+static size_t n_st_dense;
+
+static void
+write_text(const char *dir, const char *name, const char *text)
+{
+	char *p = join(dir, name);
+	FILE *f = fopen(p, "wb");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die("write %s", p);
+	free(p);
+}
+
+static char *
+make_dir(const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", p, strerror(errno));
+	return p;
+}
+
+/* The folder sentence-transformers saves around a Transformer at the
+ * root: modules.json, mean pooling, the Dense modules (a linear layer
+ * each, F32, in their own folders), normalization last. */
+static void
+write_sentence_transformers(const char *dir, const cfg *c)
+{
+	buf mods = {0};
+	char line[256], name[32];
+	size_t idx = 0;
+	bprintf(&mods, "[\n  {\"idx\": 0, \"name\": \"0\", \"path\": \"\", "
+		"\"type\": \"sentence_transformers.models.Transformer\"},\n");
+	snprintf(name, sizeof name, "%zu_Pooling", ++idx);
+	char *pool = make_dir(dir, name);
+	snprintf(line, sizeof line, "{\"word_embedding_dimension\": %" PRIu64 ", \"pooling_mode_cls_token\": "
+		 "false, \"pooling_mode_mean_tokens\": true}\n", c->hidden);
+	write_text(pool, "config.json", line);
+	free(pool);
+	bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+		"\"type\": \"sentence_transformers.models.Pooling\"},\n", idx, idx, name);
+	uint64_t width = c->hidden;
+	for (size_t i = 0; i < n_st_dense; i++) {
+		snprintf(name, sizeof name, "%zu_Dense", ++idx);
+		char *d = make_dir(dir, name);
+		snprintf(line, sizeof line, "{\"in_features\": %" PRIu64 ", \"out_features\": %" PRIu64
+			 ", \"bias\": %s, \"activation_function\": \"torch.nn.modules.activation.Tanh\"}\n",
+			 width, st_dense[i].out, st_dense[i].bias ? "true" : "false");
+		write_text(d, "config.json", line);
+		tensor lin[2] = {{.name = "linear.weight", .nd = 2, .shape = {st_dense[i].out, width}},
+				 {.name = "linear.bias", .nd = 1, .shape = {st_dense[i].out}}};
+		char *p = join(d, "model.safetensors");
+		write_shard(p, lin, 0, st_dense[i].bias ? 2 : 1, &dtypes[2]);
+		free(p);
+		free(d);
+		bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+			"\"type\": \"sentence_transformers.models.Dense\"},\n", idx, idx, name);
+		width = st_dense[i].out;
+	}
+	snprintf(name, sizeof name, "%zu_Normalize", ++idx);
+	free(make_dir(dir, name));
+	bprintf(&mods, "  {\"idx\": %zu, \"name\": \"%zu\", \"path\": \"%s\", "
+		"\"type\": \"sentence_transformers.models.Normalize\"}\n]\n", idx, idx, name);
+	write_text(dir, "modules.json", (const char *)mods.p);
+	write_text(dir, "sentence_bert_config.json", "{\"max_seq_length\": 256, \"do_lower_case\": false}\n");
+	write_text(dir, "config_sentence_transformers.json",
+		   "{\"__version__\": {\"sentence_transformers\": \"2.0.0\"}, \"prompts\": {}}\n");
+	free(mods.p);
+}
+
 /* ==== main ==== */
 
 static const struct {
@@ -1353,6 +1626,8 @@ usage(void)
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
+	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
+	      "               [--st] [--st-dense OUT[:nobias]]...\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
 	      stderr);
 	exit(2);
@@ -1365,17 +1640,22 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
+	bool legacy_norms = false, position_ids = false, st = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
-		    !strcmp(a, "--gguf-mtp")) {
+		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
+		    !strcmp(a, "--st")) {
+			st = st || !strcmp(a, "--st");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
 			gguf_mtp = gguf_mtp || !strcmp(a, "--gguf-mtp");
+			legacy_norms = legacy_norms || !strcmp(a, "--legacy-norms");
+			position_ids = position_ids || !strcmp(a, "--position-ids");
 			continue;
 		}
 		if (!v)
@@ -1403,6 +1683,15 @@ main(int argc, char **argv)
 				usage();
 			meta_key = strndup(v, (size_t)(eq - v));
 			meta_val = strtoull(eq + 1, NULL, 10);
+		} else if (!strcmp(a, "--class")) {
+			class_override = v;
+		} else if (!strcmp(a, "--st-dense")) {
+			char *end;
+			uint64_t out = strtoull(v, &end, 10);
+			if (n_st_dense == MAX_ST_DENSE || !out || (*end && strcmp(end, ":nobias")))
+				usage();
+			st_dense[n_st_dense].out = out;
+			st_dense[n_st_dense++].bias = !*end;
 		} else if (!strcmp(a, "--plant")) {
 			bool found = false;
 			for (size_t k = 0; k < sizeof plants / sizeof plants[0]; k++)
@@ -1423,6 +1712,10 @@ main(int argc, char **argv)
 	const char *raw;
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
+	if (c.enc && (gguf || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
+		die("%s: an encoder is safetensors only, without --fp8, --tie-head-copy or that defect", config);
+	if (!c.enc && (class_override || legacy_norms || position_ids))
+		die("--class, --legacy-norms and --position-ids are for encoders");
 	if (c.fam->block == BK_MLA && !c.nope)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
@@ -1441,7 +1734,8 @@ main(int argc, char **argv)
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
-		 .gguf_mtp = gguf_mtp, .c = &c};
+		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids,
+		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;
 	if (plant == P_MISSING_EXPERT && g.drop_layer == c.layers)
@@ -1460,6 +1754,8 @@ main(int argc, char **argv)
 		if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
 			die("write %s", p);
 		free(p);
+		if (st || n_st_dense)
+			write_sentence_transformers(dir, &c);
 	}
 	free(g.v);
 	free((void *)raw);

@@ -27,6 +27,85 @@
  * table, so the warning about it is off here. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* The head each class suffix adds; first match wins, so LMHeadModel
+ * (GPT-2) is read before the bare Model of a base class. */
+static const struct ws_cat_class decoder_classes[] = {
+	{"ForCausalLM", WS_HEAD_LM, NOSW},
+	{"LMHeadModel", WS_HEAD_LM, NOSW},
+	{"ForConditionalGeneration", WS_HEAD_LM, NOSW},
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForSequenceClassification", WS_HEAD_OTHER, NOSW},
+	{"ForTokenClassification", WS_HEAD_OTHER, NOSW},
+	{"ForQuestionAnswering", WS_HEAD_OTHER, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* BERT's classes: the pooler where the class builds its body with
+ * add_pooling_layer left true; the masked-LM decoder is the tied LM head. */
+static const struct ws_cat_class bert_classes[] = {
+	{"Model", WS_HEAD_NONE, SW(WS_ARCH_POOLER)},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"LMHeadModel", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForPreTraining", WS_HEAD_LM, SW(WS_ARCH_POOLER, WS_ARCH_MLM, WS_ARCH_NSP)},
+	{"ForNextSentencePrediction", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_NSP)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* RoBERTa's (XLM-R's alike): sequence classification is a dense layer
+ * and an output projection over the first token, without the pooler. */
+static const struct ws_cat_class roberta_classes[] = {
+	{"Model", WS_HEAD_NONE, SW(WS_ARCH_POOLER)},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForCausalLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* DistilBERT's: no pooler anywhere; pre_classifier is the dense layer
+ * before a sequence or multiple-choice classifier. */
+static const struct ws_cat_class distilbert_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* ELECTRA's: no pooler; the discriminator's head (ForPreTraining) is a
+ * dense layer and one output per token, the generator's (ForMaskedLM)
+ * a masked-LM head of the embedding width. */
+static const struct ws_cat_class electra_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForPreTraining", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CHOICE)},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForCausalLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_DENSE, WS_ARCH_CLASSIFIER)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* A post-norm encoder: a LayerNorm after attention and after the MLP,
+ * none before them or at the end; learned positions, token types and an
+ * embedding LayerNorm; biases on every linear. */
+#define ENCODER ALLB, WS_ARCH_LEARNED_POS, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, \
+	WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM
+/* BertConfig's defaults, which RobertaConfig and XLMRobertaConfig keep
+ * but for the vocabulary */
+#define BERT_DEFAULTS(vocab) \
+	{D("vocab_size", vocab), D("hidden_size", 768), D("intermediate_size", 3072), \
+	 D("num_hidden_layers", 12), D("num_attention_heads", 12), \
+	 D("max_position_embeddings", 512), D("type_vocab_size", 2)}
+
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
@@ -121,6 +200,32 @@ static const struct ws_cat_entry entries[] = {
 	  D("kv_lora_rank", 512), D("q_lora_rank", 1536), D("qk_rope_head_dim", 64),
 	  D("v_head_dim", 128), D("qk_nope_head_dim", 128), D("num_experts_per_tok", 8),
 	  D("first_k_dense_replace", 3), D("index_n_heads", 64), D("index_head_dim", 128)}},
+
+	/* Encoders: the body is the entry, the head the class's line */
+	{{"bert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes},
+	{{"roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes},
+	{{"xlm-roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes},
+	/* DistilBERT: BERT's layer without token types; its config spells
+	 * the widths dim and hidden_dim (sinusoidal positions are still a
+	 * stored table) */
+	{{"distilbert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_LEARNED_POS, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM), SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, "DistilBert",
+	 {D("vocab_size", 30522), D("dim", 768), D("hidden_dim", 3072), D("n_layers", 6), D("n_heads", 12),
+	  D("max_position_embeddings", 512)},
+	 WS_SLIDE_ALL, 0, distilbert_classes, {{WS_AK_HIDDEN, "dim"}, {WS_AK_INTER, "hidden_dim"}}},
+	/* ELECTRA: BERT's layer; embeddings of their own width, projected
+	 * to the hidden size when it differs (ElectraConfig's defaults are
+	 * electra-small's) */
+	{{"electra"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER, WS_ARCH_EMBED_SIZE), SW(WS_ARCH_TIED), {{0}},
+	 false, WS_FIX_NONE, "Electra",
+	 {D("vocab_size", 30522), D("embedding_size", 128), D("hidden_size", 256), D("intermediate_size", 1024),
+	  D("num_hidden_layers", 12), D("num_attention_heads", 4), D("max_position_embeddings", 512),
+	  D("type_vocab_size", 2)},
+	 WS_SLIDE_ALL, 0, electra_classes},
 };
 
 static const struct {
@@ -155,20 +260,6 @@ ws_layer_kind_from_config(const char *s)
 	return -1;
 }
 
-/* The head each class suffix adds; first match wins, so LMHeadModel
- * (GPT-2) is read before the bare Model of a base class. */
-static const struct {
-	const char *suffix;
-	enum ws_cat_head head;
-} class_heads[] = {
-	{"ForCausalLM", WS_HEAD_LM},
-	{"LMHeadModel", WS_HEAD_LM},
-	{"ForConditionalGeneration", WS_HEAD_LM},
-	{"Model", WS_HEAD_NONE},
-	{"ForSequenceClassification", WS_HEAD_OTHER},
-	{"ForTokenClassification", WS_HEAD_OTHER},
-	{"ForQuestionAnswering", WS_HEAD_OTHER},
-};
 
 /* Components of multimodal checkpoints, by the prefixes transformers
  * saves them under (before and after the 4.52 refactor). */
@@ -242,21 +333,28 @@ ws_cat_by_gguf(const char *name)
 }
 
 const struct ws_cat_entry *
-ws_cat_by_class(const char *cls, enum ws_cat_head *head)
+ws_cat_by_class(const char *cls, const struct ws_cat_class **klass)
 {
 	for (size_t i = 0; i < ARRAY_LEN(entries); i++) {
 		const char *p = entries[i].cls;
 		size_t n = p ? strlen(p) : 0;
 		if (!n || strncmp(cls, p, n) != 0)
 			continue;
-		for (size_t j = 0; j < ARRAY_LEN(class_heads); j++) {
-			if (strcmp(cls + n, class_heads[j].suffix) == 0) {
-				*head = class_heads[j].head;
+		const struct ws_cat_class *c = entries[i].classes ? entries[i].classes : decoder_classes;
+		for (; c->suffix; c++) {
+			if (strcmp(cls + n, c->suffix) == 0) {
+				*klass = c;
 				return &entries[i];
 			}
 		}
 	}
 	return NULL;
+}
+
+const struct ws_cat_class *
+ws_cat_default_class(const struct ws_cat_entry *e)
+{
+	return e->classes ? &e->classes[0] : NULL;
 }
 
 const struct ws_cat_default *

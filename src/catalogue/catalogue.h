@@ -49,8 +49,32 @@ enum ws_cat_slide {
 	WS_SLIDE_STRING,    /* a pattern string, "LLLG": set by the config, not a type */
 };
 
+/* What a class adds on top of the base model. */
+enum ws_cat_head {
+	WS_HEAD_LM,        /* an LM head unless tied */
+	WS_HEAD_NONE,      /* the base model: no head */
+	WS_HEAD_OTHER,     /* a head the formula does not know yet */
+};
+
+/* A class by the suffix after the entry's prefix ("ForMaskedLM"): its LM
+ * head and, for an encoder, the parts it adds on top of the body (a
+ * pooler, a masked-LM head, a classifier: WS_ARCH_POOLER ...). */
+struct ws_cat_class {
+	const char *suffix;
+	enum ws_cat_head head;
+	ws_switches parts;
+};
+
 #define WS_CAT_MAX_NAMES 3
 #define WS_CAT_MAX_DEFAULTS 20
+#define WS_CAT_MAX_ALIASES 2
+
+/* A config class's own spelling of a value (its attribute_map):
+ * DistilBertConfig's `dim` for the hidden size. */
+struct ws_cat_alias {
+	enum ws_arch_key field;
+	const char *key;
+};
 
 struct ws_cat_entry {
 	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */
@@ -66,23 +90,27 @@ struct ws_cat_entry {
 	struct ws_cat_default defs[WS_CAT_MAX_DEFAULTS];
 	enum ws_cat_slide slide;
 	uint32_t slide_period; /* WS_SLIDE_PATTERN's class default */
+	/* the entry's own classes, ended by a NULL suffix, the first the
+	 * one a config without `architectures` is read as (AutoModel's);
+	 * NULL: the decoders' (ForCausalLM, Model, ...) */
+	const struct ws_cat_class *classes;
+	/* keys this type's config class spells its own way, read before
+	 * the common spellings of each value */
+	struct ws_cat_alias aliases[WS_CAT_MAX_ALIASES];
 };
 
-/* What a class adds on top of the base model. */
-enum ws_cat_head {
-	WS_HEAD_LM,        /* an LM head unless tied */
-	WS_HEAD_NONE,      /* the base model: no head */
-	WS_HEAD_OTHER,     /* a head the formula does not know yet */
-};
 
 const struct ws_cat_entry *ws_cat_by_model_type(const char *name);
 const struct ws_cat_entry *ws_cat_by_gguf(const char *name);
 /* The entry with a model_type or GGUF name that folds to `folded` (lower
  * case, no '_' or '-': how the role table holds architecture names). */
 const struct ws_cat_entry *ws_cat_by_folded(const char *folded);
-/* The entry whose class prefix `cls` starts with, and the head its
- * suffix adds; NULL when no entry's prefix plus a known suffix is cls. */
-const struct ws_cat_entry *ws_cat_by_class(const char *cls, enum ws_cat_head *head);
+/* The entry whose class prefix `cls` starts with, and its class line
+ * (*klass); NULL when no entry's prefix plus a known suffix is cls. */
+const struct ws_cat_entry *ws_cat_by_class(const char *cls, const struct ws_cat_class **klass);
+/* The class a config of entry e without a known class is read as: the
+ * first of its own, or NULL for the decoders'. */
+const struct ws_cat_class *ws_cat_default_class(const struct ws_cat_entry *e);
 /* The default of key in e, or NULL. */
 const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const char *key);
 

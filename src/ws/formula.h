@@ -66,6 +66,16 @@ enum ws_arch_flag {
 	WS_ARCH_NEW_DECODER,      /* falcon new_decoder_architecture */
 	WS_ARCH_MULTI_QUERY,      /* falcon multi_query */
 	WS_ARCH_XIELU,            /* xIELU: two learnable scalars per MLP */
+	WS_ARCH_NO_FINAL_NORM,    /* no norm after the last block (BERT) */
+	WS_ARCH_TYPE_EMBED,       /* a token-type table (BERT) */
+	/* the parts an encoder's class adds (catalogue class lines) */
+	WS_ARCH_POOLER,           /* pooler dense over the first token */
+	WS_ARCH_MLM,              /* masked-LM transform, decoder, bias */
+	WS_ARCH_NSP,              /* next-sentence head, 2 outputs */
+	WS_ARCH_CLASSIFIER,       /* a num_labels output layer */
+	WS_ARCH_CLS_DENSE,        /* a dense layer before it (RoBERTa) */
+	WS_ARCH_CHOICE,           /* a one-output layer (multiple choice) */
+	WS_ARCH_EMBED_SIZE,       /* embeddings of their own width (ELECTRA) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -128,15 +138,16 @@ ws_sw_all(const ws_switches *s, const ws_switches *need)
 	return true;
 }
 
-/* A constant set of up to 8 switches, for static tables:
+/* A constant set of up to 12 switches, for static tables:
  * `WS_SWITCHES(WS_ARCH_TIED, WS_ARCH_MLA)`; WS_SWITCHES(-1) is none. */
 #define WS_SW_BIT_(i, w) ((i) >= 0 && (i) / 64 == (w) ? 1ull << ((i) % 64) : 0ull)
-#define WS_SW_WORD_(w, a, b, c, d, e, f, g, h, ...) \
+#define WS_SW_WORD_(w, a, b, c, d, e, f, g, h, i, j, k, l, ...) \
 	(WS_SW_BIT_(a, w) | WS_SW_BIT_(b, w) | WS_SW_BIT_(c, w) | WS_SW_BIT_(d, w) | \
-	 WS_SW_BIT_(e, w) | WS_SW_BIT_(f, w) | WS_SW_BIT_(g, w) | WS_SW_BIT_(h, w))
+	 WS_SW_BIT_(e, w) | WS_SW_BIT_(f, w) | WS_SW_BIT_(g, w) | WS_SW_BIT_(h, w) | \
+	 WS_SW_BIT_(i, w) | WS_SW_BIT_(j, w) | WS_SW_BIT_(k, w) | WS_SW_BIT_(l, w))
 #define WS_SWITCHES(...) \
-	{{WS_SW_WORD_(0, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1), \
-	  WS_SW_WORD_(1, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1)}}
+	{{WS_SW_WORD_(0, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1), \
+	  WS_SW_WORD_(1, __VA_ARGS__, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)}}
 #define WS_NO_SWITCHES {{0, 0}}
 
 #define WS_ARCH_MAX_DEFAULTED 24
@@ -153,6 +164,7 @@ enum ws_arch_key {
 	WS_AK_FIRST_DENSE, WS_AK_MOE_STEP, WS_AK_Q_LORA, WS_AK_KV_LORA,
 	WS_AK_QK_NOPE, WS_AK_QK_ROPE, WS_AK_NEXTN,
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
+	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
 	WS_AK_COUNT
 };
 
@@ -194,6 +206,11 @@ struct ws_arch {
 
 	/* DeepSeek sparse attention's lightning indexer (0: none) */
 	uint64_t index_heads, index_head_dim;
+
+	/* encoders: the token-type table's rows, a classifier's outputs */
+	uint64_t type_vocab_size, num_labels;
+	uint64_t embedding_size;    /* 0: the hidden size */
+	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
 	 * layer_types (malloc'd kinds, enum ws_layer_kind of the catalogue),
@@ -300,6 +317,17 @@ void ws_formula_print_summary(FILE *out, const struct ws_arch *a,
 /* The expectation as text; explain: each role's formula with numbers. */
 void ws_formula_print_text(FILE *out, const struct ws_arch *a,
 			   const struct ws_formula *f, bool explain);
+
+/*
+ * Tensors the config's class does not load (a BertForPreTraining file's
+ * pooler and next-sentence head under a BertForMaskedLM config): the
+ * parts of another class of the type, outside the blocks.  Each is marked
+ * unloaded with params 0 (role kept), and one unloaded-tensor warning
+ * names them.  After ws_roles_assign, before components and the
+ * comparison.  Returns 0, or -1 on OOM.  Does nothing without an
+ * encoder class (m->arch->cls).
+ */
+int ws_model_mark_unloaded(ws_model *m);
 
 /*
  * Compare the model's tensors (roles assigned) with m->arch / m->formula

@@ -87,6 +87,7 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(OTHER, "other", OTHER, NONE)                            \
 	X(EMBED, "embed", EMBED, NONE)                            \
 	X(POS_EMBED, "pos_embed", EMBED, NONE)                    \
+	X(TYPE_EMBED, "type_embed", EMBED, NONE)                  \
 	X(EMBED_NORM, "embed_norm", EMBED, NONE)                  \
 	X(ATTN_NORM, "attn_norm", NORMS, NONE)                    \
 	X(ATTN_Q, "attn_q", ATTN, DENSE)                          \
@@ -127,6 +128,12 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(MOE_SHARED_ROUTER, "moe_shared_router", EXPERTS, DENSE) \
 	X(FINAL_NORM, "final_norm", NORMS, NONE)                  \
 	X(LM_HEAD, "lm_head", HEAD, DENSE)                        \
+	X(MLM_TRANSFORM, "mlm_transform", HEAD, DENSE)            \
+	X(MLM_BIAS, "mlm_bias", HEAD, NONE)                       \
+	X(POOLER, "pooler", HEAD, NONE)                           \
+	X(NSP_HEAD, "nsp_head", HEAD, NONE)                       \
+	X(CLASSIFIER, "classifier", HEAD, NONE)                   \
+	X(PROJECTOR, "projector", HEAD, NONE)                     \
 	X(MTP, "mtp", MTP, NONE)                                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
@@ -205,6 +212,8 @@ typedef struct ws_tensor {
 	int32_t expert;        /* expert index, or -1 */
 	ws_kind kind;
 	uint64_t params;       /* logical parameters (0 for buffers/quant aux) */
+	bool unloaded;         /* stored, but the config's class does not load
+				* it (params 0; role kept) */
 	/* packed quantized weights (ws_quant_apply): the unpacked shape in
 	 * PyTorch order; NULL when it is the stored shape */
 	const uint64_t *logical_shape;
@@ -263,11 +272,29 @@ typedef struct ws_finding {
 
 typedef struct ws_component {
 	const char *name;      /* the checkpoint's own ("vision_tower"), or
-				* "text" for the decoder; static */
+				* "text" for the decoder; static or the
+				* model's */
 	const char *kind;      /* SPEC kind: text, vision, audio, projector */
 	bool main;             /* described by ws_model.arch / .formula */
 	uint64_t tensors, params;
+	bool has_formula;      /* a component with its own count (a
+				* sentence-transformers Dense module) */
+	uint64_t formula;
 } ws_component;
+
+/*
+ * A module of a sentence-transformers folder (modules.json), in order:
+ * the Transformer (its weights are the model's main component), Pooling,
+ * Normalize, Dense, ...  A module folder holding a model.safetensors is a
+ * component named by its path, its tensors' names prefixed "PATH.".
+ */
+typedef struct ws_st_module {
+	const char *name, *path, *type; /* as modules.json gives them (model's) */
+	bool weights;          /* its model.safetensors was read */
+	bool dense;            /* a Dense module whose config.json was read */
+	uint64_t in_features, out_features;
+	bool bias;
+} ws_st_module;
 
 /*
  * The finding codes of SPEC "Findings", one table for the library and
@@ -314,6 +341,9 @@ struct ws_model {
 	size_t n_findings, cap_findings;
 	ws_component *components;  /* filled by ws_model_analyze (arena) */
 	uint32_t n_components;
+	ws_st_module *st_modules;  /* a sentence-transformers folder's
+				    * modules.json (arena), or NULL */
+	uint32_t n_st_modules;
 	struct ws_arena *arena;   /* names, shapes and strings */
 	/* A folder's files that were not read: the variants not chosen
 	 * (model.fp16.safetensors beside model.safetensors); hash covers

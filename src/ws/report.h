@@ -21,6 +21,7 @@ typedef struct ws_summary {
 	uint64_t active;                   /* MoE: per token (see report.c) */
 	bool has_active;                   /* the architecture routes experts */
 	uint64_t buffers, n_buffers;       /* elements of buffer tensors */
+	uint64_t unloaded, n_unloaded;     /* elements not loaded by the class */
 	uint64_t quant_aux, n_quant_aux;   /* elements of quant side tensors */
 	uint64_t elements_by_dtype[WS_DT_COUNT];
 	uint64_t bytes_by_dtype[WS_DT_COUNT];

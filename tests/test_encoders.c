@@ -1,0 +1,630 @@
+/* test_encoders.c - BERT-family encoders through the catalogue: the body
+ * (post-norm layers, learned positions, token types) and the parts each
+ * class adds (pooler, masked-LM head, next-sentence head, classifiers),
+ * from released configs, against the counts transformers gives; and
+ * full-size sparse checkpoints with the released tensor names, checked. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ws/error.h"
+#include "ws/model.h"
+#include "ws/formula.h"
+#include "testutil.h"
+
+/* ==== helpers ==== */
+
+static cJSON *
+load_json(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "cannot open %s", path);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cJSON *j = cJSON_Parse(buf);
+	cr_assert(j, "cannot parse %s", path);
+	return j;
+}
+
+static void
+formula_of(const cJSON *cfg, struct ws_arch *a, struct ws_formula *f)
+{
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", a, &err), 0, "%s", err.message);
+	cr_assert(a->known, "unknown architecture '%s': %s", a->architecture,
+		  a->unsupported ? a->unsupported : "");
+	cr_assert_eq(ws_formula_compute(a, f, &err), 0, "%s", err.message);
+}
+
+static uint64_t
+total_of_json(const char *json)
+{
+	cJSON *cfg = cJSON_Parse(json);
+	cr_assert(cfg, "bad test JSON: %s", json);
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of(cfg, &a, &f);
+	uint64_t t = f.total;
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	return t;
+}
+
+/* A count of a parsed document (exact below 2^53, as every count here). */
+static uint64_t
+json_u64(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	cr_assert(cJSON_IsNumber(x), "%s.%s is missing", a, b ? b : "");
+	return (uint64_t)x->valuedouble;
+}
+
+/* mkmodel DIR CONFIG and up to four more arguments (NULL ends them) */
+static void
+mkmodel4(const char *dir, const char *config, const char *o1, const char *o2, const char *o3,
+	 const char *o4)
+{
+	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, (char *)o1,
+			o1 ? (char *)o2 : NULL, o1 && o2 ? (char *)o3 : NULL,
+			o1 && o2 && o3 ? (char *)o4 : NULL, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
+	ws_run_free(&r);
+}
+
+static void
+mkmodel(const char *dir, const char *config, const char *o1, const char *o2, const char *o3)
+{
+	mkmodel4(dir, config, o1, o2, o3, NULL);
+}
+
+/* Every tensor of model has a role other than `other`. */
+static void
+expect_no_other_role(const char *model)
+{
+	ws_run r = ws_run_cli("ls", model, "--role", "other", "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"tensors\":[]"), "tensors without a role: %s", r.out);
+	ws_run_free(&r);
+}
+
+/* check model --json: exit 0, params and formula `total`, and the codes
+ * of the findings, comma-separated, equal to `codes` ("" for none).
+ * Returns the parsed document (the caller deletes it). */
+static cJSON *
+check_model(const char *model, uint64_t total, const char *codes)
+{
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s: exit %d: %s%s", model, r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s: not JSON: %s", model, r.out);
+	cr_expect_eq(json_u64(j, "params", "total"), total, "%s: params %llu, expected %llu", model,
+		     (unsigned long long)json_u64(j, "params", "total"), (unsigned long long)total);
+	cr_expect_eq(json_u64(j, "formula", "total"), total, "%s: formula %llu", model,
+		     (unsigned long long)json_u64(j, "formula", "total"));
+	char got[256] = "";
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		size_t n = strlen(got);
+		snprintf(got + n, sizeof got - n, "%s%s", n ? "," : "", cJSON_IsString(c) ? c->valuestring : "?");
+	}
+	cr_expect_str_eq(got, codes, "%s: findings %s", model, r.out);
+	ws_run_free(&r);
+	return j;
+}
+
+/* Generate a checkpoint from config (a JSON text), check it. */
+static void
+check_generated(const char *json, uint64_t total)
+{
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL, NULL);
+	cJSON_Delete(check_model(model, total, ""));
+	expect_no_other_role(model);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== released configs ==== */
+
+/* The count-relevant keys of a released encoder config. */
+#define ENC(cls, type, h, inter, heads, layers, vocab, pos, types, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"" type "\", \"hidden_size\": " #h \
+	", \"intermediate_size\": " #inter ", \"num_attention_heads\": " #heads \
+	", \"num_hidden_layers\": " #layers ", \"vocab_size\": " #vocab \
+	", \"max_position_embeddings\": " #pos ", \"type_vocab_size\": " #types extra "}"
+
+/* DistilBertConfig spells the widths dim and hidden_dim */
+#define DISTIL(cls, vocab, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"distilbert\", \"dim\": 768, \"hidden_dim\": 3072," \
+	" \"n_heads\": 12, \"n_layers\": 6, \"max_position_embeddings\": 512, \"sinusoidal_pos_embds\": false," \
+	" \"vocab_size\": " #vocab extra "}"
+/* ElectraConfig's widths: the embeddings' and the hidden size */
+#define ELECTRA(cls, e, h, inter, heads, layers) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"electra\", \"embedding_size\": " #e \
+	", \"hidden_size\": " #h ", \"intermediate_size\": " #inter ", \"num_attention_heads\": " #heads \
+	", \"num_hidden_layers\": " #layers ", \"max_position_embeddings\": 512, \"type_vocab_size\": 2," \
+	" \"vocab_size\": 30522}"
+#define LABELS2 ", \"id2label\": {\"0\": \"NEGATIVE\", \"1\": \"POSITIVE\"}"
+#define LABELS3 ", \"id2label\": {\"0\": \"negative\", \"1\": \"neutral\", \"2\": \"positive\"}"
+#define LABELS9                                                                         \
+	", \"id2label\": {\"0\": \"O\", \"1\": \"B-MISC\", \"2\": \"I-MISC\", \"3\": \"B-PER\"," \
+	" \"4\": \"I-PER\", \"5\": \"B-ORG\", \"6\": \"I-ORG\", \"7\": \"B-LOC\", \"8\": \"I-LOC\"}"
+
+/*
+ * Totals.  An encoder layer of width d and MLP width f holds
+ * 4(d² + d) + (df + f) + (fd + d) + 4d (q, k, v, o, the MLP, two
+ * LayerNorms with biases); the embeddings (V + P + T)·d + 2d; the pooler
+ * d² + d; the masked-LM head d² + d (transform) + 2d (its LayerNorm) + V
+ * (its bias; the decoder is the tied embedding).
+ *   bert-large (d 1024, f 4096, 24 layers, V 30522, P 512, T 2):
+ *     body 334,092,288; BertModel (pooler) 335,141,888, the count
+ *     transformers prints for bert-large-uncased; BertForMaskedLM, the
+ *     released config's class, 335,174,458.
+ *   bert-base-multilingual-cased (V 119547): BertModel 177,853,440.
+ *   roberta-base (d 768, V 50265, P 514, T 1): body 124,055,040;
+ *     RobertaModel 124,645,632 (published); RobertaForMaskedLM
+ *     124,697,433; RobertaForSequenceClassification of 3 labels (dense
+ *     d² + d and out_proj 3d + 3, no pooler; twitter-roberta-base-
+ *     sentiment) 124,647,939; RobertaForQuestionAnswering (2d + 2;
+ *     roberta-base-squad2) 124,056,578.
+ *   xlm-roberta-base (V 250002): XLMRobertaModel 278,043,648
+ *     (published); XLMRobertaForMaskedLM 278,295,186.
+ *   xlm-roberta-large (d 1024, 24 layers): XLMRobertaModel 559,890,432
+ *     (published).
+ *   bert-base-cased (V 28996): BertModel 108,310,272 (published); its
+ *     token classifier of 9 labels without the pooler (bert-base-NER)
+ *     107,726,601.
+ *   distilbert-base-uncased (6 layers, no token types): DistilBertModel
+ *     66,362,880 (published); DistilBertForMaskedLM, its config's class,
+ *     66,985,530; the SST-2 fine-tune's DistilBertForSequenceClassification
+ *     (pre_classifier d² + d, classifier 2d + 2) 66,955,010.
+ *   distilbert-base-multilingual-cased (V 119547): DistilBertModel
+ *     134,734,080.
+ *   electra-small-discriminator (embeddings 128 wide, projected to 256:
+ *     (V + P + T)·128 + 256 + 256·128 + 256; 12 layers of 256, MLP 1024):
+ *     ElectraModel 13,483,008; ElectraForPreTraining, the released class
+ *     (a dense layer d² + d and one output d + 1), 13,549,057.
+ *   electra-small-generator (its masked-LM head of the embedding width:
+ *     128·256 + 128, a LayerNorm of 128, the bias V): 13,546,682.
+ *   electra-base-discriminator (embeddings as wide as the layers: no
+ *     projection; BERT-base's body 108,891,648): 109,483,009.
+ *   electra-large-discriminator (BERT-large's body 334,092,288):
+ *     335,142,913.
+ */
+static const struct released {
+	const char *what, *json;
+	uint64_t total;
+} released[] = {
+	{"bert-large-uncased", ENC("BertForMaskedLM", "bert", 1024, 4096, 16, 24, 30522, 512, 2, ""), 335174458ull},
+	{"bert-large-uncased as BertModel", ENC("BertModel", "bert", 1024, 4096, 16, 24, 30522, 512, 2, ""), 335141888ull},
+	{"bert-base-multilingual-cased", ENC("BertModel", "bert", 768, 3072, 12, 12, 119547, 512, 2, ""), 177853440ull},
+	{"roberta-base", ENC("RobertaForMaskedLM", "roberta", 768, 3072, 12, 12, 50265, 514, 1, ""), 124697433ull},
+	{"roberta-base as RobertaModel", ENC("RobertaModel", "roberta", 768, 3072, 12, 12, 50265, 514, 1, ""), 124645632ull},
+	{"twitter-roberta-base-sentiment-latest",
+	 ENC("RobertaForSequenceClassification", "roberta", 768, 3072, 12, 12, 50265, 514, 1, LABELS3), 124647939ull},
+	{"roberta-base-squad2", ENC("RobertaForQuestionAnswering", "roberta", 768, 3072, 12, 12, 50265, 514, 1, ""),
+	 124056578ull},
+	{"xlm-roberta-base", ENC("XLMRobertaForMaskedLM", "xlm-roberta", 768, 3072, 12, 12, 250002, 514, 1, ""),
+	 278295186ull},
+	{"xlm-roberta-base as XLMRobertaModel",
+	 ENC("XLMRobertaModel", "xlm-roberta", 768, 3072, 12, 12, 250002, 514, 1, ""), 278043648ull},
+	{"xlm-roberta-large as XLMRobertaModel",
+	 ENC("XLMRobertaModel", "xlm-roberta", 1024, 4096, 16, 24, 250002, 514, 1, ""), 559890432ull},
+	{"bert-base-cased as BertModel", ENC("BertModel", "bert", 768, 3072, 12, 12, 28996, 512, 2, ""), 108310272ull},
+	{"bert-base-NER", ENC("BertForTokenClassification", "bert", 768, 3072, 12, 12, 28996, 512, 2, LABELS9),
+	 107726601ull},
+	{"distilbert-base-uncased", DISTIL("DistilBertForMaskedLM", 30522, ""), 66985530ull},
+	{"distilbert-base-uncased as DistilBertModel", DISTIL("DistilBertModel", 30522, ""), 66362880ull},
+	{"distilbert-base-uncased-finetuned-sst-2-english",
+	 DISTIL("DistilBertForSequenceClassification", 30522, LABELS2), 66955010ull},
+	{"distilbert-base-multilingual-cased as DistilBertModel", DISTIL("DistilBertModel", 119547, ""),
+	 134734080ull},
+	{"electra-small-discriminator", ELECTRA("ElectraForPreTraining", 128, 256, 1024, 4, 12), 13549057ull},
+	{"electra-small-discriminator as ElectraModel", ELECTRA("ElectraModel", 128, 256, 1024, 4, 12),
+	 13483008ull},
+	{"electra-small-generator", ELECTRA("ElectraForMaskedLM", 128, 256, 1024, 4, 12), 13546682ull},
+	{"electra-base-discriminator", ELECTRA("ElectraForPreTraining", 768, 768, 3072, 12, 12), 109483009ull},
+	{"electra-large-discriminator", ELECTRA("ElectraForPreTraining", 1024, 1024, 4096, 16, 24),
+	 335142913ull},
+};
+
+Test(encoders, released_formula_totals)
+{
+	for (size_t i = 0; i < sizeof released / sizeof released[0]; i++) {
+		uint64_t t = total_of_json(released[i].json);
+		cr_expect_eq(t, released[i].total, "%s: %llu, expected %llu", released[i].what,
+			     (unsigned long long)t, (unsigned long long)released[i].total);
+	}
+}
+
+Test(encoders, released_checkpoints_check)
+{
+	for (size_t i = 0; i < sizeof released / sizeof released[0]; i++)
+		check_generated(released[i].json, released[i].total);
+}
+
+/* The two real configs in ../shared */
+Test(encoders, real_configs)
+{
+	static const struct {
+		const char *file;
+		uint64_t total;
+	} cases[] = {
+		/* BertForMaskedLM: body 108,891,648 + masked-LM head 622,650 */
+		{"configs/google-bert__bert-base-uncased.json", 109514298ull},
+		/* BertModel: body 22,565,376 + pooler 147,840 */
+		{"configs/sentence-transformers__all-MiniLM-L6-v2.json", 22713216ull},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = ws_shared_path(cases[i].file);
+		if (!p)
+			cr_skip_test("../shared is absent");
+		cJSON *cfg = load_json(p);
+		struct ws_arch a;
+		struct ws_formula f;
+		formula_of(cfg, &a, &f);
+		cr_expect_eq(f.total, cases[i].total, "%s: %llu", cases[i].file, (unsigned long long)f.total);
+		ws_formula_free(&f);
+		ws_arch_free(&a);
+		cJSON_Delete(cfg);
+		free(p);
+	}
+}
+
+/* ==== each class's parts ==== */
+
+/* bert-base's sizes under each class: body 108,891,648 */
+Test(encoders, bert_classes)
+{
+	static const struct {
+		const char *cls;
+		uint64_t total;
+	} cases[] = {
+		{"BertModel", 108891648ull + 590592},                     /* pooler */
+		{"BertForMaskedLM", 108891648ull + 622650},               /* MLM head */
+		{"BertLMHeadModel", 108891648ull + 622650},
+		{"BertForPreTraining", 108891648ull + 590592 + 622650 + 1538}, /* + NSP 2d + 2 */
+		{"BertForNextSentencePrediction", 108891648ull + 590592 + 1538},
+		{"BertForSequenceClassification", 108891648ull + 590592 + 1538}, /* 2 labels */
+		{"BertForMultipleChoice", 108891648ull + 590592 + 769},  /* one output */
+		{"BertForTokenClassification", 108891648ull + 1538},     /* no pooler */
+		{"BertForQuestionAnswering", 108891648ull + 1538},
+	};
+	char json[512];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(json, sizeof json,
+			 "{\"architectures\": [\"%s\"], \"model_type\": \"bert\", \"vocab_size\": 30522}",
+			 cases[i].cls);
+		cr_expect_eq(total_of_json(json), cases[i].total, "%s: %llu", cases[i].cls,
+			     (unsigned long long)total_of_json(json));
+	}
+}
+
+Test(encoders, a_class_whose_head_is_not_modelled_has_no_formula)
+{
+	/* ElectraForMultipleChoice's sequence summary is not in the
+	 * catalogue: no formula rather than another class's */
+	cJSON *cfg = cJSON_Parse(ELECTRA("ElectraForMultipleChoice", 128, 256, 1024, 4, 12));
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known);
+	cr_expect(a.unsupported && ws_contains(a.unsupported, "not in the catalogue"));
+	cr_expect_str_eq(a.cls, "ElectraForMultipleChoice");
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	/* ElectraConfig's defaults are electra-small's */
+	cr_expect_eq(total_of_json("{\"architectures\": [\"ElectraForPreTraining\"]}"), 13549057ull);
+}
+
+Test(encoders, distilbert_class_defaults)
+{
+	/* DistilBertConfig's defaults are distilbert-base's, under its own
+	 * key names (dim, hidden_dim, n_layers, n_heads) */
+	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"DistilBertModel\"]}");
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of(cfg, &a, &f);
+	cr_expect_eq(f.total, 66362880ull);
+	cr_expect_eq(a.hidden_size, 768);
+	cr_expect_eq(a.intermediate_size, 3072);
+	cr_expect_str_eq(a.keys[WS_AK_HIDDEN], "dim");
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+}
+
+Test(encoders, class_defaults_and_labels)
+{
+	/* BertConfig's defaults are bert-base's; no class: AutoModel's BertModel */
+	cr_expect_eq(total_of_json("{\"architectures\": [\"BertModel\"]}"), 109482240ull);
+	cr_expect_eq(total_of_json("{\"model_type\": \"bert\"}"), 109482240ull);
+	/* RobertaConfig's vocabulary, and its 512 positions, 2 token types */
+	cr_expect_eq(total_of_json("{\"model_type\": \"roberta\", \"architectures\": [\"RobertaModel\"]}"),
+		     109482240ull + (50265ull - 30522) * 768);
+	/* num_labels wins over id2label; id2label counts; else 2 */
+	const char *base = "{\"architectures\": [\"BertForTokenClassification\"], \"model_type\": \"bert\"";
+	char json[256];
+	snprintf(json, sizeof json, "%s, \"num_labels\": 5, \"id2label\": {\"0\": \"a\"}}", base);
+	cr_expect_eq(total_of_json(json), 108891648ull + 5 * 769);
+	snprintf(json, sizeof json, "%s, \"id2label\": {\"0\": \"a\", \"1\": \"b\", \"2\": \"c\"}}", base);
+	cr_expect_eq(total_of_json(json), 108891648ull + 3 * 769);
+	snprintf(json, sizeof json, "%s}", base);
+	cr_expect_eq(total_of_json(json), 108891648ull + 2 * 769);
+	/* an untied masked-LM decoder is counted */
+	cr_expect_eq(total_of_json("{\"architectures\": [\"BertForMaskedLM\"], \"model_type\": \"bert\","
+				   " \"tie_word_embeddings\": false}"),
+		     108891648ull + 622650 + 30522ull * 768);
+}
+
+Test(encoders, text_and_json_name_the_class)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("RobertaForSequenceClassification", "roberta", 768, 3072, 12, 12, 50265, 514, 1,
+			       LABELS3);
+	char *p = ws_write_file(dir, "config.json", json, strlen(json));
+	ws_run r = ws_run_cli("formula", p, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "class RobertaForSequenceClassification: classifier dense, classifier (3 outputs)"),
+		  "%s", r.out);
+	cr_expect(ws_contains(r.out, "formula       124,647,939"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("formula", p, "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"class\":\"RobertaForSequenceClassification\"") &&
+		  ws_contains(r.out, "\"num_labels\":3"), "%s", r.out);
+	/* dense d² + d and out_proj 3d + 3 */
+	cr_expect(ws_contains(r.out, "\"classifier\":592899"), "%s", r.out);
+	ws_run_free(&r);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== stored, but not loaded by the config's class ==== */
+
+/* google-bert/bert-base-uncased as released: the BertForPreTraining layout
+ * (TF-era gamma / beta names, F32, pooler and next-sentence head, the
+ * tied decoder not stored) under a config whose class is BertForMaskedLM.
+ * The pooler (d² + d = 590,592) and the next-sentence head (2d + 2 =
+ * 1,538) are not loaded: 592,130 elements, named and counted apart. */
+Test(encoders, pretraining_file_under_a_masked_lm_config)
+{
+	char *cfg = ws_shared_path("configs/google-bert__bert-base-uncased.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--class", "BertForPreTraining",
+			"--legacy-norms", "--dtype", "F32", NULL};
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	cJSON *j = check_model(model, 109514298ull, "unloaded-tensor");
+	cr_expect_eq(json_u64(j, "unloaded", "total"), 592130ull);
+	const cJSON *ut = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "unloaded"),
+							   "tensors");
+	cr_expect_eq(cJSON_GetArraySize(ut), 4);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "findings"), 0), "message");
+	cr_expect(cJSON_IsString(msg) && ws_contains(msg->valuestring, "BertForMaskedLM") &&
+		  ws_contains(msg->valuestring, "bert.pooler.dense.weight") &&
+		  ws_contains(msg->valuestring, "cls.seq_relationship.bias") &&
+		  ws_contains(msg->valuestring, "592,130"), "%s", msg ? msg->valuestring : "");
+	/* never in the parameters: not by role, not by component */
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	cr_expect_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "by_role"),
+						       "pooler"));
+	cr_expect_eq(json_u64(params, "by_component", "text"), 109514298ull);
+	cJSON_Delete(j);
+	expect_no_other_role(model);
+	/* they keep their roles */
+	ws_run r = ws_run_cli("ls", model, "--role", "nsp_head", NULL);
+	cr_expect(ws_contains(r.out, "cls.seq_relationship.weight"), "%s", r.out);
+	ws_run_free(&r);
+	/* the text says so */
+	r = ws_run_cli("check", model, NULL);
+	cr_expect(ws_contains(r.out, "unloaded       592,130 elements in 4 tensors"), "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	ws_rmtree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* The same file loaded as a sequence classifier: the masked-LM and
+ * next-sentence heads are not loaded (622,650 + 1,538), the pooler is,
+ * and the classifier transformers would initialise afresh is missing. */
+Test(encoders, pretraining_file_under_a_classifier_config)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertForSequenceClassification", "bert", 768, 3072, 12, 12, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, "--class", "BertForPreTraining", NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	cr_expect_eq(json_u64(j, "unloaded", "total"), 624188ull);
+	cr_expect_eq(json_u64(j, "params", "total"), 108891648ull + 590592);
+	cr_expect(ws_contains(r.out, "\"code\":\"missing-tensor\"") &&
+		  ws_contains(r.out, "\"code\":\"unloaded-tensor\"") &&
+		  !ws_contains(r.out, "unexpected-tensor"), "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* ==== sentence-transformers folders ==== */
+
+static const cJSON *
+at(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* sentence-transformers/all-MiniLM-L6-v2: a BertModel saved without a
+ * prefix (pooler stored), its position_ids buffer (512 elements, not a
+ * parameter), mean pooling and normalization (no weights): one model. */
+Test(encoders, all_minilm_sentence_transformers_folder)
+{
+	char *cfg = ws_shared_path("configs/sentence-transformers__all-MiniLM-L6-v2.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--st", "--position-ids", "--dtype", "F32", NULL};
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	cJSON *j = check_model(model, 22713216ull, "");
+	cr_expect_eq(json_u64(j, "buffers", "total"), 512);
+	const cJSON *bt = at(at(j, "buffers"), "tensors");
+	cr_expect(cJSON_GetArraySize(bt) == 1 && cJSON_IsString(cJSON_GetArrayItem(bt, 0)) &&
+		  !strcmp(cJSON_GetArrayItem(bt, 0)->valuestring, "embeddings.position_ids"));
+	/* one model: one component, its modules listed in order */
+	cr_expect_eq(cJSON_GetArraySize(at(j, "components")), 1);
+	const cJSON *mods = at(j, "modules");
+	cr_assert_eq(cJSON_GetArraySize(mods), 3);
+	static const char *const types[] = {"Transformer", "Pooling", "Normalize"};
+	for (int i = 0; i < 3; i++) {
+		const cJSON *t = at(cJSON_GetArrayItem(mods, i), "type");
+		cr_expect(cJSON_IsString(t) && ws_contains(t->valuestring, types[i]), "module %d", i);
+	}
+	cJSON_Delete(j);
+	expect_no_other_role(model);
+	ws_run r = ws_run_cli("inspect", model, NULL);
+	cr_expect(ws_contains(r.out, "modules        Transformer (.), Pooling (1_Pooling), Normalize (2_Normalize)"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	ws_rmtree(dir);
+	free(dir);
+	free(cfg);
+}
+
+/* sentence-transformers/LaBSE: a BertModel (V 501153; 470,926,848, the
+ * card's 471M) and a Dense module 768 to 768 with a bias (590,592), a
+ * component of its own with its count from its config.json. */
+Test(encoders, dense_modules_are_counted)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 768, 3072, 12, 12, 501153, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, "--st-dense", "768", NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	cr_expect_eq(json_u64(j, "params", "total"), 470926848ull + 590592);
+	cr_expect_eq(json_u64(j, "formula", "total"), 470926848ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "2_Dense"), 590592ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_role", "projector"), 590592ull);
+	const cJSON *dense = cJSON_GetArrayItem(at(j, "components"), 1);
+	cr_expect(cJSON_IsString(at(dense, "name")) && !strcmp(at(dense, "name")->valuestring, "2_Dense"));
+	cr_expect_eq(json_u64(dense, "formula", NULL), 590592ull);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	expect_no_other_role(model);
+	/* --component keeps the module alone, with its count */
+	r = ws_run_cli("inspect", model, "--component", "2_Dense", "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"total\":590592") && !ws_contains(r.out, "unsupported-architecture"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Two Dense modules, the second without a bias (EmbeddingGemma's
+ * pipeline shape): each counted from its own config; a module whose
+ * weights contradict its config is a count-mismatch naming it. */
+Test(encoders, dense_modules_checked_against_their_config)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 384, 1536, 12, 6, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel4(model, p, "--st-dense", "768", "--st-dense", "256:nobias");
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	/* all-MiniLM-L6-v2's body 22,713,216; 384·768 + 768; 768·256 */
+	cr_expect_eq(json_u64(j, "params", "total"), 22713216ull + 295680 + 196608);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "2_Dense"), 295680ull);
+	cr_expect_eq(json_u64(at(j, "params"), "by_component", "3_Dense"), 196608ull);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	/* 3_Dense's config now says 512 outputs */
+	char *sub = ws_join(model, "3_Dense");
+	const char *bad = "{\"in_features\": 768, \"out_features\": 512, \"bias\": false}";
+	free(ws_write_file(sub, "config.json", bad, strlen(bad)));
+	r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cr_expect(ws_contains(r.out, "\"code\":\"count-mismatch\"") && ws_contains(r.out, "\"component\":\"3_Dense\"") &&
+		  ws_contains(r.out, "\"expected\":393216"), "%s", r.out);
+	ws_run_free(&r);
+	free(sub);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Older saves keep the Transformer in a folder of its own
+ * (0_Transformer/ with its config.json); a malformed modules.json is
+ * malformed input. */
+Test(encoders, transformer_module_in_its_own_folder)
+{
+	char *dir = ws_tmpdir();
+	const char *json = ENC("BertModel", "bert", 384, 1536, 12, 6, 30522, 512, 2, "");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	cr_assert_eq(mkdir(model, 0755), 0);
+	char *sub = ws_join(model, "0_Transformer");
+	mkmodel(sub, p, NULL, NULL, NULL);
+	const char *mods = "[{\"idx\": 0, \"name\": \"0\", \"path\": \"0_Transformer\","
+			   " \"type\": \"sentence_transformers.models.Transformer\"},"
+			   " {\"idx\": 1, \"name\": \"1\", \"path\": \"1_Pooling\","
+			   " \"type\": \"sentence_transformers.models.Pooling\"}]";
+	free(ws_write_file(model, "modules.json", mods, strlen(mods)));
+	cJSON_Delete(check_model(model, 22713216ull, ""));
+	free(ws_write_file(model, "modules.json", "{\"0\": 1}", 8));
+	ws_run r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.err, "modules.json"), "%s", r.err);
+	ws_run_free(&r);
+	const char *escape = "[{\"path\": \"../x\", \"type\": \"sentence_transformers.models.Dense\"}]";
+	free(ws_write_file(model, "modules.json", escape, strlen(escape)));
+	r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	free(sub);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
