@@ -56,6 +56,10 @@ static const struct field {
 	[WS_AK_TYPE_VOCAB] = {"type_vocab_size", offsetof(struct ws_arch, type_vocab_size)},
 	[WS_AK_LABELS] = {"num_labels", offsetof(struct ws_arch, num_labels)},
 	[WS_AK_EMBED_SIZE] = {"embedding_size", offsetof(struct ws_arch, embedding_size)},
+	[WS_AK_CHANNELS] = {"num_channels", offsetof(struct ws_arch, num_channels)},
+	[WS_AK_IMAGE] = {"image_size", offsetof(struct ws_arch, image_size)},
+	[WS_AK_PATCH] = {"patch_size", offsetof(struct ws_arch, patch_size)},
+	[WS_AK_PATCHES] = {"num_patches", offsetof(struct ws_arch, num_patches)},
 };
 
 static uint64_t *
@@ -412,6 +416,38 @@ read_sliding(struct cfg *c, const struct ws_cat_entry *t)
 	return read_layer_types(c);
 }
 
+/* An image encoder's input: channels, and square images cut into square
+ * patches, (image_size / patch_size)² of them (the convolution's stride
+ * is the patch, so a remainder is dropped). */
+static int
+read_patches(struct cfg *c)
+{
+	static const struct { enum ws_arch_key field; const char *key; } keys[] = {
+		{WS_AK_CHANNELS, "num_channels"}, {WS_AK_IMAGE, "image_size"}, {WS_AK_PATCH, "patch_size"},
+	};
+	struct ws_arch *a = c->a;
+	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+		uint64_t v;
+		int r = cfg_u64(c, keys[i].key, &v);
+		if (r < 0)
+			return -1;
+		if (r == 0 || v == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", keys[i].key,
+				      r ? "must be positive" : "is missing");
+		set_field(a, keys[i].field, v, keys[i].key);
+	}
+	uint64_t side = a->image_size / a->patch_size;
+	if (side == 0)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'image_size': %llu is smaller than patch_size %llu",
+			      (unsigned long long)a->image_size, (unsigned long long)a->patch_size);
+	if (!ws_mul_u64(side, side, &a->num_patches))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'image_size': %llu makes the patch count overflow 64 bits",
+			      (unsigned long long)a->image_size);
+	return 0;
+}
+
 /* An encoder's token-type rows, and a classifier's outputs as
  * PretrainedConfig counts them: num_labels, else one per id2label entry,
  * else its default 2. */
@@ -433,6 +469,8 @@ read_encoder(struct cfg *c)
 		if (r > 0)
 			set_field(a, WS_AK_EMBED_SIZE, v, "embedding_size");
 	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && read_patches(c) < 0)
+		return -1;
 	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER))
 		return 0;
 	if ((r = cfg_u64(c, "num_labels", &v)) < 0)
@@ -525,6 +563,9 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		return 0;
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
+		/* an image encoder has no vocabulary */
+		if (required[i] == WS_AK_VOCAB && ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+			continue;
 		if (ws_arch_value(a, required[i]) == 0) {
 			if (!a->keys[required[i]])
 				return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",

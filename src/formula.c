@@ -249,6 +249,7 @@ static const struct flag_name {
 	{WS_ARCH_CLS_DENSE, "classifier_dense"},
 	{WS_ARCH_CHOICE, "multiple_choice"},
 	{WS_ARCH_EMBED_SIZE, "embedding_width"},
+	{WS_ARCH_PATCHES, "image_patches"},
 };
 
 /* An encoder class's parts, as the text summary names them. */
@@ -467,13 +468,15 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		return;
 	}
 	if (a->known) {
+		/* an image encoder reads patches, not a vocabulary */
+		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
 		fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
-			"intermediate %s, vocab %s, %s, %s, %s MLP\n",
+			"intermediate %s, %s %s, %s, %s, %s MLP\n",
 			ws_fmt_commas(a->hidden_size, b1, sizeof b1),
 			(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
 			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
-			ws_fmt_commas(a->intermediate_size, b2, sizeof b2),
-			ws_fmt_commas(a->vocab_size, b3, sizeof b3),
+			ws_fmt_commas(a->intermediate_size, b2, sizeof b2), img ? "patches" : "vocab",
+			ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	} else {

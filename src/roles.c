@@ -133,12 +133,16 @@ static const role_line lines[] = {
 	HF("", "embed_positions{K}", POS_EMBED),
 	HF("", "embeddings.position_embeddings{K}", POS_EMBED),
 	HF("", "embeddings.token_type_embeddings{K}", TYPE_EMBED),
+	/* image encoders' (ViT): the patch convolution, the class token */
+	HF("", "embeddings.patch_embeddings.projection{K}", PATCH_EMBED),
+	HF("", "embeddings.cls_token", CLS_TOKEN),
 	HF("", "word_embeddings_layernorm{K}", EMBED_NORM),
 	HF("", "embeddings.LayerNorm{K}", EMBED_NORM),
 	HF("", "norm{K}", FINAL_NORM),
 	HF("", "ln_f{K}", FINAL_NORM),
 	HF("", "norm_f{K}", FINAL_NORM),
 	HF("", "final_layernorm{K}", FINAL_NORM),
+	HF("vit", "layernorm{K}", FINAL_NORM),
 	HF("", "final_layer_norm{K}", FINAL_NORM),
 	HF("", "encoder.final_layernorm{K}", FINAL_NORM),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
@@ -190,6 +194,12 @@ static const role_line lines[] = {
 	HF("", "encoder.layer.{L}.intermediate.dense{K}", FFN_UP),
 	HF("", "encoder.layer.{L}.output.dense{K}", FFN_DOWN),
 	HF("", "encoder.layer.{L}.output.LayerNorm{K}", FFN_POST_NORM),
+	/* ViT's layers: pre-norm, the attention one level deeper */
+	HF("", "encoder.layer.{L}.layernorm_before{K}", ATTN_NORM),
+	HF("", "encoder.layer.{L}.attention.attention.query{K}", ATTN_Q),
+	HF("", "encoder.layer.{L}.attention.attention.key{K}", ATTN_K),
+	HF("", "encoder.layer.{L}.attention.attention.value{K}", ATTN_V),
+	HF("", "encoder.layer.{L}.layernorm_after{K}", FFN_NORM),
 	HF("", "encoder.layer.{L}.*{K}", OTHER),
 	/* DistilBERT's (distilbert.transformer.layer.N, both prefixes
 	 * stripped) */
@@ -727,6 +737,7 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	{ "base_model.", 11 }, { "gpt_neox.", 9 },
 	/* encoders' bodies under a head class */
 	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 }, { "electra.", 8 },
+	{ "vit.", 4 },
 };
 
 static size_t

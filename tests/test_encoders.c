@@ -22,7 +22,7 @@ load_json(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	cr_assert(f, "cannot open %s", path);
-	static char buf[1 << 16];
+	static char buf[1 << 18];  /* ViT's config lists 1,000 labels twice: 70 kB */
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = '\0';
@@ -627,4 +627,108 @@ Test(encoders, transformer_module_in_its_own_folder)
 	free(p);
 	ws_rmtree(dir);
 	free(dir);
+}
+
+/* ==== image encoders: ViT ==== */
+
+/* ViTConfig's count-relevant keys */
+#define VIT(cls, h, inter, heads, layers, image, patch, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"vit\", \"hidden_size\": " #h \
+	", \"intermediate_size\": " #inter ", \"num_attention_heads\": " #heads \
+	", \"num_hidden_layers\": " #layers ", \"image_size\": " #image ", \"patch_size\": " #patch \
+	", \"num_channels\": 3, \"qkv_bias\": true" extra "}"
+
+/*
+ * Released ViTs, computed from their shapes (transformers' ViT modules):
+ * a pre-norm layer with biases is 4(d² + d) + 2dF + F + d + 4d; the
+ * embeddings a patch convolution d·3·p² + d, a class token d and
+ * positions ((image / p)² + 1)·d; a final LayerNorm 2d.
+ *   google/vit-base-patch32-384 (ViTForImageClassification, 1,000
+ *     labels: 1000·768 + 1000; d 768, F 3072, 12 layers; 12² = 144
+ *     patches): 85,054,464 + 2,360,064 + 768 + 111,360 + 1,536 +
+ *     769,000 = 88,297,192.
+ *   google/vit-large-patch16-224-in21k (ViTModel: the pooler d² + d;
+ *     d 1024, F 4096, 24 layers; 196 patches): 302,309,376 + 787,456 +
+ *     1,024 + 201,728 + 2,048 + 1,049,600 = 304,351,232.
+ */
+static const struct released vits[] = {
+	{"vit-base-patch32-384", VIT("ViTForImageClassification", 768, 3072, 12, 12, 384, 32, ", \"num_labels\": 1000"),
+	 88297192ull},
+	{"vit-large-patch16-224-in21k", VIT("ViTModel", 1024, 4096, 16, 24, 224, 16, ""), 304351232ull},
+};
+
+Test(encoders, vit_released_formula_and_checkpoints)
+{
+	for (size_t i = 0; i < sizeof vits / sizeof vits[0]; i++) {
+		uint64_t t = total_of_json(vits[i].json);
+		cr_expect_eq(t, vits[i].total, "%s: %llu, expected %llu", vits[i].what, (unsigned long long)t,
+			     (unsigned long long)vits[i].total);
+		check_generated(vits[i].json, vits[i].total);
+	}
+}
+
+/* google/vit-base-patch16-224: ViTForImageClassification (no pooler),
+ * 1,000 labels from id2label: 86,567,656 by formula and as a checked
+ * full-size sparse checkpoint with the released names (vit. prefix). */
+Test(encoders, vit_real_config)
+{
+	char *p = ws_shared_path("configs/google__vit-base-patch16-224.json");
+	if (!p)
+		cr_skip_test("../shared is absent");
+	cJSON *cfg = load_json(p);
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of(cfg, &a, &f);
+	cr_expect_eq(f.total, 86567656ull, "%llu", (unsigned long long)f.total);
+	cr_expect_eq(a.num_patches, 196);
+	cr_expect_eq(f.by_role[WS_ROLE_PATCH_EMBED], 768ull * 3 * 16 * 16 + 768);
+	cr_expect_eq(f.by_role[WS_ROLE_CLS_TOKEN], 768);
+	cr_expect_eq(f.by_role[WS_ROLE_POS_EMBED], 197ull * 768);
+	cr_expect_eq(f.by_role[WS_ROLE_POOLER], 0);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	char *dir = ws_tmpdir();
+	char *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, p, "--dtype", "F32", NULL};
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	cJSON_Delete(check_model(model, 86567656ull, ""));
+	expect_no_other_role(model);
+	ws_run r = ws_run_cli("ls", model, "--role", "patch_embed", NULL);
+	cr_expect(ws_contains(r.out, "vit.embeddings.patch_embeddings.projection.weight") &&
+		  ws_contains(r.out, "[768, 3, 16, 16]"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", model, "--role", "cls_token", NULL);
+	cr_expect(ws_contains(r.out, "vit.embeddings.cls_token"), "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	ws_rmtree(dir);
+	free(dir);
+	free(p);
+}
+
+Test(encoders, vit_classes_and_defaults)
+{
+	/* ViTConfig's defaults are vit-base-patch16-224's sizes; ViTModel
+	 * adds the pooler (d² + d): google/vit-base-patch16-224-in21k's
+	 * 86,389,248 */
+	cr_expect_eq(total_of_json("{\"architectures\": [\"ViTModel\"]}"), 86389248ull);
+	cr_expect_eq(total_of_json("{\"model_type\": \"vit\"}"), 86389248ull);
+	/* no q/k/v biases: 3d per layer less */
+	cr_expect_eq(total_of_json("{\"model_type\": \"vit\", \"qkv_bias\": false}"), 86389248ull - 12 * 3 * 768);
+	/* a class whose head the catalogue lacks: no formula */
+	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"ViTForMaskedImageModeling\"], \"model_type\": \"vit\"}");
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	/* a patch larger than the image is an input error naming the key */
+	cfg = cJSON_Parse("{\"model_type\": \"vit\", \"image_size\": 8, \"patch_size\": 16}");
+	cr_expect_eq(ws_arch_from_config(cfg, "config.json", &a, &err), -1);
+	cr_expect(ws_contains(err.message, "image_size"), "%s", err.message);
+	cJSON_Delete(cfg);
 }

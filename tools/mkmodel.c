@@ -16,7 +16,7 @@
  * attn_kv_b, with key_length_mla / value_length_mla.
  * --meta KEY=N: GGUF metadata {arch}.KEY written as N (a wrong
  * expert_count, say) while the tensors keep the config's sizes.
- * Encoders (bert, roberta, xlm-roberta, distilbert, electra; safetensors): the layout of the
+ * Encoders (bert, roberta, xlm-roberta, distilbert, electra, vit; safetensors): the layout of the
  * config's class (body under its base_model_prefix unless the class is
  * the base model; pooler, masked-LM, next-sentence and classifier heads
  * as the class has them), or of --class NAME (a BertForPreTraining file
@@ -344,6 +344,8 @@ typedef struct encoder {
 	const char *mlm[4];    /* transform dense, its norm, bias, decoder */
 	const char *cls[2];    /* a classifier's dense layer and output */
 	const char *rtd[2];    /* ELECTRA's discriminator head (ForPreTraining) */
+	bool patches;          /* an image encoder: patch, class token and
+				* position parameters, a final LayerNorm (ViT) */
 } encoder;
 
 #define BERT_LAYER \
@@ -356,18 +358,23 @@ typedef struct encoder {
 #define ROBERTA_CLS {"classifier.dense", "classifier.out_proj"}
 
 static const encoder encoders[] = {
-	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}},
-	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
-	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}},
+	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}, false},
+	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false},
+	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false},
 	{"distilbert", "distilbert.", "transformer.layer.",
 	 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "ffn.lin1", "ffn.lin2"},
 	 {"sa_layer_norm", "output_layer_norm"}, false,
 	 {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.weight"},
-	 {"pre_classifier", "classifier"}, {NULL, NULL}},
+	 {"pre_classifier", "classifier"}, {NULL, NULL}, false},
 	{"electra", "electra.", BERT_LAYER,
 	 {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head.bias",
 	  "generator_lm_head.weight"},
-	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}},
+	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}, false},
+	{"vit", "vit.", "encoder.layer.",
+	 {"attention.attention.query", "attention.attention.key", "attention.attention.value",
+	  "attention.output.dense", "intermediate.dense", "output.dense"},
+	 {"layernorm_before", "layernorm_after"}, false, {NULL, NULL, NULL, NULL}, {NULL, "classifier"},
+	 {NULL, NULL}, true},
 };
 
 /* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
@@ -398,6 +405,26 @@ has_part(const cfg *c, int part)
 	return ws_sw_has(&c->parts, part);
 }
 
+/* ViT's embeddings: the patch convolution [d, channels, p, p] and its
+ * bias, the class token [1, 1, d], positions [1, patches + 1, d]. */
+static void
+vit_embeddings(gen *g, const char *body)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, side = c->v_image / c->v_patch;
+	char n[160];
+	uint64_t conv[4] = {d, c->v_channels, c->v_patch, c->v_patch}, one[1] = {d};
+	uint64_t cls[3] = {1, 1, d}, pos[3] = {1, side * side + 1, d};
+	snprintf(n, sizeof n, "%sembeddings.patch_embeddings.projection.weight", body);
+	push(g, 4, conv, 0, n);
+	snprintf(n, sizeof n, "%sembeddings.patch_embeddings.projection.bias", body);
+	push(g, 1, one, 0, n);
+	snprintf(n, sizeof n, "%sembeddings.cls_token", body);
+	push(g, 3, cls, 0, n);
+	snprintf(n, sizeof n, "%sembeddings.position_embeddings", body);
+	push(g, 3, pos, 0, n);
+}
+
 /* A BERT-style encoder as its class saves it: the body (under its
  * base_model_prefix unless the class is the base model), then the
  * class's parts. */
@@ -410,6 +437,10 @@ build_encoder(gen *g)
 	const char *body = strcmp(c->enc_suffix, "Model") ? e->body : "";
 	char n[160];
 #define ENC_NAME(...) snprintf(n, sizeof n, __VA_ARGS__)
+	if (e->patches) {
+		vit_embeddings(g, body);
+		goto layers;
+	}
 	ENC_NAME("%sembeddings.word_embeddings.weight", body);
 	top(g, n, NULL, c->vocab, w);
 	ENC_NAME("%sembeddings.position_embeddings.weight", body);
@@ -430,6 +461,7 @@ build_encoder(gen *g)
 		push(g, 2, s, 0, n);
 		g->v[g->n - 1].dt = &dtypes[4];
 	}
+layers:
 	for (uint64_t L = 0; L < c->layers; L++) {
 		if (g->plant == P_MISSING_BLOCK && L == 5)
 			continue;
@@ -441,6 +473,10 @@ build_encoder(gen *g)
 				enc_norm(g, n, d);
 			}
 		}
+	}
+	if (e->patches) {
+		ENC_NAME("%slayernorm", body);
+		enc_norm(g, n, d);
 	}
 	if (has_part(c, WS_ARCH_POOLER)) {
 		ENC_NAME("%spooler.dense", body);
@@ -1121,6 +1157,9 @@ from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 	c->type_vocab = a->type_vocab_size;
 	c->labels = a->num_labels ? a->num_labels : 2;
 	c->embed = a->embedding_size ? a->embedding_size : a->hidden_size;
+	c->v_channels = a->num_channels;
+	c->v_image = a->image_size;
+	c->v_patch = a->patch_size;
 	const char *name = class_override ? class_override : a->cls;
 	const struct ws_cat_class *k = NULL;
 	if (ws_cat_by_class(name, &k) != e)

@@ -94,6 +94,14 @@ static const struct ws_cat_class electra_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* ViT's: the pooler where the body keeps add_pooling_layer (ViTModel);
+ * the image classifier reads the final norm's class token, no pooler. */
+static const struct ws_cat_class vit_classes[] = {
+	{"Model", WS_HEAD_NONE, SW(WS_ARCH_POOLER)},
+	{"ForImageClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
  * embedding LayerNorm; biases on every linear. */
@@ -226,6 +234,14 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_hidden_layers", 12), D("num_attention_heads", 4), D("max_position_embeddings", 512),
 	  D("type_vocab_size", 2)},
 	 WS_SLIDE_ALL, 0, electra_classes},
+	/* ViT: an image encoder (patches, a class token, their positions)
+	 * of pre-norm layers with biases and a final LayerNorm; ViTConfig's
+	 * defaults are vit-base-patch16-224's sizes */
+	{{"vit"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES),
+	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, false, WS_FIX_NONE, "ViT",
+	 {D("hidden_size", 768), D("intermediate_size", 3072), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 12), D("image_size", 224), D("patch_size", 16), D("num_channels", 3)},
+	 WS_SLIDE_ALL, 0, vit_classes},
 };
 
 static const struct {

@@ -18,6 +18,8 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_IH] = {WS_QOP_LEAF, WS_AK_INDEX_HEADS, 0}, [WS_Q_IDK] = {WS_QOP_LEAF, WS_AK_INDEX_HEAD_DIM, 0},
 	[WS_Q_TV] = {WS_QOP_LEAF, WS_AK_TYPE_VOCAB, 0}, [WS_Q_L] = {WS_QOP_LEAF, WS_AK_LABELS, 0},
 	[WS_Q_E0] = {WS_QOP_LEAF, WS_AK_EMBED_SIZE, 0},
+	[WS_Q_C] = {WS_QOP_LEAF, WS_AK_CHANNELS, 0}, [WS_Q_PS] = {WS_QOP_LEAF, WS_AK_PATCH, 0},
+	[WS_Q_NP] = {WS_QOP_LEAF, WS_AK_PATCHES, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -33,6 +35,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_D2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_D},          /* MTP eh_proj input */
 	[WS_Q_IQ] = {WS_QOP_MUL, WS_Q_IH, WS_Q_IDK},         /* indexer queries: heads × dim */
 	[WS_Q_DE] = {WS_QOP_ELSE, WS_Q_E0, WS_Q_D},          /* embedding width, else d */
+	[WS_Q_NP1] = {WS_QOP_ADD, WS_Q_NP, WS_Q_ONE},        /* patches and the class token */
 };
 
 #define W WS_KIND_WEIGHT
@@ -42,7 +45,14 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 const struct ws_template ws_templates[] = {
 	/* the embeddings are d wide unless the type gives them their own
 	 * width (then projected to d) */
-	{R(EMBED), W, WS_SC_GLOBAL, WS_NO_SWITCHES, {WS_Q_V, WS_Q_DE}, NULL},
+	{R(EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TOKENS), {WS_Q_V, WS_Q_DE}, NULL},
+	/* an image encoder's: a convolution with the patch as its kernel
+	 * and stride, a learned class token, and learned positions for
+	 * every patch and the class token */
+	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_C, WS_Q_PS, WS_Q_PS}, NULL},
+	{R(PATCH_EMBED), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(CLS_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_ONE, WS_Q_NP1, WS_Q_D}, NULL},
 	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LEARNED_POS), {WS_Q_P, WS_Q_DE}, NULL},
 	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, NULL},
 	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, NULL},
@@ -199,6 +209,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
 	if (a->embedding_size && a->embedding_size != a->hidden_size)
 		ws_sw_set(&f, WS_TX_EMBED_PROJ);
+	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+		ws_sw_set(&f, WS_TX_TOKENS);
 	return f;
 }
 

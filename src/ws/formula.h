@@ -76,6 +76,7 @@ enum ws_arch_flag {
 	WS_ARCH_CLS_DENSE,        /* a dense layer before it (RoBERTa) */
 	WS_ARCH_CHOICE,           /* a one-output layer (multiple choice) */
 	WS_ARCH_EMBED_SIZE,       /* embeddings of their own width (ELECTRA) */
+	WS_ARCH_PATCHES,          /* an image encoder: patches, not tokens (ViT) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -165,6 +166,7 @@ enum ws_arch_key {
 	WS_AK_QK_NOPE, WS_AK_QK_ROPE, WS_AK_NEXTN,
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
 	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
+	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES,
 	WS_AK_COUNT
 };
 
@@ -210,6 +212,9 @@ struct ws_arch {
 	/* encoders: the token-type table's rows, a classifier's outputs */
 	uint64_t type_vocab_size, num_labels;
 	uint64_t embedding_size;    /* 0: the hidden size */
+	/* an image encoder: its input channels, image side and patch side,
+	 * and the patches an image makes, (image / patch)² (derived) */
+	uint64_t num_channels, image_size, patch_size, num_patches;
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's

@@ -88,6 +88,8 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(EMBED, "embed", EMBED, NONE)                            \
 	X(POS_EMBED, "pos_embed", EMBED, NONE)                    \
 	X(TYPE_EMBED, "type_embed", EMBED, NONE)                  \
+	X(PATCH_EMBED, "patch_embed", EMBED, NONE)                \
+	X(CLS_TOKEN, "cls_token", EMBED, NONE)                    \
 	X(EMBED_NORM, "embed_norm", EMBED, NONE)                  \
 	X(ATTN_NORM, "attn_norm", NORMS, NONE)                    \
 	X(ATTN_Q, "attn_q", ATTN, DENSE)                          \

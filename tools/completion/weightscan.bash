@@ -8,7 +8,8 @@ _weightscan()
 	local commands='inspect ls meta formula check hash verify diff scan flops report'
 	local common='--format --json --quiet --no-color --help --version'
 	local formats='text json sarif github'
-	local roles='embed pos_embed type_embed embed_norm attn_norm attn_q attn_k attn_v
+	local roles='embed pos_embed type_embed patch_embed cls_token embed_norm attn_norm
+		attn_q attn_k attn_v
 		attn_qkv attn_o attn_q_norm attn_k_norm attn_sinks attn_q_a attn_q_b
 		attn_q_a_norm attn_kv_a attn_kv_a_norm attn_kv_b attn_idx_q_b
 		attn_idx_k attn_idx_k_norm attn_idx_proj ffn_norm
