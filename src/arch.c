@@ -60,6 +60,7 @@ static const struct field {
 	[WS_AK_IMAGE] = {"image_size", offsetof(struct ws_arch, image_size)},
 	[WS_AK_PATCH] = {"patch_size", offsetof(struct ws_arch, patch_size)},
 	[WS_AK_PATCHES] = {"num_patches", offsetof(struct ws_arch, num_patches)},
+	[WS_AK_POOLER_OUT] = {"pooler_output_size", offsetof(struct ws_arch, pooler_output_size)},
 };
 
 static uint64_t *
@@ -418,7 +419,7 @@ read_sliding(struct cfg *c, const struct ws_cat_entry *t)
 
 /* An image encoder's input: channels, and square images cut into square
  * patches, (image_size / patch_size)² of them (the convolution's stride
- * is the patch, so a remainder is dropped). */
+ * is the patch, so a remainder is dropped); its pooler's width. */
 static int
 read_patches(struct cfg *c)
 {
@@ -436,6 +437,13 @@ read_patches(struct cfg *c)
 				      r ? "must be positive" : "is missing");
 		set_field(a, keys[i].field, v, keys[i].key);
 	}
+	/* ViTConfig's pooler may be narrower or wider than the layers */
+	uint64_t v;
+	int r = cfg_u64(c, "pooler_output_size", &v);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		set_field(a, WS_AK_POOLER_OUT, v, "pooler_output_size");
 	uint64_t side = a->image_size / a->patch_size;
 	if (side == 0)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,

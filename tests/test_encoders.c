@@ -718,6 +718,18 @@ Test(encoders, vit_classes_and_defaults)
 	cr_expect_eq(total_of_json("{\"model_type\": \"vit\"}"), 86389248ull);
 	/* no q/k/v biases: 3d per layer less */
 	cr_expect_eq(total_of_json("{\"model_type\": \"vit\", \"qkv_bias\": false}"), 86389248ull - 12 * 3 * 768);
+	/* ViTConfig's pooler_output_size: the pooler 768 → 512 */
+	const char *narrow = "{\"model_type\": \"vit\", \"pooler_output_size\": 512}";
+	cr_expect_eq(total_of_json(narrow), 86389248ull - 590592 + 768 * 512 + 512);
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "config.src.json", narrow, strlen(narrow));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL, NULL);
+	cJSON_Delete(check_model(model, 86389248ull - 590592 + 768 * 512 + 512, ""));
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
 	/* a class whose head the catalogue lacks: no formula */
 	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"ViTForMaskedImageModeling\"], \"model_type\": \"vit\"}");
 	struct ws_arch a;

@@ -178,7 +178,7 @@ typedef struct cfg {
 	const struct encoder *enc;
 	char enc_suffix[48];   /* "ForMaskedLM", "Model" ... */
 	ws_switches parts;
-	uint64_t type_vocab, labels, embed;
+	uint64_t type_vocab, labels, embed, pooler_out;
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -480,7 +480,7 @@ layers:
 	}
 	if (has_part(c, WS_ARCH_POOLER)) {
 		ENC_NAME("%spooler.dense", body);
-		enc_linear(g, n, d, d);
+		enc_linear(g, n, c->pooler_out, d);
 	}
 	if (has_part(c, WS_ARCH_MLM)) {
 		enc_linear(g, e->mlm[0], w, d);
@@ -1158,6 +1158,7 @@ from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 	c->labels = a->num_labels ? a->num_labels : 2;
 	c->embed = a->embedding_size ? a->embedding_size : a->hidden_size;
 	c->v_channels = a->num_channels;
+	c->pooler_out = a->pooler_output_size ? a->pooler_output_size : a->hidden_size;
 	c->v_image = a->image_size;
 	c->v_patch = a->patch_size;
 	const char *name = class_override ? class_override : a->cls;

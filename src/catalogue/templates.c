@@ -19,7 +19,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_TV] = {WS_QOP_LEAF, WS_AK_TYPE_VOCAB, 0}, [WS_Q_L] = {WS_QOP_LEAF, WS_AK_LABELS, 0},
 	[WS_Q_E0] = {WS_QOP_LEAF, WS_AK_EMBED_SIZE, 0},
 	[WS_Q_C] = {WS_QOP_LEAF, WS_AK_CHANNELS, 0}, [WS_Q_PS] = {WS_QOP_LEAF, WS_AK_PATCH, 0},
-	[WS_Q_NP] = {WS_QOP_LEAF, WS_AK_PATCHES, 0},
+	[WS_Q_NP] = {WS_QOP_LEAF, WS_AK_PATCHES, 0}, [WS_Q_PO0] = {WS_QOP_LEAF, WS_AK_POOLER_OUT, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -36,6 +36,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_IQ] = {WS_QOP_MUL, WS_Q_IH, WS_Q_IDK},         /* indexer queries: heads × dim */
 	[WS_Q_DE] = {WS_QOP_ELSE, WS_Q_E0, WS_Q_D},          /* embedding width, else d */
 	[WS_Q_NP1] = {WS_QOP_ADD, WS_Q_NP, WS_Q_ONE},        /* patches and the class token */
+	[WS_Q_PO] = {WS_QOP_ELSE, WS_Q_PO0, WS_Q_D},         /* pooler width, else d */
 };
 
 #define W WS_KIND_WEIGHT
@@ -65,8 +66,8 @@ const struct ws_template ws_templates[] = {
 	{R(LM_HEAD), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LM_HEAD_BIAS), {WS_Q_V, WS_Q_NONE}, NULL},
 	/* an encoder class's parts: the decoder of its masked-LM head is
 	 * the LM head above (tied unless the config unties it) */
-	{R(POOLER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_D, WS_Q_D}, NULL},
-	{R(POOLER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(POOLER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_PO, WS_Q_D}, NULL},
+	{R(POOLER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_PO, WS_Q_NONE}, NULL},
 	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_D}, "dense"},
 	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_NONE}, "dense"},
 	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, "norm"},

@@ -166,7 +166,7 @@ enum ws_arch_key {
 	WS_AK_QK_NOPE, WS_AK_QK_ROPE, WS_AK_NEXTN,
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
 	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
-	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES,
+	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES, WS_AK_POOLER_OUT,
 	WS_AK_COUNT
 };
 
@@ -215,6 +215,7 @@ struct ws_arch {
 	/* an image encoder: its input channels, image side and patch side,
 	 * and the patches an image makes, (image / patch)² (derived) */
 	uint64_t num_channels, image_size, patch_size, num_patches;
+	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
