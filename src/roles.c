@@ -142,7 +142,7 @@ static const role_line lines[] = {
 	HF("", "ln_f{K}", FINAL_NORM),
 	HF("", "norm_f{K}", FINAL_NORM),
 	HF("", "final_layernorm{K}", FINAL_NORM),
-	HF("vit", "layernorm{K}", FINAL_NORM),
+	HF("", "layernorm{K}", FINAL_NORM),   /* ViT-style encoders, after the wrapper */
 	HF("", "final_layer_norm{K}", FINAL_NORM),
 	HF("", "encoder.final_layernorm{K}", FINAL_NORM),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the

@@ -744,3 +744,31 @@ Test(encoders, vit_classes_and_defaults)
 	cr_expect(ws_contains(err.message, "image_size"), "%s", err.message);
 	cJSON_Delete(cfg);
 }
+
+/* A ViTModel file (google/vit-base-patch16-224-in21k's layout: no vit.
+ * prefix, the pooler stored) under a ViTForImageClassification config:
+ * the pooler (d² + d = 590,592) is not loaded, the classifier
+ * transformers would initialise afresh is missing. */
+Test(encoders, vit_model_file_under_a_classifier_config)
+{
+	char *dir = ws_tmpdir();
+	const char *json = VIT("ViTForImageClassification", 768, 3072, 12, 12, 224, 16, ", \"num_labels\": 1000");
+	char *p = ws_write_file(dir, "config.src.json", json, strlen(json));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, "--class", "ViTModel", NULL);
+	ws_run r = ws_run_cli("check", model, "--json", NULL);
+	cr_expect_eq(r.status, 1, "%s", r.out);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	cr_expect_eq(json_u64(j, "unloaded", "total"), 590592ull);
+	cr_expect_eq(json_u64(j, "params", "total"), 86567656ull - 769000);
+	cr_expect(ws_contains(r.out, "\"code\":\"missing-tensor\"") && ws_contains(r.out, "\"code\":\"unloaded-tensor\"") &&
+		  !ws_contains(r.out, "unexpected-tensor"), "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	expect_no_other_role(model);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
