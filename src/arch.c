@@ -417,9 +417,32 @@ read_sliding(struct cfg *c, const struct ws_cat_entry *t)
 	return read_layer_types(c);
 }
 
-/* An image encoder's input: channels, and square images cut into square
- * patches, (image_size / patch_size)² of them (the convolution's stride
- * is the patch, so a remainder is dropped); its pooler's width. */
+/* A size transformers accepts as one number (square) or as [height,
+ * width]: 1 = found, 0 = absent, -1 = invalid. */
+static int
+cfg_size2(const struct cfg *c, const char *key, uint64_t hw[2])
+{
+	const cJSON *it = cfg_item(c, key);
+	if (!it)
+		return 0;
+	if (!cJSON_IsArray(it)) {
+		if (num_value(c, key, it, &hw[0]) < 0)
+			return -1;
+		hw[1] = hw[0];
+		return 1;
+	}
+	if (cJSON_GetArraySize(it) != 2)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': a list of %d numbers (one, or height and width, expected)",
+			      key, cJSON_GetArraySize(it));
+	return num_value(c, key, cJSON_GetArrayItem(it, 0), &hw[0]) < 0 ||
+	       num_value(c, key, cJSON_GetArrayItem(it, 1), &hw[1]) < 0 ? -1 : 1;
+}
+
+/* An image encoder's input: channels, and images cut into patches,
+ * (height / patch height) x (width / patch width) of them (the
+ * convolution's stride is the patch, so a remainder is dropped); its
+ * pooler's width.  Sizes are one number (square) or [height, width]. */
 static int
 read_patches(struct cfg *c)
 {
@@ -427,15 +450,18 @@ read_patches(struct cfg *c)
 		{WS_AK_CHANNELS, "num_channels"}, {WS_AK_IMAGE, "image_size"}, {WS_AK_PATCH, "patch_size"},
 	};
 	struct ws_arch *a = c->a;
+	uint64_t hw[3][2];
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-		uint64_t v;
-		int r = cfg_u64(c, keys[i].key, &v);
+		int r = cfg_size2(c, keys[i].key, hw[i]);
 		if (r < 0)
 			return -1;
-		if (r == 0 || v == 0)
+		if (r == 0 || hw[i][0] == 0 || hw[i][1] == 0)
 			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", keys[i].key,
 				      r ? "must be positive" : "is missing");
-		set_field(a, keys[i].field, v, keys[i].key);
+		if (i == 0 && hw[0][0] != hw[0][1])
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'num_channels': one number expected");
+		set_field(a, keys[i].field, hw[i][0], keys[i].key);
 	}
 	/* ViTConfig's pooler may be narrower or wider than the layers */
 	uint64_t v;
@@ -444,12 +470,13 @@ read_patches(struct cfg *c)
 		return -1;
 	if (r > 0)
 		set_field(a, WS_AK_POOLER_OUT, v, "pooler_output_size");
-	uint64_t side = a->image_size / a->patch_size;
-	if (side == 0)
+	uint64_t rows = hw[1][0] / hw[2][0], cols = hw[1][1] / hw[2][1];
+	if (rows == 0 || cols == 0)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key 'image_size': %llu is smaller than patch_size %llu",
-			      (unsigned long long)a->image_size, (unsigned long long)a->patch_size);
-	if (!ws_mul_u64(side, side, &a->num_patches))
+			      (unsigned long long)(rows ? hw[1][1] : hw[1][0]),
+			      (unsigned long long)(rows ? hw[2][1] : hw[2][0]));
+	if (!ws_mul_u64(rows, cols, &a->num_patches))
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key 'image_size': %llu makes the patch count overflow 64 bits",
 			      (unsigned long long)a->image_size);

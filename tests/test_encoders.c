@@ -730,6 +730,12 @@ Test(encoders, vit_classes_and_defaults)
 	free(p);
 	ws_rmtree(dir);
 	free(dir);
+	/* sizes as [height, width] (transformers takes either form): square
+	 * lists are the numbers; 224 x 448 images are 14 x 28 = 392 patches */
+	cr_expect_eq(total_of_json("{\"model_type\": \"vit\", \"image_size\": [224, 224], \"patch_size\": [16, 16]}"),
+		     86389248ull);
+	cr_expect_eq(total_of_json("{\"model_type\": \"vit\", \"image_size\": [224, 448], \"patch_size\": 16}"),
+		     86389248ull + 196 * 768);
 	/* a class whose head the catalogue lacks: no formula */
 	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"ViTForMaskedImageModeling\"], \"model_type\": \"vit\"}");
 	struct ws_arch a;
