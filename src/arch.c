@@ -12,12 +12,12 @@
  */
 #include <assert.h>
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "ws/formula.h"
+#include "ws/json.h"
 #include "ws/util.h"
 #include "catalogue/catalogue.h"
 
@@ -251,7 +251,11 @@ num_value(const struct cfg *c, const char *key, const cJSON *it, uint64_t *out)
 			      "config key '%s': expected a non-negative integer, got %s",
 			      key, json_type_name(it));
 	double v = it->valuedouble;
-	if (isnan(v) || v < 0)
+	const char *nf = ws_json_nonfinite_name(v);
+	if (nf) /* Python's json writes these: named as the file spells them */
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': %s is not an integer", key, nf);
+	if (v < 0)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': %g is negative", key, v);
 	if (v >= JSON_INT_MAX)

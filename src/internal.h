@@ -263,7 +263,8 @@ int ws_index_check(ws_model *m, ws_error *err);
  * other error of the index: -1 with err (re)set to it, or 0 (err as it
  * was).  ws_index_check finds it anyway; this is for the error paths. */
 int ws_index_duplicate_first(const struct cJSON *idx, const char *index_path, ws_error *err);
-/* Parse JSON text (whole buffer; trailing garbage refused). */
+/* Parse a JSON sidecar (whole buffer; trailing garbage refused) as
+ * Python writes it: Infinity, -Infinity and NaN are numbers. */
 struct cJSON *ws_parse_json_buf(const char *buf, size_t len, const char *name,
 				ws_error *err);
 /* Take c (a parsed config.json) as the model's architecture source. */

@@ -1,4 +1,6 @@
 /* json.c - exact integers and always-valid UTF-8 for JSON output. */
+#include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -163,6 +165,197 @@ ws_json_print_line(FILE *f, const cJSON *obj)
 	int rc = (fputs(s, f) < 0 || fputc('\n', f) == EOF) ? -1 : 0;
 	cJSON_free(s);
 	return rc;
+}
+
+/* ==== JSON as Python writes it ====
+ *
+ * Python's json module writes float('inf') and float('nan') as the bare
+ * tokens Infinity, -Infinity and NaN, and configs on the Hub hold them;
+ * cJSON refuses them.  One pass finds them outside strings, standing where
+ * a number can (whitespace or [ , : before, whitespace or ] , } or the end
+ * after: Infinityx stays an error) and notes which number of the document
+ * each is.  A copy with each overwritten by "0" and spaces (same length:
+ * an error offset is still the file's) is parsed, and the tree's numbers,
+ * met in document order, take the noted values. */
+
+typedef struct {
+	const char *text;
+	size_t len;
+	double value;
+	int valueint;  /* what cJSON would store: clamped, 0 for NaN */
+} py_literal;
+
+static const py_literal py_literals[] = {
+	{"Infinity", 8, INFINITY, INT_MAX},
+	{"-Infinity", 9, -INFINITY, INT_MIN},
+	{"NaN", 3, NAN, 0},
+};
+
+typedef struct {
+	size_t at;              /* byte offset in the text */
+	size_t ord;             /* the document's ord-th number (from 0) */
+	const py_literal *lit;
+} py_found;
+
+static bool
+json_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool
+number_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* The literal at buf[i] standing as a whole value, or NULL. */
+static const py_literal *
+py_literal_at(const char *buf, size_t len, size_t i)
+{
+	char p = i ? buf[i - 1] : ' ';
+	if (!json_ws(p) && p != '[' && p != ',' && p != ':')
+		return NULL;
+	for (size_t k = 0; k < sizeof py_literals / sizeof *py_literals; k++) {
+		const py_literal *l = &py_literals[k];
+		if (len - i < l->len || memcmp(buf + i, l->text, l->len))
+			continue;
+		char n = len - i > l->len ? buf[i + l->len] : ' ';
+		if (json_ws(n) || n == ']' || n == ',' || n == '}')
+			return l;
+	}
+	return NULL;
+}
+
+/* The literals outside strings, in order, into *out (malloc'd; NULL when
+ * there are none); their count, or SIZE_MAX on OOM.  In text cJSON parses
+ * a number starts at each [-0-9] not after a number's own characters, so
+ * the ordinals are those of cJSON's number nodes in document order. */
+static size_t
+py_scan(const char *buf, size_t len, py_found **out)
+{
+	size_t n = 0, cap = 0, ord = 0;
+	py_found *f = NULL;
+	bool in_str = false;
+	*out = NULL;
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+		if (in_str) {
+			if (c == '\\')
+				i++; /* the escaped character, a quote included */
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+			continue;
+		}
+		const py_literal *l = (c == 'I' || c == 'N' || c == '-') ? py_literal_at(buf, len, i) : NULL;
+		if (l) {
+			if (n == cap) {
+				/* at most len / 3 entries: cap * 2 * size cannot overflow */
+				size_t nc = cap ? cap * 2 : 8;
+				py_found *g = realloc(f, nc * sizeof *g);
+				if (!g) {
+					free(f);
+					return SIZE_MAX;
+				}
+				f = g;
+				cap = nc;
+			}
+			f[n++] = (py_found){i, ord++, l};
+			i += l->len - 1;
+		} else if ((c == '-' || (c >= '0' && c <= '9')) && !(i && number_char(buf[i - 1]))) {
+			ord++;
+		}
+	}
+	*out = f;
+	return n;
+}
+
+/* Give the numbers of a parsed tree (n and its siblings after it,
+ * depth-first: document order) the found values; *ord counts the numbers
+ * met, *k the found entries used. */
+static void
+py_assign(cJSON *n, const py_found *f, size_t nf, size_t *ord, size_t *k)
+{
+	for (; n && *k < nf; n = n->next) {
+		if (cJSON_IsNumber(n)) {
+			if (*ord == f[*k].ord) {
+				n->valuedouble = f[*k].lit->value;
+				n->valueint = f[*k].lit->valueint;
+				(*k)++;
+			}
+			(*ord)++;
+		} else if (n->child) {
+			py_assign(n->child, f, nf, ord, k);
+		}
+	}
+}
+
+cJSON *
+ws_json_parse_py(const char *buf, size_t len, const char **end)
+{
+	py_found *f;
+	size_t nf = py_scan(buf, len, &f);
+	if (nf == 0)
+		return cJSON_ParseWithLengthOpts(buf, len, end, false);
+	char *copy = nf == SIZE_MAX ? NULL : malloc(len + 1);
+	if (!copy) {
+		free(f);
+		if (end)
+			*end = NULL;
+		return NULL;
+	}
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	for (size_t k = 0; k < nf; k++) {
+		memset(copy + f[k].at, ' ', f[k].lit->len);
+		copy[f[k].at] = '0';
+	}
+	const char *cend = NULL;
+	cJSON *j = cJSON_ParseWithLengthOpts(copy, len, &cend, false);
+	if (end)
+		*end = cend ? buf + (cend - copy) : NULL;
+	size_t ord = 0, k = 0;
+	if (j)
+		py_assign(j, f, nf, &ord, &k);
+	free(copy);
+	free(f);
+	return j;
+}
+
+const char *
+ws_json_nonfinite_name(double v)
+{
+	if (isnan(v))
+		return "NaN";
+	if (isinf(v))
+		return v > 0 ? "Infinity" : "-Infinity";
+	return NULL;
+}
+
+int
+ws_json_nonfinite_spelled(cJSON *n, bool raw)
+{
+	const char *name = n && cJSON_IsNumber(n) ? ws_json_nonfinite_name(n->valuedouble) : NULL;
+	if (name) {
+		/* in place, the key and the siblings untouched; cJSON_Delete
+		 * frees the new value string */
+		size_t l = strlen(name) + 1;
+		char *s = cJSON_malloc(l);
+		if (!s)
+			return -1;
+		memcpy(s, name, l);
+		n->type = raw ? cJSON_Raw : cJSON_String;
+		n->valuestring = s;
+		return 0;
+	}
+	for (cJSON *c = n ? n->child : NULL; c; c = c->next)
+		if (ws_json_nonfinite_spelled(c, raw))
+			return -1;
+	return 0;
 }
 
 /* ==== an arena for cJSON ====

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ws/json.h"
 #include "ws/remote.h"
 #include "ws/util.h"
 
@@ -79,12 +80,13 @@ ws_read_small_file(const char *path, uint64_t max, char **out, size_t *len,
 	return 0;
 }
 
-/* Parse JSON text; a syntax error names its byte offset. */
+/* Parse a JSON sidecar as Python writes it (Infinity, -Infinity, NaN
+ * accepted); a syntax error names its byte offset. */
 cJSON *
 ws_parse_json_buf(const char *buf, size_t len, const char *path, ws_error *err)
 {
 	const char *end = NULL;
-	cJSON *j = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	cJSON *j = ws_json_parse_py(buf, len, &end);
 	if (!j) {
 		/* cJSON points `end` at the error; its global error pointer is
 		 * not consulted (shared between threads) */

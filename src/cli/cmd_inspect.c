@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "output.h"
 #include "ws/formula.h"
+#include "ws/json.h"
 #include "ws/kv.h"
 #include "ws/report.h"
 
@@ -442,7 +443,8 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 /* ==== meta ==== */
 
 /* A copy of a parsed config.json whose strings and keys are valid UTF-8
- * whatever the file held (cJSON keeps raw bytes). */
+ * whatever the file held (cJSON keeps raw bytes); Infinity, -Infinity and
+ * NaN as those strings (JSON has no such numbers). */
 static cJSON *
 sanitized_copy(const cJSON *src)
 {
@@ -470,6 +472,10 @@ sanitized_copy(const cJSON *src)
 		out = ws_json_bytes(src->valuestring, strlen(src->valuestring));
 	} else {
 		out = cJSON_Duplicate(src, false);
+		if (out && ws_json_nonfinite_spelled(out, false)) {
+			cJSON_Delete(out);
+			out = NULL;
+		}
 	}
 	return out;
 }
@@ -477,7 +483,10 @@ sanitized_copy(const cJSON *src)
 static void
 config_text(FILE *f, const cJSON *c)
 {
-	char *s = cJSON_Print(c);
+	/* Infinity, -Infinity and NaN bare, as in the file (cJSON: null) */
+	cJSON *d = cJSON_Duplicate(c, true);
+	char *s = d && !ws_json_nonfinite_spelled(d, true) ? cJSON_Print(d) : NULL;
+	cJSON_Delete(d);
 	/* line by line: the layout's newlines and tabs are not escaped */
 	for (char *p = s, *nl; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
 		nl = strchr(p, '\n');

@@ -5,6 +5,7 @@
 #ifndef WS_JSON_H
 #define WS_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,17 @@ cJSON *ws_json_add_bytes(cJSON *obj, const char *key, const char *s, size_t len)
 cJSON *ws_json_bytes(const char *s, size_t len);
 /* Print obj unformatted and a newline; 0 or -1 (OOM / write error). */
 int ws_json_print_line(FILE *f, const cJSON *obj);
+/* Parse JSON text as Python's json module writes it: the bare tokens
+ * Infinity, -Infinity and NaN are numbers (+inf, -inf, NaN); everything
+ * else as strict as cJSON_ParseWithLengthOpts(buf, len, end, false).
+ * *end (may be NULL) points into buf: past the value, or at the error. */
+cJSON *ws_json_parse_py(const char *buf, size_t len, const char **end);
+/* Python's spelling of a non-finite v ("Infinity", "-Infinity", "NaN"),
+ * or NULL for a finite one. */
+const char *ws_json_nonfinite_name(double v);
+/* Replace every non-finite number in tree by Python's spelling of it: as
+ * a string node, or (raw) as the bare token.  0, or -1 on OOM. */
+int ws_json_nonfinite_spelled(cJSON *tree, bool raw);
 /* Make cJSON allocate from an arena, process-wide: for a program that uses
  * cJSON on one thread only (the CLI; another thread aborts).  Call before
  * any cJSON allocation. */

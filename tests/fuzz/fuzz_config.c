@@ -6,11 +6,12 @@
 
 #include "fuzz_common.h"
 #include "ws/formula.h"
+#include "ws/json.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *c = cJSON_ParseWithLength((const char *)data, size);
+	cJSON *c = ws_json_parse_py((const char *)data, size, NULL);
 	if (!c)
 		return 0;
 	struct ws_arch a;
