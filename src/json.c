@@ -316,8 +316,14 @@ ws_json_parse_py(const char *buf, size_t len, const char **end)
 	}
 	const char *cend = NULL;
 	cJSON *j = cJSON_ParseWithLengthOpts(copy, len, &cend, false);
-	if (end)
-		*end = cend ? buf + (cend - copy) : NULL;
+	if (end) {
+		size_t e = cend ? (size_t)(cend - copy) : 0;
+		/* a document that is a literal ends after it, not after its "0" */
+		for (size_t k = 0; k < nf; k++)
+			if (f[k].at < e && e < f[k].at + f[k].lit->len)
+				e = f[k].at + f[k].lit->len;
+		*end = cend ? buf + e : NULL;
+	}
 	size_t ord = 0, k = 0;
 	if (j)
 		py_assign(j, f, nf, &ord, &k);

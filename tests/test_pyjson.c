@@ -58,9 +58,12 @@ Test(pyjson, literals_are_numbers_strings_untouched)
 	/* a whole document of one literal */
 	static const char *const alone[] = {"NaN", " Infinity\n", "-Infinity"};
 	for (size_t i = 0; i < 3; i++) {
-		o = parse(alone[i], NULL);
+		const char *end = NULL;
+		o = parse(alone[i], &end);
 		cr_assert(o && cJSON_IsNumber(o), "%s", alone[i]);
 		cr_expect(!isfinite(o->valuedouble), "%s", alone[i]);
+		/* it ends after the literal: nothing but whitespace follows */
+		cr_expect_eq(end + strspn(end, " \n"), alone[i] + strlen(alone[i]), "%s", alone[i]);
 		cJSON_Delete(o);
 	}
 	/* strict JSON is unchanged */
