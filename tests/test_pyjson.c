@@ -360,3 +360,25 @@ Test(pyjson, a_safetensors_header_stays_strict)
 	ws_rmtree(d);
 	free(d);
 }
+
+Test(pyjson, mkmodel_reads_such_a_config_and_check_passes)
+{
+	/* the generator of sparse checkpoints reads real configs the same way */
+	char *d = ws_tmpdir();
+	const char *cfg = TINY_CONFIG(PY_EXTRA, "2");
+	char *cp = ws_write_file(d, "c.json", cfg, strlen(cfg));
+	char *dir = ws_join(d, "m");
+	char *argv[] = {getenv("WS_MKMODEL"), dir, cp, "--shards", "2", NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	cJSON *o = run_json(0, "check", dir);
+	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(o, "ok")));
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "formula"), "total")->valuedouble, 27296);
+	cJSON_Delete(o);
+	free(dir);
+	free(cp);
+	ws_rmtree(d);
+	free(d);
+}

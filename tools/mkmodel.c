@@ -81,6 +81,7 @@
 #include "catalogue/catalogue.h"
 #include "ws/error.h"
 #include "ws/formula.h"
+#include "ws/json.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -1072,7 +1073,9 @@ static uint64_t
 num(const cJSON *j, const char *key, uint64_t dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (uint64_t)v->valuedouble : dflt;
+	/* below 2^53: Infinity (Python's json writes it) is no count */
+	bool ok = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 0x1p53;
+	return ok ? (uint64_t)v->valuedouble : dflt;
 }
 
 static bool
@@ -1174,7 +1177,7 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 {
 	char *s = slurp(path, raw_len);
 	*raw = s;
-	cJSON *j = cJSON_ParseWithLength(s, *raw_len);
+	cJSON *j = ws_json_parse_py(s, *raw_len, NULL); /* as Python writes it */
 	if (!j)
 		die("%s: invalid JSON", path);
 	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
@@ -1265,7 +1268,7 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	}
 	const cJSON *mo = cJSON_GetObjectItemCaseSensitive(r, "mlp_only_layers"), *it;
 	cJSON_ArrayForEach(it, mo) {
-		if (c->n_mlp_only == MAX_MLP_ONLY || !cJSON_IsNumber(it) || it->valuedouble < 0)
+		if (c->n_mlp_only == MAX_MLP_ONLY || !cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble < 0x1p53))
 			die("%s: mlp_only_layers: at most %d layer indices", path, MAX_MLP_ONLY);
 		c->mlp_only[c->n_mlp_only++] = (uint64_t)it->valuedouble;
 	}
