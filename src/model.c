@@ -124,6 +124,14 @@ ws_model_new(const char *path)
 	return &p->pub;
 }
 
+void
+ws_tensor_init(ws_tensor *t)
+{
+	memset(t, 0, sizeof *t);
+	t->layer = -1;
+	t->expert = -1;
+}
+
 ws_tensor *
 ws_model_push_tensor(ws_model *m)
 {
@@ -132,9 +140,7 @@ ws_model_push_tensor(ws_model *m)
 	    ws_model_reserve_tensors(m, p->cap_tensors ? p->cap_tensors : 64))
 		return NULL;
 	ws_tensor *t = &m->tensors[m->n_tensors++];
-	memset(t, 0, sizeof *t);
-	t->layer = -1;
-	t->expert = -1;
+	ws_tensor_init(t);
 	return t;
 }
 
@@ -164,21 +170,6 @@ uint64_t
 ws_model_tensor_room(const ws_model *m)
 {
 	return ((const model_priv *)m)->cap_tensors - m->n_tensors;
-}
-
-int
-ws_model_take_tensors(ws_model *m, ws_model *from)
-{
-	if (ws_model_reserve_tensors(m, from->n_tensors))
-		return -1;
-	if (from->n_tensors)
-		memcpy(&m->tensors[m->n_tensors], from->tensors,
-		       (size_t)from->n_tensors * sizeof *m->tensors);
-	m->n_tensors += from->n_tensors;
-	from->n_tensors = 0;
-	/* the names and shapes go with them */
-	ws_model_take_arena(m, from);
-	return 0;
 }
 
 void

@@ -44,6 +44,13 @@ typedef struct scan {
 	char dt_text[16];
 	size_t dt_len;
 	ws_dtype dt;
+	/* a piece of the parallel scan: its tensors and entries go to slots
+	 * [wbase, wbase + wcap) of the arrays every piece shares (wt, we
+	 * point at slot wbase), not to m's */
+	ws_tensor *wt;
+	struct st_entry *we;
+	uint64_t wbase;
+	size_t wn, wcap;
 } scan;
 
 /* Per tensor, what only validation needs: its data range and where its
@@ -888,15 +895,29 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	if (names)
 		ws_strset_prefetch(names, hash);
 	char *name = ws_model_strndup(s->m, s->sv, kl);
-	ws_tensor *t = ws_model_push_tensor(s->m);
-	st_entry *e = vec_push(ev);
+	ws_tensor *t;
+	st_entry *e;
+	uint64_t ti;
+	if (s->wt) {
+		/* cannot be full when the piece is valid (see piece_room) */
+		if (s->wn == s->wcap)
+			return fail(s, "more tensors than the piece has room for");
+		t = &s->wt[s->wn];
+		e = &s->we[s->wn];
+		ti = s->wbase + s->wn++;
+		ws_tensor_init(t);
+	} else {
+		t = ws_model_push_tensor(s->m);
+		e = vec_push(ev);
+		ti = s->m->n_tensors - 1;
+	}
 	if (!name || !t || !e)
 		return ws_err_oom(s->err, s->file);
 	t->name = name;
 	t->name_len = (uint32_t)kl;
 	t->file = file_idx;
 	e->at = key_at;
-	e->tensor = s->m->n_tensors - 1;
+	e->tensor = ti;
 	e->hash = hash;
 	if (expect(s, ':') || scan_tensor(s, t, e))
 		return -1;
@@ -962,7 +983,6 @@ struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
 
 typedef struct piece {
 	scan s;
-	st_vec ev;
 	uint32_t file_idx;
 	size_t stop;       /* the next piece's first key; 0 = the end */
 	bool first;
@@ -1018,7 +1038,7 @@ run_piece(void *arg)
 		}
 	}
 	for (;;) {
-		if (scan_member(s, pc->file_idx, &pc->ev, &pc->names, &seen_meta, pc->first))
+		if (scan_member(s, pc->file_idx, NULL, &pc->names, &seen_meta, pc->first))
 			return NULL;
 		if (!accept(s, ','))
 			break;
@@ -1089,6 +1109,34 @@ cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
+/* The most tensors p[from, to) can hold: each tensor's value is one
+ * object, so no more than the '{' there, nor than the shortest entries
+ * allow.  A piece gets exactly that many slots of the shared arrays: the
+ * next piece's start is known before the threads run, and the join moves
+ * each piece down over the few slots left between them. */
+static size_t
+piece_room(const uint8_t *p, size_t from, size_t to)
+{
+	size_t n = 0, i = from;
+#ifdef __SSE2__
+	const __m128i brace = _mm_set1_epi8('{'), zero = _mm_setzero_si128();
+	while (to - i >= 16) {
+		__m128i acc = zero;
+		/* byte counters: 255 rounds at most */
+		for (unsigned k = 0; k < 255 && to - i >= 16; k++, i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, brace));
+		}
+		__m128i sum = _mm_sad_epu8(acc, zero);
+		n += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+	}
+#endif
+	for (; i < to; i++)
+		n += p[i] == '{';
+	size_t most = WS_ST_MAX_TENSORS(to - from);
+	return n < most ? n : most;
+}
+
 /* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
  * error): parse serially; -1: out of memory. */
 static int
@@ -1116,6 +1164,14 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	uint64_t first_tensor = m->n_tensors, first_meta = m->n_meta;
 	int rc = 1;
+	/* the last piece's count is not needed to place the others: its
+	 * bound, which costs no pass and only address space */
+	size_t room[PAR_MAX_PIECES], total = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t to = k + 1 < n ? cut[k + 1] : s0->len;
+		room[k] = k + 1 < n ? piece_room(s0->p, cut[k], to) : WS_ST_MAX_TENSORS(to - cut[k]);
+		total += room[k];
+	}
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
@@ -1131,12 +1187,22 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	/* all memory before the threads start: a mapping made while another
 	 * thread takes page faults stalls both (mmap_lock) */
-	for (size_t k = 0; k < n; k++) {
+	if (ws_model_reserve_tensors(m, total) ||
+	    !(ev->v = ws_big_realloc(NULL, 0, total * sizeof *ev->v))) {
+		rc = -1;
+		goto out;
+	}
+	ev->cap = total;
+	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
 		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
+		pc->s.wt = m->tensors + first_tensor + w;
+		pc->s.we = ev->v + w;
+		pc->s.wbase = first_tensor + w;
+		pc->s.wcap = room[k];
 		pc->s.dcap = 16;
 		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
-		    reserve_for(&pc->s, &pc->ev, &pc->names, len) ||
+		    ws_strset_reserve(&pc->names, k + 1 < n ? room[k] : len / 100 + 1) ||
 		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
 			rc = -1;
 			goto out;
@@ -1148,30 +1214,26 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		if (pcs[k].rc)
 			goto out;
 
-	/* join the pieces: tensors and their arenas into m, entries in order */
-	size_t n_first = pcs[0].ev.n;
-	ev->v = pcs[0].ev.v;
-	ev->n = pcs[0].ev.n;
-	ev->cap = pcs[0].ev.cap;
-	pcs[0].ev = (st_vec){0};
-	pcs[0].base = first_tensor;
-	for (size_t k = 1; k < n; k++) {
-		uint64_t base = m->n_tensors;
-		pcs[k].base = base;
-		for (size_t i = 0; i < pcs[k].ev.n; i++) {
-			st_entry *e = vec_push(ev);
-			if (!e) {
-				rc = -1;
-				goto out;
-			}
-			*e = pcs[k].ev.v[i];
-			e->tensor += base;
+	/* join the pieces: each moves down to follow the one before (piece
+	 * 0 is in place), and the arenas their names live in go to m */
+	uint64_t at = first_tensor;
+	for (size_t k = 0; k < n; k++) {
+		const scan *s = &pcs[k].s;
+		if (s->wbase != at) {
+			st_entry *e = ev->v + (at - first_tensor);
+			memmove(m->tensors + at, s->wt, s->wn * sizeof *s->wt);
+			memmove(e, s->we, s->wn * sizeof *s->we);
+			for (size_t i = 0; i < s->wn; i++)
+				e[i].tensor = at + i;
 		}
-		if (ws_model_take_tensors(m, pcs[k].s.m)) {
-			rc = -1;
-			goto out;
-		}
+		pcs[k].base = at;
+		at += s->wn;
+		if (k)
+			ws_model_take_arena(m, pcs[k].s.m);
 	}
+	m->n_tensors = at;
+	ev->n = at - first_tensor;
+	size_t n_first = pcs[0].s.wn;
 	/* the entries after the first piece's, in n equal runs */
 	size_t rest = ev->n - n_first;
 	for (size_t k = 0; k < n; k++) {
@@ -1196,7 +1258,6 @@ out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		vec_free(&pcs[k].ev);
 		ws_strset_free(&pcs[k].names);
 		if (k)
 			ws_model_free(pcs[k].s.m);
