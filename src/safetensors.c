@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -44,22 +45,26 @@ typedef struct scan {
 	char dt_text[16];
 	size_t dt_len;
 	ws_dtype dt;
+	/* the index in m->tensors of the file's first tensor */
+	uint64_t first;
 	/* a piece of the parallel scan: its tensors and entries go to slots
 	 * [wbase, wbase + wcap) of the arrays every piece shares (wt, we
-	 * point at slot wbase), not to m's */
+	 * point at slot wbase), not to m's, and its names to the set all
+	 * pieces share */
 	ws_tensor *wt;
 	struct st_entry *we;
 	uint64_t wbase;
 	size_t wn, wcap;
+	struct st_names *ns;
 } scan;
 
-/* Per tensor, what only validation needs: its data range and where its
- * entry starts in the header (for error offsets). */
+/* Per tensor, what only validation needs: where its data starts (it ends
+ * t->bytes later: scan_tensor checked the pair) and where its entry
+ * starts in the header, for error offsets (a header is under 2^32 bytes). */
 typedef struct st_entry {
-	uint64_t begin, end;
-	uint64_t at;        /* file offset of the tensor's key */
-	uint64_t tensor;    /* index in m->tensors */
-	uint32_t hash;      /* of its name (ws_strset_hash) */
+	uint64_t begin;
+	uint32_t at;        /* file offset of the tensor's key */
+	uint32_t tensor;    /* index among the file's tensors */
 } st_entry;
 
 static int
@@ -649,6 +654,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 #define name msg_name(t->name, t->name_len, nb, sizeof nb)
 	unsigned seen = 0;
 	uint64_t entry_at = e->at; /* the tensor's key */
+	uint64_t end = 0;
 	size_t ndim = 0;
 
 	if (expect(s, '{'))
@@ -722,7 +728,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 					return -1;
 				if (!accept(s, ','))
 					return offsets_pair_error(s, at, name);
-				if (scan_u64(s, "a data offset", &e->end))
+				if (scan_u64(s, "a data offset", &end))
 					return -1;
 				if (!accept(s, ']'))
 					return offsets_pair_error(s, at, name);
@@ -760,24 +766,30 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': %llu elements of %s are not a whole number of bytes",
 				 name, (unsigned long long)count, ws_dtype_name(t->dtype));
-	if (e->end < e->begin)
+	if (end < e->begin)
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': data_offsets end %llu is before begin %llu", name,
-				 (unsigned long long)e->end, (unsigned long long)e->begin);
-	if (e->end - e->begin != t->bytes)
+				 (unsigned long long)end, (unsigned long long)e->begin);
+	if (end - e->begin != t->bytes)
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': %s %s needs %llu bytes but data_offsets span %llu",
 				 name, ws_dtype_name(t->dtype), "shape",
 				 (unsigned long long)t->bytes,
-				 (unsigned long long)(e->end - e->begin));
+				 (unsigned long long)(end - e->begin));
 	return 0;
 }
 #undef name
 
+/* An entry with its data range, to sort by. */
+typedef struct st_key {
+	uint64_t begin, end;
+	st_entry e;
+} st_key;
+
 static int
-cmp_entry(const void *a, const void *b)
+cmp_key(const void *a, const void *b)
 {
-	const st_entry *x = a, *y = b;
+	const st_key *x = a, *y = b;
 	if (x->begin != y->begin)
 		return x->begin < y->begin ? -1 : 1;
 	if (x->end != y->end)
@@ -785,21 +797,31 @@ cmp_entry(const void *a, const void *b)
 	return 0;
 }
 
-/* By data offset; a shard's handful by insertion, without qsort's calls. */
-static void
-sort_entries(st_entry *v, size_t n)
+/* By data offset, then end; a shard's handful by insertion, without
+ * qsort's calls.  Writers store them in order, so this is rare. */
+static int
+sort_entries(const ws_tensor *t, st_entry *v, size_t n)
 {
+	st_key *k = malloc(n * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (st_key){v[i].begin, v[i].begin + t[v[i].tensor].bytes, v[i]};
 	if (n > 16) {
-		qsort(v, n, sizeof *v, cmp_entry);
-		return;
+		qsort(k, n, sizeof *k, cmp_key);
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			st_key e = k[i];
+			size_t j = i;
+			for (; j > 0 && cmp_key(&k[j - 1], &e) > 0; j--)
+				k[j] = k[j - 1];
+			k[j] = e;
+		}
 	}
-	for (size_t i = 1; i < n; i++) {
-		st_entry e = v[i];
-		size_t j = i;
-		for (; j > 0 && cmp_entry(&v[j - 1], &e) > 0; j--)
-			v[j] = v[j - 1];
-		v[j] = e;
-	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = k[i].e;
+	free(k);
+	return 0;
 }
 
 /* The tensor name for messages: escaped, short. */
@@ -822,16 +844,22 @@ msg_name(const char *name, size_t len, char *buf, size_t cap)
 	return buf;
 }
 
-/* Entries in header order. */
+/* Entries in header order.  The parallel scan's lie in a region of
+ * region_bytes (from region) it shares with the name set. */
 typedef struct st_vec {
 	st_entry *v;
 	size_t n, cap;
+	void *region;
+	size_t region_bytes;
 } st_vec;
 
 static void
 vec_free(st_vec *ev)
 {
-	ws_big_free(ev->v, ev->cap * sizeof *ev->v);
+	if (ev->region)
+		ws_big_free(ev->region, ev->region_bytes);
+	else
+		ws_big_free(ev->v, ev->cap * sizeof *ev->v);
 	*ev = (st_vec){0};
 }
 
@@ -867,9 +895,42 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 	return 0;
 }
 
+/* The names of a header scanned in pieces, in one open-addressing table
+ * that the pieces fill at once, so a name meets its twin from any piece
+ * as it is added.  A slot is 0 or the tensor's slot number in the shared
+ * arrays + 1 (high half) and its name's hash (low half), claimed by
+ * compare-and-swap after the tensor's name is written. */
+typedef struct st_names {
+	_Atomic uint64_t *slots;
+	size_t mask;
+	const ws_tensor *t;   /* slot number 0 of the shared tensor array */
+} st_names;
+
+/* Add slot number i's name (hash h); false if the set has it already.
+ * Pieces add at most 3/4 of the slots: a free one is always found. */
+static bool
+names_add(st_names *ns, uint64_t i, uint32_t h)
+{
+	const ws_tensor *t = &ns->t[i];
+	uint64_t v = (i + 1) << 32 | h;
+	for (size_t j = h & ns->mask;; j = (j + 1) & ns->mask) {
+		uint64_t cur = atomic_load_explicit(&ns->slots[j], memory_order_acquire);
+		if (!cur && atomic_compare_exchange_strong_explicit(&ns->slots[j], &cur, v,
+								    memory_order_acq_rel,
+								    memory_order_acquire))
+			return true;
+		/* taken (cur: by whom, if it was just now) */
+		if ((uint32_t)cur == h) {
+			const ws_tensor *o = &ns->t[(cur >> 32) - 1];
+			if (o->name_len == t->name_len && !memcmp(o->name, t->name, t->name_len))
+				return false;
+		}
+	}
+}
+
 /* A member of the top-level object at s->pos: __metadata__ (when
- * allow_meta) or a tensor. names: the duplicate check as we go, or NULL
- * when the caller checks later by the hash kept in the entry. */
+ * allow_meta) or a tensor. names: the duplicate check as we go (the
+ * serial scan), or NULL for a piece of the parallel one (s->ns). */
 static int
 scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen_meta,
 	    bool allow_meta)
@@ -894,6 +955,8 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	uint32_t hash = ws_strset_hash(s->sv, kl);
 	if (names)
 		ws_strset_prefetch(names, hash);
+	else if (s->ns)
+		__builtin_prefetch(&s->ns->slots[hash & s->ns->mask]);
 	char *name = ws_model_strndup(s->m, s->sv, kl);
 	ws_tensor *t;
 	st_entry *e;
@@ -916,13 +979,13 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	t->name = name;
 	t->name_len = (uint32_t)kl;
 	t->file = file_idx;
-	e->at = key_at;
-	e->tensor = ti;
-	e->hash = hash;
+	e->at = (uint32_t)key_at;
+	e->tensor = (uint32_t)(ti - s->first);
 	if (expect(s, ':') || scan_tensor(s, t, e))
 		return -1;
 	if (!names)
-		return 0;
+		return s->ns && !names_add(s->ns, ti - s->first, hash)
+		       ? fail(s, "duplicate tensor name") : 0;
 	int added = ws_strset_add_hashed(names, name, kl, hash);
 	if (added < 0)
 		return ws_err_oom(s->err, s->file);
@@ -970,12 +1033,13 @@ out:
  * A 6 MB header of 46,848 expert tensors is cut into pieces at guessed
  * member boundaries ('}' ',' '"', blanks allowed), one thread a piece.
  * A piece is right only if the piece before it, parsing from the start,
- * lands exactly on its first key.  Each piece checks its own names as it
- * goes; the names past the first piece are then looked up in the earlier
- * pieces' sets, the lookups split over the threads.  Anything else - a guess inside
- * a string, __metadata__ past the first piece, any error or duplicate -
- * and the header is parsed again by scan_header_serial, so messages and
- * offsets are always the serial ones. */
+ * lands exactly on its first key.  The pieces write their tensors and
+ * entries into slots of shared arrays and add their names to one shared
+ * set, which finds a duplicate whichever pieces hold the two.  Anything
+ * else - a guess inside a string, __metadata__ past the first piece, any
+ * error or duplicate, a piece with more tensors than its slots - and the
+ * header is parsed again by scan_header_serial, so messages and offsets
+ * are always the serial ones. */
 #define PAR_MAX_PIECES 4
 
 struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
@@ -988,15 +1052,6 @@ typedef struct piece {
 	bool first;
 	ws_error err;
 	int rc;
-	ws_strset names;   /* the piece's own, checked as it is scanned */
-	uint64_t base;     /* its first tensor in the joined model */
-	/* then across pieces: entries [from, to) of the joined list, against
-	 * the sets of the pieces before theirs */
-	const ws_model *m;
-	const struct piece *pcs;
-	size_t n_pieces;
-	const st_entry *all;
-	size_t from, to;
 	pthread_t th;
 } piece;
 
@@ -1038,7 +1093,7 @@ run_piece(void *arg)
 		}
 	}
 	for (;;) {
-		if (scan_member(s, pc->file_idx, NULL, &pc->names, &seen_meta, pc->first))
+		if (scan_member(s, pc->file_idx, NULL, NULL, &seen_meta, pc->first))
 			return NULL;
 		if (!accept(s, ','))
 			break;
@@ -1052,31 +1107,6 @@ run_piece(void *arg)
 	}
 	if (!pc->stop && !expect(s, '}'))
 		pc->rc = scan_end(s);
-	return NULL;
-}
-
-/* Entries [from, to) against the names of the pieces before their own
- * (e->tensor says which piece: the pieces' tensors are joined in order);
- * 0, or -1 on a duplicate. */
-static void *
-run_dups(void *arg)
-{
-	piece *pc = arg;
-	enum { AHEAD = 8 }; /* every lookup is a cache miss: start them early */
-	pc->rc = 0;
-	size_t k = 1;
-	for (size_t i = pc->from; i < pc->to && !pc->rc; i++) {
-		const st_entry *e = &pc->all[i];
-		while (k + 1 < pc->n_pieces && e->tensor >= pc->pcs[k + 1].base)
-			k++;
-		if (i + AHEAD < pc->to)
-			for (size_t j = 0; j < k; j++)
-				ws_strset_prefetch(&pc->pcs[j].names, pc->all[i + AHEAD].hash);
-		const ws_tensor *t = &pc->m->tensors[e->tensor];
-		for (size_t j = 0; j < k && !pc->rc; j++)
-			if (ws_strset_has_hashed(&pc->pcs[j].names, t->name, t->name_len, e->hash))
-				pc->rc = -1;
-	}
 	return NULL;
 }
 
@@ -1164,18 +1194,25 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	uint64_t first_tensor = m->n_tensors, first_meta = m->n_meta;
 	int rc = 1;
-	/* the last piece's count is not needed to place the others: its
-	 * bound, which costs no pass and only address space */
-	size_t room[PAR_MAX_PIECES], total = 0;
-	for (size_t k = 0; k < n; k++) {
-		size_t to = k + 1 < n ? cut[k + 1] : s0->len;
-		room[k] = k + 1 < n ? piece_room(s0->p, cut[k], to) : WS_ST_MAX_TENSORS(to - cut[k]);
-		total += room[k];
-	}
+	/* Slots: each piece but the last as many as its '{'.  The name set
+	 * is sized for twice those and a guess at the last piece's (100
+	 * bytes a tensor), and the last piece gets what keeps the set at most
+	 * 3/4 full (or its bytes' bound, if less): its count needs no pass. */
+	size_t room[PAR_MAX_PIECES], total = 0, last_len = s0->len - cut[n - 1];
+	for (size_t k = 0; k + 1 < n; k++)
+		total += room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+	size_t set_cap = 1024;
+	while (set_cap / 2 < total + last_len / 100 + 1)
+		set_cap *= 2;
+	room[n - 1] = set_cap / 4 * 3 - total;
+	if (room[n - 1] > WS_ST_MAX_TENSORS(last_len))
+		room[n - 1] = WS_ST_MAX_TENSORS(last_len);
+	total += room[n - 1];
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err};
+			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err,
+			       .first = first_tensor};
 		pc->file_idx = file_idx;
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
@@ -1186,12 +1223,19 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		}
 	}
 	/* all memory before the threads start: a mapping made while another
-	 * thread takes page faults stalls both (mmap_lock) */
-	if (ws_model_reserve_tensors(m, total) ||
-	    !(ev->v = ws_big_realloc(NULL, 0, total * sizeof *ev->v))) {
+	 * thread takes page faults stalls both (mmap_lock).  The set and the
+	 * entries share a region, the set first: what is used of both is in
+	 * one huge page on this header. */
+	st_names ns = {.mask = set_cap - 1};
+	size_t set_bytes = set_cap * sizeof *ns.slots;
+	ev->region_bytes = set_bytes + total * sizeof *ev->v;
+	if (ws_model_reserve_tensors(m, total) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
 		rc = -1;
 		goto out;
 	}
+	ns.slots = ev->region;
+	ns.t = m->tensors + first_tensor;
+	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
 	ev->cap = total;
 	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
@@ -1200,9 +1244,9 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		pc->s.we = ev->v + w;
 		pc->s.wbase = first_tensor + w;
 		pc->s.wcap = room[k];
+		pc->s.ns = &ns;
 		pc->s.dcap = 16;
 		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
-		    ws_strset_reserve(&pc->names, k + 1 < n ? room[k] : len / 100 + 1) ||
 		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
 			rc = -1;
 			goto out;
@@ -1224,41 +1268,21 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			memmove(m->tensors + at, s->wt, s->wn * sizeof *s->wt);
 			memmove(e, s->we, s->wn * sizeof *s->we);
 			for (size_t i = 0; i < s->wn; i++)
-				e[i].tensor = at + i;
+				e[i].tensor = (uint32_t)(at - first_tensor + i);
 		}
-		pcs[k].base = at;
 		at += s->wn;
 		if (k)
 			ws_model_take_arena(m, pcs[k].s.m);
 	}
 	m->n_tensors = at;
 	ev->n = at - first_tensor;
-	size_t n_first = pcs[0].s.wn;
-	/* the entries after the first piece's, in n equal runs */
-	size_t rest = ev->n - n_first;
-	for (size_t k = 0; k < n; k++) {
-		pcs[k].m = m;
-		pcs[k].pcs = pcs;
-		pcs[k].n_pieces = n;
-		pcs[k].all = ev->v;
-		pcs[k].from = n_first + rest * k / n;
-		pcs[k].to = n_first + rest * (k + 1) / n;
-	}
-	if (!run_all(pcs, n, run_dups))
-		goto out;
 	rc = 0;
-	for (size_t k = 0; k < n; k++)
-		if (pcs[k].rc)
-			rc = 1;
-	if (!rc) {
-		s0->pos = s0->len;
-		ws_st_parallel.done++;
-	}
+	s0->pos = s0->len;
+	ws_st_parallel.done++;
 out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		ws_strset_free(&pcs[k].names);
 		if (k)
 			ws_model_free(pcs[k].s.m);
 	}
@@ -1482,8 +1506,9 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	f->header_bytes = 8 + n;
 	f->data_start = 8 + n;
 
-	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err};
 	uint64_t first_tensor = m->n_tensors;
+	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err,
+		  .first = first_tensor};
 	st_vec ev = {0};
 	int rc = scan_header(&s, (uint32_t)idx, &ev, may_split);
 	free(s.sbuf);
@@ -1496,16 +1521,24 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	}
 	f->tensor_count = count;
 
-	/* Readers must sort by offsets: header order carries no meaning. */
+	/* Readers must sort by offsets (then ends): header order carries no
+	 * meaning.  An entry ends t->bytes after its begin. */
+	ws_tensor *ft = m->tensors + first_tensor;
 	bool sorted = true; /* writers store them in order: skip the sort */
-	for (size_t i = 1; i < count && sorted; i++)
-		sorted = cmp_entry(&entries[i - 1], &entries[i]) <= 0;
-	if (!sorted)
-		sort_entries(entries, count);
+	for (size_t i = 1; i < count && sorted; i++) {
+		const st_entry *a = &entries[i - 1], *b = &entries[i];
+		sorted = a->begin < b->begin ||
+			 (a->begin == b->begin && ft[a->tensor].bytes <= ft[b->tensor].bytes);
+	}
+	if (!sorted && sort_entries(ft, entries, count)) {
+		vec_free(&ev);
+		return ws_err_oom(err, path);
+	}
 	uint64_t data_len = size - (8 + n), running = 0;
 	for (size_t i = 0; i < count; i++) {
 		st_entry *e = &entries[i];
-		ws_tensor *t = &m->tensors[e->tensor];
+		ws_tensor *t = &ft[e->tensor];
+		uint64_t end = e->begin + t->bytes; /* no overflow: scan_tensor */
 		char nbuf[160];
 		if (e->begin != running) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
@@ -1513,10 +1546,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 				       ? "tensor '%s': data [%llu, %llu) overlaps the previous tensor (which ends at %llu)"
 				       : "tensor '%s': data [%llu, %llu) leaves a gap after byte %llu",
 				       nbuf, (unsigned long long)e->begin,
-				       (unsigned long long)e->end, (unsigned long long)running);
+				       (unsigned long long)end, (unsigned long long)running);
 			break;
 		}
-		running = e->end;
+		running = end;
 		if (running > data_len && !m->keep_truncated) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, size,
@@ -1542,6 +1575,5 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		return ws_err_at(err, path, 8 + n + running,
 				 "%llu trailing bytes after the last tensor's data",
 				 (unsigned long long)(data_len - running));
-	(void)first_tensor;
 	return 0;
 }
