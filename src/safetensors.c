@@ -45,6 +45,10 @@ typedef struct scan {
 	char dt_text[16];
 	size_t dt_len;
 	ws_dtype dt;
+	/* the last shapes made (shape_of), in turn */
+	const uint64_t *shapes[4];
+	size_t shape_ndim[4];
+	unsigned shape_next;
 	/* the index in m->tensors of the file's first tensor */
 	uint64_t first;
 	/* a piece of the parallel scan: its tensors and entries go to slots
@@ -412,30 +416,43 @@ scan_u64_slow(scan *s, const char *what, uint64_t *out)
 	return 0;
 }
 
-/* The common number first: 1 to 15 digits right here, no leading zero,
- * and after them no '.', 'e' or 'E'; anything else the whole way. */
+/* The common number: 1 to 15 digits at p[*pos], no leading zero, with 16
+ * more bytes in hand; false for anything else.  What follows is the
+ * caller's to check (no '.', 'e' or 'E'). */
+static inline bool
+fast_u64(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
+{
+	size_t i = *pos;
+	if (len - i < 17)
+		return false;
+	uint64_t w = load8(p + i), v;
+	unsigned n = digit_run(w), k = n;
+	if (n == 8) {
+		uint64_t w2 = load8(p + i + 8);
+		k = digit_run(w2);
+		v = value8(w) * pow10[k] + (k ? value_n(w2, k) : 0);
+		k += 8;
+	} else {
+		v = n ? value_n(w, n) : 0;
+	}
+	if (!n || k >= 16 || (k > 1 && (w & 0xFF) == '0'))
+		return false;
+	*pos = i + k;
+	*out = v;
+	return true;
+}
+
+/* The common number first, and after it no '.', 'e' or 'E'; anything
+ * else the whole way. */
 static inline int
 scan_u64(scan *s, const char *what, uint64_t *out)
 {
 	size_t i = s->pos;
-	if (s->len - i >= 17) {
-		uint64_t w = load8(s->p + i), v;
-		unsigned n = digit_run(w), k = n;
-		if (n == 8) {
-			uint64_t w2 = load8(s->p + i + 8);
-			k = digit_run(w2);
-			v = value8(w) * pow10[k] + (k ? value_n(w2, k) : 0);
-			k += 8;
-		} else {
-			v = n ? value_n(w, n) : 0;
-		}
-		uint8_t t = s->p[i + k];
-		if (n && k < 16 && !(k > 1 && (w & 0xFF) == '0') && t != '.' && t != 'e' &&
-		    t != 'E') {
-			s->pos = i + k;
-			*out = v;
-			return 0;
-		}
+	uint64_t v;
+	if (fast_u64(s->p, s->len, &i, &v) && s->p[i] != '.' && s->p[i] != 'e' && s->p[i] != 'E') {
+		s->pos = i;
+		*out = v;
+		return 0;
 	}
 	return scan_u64_slow(s, what, out);
 }
@@ -647,8 +664,81 @@ key_bit(const char *key, size_t len)
 	return 0;
 }
 
+/* The dtype of the dtype string p[0, n): the last one looked up again,
+ * as a header names a few dtypes many times over. */
+static ws_dtype
+dtype_of(scan *s, const char *p, size_t n)
+{
+	if (n == s->dt_len) {
+		size_t i = 0;
+		while (i < n && p[i] == s->dt_text[i])
+			i++;
+		if (i == n)
+			return s->dt;
+	}
+	ws_dtype dt = ws_dtype_from_safetensors(p, n);
+	if (n <= sizeof s->dt_text && dt != WS_DT_INVALID) {
+		memcpy(s->dt_text, p, n);
+		s->dt_len = n;
+		s->dt = dt;
+	}
+	return dt;
+}
+
+/* A tensor's value as writers write it - {"dtype":"BF16","shape":[2048,
+ * 7168],"data_offsets":[0,29360128]}: no blanks or escapes, the keys in
+ * that order, plain numbers - read in one go into t (dtype), s->dims,
+ * e->begin and *end.  false, s->pos unchanged, for anything else: the
+ * general path reads that, and says what is wrong with it. */
+static bool
+fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
+{
+	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
+			  k_offsets[] = ",\"data_offsets\":[";
+	const uint8_t *p = s->p;
+	size_t len = s->len, i = s->pos, n = 0;
+	if (len - i < sizeof k_dtype - 1 + 16 || memcmp(p + i, k_dtype, sizeof k_dtype - 1))
+		return false;
+	i += sizeof k_dtype - 1;
+	while (n < 16 && p[i + n] != '"') {
+		uint8_t c = p[i + n++];
+		if (c == '\\' || c < 0x20 || c >= 0x80)
+			return false;
+	}
+	if (n == 16 || (t->dtype = dtype_of(s, (const char *)p + i, n)) == WS_DT_INVALID)
+		return false;
+	i += n;
+	if (len - i < sizeof k_shape - 1 || memcmp(p + i, k_shape, sizeof k_shape - 1))
+		return false;
+	i += sizeof k_shape - 1;
+	n = 0;
+	if (i < len && p[i] == ']') {
+		i++;
+	} else {
+		for (;;) {
+			if (n == s->dcap || !fast_u64(p, len, &i, &s->dims[n++]))
+				return false;
+			if (p[i] == ']')
+				break;
+			if (p[i++] != ',')
+				return false;
+		}
+		i++;
+	}
+	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
+		return false;
+	i += sizeof k_offsets - 1;
+	if (!fast_u64(p, len, &i, &e->begin) || p[i++] != ',' || !fast_u64(p, len, &i, end) ||
+	    p[i] != ']' || p[i + 1] != '}')
+		return false;
+	s->pos = i + 2;
+	*ndim = n;
+	return true;
+}
+
+/* The same, the general way: any order, blanks, escapes, unknown keys. */
 static int
-scan_tensor(scan *s, ws_tensor *t, st_entry *e)
+scan_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end_out, size_t *ndim_out)
 {
 	char nb[160]; /* the escaped name, made only for an error message */
 #define name msg_name(t->name, t->name_len, nb, sizeof nb)
@@ -684,16 +774,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 				if (scan_string(s, &vl, &nul))
 					return -1;
 				/* a header names a few dtypes many times over */
-				if (vl == s->dt_len && !memcmp(s->sv, s->dt_text, vl)) {
-					t->dtype = s->dt;
-				} else {
-					t->dtype = ws_dtype_from_safetensors(s->sv, vl);
-					if (vl <= sizeof s->dt_text && t->dtype != WS_DT_INVALID) {
-						memcpy(s->dt_text, s->sv, vl);
-						s->dt_len = vl;
-						s->dt = t->dtype;
-					}
-				}
+				t->dtype = dtype_of(s, s->sv, vl);
 				if (t->dtype == WS_DT_INVALID) {
 					char *esc = ws_escape_text(s->sv, vl);
 					ws_err_at(s->err, s->file, at,
@@ -746,13 +827,55 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 		if (!(seen & need[i].bit))
 			return ws_err_at(s->err, s->file, entry_at,
 					 "tensor '%s': missing \"%s\"", name, need[i].key);
+	*end_out = end;
+	*ndim_out = ndim;
+	return 0;
+}
+#undef name
 
+/* s->dims[0, ndim) as a shape in the model: the one the last tensors had
+ * when it is the same (an expert's matrices take turns in a few shapes),
+ * else a new copy.  Shapes are never written after they are made. */
+static const uint64_t *
+shape_of(scan *s, size_t ndim)
+{
+	for (size_t k = 0; k < sizeof s->shapes / sizeof s->shapes[0]; k++) {
+		const uint64_t *c = s->shapes[k];
+		size_t i = 0;
+		if (!c || s->shape_ndim[k] != ndim)
+			continue;
+		while (i < ndim && c[i] == s->dims[i])
+			i++;
+		if (i == ndim)
+			return c;
+	}
 	uint64_t *shape = ws_model_alloc(s->m, ndim ? ndim * sizeof *shape : 1);
+	if (!shape)
+		return NULL;
+	if (ndim)
+		memcpy(shape, s->dims, ndim * sizeof *shape);
+	size_t k = s->shape_next++ % (sizeof s->shapes / sizeof s->shapes[0]);
+	s->shapes[k] = shape;
+	s->shape_ndim[k] = ndim;
+	return shape;
+}
+
+static int
+scan_tensor(scan *s, ws_tensor *t, st_entry *e)
+{
+	char nb[160]; /* the escaped name, made only for an error message */
+#define name msg_name(t->name, t->name_len, nb, sizeof nb)
+	uint64_t entry_at = e->at; /* the tensor's key */
+	uint64_t end = 0;
+	size_t ndim = 0;
+
+	if (!fast_value(s, t, e, &end, &ndim) && scan_value(s, t, e, &end, &ndim))
+		return -1;
+	const uint64_t *shape = shape_of(s, ndim);
 	if (!shape)
 		return ws_err_oom(s->err, s->file);
 	uint64_t count = 1;
 	for (size_t i = 0; i < ndim; i++) {
-		shape[i] = s->dims[i];
 		/* left to right, as the reference does */
 		if (!ws_mul_u64(count, shape[i], &count))
 			return ws_err_at(s->err, s->file, entry_at,
