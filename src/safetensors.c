@@ -1272,17 +1272,23 @@ piece_room(const uint8_t *p, size_t from, size_t to)
 {
 	size_t n = 0, i = from;
 #ifdef __SSE2__
+	/* 64 bytes a round into four sets of byte counters, added up every
+	 * 255 rounds before they wrap: this runs before the threads start */
 	const __m128i brace = _mm_set1_epi8('{'), zero = _mm_setzero_si128();
-	while (to - i >= 16) {
-		__m128i acc = zero;
-		/* byte counters: 255 rounds at most */
-		for (unsigned k = 0; k < 255 && to - i >= 16; k++, i += 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, brace));
+#define WS_BRACES(k) _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i + 16 * (k))), brace)
+	while (to - i >= 64) {
+		__m128i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+		for (unsigned r = 0; r < 255 && to - i >= 64; r++, i += 64) {
+			a0 = _mm_sub_epi8(a0, WS_BRACES(0));
+			a1 = _mm_sub_epi8(a1, WS_BRACES(1));
+			a2 = _mm_sub_epi8(a2, WS_BRACES(2));
+			a3 = _mm_sub_epi8(a3, WS_BRACES(3));
 		}
-		__m128i sum = _mm_sad_epu8(acc, zero);
+		__m128i sum = _mm_add_epi64(_mm_add_epi64(_mm_sad_epu8(a0, zero), _mm_sad_epu8(a1, zero)),
+					    _mm_add_epi64(_mm_sad_epu8(a2, zero), _mm_sad_epu8(a3, zero)));
 		n += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
 	}
+#undef WS_BRACES
 #endif
 	for (; i < to; i++)
 		n += p[i] == '{';
