@@ -20,10 +20,13 @@
 
 /* ==== arena: one owner for names, shapes and strings ==== */
 
+/* A chunk's bookkeeping lies apart from its bytes: a chunk reserved for a
+ * thread is not touched (its first page not faulted in) until the thread
+ * writes it. */
 typedef struct ws_arena {
 	struct ws_arena *next;
 	size_t used, cap;
-	_Alignas(16) unsigned char data[];
+	unsigned char *data;   /* cap bytes, 16-aligned (malloc or a mapping) */
 } ws_arena;
 
 #define ARENA_CHUNK (256u * 1024u)
@@ -34,9 +37,13 @@ typedef struct ws_arena {
 static int
 arena_push(ws_model *m, size_t cap)
 {
-	ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + cap);
-	if (!n)
+	ws_arena *n = malloc(sizeof *n);
+	unsigned char *data = n ? ws_big_realloc(NULL, 0, cap) : NULL;
+	if (!data) {
+		free(n);
 		return -1;
+	}
+	n->data = data;
 	n->used = 0;
 	n->cap = cap;
 	n->next = m->arena;
@@ -496,7 +503,8 @@ ws_model_free(ws_model *m)
 	}
 	for (ws_arena *a = m->arena, *n; a; a = n) {
 		n = a->next;
-		ws_big_free(a, sizeof *a + a->cap);
+		ws_big_free(a->data, a->cap);
+		free(a);
 	}
 	free(m->path);
 	free(m);
