@@ -1329,7 +1329,25 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	 * 3/4 full (or its bytes' bound, if less): its count needs no pass. */
 	size_t room[PAR_MAX_PIECES], total = 0, last_len = s0->len - cut[n - 1];
 	for (size_t k = 0; k + 1 < n; k++)
-		total += room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+		room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+	/* The first piece's '{' count holds the header's own and, when it
+	 * comes first as writers put it, __metadata__'s: without them the
+	 * second piece starts right where the first ends and the join moves
+	 * nothing.  (A count too small sends the header to the serial scan,
+	 * never to a wrong result.) */
+	static const char meta[] = "\"__metadata__\":{";
+	size_t o = 0;
+	while (o < s0->len && is_blank(s0->p[o]))
+		o++;
+	if (room[0] && o < s0->len && s0->p[o] == '{') {
+		room[0]--;
+		for (o++; o < s0->len && is_blank(s0->p[o]); o++)
+			;
+		if (room[0] && s0->len - o >= sizeof meta - 1 && !memcmp(s0->p + o, meta, sizeof meta - 1))
+			room[0]--;
+	}
+	for (size_t k = 0; k + 1 < n; k++)
+		total += room[k];
 	size_t set_cap = 1024;
 	while (set_cap / 2 < total + last_len / 100 + 1)
 		set_cap *= 2;
