@@ -1042,6 +1042,46 @@ cache_put(cache *c, centry *e, uint64_t h, const skel *k, const result *r)
 	return true;
 }
 
+/* Key bytes a and b (n each) the same?  Eight at a time from the end,
+ * where the keys of one block's matrices differ (the first word may
+ * overlap the second): a call to memcmp costs more than the compare. */
+static bool
+key_eq(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+	for (size_t i = n;;) {
+		uint64_t x, y;
+		i = i >= 8 ? i - 8 : 0;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+		if (!i)
+			return true;
+	}
+}
+
+/* The entries the last few names found: a checkpoint lists each block's
+ * or expert's few matrices in turn, so a name's skeleton is most often
+ * one of these, found without hashing it. */
+#define RECENT 4
+
+static centry *
+recent_find(const cache *c, const size_t *recent, const skel *k)
+{
+	for (size_t r = 0; r < RECENT; r++) {
+		centry *e = recent[r] < c->cap ? &c->e[recent[r]] : NULL;
+		if (e && e->klen == k->len && key_eq(c->keys + e->koff, k->key, k->len))
+			return e;
+	}
+	return NULL;
+}
+
 static int32_t
 seg_value(const char *s, size_t n, const skel *k, signed char ord)
 {
@@ -1067,6 +1107,7 @@ assign_part(part *p)
 	cache c = { 0 };
 	skel k = { 0 };
 	bool oom = false;
+	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0;
 
 	/* Escaping at most doubles a name; longer names are not classified.
 	 * A word of slack: skel_build stores whole words. */
@@ -1082,8 +1123,14 @@ assign_part(part *p)
 		bool done = false;
 
 		if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
-			uint64_t h = XXH3_64bits(k.key, k.len);
-			centry *e = cache_find(&c, h, k.key, k.len);
+			centry *e = recent_find(&c, recent, &k);
+			uint64_t h = 0;
+			if (!e) {
+				h = XXH3_64bits(k.key, k.len);
+				e = cache_find(&c, h, k.key, k.len);
+				if (e->used)
+					recent[next++ % RECENT] = (size_t)(e - c.e);
+			}
 			if (e->used) {
 				t->role = (ws_role)e->role;
 				t->kind = (ws_kind)e->kind;
@@ -1096,6 +1143,9 @@ assign_part(part *p)
 					oom = true;
 				else if (c.n * 2 > c.cap && !cache_grow(&c))
 					oom = true;
+				/* growing moves the entries */
+				for (size_t i = 0; i < RECENT; i++)
+					recent[i] = SIZE_MAX;
 			}
 		} else {
 			classify_raw(p->fmtbit, p->arch, s, n, &r);
