@@ -60,6 +60,12 @@ typedef struct scan {
 	uint64_t wbase;
 	size_t wn, wcap;
 	struct st_names *ns;
+	/* the data ranges seen so far, while each begins where the one
+	 * before ended (as writers lay them out): the first's begin and the
+	 * last's end; t->offset is set as they come */
+	uint64_t chain_first, chain_end;
+	size_t chain_n;
+	bool chain_broken;
 } scan;
 
 /* Per tensor, what only validation needs: where its data starts (it ends
@@ -1106,6 +1112,14 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	e->tensor = (uint32_t)(ti - s->first);
 	if (expect(s, ':') || scan_tensor(s, t, e))
 		return -1;
+	if (!s->chain_n++)
+		s->chain_first = e->begin;
+	else if (e->begin != s->chain_end)
+		s->chain_broken = true;
+	s->chain_end = e->begin + t->bytes; /* no overflow: scan_tensor */
+	/* the header's end is the data's start; parse_file sets it again
+	 * when the ranges are not one chain from 0 within the file */
+	t->offset = s->base + s->len + e->begin;
 	if (!names)
 		return s->ns && !names_add(s->ns, ti - s->first, hash)
 		       ? fail(s, "duplicate tensor name") : 0;
@@ -1410,6 +1424,13 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	uint64_t at = first_tensor;
 	for (size_t k = 0; k < n; k++) {
 		const scan *s = &pcs[k].s;
+		if (s->chain_n) {
+			if (s->chain_broken || (s0->chain_n++ && s->chain_first != s0->chain_end))
+				s0->chain_broken = true;
+			if (s0->chain_n == 1)
+				s0->chain_first = s->chain_first;
+			s0->chain_end = s->chain_end;
+		}
 		if (s->wbase != at) {
 			st_entry *e = ev->v + (at - first_tensor);
 			memmove(m->tensors + at, s->wt, s->wn * sizeof *s->wt);
@@ -1667,6 +1688,20 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		return -1;
 	}
 	f->tensor_count = count;
+	uint64_t data_len = size - (8 + n), running = 0;
+	/* As writers lay the data out, one range after the other from 0 and
+	 * within the file: every offset is set, nothing to sort or report. */
+	if (!s.chain_broken && (!count || (s.chain_first == 0 && s.chain_end <= data_len))) {
+		vec_free(&ev);
+		running = count ? s.chain_end : 0;
+		if (!ws_add_u64(8 + n, running, &f->expected_size))
+			return ws_err_at(err, path, 8, "data offsets overflow");
+		if (running != data_len)
+			return ws_err_at(err, path, 8 + n + running,
+					 "%llu trailing bytes after the last tensor's data",
+					 (unsigned long long)(data_len - running));
+		return 0;
+	}
 
 	/* Readers must sort by offsets (then ends): header order carries no
 	 * meaning.  An entry ends t->bytes after its begin. */
@@ -1681,7 +1716,6 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		vec_free(&ev);
 		return ws_err_oom(err, path);
 	}
-	uint64_t data_len = size - (8 + n), running = 0;
 	for (size_t i = 0; i < count; i++) {
 		st_entry *e = &entries[i];
 		ws_tensor *t = &ft[e->tensor];
