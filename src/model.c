@@ -131,14 +131,6 @@ ws_model_new(const char *path)
 	return &p->pub;
 }
 
-void
-ws_tensor_init(ws_tensor *t)
-{
-	memset(t, 0, sizeof *t);
-	t->layer = -1;
-	t->expert = -1;
-}
-
 ws_tensor *
 ws_model_push_tensor(ws_model *m)
 {

@@ -41,10 +41,15 @@ typedef struct scan {
 	size_t scap;
 	uint64_t *dims;
 	size_t dcap;
-	/* the last dtype read, and its text */
+	/* the last dtype read, its text and size (elements per block_bytes) */
 	char dt_text[16];
 	size_t dt_len;
 	ws_dtype dt;
+	uint32_t dt_block, dt_block_bytes;
+	/* names are copied into a block of the arena, taken a few KB at a
+	 * time (bump: the free rest of it) */
+	char *bump;
+	size_t bump_left;
 	/* the last shapes made (shape_of), in turn */
 	const uint64_t *shapes[4];
 	size_t shape_ndim[4];
@@ -687,8 +692,20 @@ dtype_of(scan *s, const char *p, size_t n)
 		memcpy(s->dt_text, p, n);
 		s->dt_len = n;
 		s->dt = dt;
+		s->dt_block = ws_dtype_get(dt)->block;
+		s->dt_block_bytes = ws_dtype_get(dt)->block_bytes;
 	}
 	return dt;
+}
+
+/* ws_dtype_bytes, without its division for the last dtype when that
+ * stores whole elements. */
+static bool
+bytes_of(const scan *s, ws_dtype dt, uint64_t count, uint64_t *bytes)
+{
+	if (dt == s->dt && s->dt_block == 1)
+		return ws_mul_u64(count, s->dt_block_bytes, bytes);
+	return ws_dtype_bytes(dt, count, bytes);
 }
 
 /* A tensor's value as writers write it - {"dtype":"BF16","shape":[2048,
@@ -891,7 +908,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 	t->shape = shape;
 	t->elements = count;
 	t->params = count;
-	if (!ws_dtype_bytes(t->dtype, count, &t->bytes))
+	if (!bytes_of(s, t->dtype, count, &t->bytes))
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': %llu elements of %s are not a whole number of bytes",
 				 name, (unsigned long long)count, ws_dtype_name(t->dtype));
@@ -1057,6 +1074,30 @@ names_add(st_names *ns, uint64_t i, uint32_t h)
 	}
 }
 
+/* A NUL-terminated copy of the name p[0, n) in the model.  A large
+ * header's names go to blocks of 64 KB of the arena, with no call per
+ * name; a shard's few, one by one (a block would mostly be left over). */
+static char *
+name_copy(scan *s, const char *p, size_t n)
+{
+	enum { BLOCK = 64u << 10 };
+	if (n >= s->bump_left) {
+		if (s->len < 4 * BLOCK || n >= BLOCK / 4)
+			return ws_model_strndup(s->m, p, n);
+		if (!(s->bump = ws_model_alloc(s->m, BLOCK))) {
+			s->bump_left = 0;
+			return NULL;
+		}
+		s->bump_left = BLOCK;
+	}
+	char *d = s->bump;
+	memcpy(d, p, n);
+	d[n] = '\0';
+	s->bump += n + 1;
+	s->bump_left -= n + 1;
+	return d;
+}
+
 /* A member of the top-level object at s->pos: __metadata__ (when
  * allow_meta) or a tensor. names: the duplicate check as we go (the
  * serial scan), or NULL for a piece of the parallel one (s->ns). */
@@ -1086,7 +1127,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 		ws_strset_prefetch(names, hash);
 	else if (s->ns)
 		__builtin_prefetch(&s->ns->slots[hash & s->ns->mask]);
-	char *name = ws_model_strndup(s->m, s->sv, kl);
+	char *name = name_copy(s, s->sv, kl);
 	ws_tensor *t;
 	st_entry *e;
 	uint64_t ti;
