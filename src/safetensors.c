@@ -46,6 +46,12 @@ typedef struct scan {
 	size_t dt_len;
 	ws_dtype dt;
 	uint32_t dt_block, dt_block_bytes;
+	uint64_t dt_word;      /* dt_text in a word (load8), when 8 bytes or less */
+	/* the last data_offsets end that fast_value read: its digits in the
+	 * header and its value (a writer's next begin is the same text) */
+	const uint8_t *end_text;
+	size_t end_len;
+	uint64_t end_value;
 	/* names are copied into a block of the arena, taken a few KB at a
 	 * time (bump: the free rest of it) */
 	char *bump;
@@ -694,8 +700,18 @@ dtype_of(scan *s, const char *p, size_t n)
 		s->dt = dt;
 		s->dt_block = ws_dtype_get(dt)->block;
 		s->dt_block_bytes = ws_dtype_get(dt)->block_bytes;
+		uint8_t w[8] = {0};
+		memcpy(w, p, n <= 8 ? n : 0);
+		s->dt_word = load8(w);
 	}
 	return dt;
+}
+
+/* The first n (0..8) bytes of the word w (load8 order). */
+static uint64_t
+low_bytes(uint64_t w, size_t n)
+{
+	return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
 }
 
 /* ws_dtype_bytes, without its division for the last dtype when that
@@ -723,12 +739,13 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
 	if (len - i < sizeof k_dtype - 1 + 16 || memcmp(p + i, k_dtype, sizeof k_dtype - 1))
 		return false;
 	i += sizeof k_dtype - 1;
-	while (n < 16 && p[i + n] != '"') {
-		uint8_t c = p[i + n++];
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			return false;
-	}
-	if (n == 16 || (t->dtype = dtype_of(s, (const char *)p + i, n)) == WS_DT_INVALID)
+	/* the dtype: plain bytes up to '"', most often the last one's */
+	n = plain_run(p + i, 16);
+	if (n == 16 || p[i + n] != '"')
+		return false;
+	if (n && n <= 8 && n == s->dt_len && low_bytes(load8(p + i), n) == s->dt_word)
+		t->dtype = s->dt;
+	else if ((t->dtype = dtype_of(s, (const char *)p + i, n)) == WS_DT_INVALID)
 		return false;
 	i += n;
 	if (len - i < sizeof k_shape - 1 || memcmp(p + i, k_shape, sizeof k_shape - 1))
@@ -751,9 +768,22 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
 	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
 		return false;
 	i += sizeof k_offsets - 1;
-	if (!fast_u64(p, len, &i, &e->begin) || p[i++] != ',' || !fast_u64(p, len, &i, end) ||
-	    p[i] != ']' || p[i + 1] != '}')
+	/* a begin spelled as the last end, digit for digit, is that number */
+	size_t k = s->end_len;
+	if (k && len - i >= 17 && p[i + k] == ',' &&
+	    low_bytes(load8(p + i), k) == low_bytes(load8(s->end_text), k) &&
+	    (k <= 8 || low_bytes(load8(p + i + 8), k - 8) == low_bytes(load8(s->end_text + 8), k - 8))) {
+		e->begin = s->end_value;
+		i += k;
+	} else if (!fast_u64(p, len, &i, &e->begin)) {
 		return false;
+	}
+	size_t at = ++i;
+	if (p[i - 1] != ',' || !fast_u64(p, len, &i, end) || p[i] != ']' || p[i + 1] != '}')
+		return false;
+	s->end_text = p + at;
+	s->end_len = i - at;
+	s->end_value = *end;
 	s->pos = i + 2;
 	*ndim = n;
 	return true;
