@@ -11,6 +11,7 @@
  * assigned in two halves on two threads, each with its own cache.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1088,15 +1089,20 @@ seg_value(const char *s, size_t n, const skel *k, signed char ord)
 	return ord < 0 ? -1 : digits_at(s, n, (long)k->seg_at[(int)ord]);
 }
 
-/* A range of tensors to assign, with its own cache: the two halves of a
- * large model are assigned on two threads, and since a name's answer
- * depends on the name alone the result is the same either way. */
+/* A worker assigning tensors a run at a time, with its own cache: on a
+ * large model two workers take runs from one counter (a worker the
+ * machine leaves waiting takes fewer; none waits for the other's half),
+ * and since a name's answer depends on the name alone the result is the
+ * same however the runs fall. */
+#define RUN 2048
+
 typedef struct part {
 	ws_model *m;
 	const char *arch;     /* normalized */
 	unsigned fmtbit;
 	int32_t num_hidden_layers;
-	uint64_t begin, end;
+	_Atomic uint64_t *next; /* the first tensor no worker has taken */
+	uint64_t end;
 	bool oom;
 } part;
 
@@ -1115,7 +1121,13 @@ assign_part(part *p)
 	if (!k.key || !cache_grow(&c))
 		oom = true;
 
-	for (uint64_t ti = p->begin; ti < p->end; ti++) {
+	for (uint64_t ti = 0, run_end = 0;; ti++) {
+		if (ti == run_end) {
+			ti = atomic_fetch_add(p->next, RUN);
+			if (ti >= p->end)
+				break;
+			run_end = p->end - ti < RUN ? p->end : ti + RUN;
+		}
 		ws_tensor *t = &m->tensors[ti];
 		const char *s = t->name ? t->name : "";
 		size_t n = t->name ? t->name_len : 0;
@@ -1185,20 +1197,16 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 	part p[2];
 	pthread_t th;
 	bool threaded = false;
+	_Atomic uint64_t next = 0;
 
 	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
 	for (int i = 0; i < 2; i++)
-		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, 0, 0, false};
-	p[0].end = m->n_tensors;
-	if (m->n_tensors >= PARALLEL_MIN) {
-		p[0].end = p[1].begin = m->n_tensors / 2;
-		p[1].end = m->n_tensors;
+		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, &next, m->n_tensors,
+			      false};
+	if (m->n_tensors >= PARALLEL_MIN)
 		threaded = ws_thread_start(&th, assign_thread, &p[1]) == 0;
-	}
 	assign_part(&p[0]);
 	if (threaded)
 		pthread_join(th, NULL);
-	else if (p[1].end > p[1].begin)
-		assign_part(&p[1]);
 	return p[0].oom || p[1].oom ? -1 : 0;
 }
