@@ -1136,10 +1136,20 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	    bool allow_meta)
 {
 	size_t kl;
-	bool nul;
+	bool nul = false;
 	uint64_t key_at = s->base + s->pos;
-	if (scan_string(s, &kl, &nul))
+	/* a key as writers write it, plain bytes up to the quote, is taken
+	 * here; anything else by scan_string */
+	size_t q = s->pos + 1, run = 0;
+	if (q < s->len && s->p[q - 1] == '"')
+		run = plain_run(s->p + q, s->len - q);
+	if (run && q + run < s->len && s->p[q + run] == '"') {
+		s->sv = (const char *)s->p + q;
+		kl = run;
+		s->pos = q + run + 1;
+	} else if (scan_string(s, &kl, &nul)) {
 		return -1;
+	}
 	if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
 		if (!allow_meta)
 			return -1;
