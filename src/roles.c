@@ -890,8 +890,11 @@ skel_build(skel *k, const char *s, size_t n)
 
 	if (k->prev) {
 		size_t l = common_prefix(s, k->prev, n < k->prev_len ? n : k->prev_len);
-		while (nmark < k->nmark && k->marks[nmark].at <= l)
-			nmark++;
+		/* marks rise: from the last, as the shared prefix is most of a
+		 * name */
+		nmark = k->nmark;
+		while (nmark && k->marks[nmark - 1].at > l)
+			nmark--;
 		if (nmark) {
 			const mark *mk = &k->marks[nmark - 1];
 			seg = mk->at;
