@@ -76,10 +76,6 @@ ws_tensor_init(ws_tensor *t)
 {
 	*t = (ws_tensor){.layer = -1, .expert = -1};
 }
-/* size bytes owned by m in a chunk of their own, leaving the chunk that
- * ws_model_alloc takes from as it was (a large block taken whole must
- * not make the next small allocation open a new chunk). */
-void *ws_model_alloc_aside(ws_model *m, size_t size);
 /* from's arena (all ws_model_alloc made there) becomes m's. */
 void ws_model_take_arena(ws_model *m, ws_model *from);
 /* Room for size bytes of ws_model_alloc in one chunk (0, or -1 on OOM):

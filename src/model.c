@@ -73,24 +73,6 @@ ws_model_alloc(ws_model *m, size_t size)
 	return p;
 }
 
-void *
-ws_model_alloc_aside(ws_model *m, size_t size)
-{
-	/* the chunk allocations come from, which stays first: with none
-	 * yet, the first small one would double this one's size */
-	if (!m->arena && arena_push(m, ARENA_CHUNK))
-		return NULL;
-	ws_arena *head = m->arena;
-	if (arena_push(m, size ? size : 1))
-		return NULL;
-	ws_arena *n = m->arena;
-	n->used = n->cap;
-	m->arena = head;
-	n->next = head->next;
-	head->next = n;
-	return n->data;
-}
-
 int
 ws_model_reserve_arena(ws_model *m, size_t size)
 {

@@ -52,12 +52,10 @@ typedef struct scan {
 	const uint8_t *end_text;
 	size_t end_len;
 	uint64_t end_value;
-	/* names and shapes go to a block taken 64 KB at a time (bump: the
-	 * free rest of it), from the pool of a parallel scan's pieces, else
-	 * from the arena */
+	/* names are copied into a block of the arena, taken a few KB at a
+	 * time (bump: the free rest of it) */
 	char *bump;
 	size_t bump_left;
-	struct st_pool *pool;
 	/* the last shapes made (shape_of), in turn */
 	const uint64_t *shapes[4];
 	size_t shape_ndim[4];
@@ -80,13 +78,6 @@ typedef struct scan {
 	size_t chain_n;
 	bool chain_broken;
 } scan;
-
-/* The bytes a parallel scan's pieces take their blocks from, in turn. */
-typedef struct st_pool {
-	char *base;
-	size_t size;
-	_Atomic size_t used;
-} st_pool;
 
 /* Per tensor, what only validation needs: where its data starts (it ends
  * t->bytes later: scan_tensor checked the pair) and where its entry
@@ -895,41 +886,6 @@ scan_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end_out, size_t *ndim_o
 }
 #undef name
 
-/* size bytes for a name (align 1) or a shape (align 8) in the model:
- * from a block of 64 KB, with no call each time, taken from the pool of a
- * parallel scan's pieces or else from the arena; a shard's few one by one
- * from the arena (a block would be left mostly unused); NULL when out of
- * memory or, in a piece, out of pool (the serial scan then reads it). */
-static void *
-scan_alloc(scan *s, size_t size, size_t align)
-{
-	enum { BLOCK = 64u << 10 };
-	size_t pad = (size_t)(-(uintptr_t)s->bump & (align - 1));
-	if (s->bump && s->bump_left >= pad && s->bump_left - pad >= size) {
-		void *p = s->bump + pad;
-		s->bump += pad + size;
-		s->bump_left -= pad + size;
-		return p;
-	}
-	if (!s->pool && (s->len < 4 * BLOCK || size >= BLOCK / 4))
-		return ws_model_alloc(s->m, size);
-	size_t want = size >= BLOCK / 4 ? (size + 15) & ~(size_t)15 : BLOCK;
-	char *b;
-	if (s->pool) {
-		size_t off = atomic_fetch_add(&s->pool->used, want);
-		if (off >= s->pool->size || s->pool->size - off < want)
-			return NULL;
-		b = s->pool->base + off;
-	} else if (!(b = ws_model_alloc(s->m, want))) {
-		return NULL;
-	}
-	if (want == BLOCK) {
-		s->bump = b + size;
-		s->bump_left = BLOCK - size;
-	}
-	return b;
-}
-
 /* s->dims[0, ndim) as a shape in the model: the one the last tensors had
  * when it is the same (an expert's matrices take turns in a few shapes),
  * else a new copy.  Shapes are never written after they are made. */
@@ -946,7 +902,7 @@ shape_of(scan *s, size_t ndim)
 		if (i == ndim)
 			return c;
 	}
-	uint64_t *shape = scan_alloc(s, ndim ? ndim * sizeof *shape : 1, sizeof *shape);
+	uint64_t *shape = ws_model_alloc(s->m, ndim ? ndim * sizeof *shape : 1);
 	if (!shape)
 		return NULL;
 	if (ndim)
@@ -1148,15 +1104,27 @@ names_add(st_names *ns, uint64_t i, uint32_t h)
 	}
 }
 
-/* A NUL-terminated copy of the name p[0, n) in the model. */
+/* A NUL-terminated copy of the name p[0, n) in the model.  A large
+ * header's names go to blocks of 64 KB of the arena, with no call per
+ * name; a shard's few, one by one (a block would mostly be left over). */
 static char *
 name_copy(scan *s, const char *p, size_t n)
 {
-	char *d = scan_alloc(s, n + 1, 1);
-	if (d) {
-		memcpy(d, p, n);
-		d[n] = '\0';
+	enum { BLOCK = 64u << 10 };
+	if (n >= s->bump_left) {
+		if (s->len < 4 * BLOCK || n >= BLOCK / 4)
+			return ws_model_strndup(s->m, p, n);
+		if (!(s->bump = ws_model_alloc(s->m, BLOCK))) {
+			s->bump_left = 0;
+			return NULL;
+		}
+		s->bump_left = BLOCK;
 	}
+	char *d = s->bump;
+	memcpy(d, p, n);
+	d[n] = '\0';
+	s->bump += n + 1;
+	s->bump_left -= n + 1;
 	return d;
 }
 
@@ -1281,10 +1249,8 @@ out:
 /* ==== the parallel scan of a large header ====
  *
  * A 6 MB header of 46,848 expert tensors is cut into pieces at guessed
- * member boundaries ('}' ',' '"', blanks allowed), a few per thread, and
- * each thread takes the next piece left until none is (a thread the
- * machine holds back takes fewer; none waits on another's share).  A
- * piece is right only if the piece before it, parsing from the start,
+ * member boundaries ('}' ',' '"', blanks allowed), one thread a piece.
+ * A piece is right only if the piece before it, parsing from the start,
  * lands exactly on its first key.  The pieces write their tensors and
  * entries into slots of shared arrays and add their names to one shared
  * set, which finds a duplicate whichever pieces hold the two.  Anything
@@ -1292,8 +1258,7 @@ out:
  * error or duplicate, a piece with more tensors than its slots - and the
  * header is parsed again by scan_header_serial, so messages and offsets
  * are always the serial ones. */
-#define PAR_MAX_PIECES 8
-#define PAR_PIECES_PER_THREAD 4
+#define PAR_MAX_PIECES 4
 
 struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
 				       .listing_index = 32u << 10};
@@ -1301,11 +1266,11 @@ struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
 typedef struct piece {
 	scan s;
 	uint32_t file_idx;
-	size_t start;      /* its first key (the header's start for the first) */
 	size_t stop;       /* the next piece's first key; 0 = the end */
 	bool first;
 	ws_error err;
 	int rc;
+	pthread_t th;
 } piece;
 
 /* Where a member starts after `from`: the '"' of its key. */
@@ -1363,6 +1328,25 @@ run_piece(void *arg)
 	return NULL;
 }
 
+/* Run fn on pieces 1..n-1 in threads and piece 0 here; false if a thread
+ * could not start (the caller falls back). */
+static bool
+run_all(piece *pcs, size_t n, void *(*fn)(void *))
+{
+	size_t started = 1;
+	bool ok = true;
+	for (; started < n; started++)
+		if (ws_thread_start(&pcs[started].th, fn, &pcs[started])) {
+			ok = false;
+			break;
+		}
+	if (ok)
+		fn(&pcs[0]);
+	for (size_t k = 1; k < started; k++)
+		pthread_join(pcs[k].th, NULL);
+	return ok;
+}
+
 static size_t
 cpus(void)
 {
@@ -1407,92 +1391,6 @@ piece_room(const uint8_t *p, size_t from, size_t to)
 	return n < most ? n : most;
 }
 
-/* What the threads share: the pieces, the slots of m's tensors and of the
- * entries they fill, the name set, and the next piece to take. */
-typedef struct par {
-	piece *pcs;
-	size_t n;
-	uint64_t first;        /* m's index of the file's first tensor */
-	ws_tensor *t;          /* slot 0: m->tensors + first */
-	st_entry *e;
-	st_names *ns;
-	size_t quota;          /* slots in all: 3/4 of the set */
-	st_pool pool;
-	_Atomic size_t room[PAR_MAX_PIECES]; /* a piece's '{' count + 1; 0: not
-					      * counted yet */
-	_Atomic size_t next;
-	_Atomic bool failed;
-} par;
-
-/* Piece k's slots: as many as its '{', counted by the first thread that
- * needs them (every thread counts the same). */
-static size_t
-room_of(par *pp, size_t k)
-{
-	size_t r = atomic_load_explicit(&pp->room[k], memory_order_relaxed);
-	if (r)
-		return r - 1;
-	const piece *pc = &pp->pcs[k];
-	const uint8_t *p = pc->s.p;
-	size_t len = pc->s.len;
-	r = piece_room(p, pc->start, pc->stop);
-	/* The first piece's count holds the header's own '{' and, when it
-	 * comes first as writers put it, __metadata__'s: without them the
-	 * next piece starts right where the first ends and the join moves
-	 * nothing.  (A count too small sends the header to the serial scan,
-	 * never to a wrong result.) */
-	static const char meta[] = "\"__metadata__\":{";
-	size_t o = 0;
-	while (k == 0 && o < len && is_blank(p[o]))
-		o++;
-	if (k == 0 && r && o < len && p[o] == '{') {
-		r--;
-		for (o++; o < len && is_blank(p[o]); o++)
-			;
-		if (r && len - o >= sizeof meta - 1 && !memcmp(p + o, meta, sizeof meta - 1))
-			r--;
-	}
-	atomic_store_explicit(&pp->room[k], r + 1, memory_order_relaxed);
-	return r;
-}
-
-/* Scan piece k into its slots, its names and shapes into the pool; a
- * piece that fails stops the others taking more. */
-static void
-take_piece(par *pp, size_t k)
-{
-	piece *pc = &pp->pcs[k];
-	size_t w = 0;
-	for (size_t j = 0; j < k; j++)
-		w += room_of(pp, j);
-	/* the last piece: the slots left, its count needs no pass */
-	size_t cap = k + 1 < pp->n ? room_of(pp, k)
-		     : w < pp->quota ? pp->quota - w : 0;
-	if (k + 1 == pp->n && cap > WS_ST_MAX_TENSORS(pc->s.len - pc->start))
-		cap = WS_ST_MAX_TENSORS(pc->s.len - pc->start);
-	pc->rc = -1;
-	if (w + cap <= pp->quota) {
-		pc->s.pool = &pp->pool;
-		pc->s.wt = pp->t + w;
-		pc->s.we = pp->e + w;
-		pc->s.wbase = pp->first + w;
-		pc->s.wcap = cap;
-		pc->s.ns = pp->ns;
-		run_piece(pc);
-	}
-	if (pc->rc)
-		atomic_store(&pp->failed, true);
-}
-
-static void *
-take_pieces(void *arg)
-{
-	par *pp = arg;
-	for (size_t k; !atomic_load(&pp->failed) && (k = atomic_fetch_add(&pp->next, 1)) < pp->n;)
-		take_piece(pp, k);
-	return NULL;
-}
-
 /* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
  * error): parse serially; -1: out of memory. */
 static int
@@ -1502,20 +1400,15 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
 	if (n < 2)
 		return 1; /* every small shard: no system call to count CPUs */
-	/* a few pieces a CPU; `pieces` (tests) sets both counts */
-	size_t threads = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
-	size_t most = ws_st_parallel.pieces ? ws_st_parallel.pieces : PAR_PIECES_PER_THREAD * threads;
-	if (n > most)
-		n = most;
+	size_t c = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
+	if (n > c)
+		n = c;
 	if (n > PAR_MAX_PIECES)
 		n = PAR_MAX_PIECES;
-	if (threads > n)
-		threads = n;
-	if (threads < 2)
+	if (n < 2)
 		return 1;
 
 	piece pcs[PAR_MAX_PIECES];
-	pthread_t th[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
@@ -1525,29 +1418,48 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	uint64_t first_tensor = m->n_tensors, first_meta = m->n_meta;
 	int rc = 1;
-	/* The name set is sized for a guess of 100 header bytes a tensor,
-	 * twice over, and the pieces' slots keep it at most 3/4 full. */
+	/* Slots: each piece but the last as many as its '{'.  The name set
+	 * is sized for twice those and a guess at the last piece's (100
+	 * bytes a tensor), and the last piece gets what keeps the set at most
+	 * 3/4 full (or its bytes' bound, if less): its count needs no pass. */
+	size_t room[PAR_MAX_PIECES], total = 0, last_len = s0->len - cut[n - 1];
+	for (size_t k = 0; k + 1 < n; k++)
+		room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+	/* The first piece's '{' count holds the header's own and, when it
+	 * comes first as writers put it, __metadata__'s: without them the
+	 * second piece starts right where the first ends and the join moves
+	 * nothing.  (A count too small sends the header to the serial scan,
+	 * never to a wrong result.) */
+	static const char meta[] = "\"__metadata__\":{";
+	size_t o = 0;
+	while (o < s0->len && is_blank(s0->p[o]))
+		o++;
+	if (room[0] && o < s0->len && s0->p[o] == '{') {
+		room[0]--;
+		for (o++; o < s0->len && is_blank(s0->p[o]); o++)
+			;
+		if (room[0] && s0->len - o >= sizeof meta - 1 && !memcmp(s0->p + o, meta, sizeof meta - 1))
+			room[0]--;
+	}
+	for (size_t k = 0; k + 1 < n; k++)
+		total += room[k];
 	size_t set_cap = 1024;
-	while (set_cap / 2 < s0->len / 100 + 1)
+	while (set_cap / 2 < total + last_len / 100 + 1)
 		set_cap *= 2;
-	par pp = {.pcs = pcs, .n = n, .first = first_tensor, .quota = set_cap / 4 * 3};
-	atomic_init(&pp.next, 1); /* the first piece is this thread's */
-	atomic_init(&pp.failed, false);
-	for (size_t k = 0; k < PAR_MAX_PIECES; k++)
-		atomic_init(&pp.room[k], 0);
-	atomic_init(&pp.pool.used, 0);
+	room[n - 1] = set_cap / 4 * 3 - total;
+	if (room[n - 1] > WS_ST_MAX_TENSORS(last_len))
+		room[n - 1] = WS_ST_MAX_TENSORS(last_len);
+	total += room[n - 1];
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
-		/* m is only the first piece's, for __metadata__: the others'
-		 * names and shapes go to the pool */
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = m, .err = &pc->err, .first = first_tensor};
+			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err,
+			       .first = first_tensor};
 		pc->file_idx = file_idx;
-		pc->start = cut[k];
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
-		pc->s.dcap = 16;
-		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims))) {
+		if (!pc->s.m) {
+			n = k; /* free what was made */
 			rc = -1;
 			goto out;
 		}
@@ -1558,40 +1470,38 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	 * one huge page on this header. */
 	st_names ns = {.mask = set_cap - 1};
 	size_t set_bytes = set_cap * sizeof *ns.slots;
-	ev->region_bytes = set_bytes + pp.quota * sizeof *ev->v;
-	if (ws_model_reserve_tensors(m, pp.quota) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
-		rc = -1;
-		goto out;
-	}
-	/* the pool: the names with their NULs take fewer bytes than the
-	 * header, and each piece leaves at most a block unused */
-	pp.pool.size = s0->len + n * (64u << 10);
-	if (!(pp.pool.base = ws_model_alloc_aside(m, pp.pool.size))) {
+	ev->region_bytes = set_bytes + total * sizeof *ev->v;
+	if (ws_model_reserve_tensors(m, total) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
 		rc = -1;
 		goto out;
 	}
 	ns.slots = ev->region;
-	ns.t = pp.t = m->tensors + first_tensor;
-	pp.ns = &ns;
-	pp.e = ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
-	ev->cap = pp.quota;
-
-	/* the first piece here (its __metadata__ goes to m), then whatever
-	 * is left, beside the other threads; a thread that cannot start
-	 * leaves its pieces to those that did */
-	size_t started = 1;
-	while (started < threads && !ws_thread_start(&th[started], take_pieces, &pp))
-		started++;
-	take_piece(&pp, 0);
-	take_pieces(&pp);
-	for (size_t k = 1; k < started; k++)
-		pthread_join(th[k], NULL);
-	if (atomic_load(&pp.failed))
+	ns.t = m->tensors + first_tensor;
+	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
+	ev->cap = total;
+	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
+		piece *pc = &pcs[k];
+		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
+		pc->s.wt = m->tensors + first_tensor + w;
+		pc->s.we = ev->v + w;
+		pc->s.wbase = first_tensor + w;
+		pc->s.wcap = room[k];
+		pc->s.ns = &ns;
+		pc->s.dcap = 16;
+		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
+		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
+			rc = -1;
+			goto out;
+		}
+	}
+	if (!run_all(pcs, n, run_piece))
 		goto out;
+	for (size_t k = 0; k < n; k++)
+		if (pcs[k].rc)
+			goto out;
 
-	/* join the pieces: each follows the one before (a piece whose '{'
-	 * were more than its tensors left slots between: the next moves
-	 * down), and the arenas the names live in go to m */
+	/* join the pieces: each moves down to follow the one before (piece
+	 * 0 is in place), and the arenas their names live in go to m */
 	uint64_t at = first_tensor;
 	for (size_t k = 0; k < n; k++) {
 		const scan *s = &pcs[k].s;
@@ -1610,6 +1520,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 				e[i].tensor = (uint32_t)(at - first_tensor + i);
 		}
 		at += s->wn;
+		if (k)
+			ws_model_take_arena(m, pcs[k].s.m);
 	}
 	m->n_tensors = at;
 	ev->n = at - first_tensor;
@@ -1620,6 +1532,8 @@ out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
+		if (k)
+			ws_model_free(pcs[k].s.m);
 	}
 	if (rc) {
 		/* back to the state before: the serial scan starts over */
