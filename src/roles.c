@@ -1076,12 +1076,16 @@ key_eq(const unsigned char *a, const unsigned char *b, size_t n)
 #define RECENT 4
 
 static centry *
-recent_find(const cache *c, const size_t *recent, const skel *k)
+recent_find(const cache *c, const size_t *recent, size_t *last, const skel *k)
 {
-	for (size_t r = 0; r < RECENT; r++) {
+	/* from the one after the last found: the matrices come in turn */
+	for (size_t i = 1; i <= RECENT; i++) {
+		size_t r = (*last + i) % RECENT;
 		centry *e = recent[r] < c->cap ? &c->e[recent[r]] : NULL;
-		if (e && e->klen == k->len && key_eq(c->keys + e->koff, k->key, k->len))
+		if (e && e->klen == k->len && key_eq(c->keys + e->koff, k->key, k->len)) {
+			*last = r;
 			return e;
+		}
 	}
 	return NULL;
 }
@@ -1116,7 +1120,7 @@ assign_part(part *p)
 	cache c = { 0 };
 	skel k = { 0 };
 	bool oom = false;
-	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0;
+	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0, last = 0;
 
 	/* Escaping at most doubles a name; longer names are not classified.
 	 * A word of slack: skel_build stores whole words. */
@@ -1138,7 +1142,7 @@ assign_part(part *p)
 		bool done = false;
 
 		if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
-			centry *e = recent_find(&c, recent, &k);
+			centry *e = recent_find(&c, recent, &last, &k);
 			uint64_t h = 0;
 			if (!e) {
 				h = XXH3_64bits(k.key, k.len);
