@@ -776,6 +776,8 @@ typedef struct skel {
 	size_t len, cap;
 	uint32_t nseg;
 	uint32_t seg_at[MAX_SEGS];   /* byte offsets of digit segments */
+	int32_t seg_val[MAX_SEGS];   /* and their numbers (kept with the
+				      * segments a build reuses) */
 	const char *prev;            /* the name key was built from, or NULL */
 	size_t prev_len;
 	uint32_t nmark;
@@ -928,6 +930,10 @@ skel_build(skel *k, const char *s, size_t n)
 		if (!nondigit && sl >= 1 && sl <= MAX_DIGITS) {
 			if (nseg == MAX_SEGS)
 				return false;
+			int32_t v = 0;   /* <= MAX_DIGITS digits: no overflow */
+			for (size_t j = seg; j < i; j++)
+				v = v * 10 + (s[j] - '0');
+			k->seg_val[nseg] = v;
 			k->seg_at[nseg++] = (uint32_t)seg;
 			len = kseg;
 			o[len++] = 0xFF;
@@ -1091,9 +1097,9 @@ recent_find(const cache *c, const size_t *recent, size_t *last, const skel *k)
 }
 
 static int32_t
-seg_value(const char *s, size_t n, const skel *k, signed char ord)
+seg_value(const skel *k, signed char ord)
 {
-	return ord < 0 ? -1 : digits_at(s, n, (long)k->seg_at[(int)ord]);
+	return ord < 0 ? -1 : k->seg_val[(int)ord];
 }
 
 /* A worker assigning tensors a run at a time, with its own cache: on a
@@ -1153,8 +1159,8 @@ assign_part(part *p)
 			if (e->used) {
 				t->role = (ws_role)e->role;
 				t->kind = (ws_kind)e->kind;
-				t->layer = seg_value(s, n, &k, e->lord);
-				t->expert = seg_value(s, n, &k, e->eord);
+				t->layer = seg_value(&k, e->lord);
+				t->expert = seg_value(&k, e->eord);
 				done = true;
 			} else {
 				classify_raw(p->fmtbit, p->arch, s, n, &r);
