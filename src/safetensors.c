@@ -60,6 +60,18 @@ typedef struct scan {
 	const uint64_t *shapes[4];
 	size_t shape_ndim[4];
 	unsigned shape_next;
+	/* the shapes fast_value read last, by their text in the header with
+	 * the closing ']' (16 bytes at most): a shape spelled the same is the
+	 * same, with the same element count; stext_at/len: this one's text */
+	struct {
+		const uint8_t *text;
+		size_t len, ndim;
+		const uint64_t *shape;
+		uint64_t count;
+	} stext[4];
+	unsigned stext_next;
+	const uint8_t *stext_at;
+	size_t stext_len;
 	/* the index in m->tensors of the file's first tensor */
 	uint64_t first;
 	/* a piece of the parallel scan: its tensors and entries go to slots
@@ -730,7 +742,8 @@ bytes_of(const scan *s, ws_dtype dt, uint64_t count, uint64_t *bytes)
  * e->begin and *end.  false, s->pos unchanged, for anything else: the
  * general path reads that, and says what is wrong with it. */
 static bool
-fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
+fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
+	   const uint64_t **shape, uint64_t *count)
 {
 	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
 			  k_offsets[] = ",\"data_offsets\":[";
@@ -752,7 +765,22 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
 		return false;
 	i += sizeof k_shape - 1;
 	n = 0;
-	if (i < len && p[i] == ']') {
+	size_t shape_at = i;
+	for (size_t c = 0; c < sizeof s->stext / sizeof s->stext[0] && len - i >= 16; c++) {
+		size_t l = s->stext[c].len;
+		if (l && low_bytes(load8(p + i), l) == low_bytes(load8(s->stext[c].text), l) &&
+		    (l <= 8 || low_bytes(load8(p + i + 8), l - 8) ==
+				       low_bytes(load8(s->stext[c].text + 8), l - 8))) {
+			*shape = s->stext[c].shape;
+			*count = s->stext[c].count;
+			n = s->stext[c].ndim;
+			i += l;
+			break;
+		}
+	}
+	if (*shape) {
+		/* spelled as one read before */
+	} else if (i < len && p[i] == ']') {
 		i++;
 	} else {
 		for (;;) {
@@ -764,6 +792,10 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim)
 				return false;
 		}
 		i++;
+	}
+	if (!*shape && i - shape_at <= 16) {
+		s->stext_at = p + shape_at;
+		s->stext_len = i - shape_at;
 	}
 	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
 		return false;
@@ -922,17 +954,33 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 	uint64_t end = 0;
 	size_t ndim = 0;
 
-	if (!fast_value(s, t, e, &end, &ndim) && scan_value(s, t, e, &end, &ndim))
-		return -1;
-	const uint64_t *shape = shape_of(s, ndim);
-	if (!shape)
-		return ws_err_oom(s->err, s->file);
+	const uint64_t *shape = NULL;
 	uint64_t count = 1;
-	for (size_t i = 0; i < ndim; i++) {
-		/* left to right, as the reference does */
-		if (!ws_mul_u64(count, shape[i], &count))
-			return ws_err_at(s->err, s->file, entry_at,
-					 "tensor '%s': element count overflows", name);
+	s->stext_len = 0;
+	if (!fast_value(s, t, e, &end, &ndim, &shape, &count)) {
+		shape = NULL;
+		count = 1;
+		s->stext_len = 0;
+		if (scan_value(s, t, e, &end, &ndim))
+			return -1;
+	}
+	if (!shape) {
+		if (!(shape = shape_of(s, ndim)))
+			return ws_err_oom(s->err, s->file);
+		for (size_t i = 0; i < ndim; i++) {
+			/* left to right, as the reference does */
+			if (!ws_mul_u64(count, shape[i], &count))
+				return ws_err_at(s->err, s->file, entry_at,
+						 "tensor '%s': element count overflows", name);
+		}
+		if (s->stext_len) {
+			unsigned c = s->stext_next++ % (sizeof s->stext / sizeof s->stext[0]);
+			s->stext[c].text = s->stext_at;
+			s->stext[c].len = s->stext_len;
+			s->stext[c].ndim = ndim;
+			s->stext[c].shape = shape;
+			s->stext[c].count = count;
+		}
 	}
 	t->ndim = (uint32_t)ndim;
 	t->shape = shape;

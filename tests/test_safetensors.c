@@ -579,7 +579,13 @@ Test(safetensors, the_writers_spelling_reads_as_any_other)
 		 "\"c\":{\"dtype\":\"F8_E4M3FNUZ\",\"shape\":[3],\"data_offsets\":[58720256,58720259]},"
 		 "\"d\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[58720259,58720263]},"
 		 "\"e\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[58720263,58720263]},"
-		 "\"f\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[58720263,58720267]}}", 58720267},
+		 "\"f\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[58720263,58720267]},"
+		 /* shapes spelled as ones before */
+		 "\"g\":{\"dtype\":\"BF16\",\"shape\":[2048,7168],\"data_offsets\":[58720267,88080395]},"
+		 "\"h\":{\"dtype\":\"F8_E4M3FNUZ\",\"shape\":[2048,7168],\"data_offsets\":[88080395,102760459]},"
+		 "\"i\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[102760459,102760463]},"
+		 "\"j\":{\"dtype\":\"F32\",\"shape\":[204,7168],\"data_offsets\":[102760463,108609551]}}",
+		 108609551},
 		/* 13 digits, a begin repeating them, and a shape past the
 		 * one-go reading's 15 digits */
 		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[1000000000000],\"data_offsets\":[0,1000000000000]},"
