@@ -1863,10 +1863,18 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	if (in.emb) {
 		uint32_t n;
 		out->hidden_size = shape_of(in.emb, &n)[1];
-	}
-	if (gather(&in, out->hidden_size) < 0) {
-		free(in.blk);
-		return ws_err_oom(err, path);
+		if (gather(&in, out->hidden_size) < 0) {
+			free(in.blk);
+			return ws_err_oom(err, path);
+		}
+	} else {
+		/* no sizes to read (a shard of experts): infer_sizes says why
+		 * from the roles present alone */
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *x = &m->tensors[i];
+			if ((unsigned)x->role < WS_ROLE_COUNT)
+				ws_rs_add(&in.seen[x->kind == WS_KIND_BIAS], (int)x->role);
+		}
 	}
 	out->hidden_size = 0;
 	const char *why = infer_sizes(&in, &oom);

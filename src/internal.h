@@ -70,9 +70,12 @@ uint64_t ws_model_tensor_room(const ws_model *m);
  * ("":{"dtype":"U8","shape":[],"data_offsets":[0,0]} and a comma): a
  * header of len bytes holds at most this many. */
 #define WS_ST_MAX_TENSORS(len) ((len) / 40 + 1)
-/* Append from's tensors to m's, with the arena their names and shapes
- * live in; from keeps no tensors (0, or -1 on OOM, from unchanged). */
-int ws_model_take_tensors(ws_model *m, ws_model *from);
+/* A new tensor's fields: zero, no layer, no expert. */
+static inline void
+ws_tensor_init(ws_tensor *t)
+{
+	*t = (ws_tensor){.layer = -1, .expert = -1};
+}
 /* from's arena (all ws_model_alloc made there) becomes m's. */
 void ws_model_take_arena(ws_model *m, ws_model *from);
 /* Room for size bytes of ws_model_alloc in one chunk (0, or -1 on OOM):

@@ -21,10 +21,13 @@
 
 /* ==== arena: one owner for names, shapes and strings ==== */
 
+/* A chunk's bookkeeping lies apart from its bytes: a chunk reserved for a
+ * thread is not touched (its first page not faulted in) until the thread
+ * writes it. */
 typedef struct ws_arena {
 	struct ws_arena *next;
 	size_t used, cap;
-	_Alignas(16) unsigned char data[];
+	unsigned char *data;   /* cap bytes, 16-aligned (malloc or a mapping) */
 } ws_arena;
 
 #define ARENA_CHUNK (256u * 1024u)
@@ -35,9 +38,13 @@ typedef struct ws_arena {
 static int
 arena_push(ws_model *m, size_t cap)
 {
-	ws_arena *n = ws_big_realloc(NULL, 0, sizeof *n + cap);
-	if (!n)
+	ws_arena *n = malloc(sizeof *n);
+	unsigned char *data = n ? ws_big_realloc(NULL, 0, cap) : NULL;
+	if (!data) {
+		free(n);
 		return -1;
+	}
+	n->data = data;
 	n->used = 0;
 	n->cap = cap;
 	n->next = m->arena;
@@ -133,9 +140,7 @@ ws_model_push_tensor(ws_model *m)
 	    ws_model_reserve_tensors(m, p->cap_tensors ? p->cap_tensors : 64))
 		return NULL;
 	ws_tensor *t = &m->tensors[m->n_tensors++];
-	memset(t, 0, sizeof *t);
-	t->layer = -1;
-	t->expert = -1;
+	ws_tensor_init(t);
 	return t;
 }
 
@@ -165,21 +170,6 @@ uint64_t
 ws_model_tensor_room(const ws_model *m)
 {
 	return ((const model_priv *)m)->cap_tensors - m->n_tensors;
-}
-
-int
-ws_model_take_tensors(ws_model *m, ws_model *from)
-{
-	if (ws_model_reserve_tensors(m, from->n_tensors))
-		return -1;
-	if (from->n_tensors)
-		memcpy(&m->tensors[m->n_tensors], from->tensors,
-		       (size_t)from->n_tensors * sizeof *m->tensors);
-	m->n_tensors += from->n_tensors;
-	from->n_tensors = 0;
-	/* the names and shapes go with them */
-	ws_model_take_arena(m, from);
-	return 0;
 }
 
 void
@@ -546,7 +536,8 @@ ws_model_free(ws_model *m)
 	}
 	for (ws_arena *a = m->arena, *n; a; a = n) {
 		n = a->next;
-		ws_big_free(a, sizeof *a + a->cap);
+		ws_big_free(a->data, a->cap);
+		free(a);
 	}
 	free(m->path);
 	free(m);

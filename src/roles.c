@@ -11,6 +11,7 @@
  * assigned in two halves on two threads, each with its own cache.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -870,6 +871,8 @@ typedef struct skel {
 	size_t len, cap;
 	uint32_t nseg;
 	uint32_t seg_at[MAX_SEGS];   /* byte offsets of digit segments */
+	int32_t seg_val[MAX_SEGS];   /* and their numbers (kept with the
+				      * segments a build reuses) */
 	const char *prev;            /* the name key was built from, or NULL */
 	size_t prev_len;
 	uint32_t nmark;
@@ -984,8 +987,11 @@ skel_build(skel *k, const char *s, size_t n)
 
 	if (k->prev) {
 		size_t l = common_prefix(s, k->prev, n < k->prev_len ? n : k->prev_len);
-		while (nmark < k->nmark && k->marks[nmark].at <= l)
-			nmark++;
+		/* marks rise: from the last, as the shared prefix is most of a
+		 * name */
+		nmark = k->nmark;
+		while (nmark && k->marks[nmark - 1].at > l)
+			nmark--;
 		if (nmark) {
 			const mark *mk = &k->marks[nmark - 1];
 			seg = mk->at;
@@ -1019,6 +1025,10 @@ skel_build(skel *k, const char *s, size_t n)
 		if (!nondigit && sl >= 1 && sl <= MAX_DIGITS) {
 			if (nseg == MAX_SEGS)
 				return false;
+			int32_t v = 0;   /* <= MAX_DIGITS digits: no overflow */
+			for (size_t j = seg; j < i; j++)
+				v = v * 10 + (s[j] - '0');
+			k->seg_val[nseg] = v;
 			k->seg_at[nseg++] = (uint32_t)seg;
 			len = kseg;
 			o[len++] = 0xFF;
@@ -1137,21 +1147,70 @@ cache_put(cache *c, centry *e, uint64_t h, const skel *k, const result *r)
 	return true;
 }
 
-static int32_t
-seg_value(const char *s, size_t n, const skel *k, signed char ord)
+/* Key bytes a and b (n each) the same?  Eight at a time from the end,
+ * where the keys of one block's matrices differ (the first word may
+ * overlap the second): a call to memcmp costs more than the compare. */
+static bool
+key_eq(const unsigned char *a, const unsigned char *b, size_t n)
 {
-	return ord < 0 ? -1 : digits_at(s, n, (long)k->seg_at[(int)ord]);
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+	for (size_t i = n;;) {
+		uint64_t x, y;
+		i = i >= 8 ? i - 8 : 0;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+		if (!i)
+			return true;
+	}
 }
 
-/* A range of tensors to assign, with its own cache: the two halves of a
- * large model are assigned on two threads, and since a name's answer
- * depends on the name alone the result is the same either way. */
+/* The entries the last few names found: a checkpoint lists each block's
+ * or expert's few matrices in turn, so a name's skeleton is most often
+ * one of these, found without hashing it. */
+#define RECENT 4
+
+static centry *
+recent_find(const cache *c, const size_t *recent, size_t *last, const skel *k)
+{
+	/* from the one after the last found: the matrices come in turn */
+	for (size_t i = 1; i <= RECENT; i++) {
+		size_t r = (*last + i) % RECENT;
+		centry *e = recent[r] < c->cap ? &c->e[recent[r]] : NULL;
+		if (e && e->klen == k->len && key_eq(c->keys + e->koff, k->key, k->len)) {
+			*last = r;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static int32_t
+seg_value(const skel *k, signed char ord)
+{
+	return ord < 0 ? -1 : k->seg_val[(int)ord];
+}
+
+/* A worker assigning tensors a run at a time, with its own cache: on a
+ * large model two workers take runs from one counter (a worker the
+ * machine leaves waiting takes fewer; none waits for the other's half),
+ * and since a name's answer depends on the name alone the result is the
+ * same however the runs fall. */
+#define RUN 2048
+
 typedef struct part {
 	ws_model *m;
 	const char *arch;     /* normalized */
 	unsigned fmtbit;
 	int32_t num_hidden_layers;
-	uint64_t begin, end;
+	_Atomic uint64_t *next; /* the first tensor no worker has taken */
+	uint64_t end;
 	bool oom;
 } part;
 
@@ -1162,6 +1221,7 @@ assign_part(part *p)
 	cache c = { 0 };
 	skel k = { 0 };
 	bool oom = false;
+	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0, last = 0;
 
 	/* Escaping at most doubles a name; longer names are not classified.
 	 * A word of slack: skel_build stores whole words. */
@@ -1169,7 +1229,13 @@ assign_part(part *p)
 	if (!k.key || !cache_grow(&c))
 		oom = true;
 
-	for (uint64_t ti = p->begin; ti < p->end; ti++) {
+	for (uint64_t ti = 0, run_end = 0;; ti++) {
+		if (ti == run_end) {
+			ti = atomic_fetch_add(p->next, RUN);
+			if (ti >= p->end)
+				break;
+			run_end = p->end - ti < RUN ? p->end : ti + RUN;
+		}
 		ws_tensor *t = &m->tensors[ti];
 		const char *s = t->name ? t->name : "";
 		size_t n = t->name ? t->name_len : 0;
@@ -1177,13 +1243,19 @@ assign_part(part *p)
 		bool done = false;
 
 		if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
-			uint64_t h = XXH3_64bits(k.key, k.len);
-			centry *e = cache_find(&c, h, k.key, k.len);
+			centry *e = recent_find(&c, recent, &last, &k);
+			uint64_t h = 0;
+			if (!e) {
+				h = XXH3_64bits(k.key, k.len);
+				e = cache_find(&c, h, k.key, k.len);
+				if (e->used)
+					recent[next++ % RECENT] = (size_t)(e - c.e);
+			}
 			if (e->used) {
 				t->role = (ws_role)e->role;
 				t->kind = (ws_kind)e->kind;
-				t->layer = seg_value(s, n, &k, e->lord);
-				t->expert = seg_value(s, n, &k, e->eord);
+				t->layer = seg_value(&k, e->lord);
+				t->expert = seg_value(&k, e->eord);
 				done = true;
 			} else {
 				classify_raw(p->fmtbit, p->arch, s, n, &r);
@@ -1191,6 +1263,9 @@ assign_part(part *p)
 					oom = true;
 				else if (c.n * 2 > c.cap && !cache_grow(&c))
 					oom = true;
+				/* growing moves the entries */
+				for (size_t i = 0; i < RECENT; i++)
+					recent[i] = SIZE_MAX;
 			}
 		} else {
 			classify_raw(p->fmtbit, p->arch, s, n, &r);
@@ -1230,20 +1305,16 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 	part p[2];
 	pthread_t th;
 	bool threaded = false;
+	_Atomic uint64_t next = 0;
 
 	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
 	for (int i = 0; i < 2; i++)
-		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, 0, 0, false};
-	p[0].end = m->n_tensors;
-	if (m->n_tensors >= PARALLEL_MIN) {
-		p[0].end = p[1].begin = m->n_tensors / 2;
-		p[1].end = m->n_tensors;
+		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, &next, m->n_tensors,
+			      false};
+	if (m->n_tensors >= PARALLEL_MIN)
 		threaded = ws_thread_start(&th, assign_thread, &p[1]) == 0;
-	}
 	assign_part(&p[0]);
 	if (threaded)
 		pthread_join(th, NULL);
-	else if (p[1].end > p[1].begin)
-		assign_part(&p[1]);
 	return p[0].oom || p[1].oom ? -1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -40,19 +41,63 @@ typedef struct scan {
 	size_t scap;
 	uint64_t *dims;
 	size_t dcap;
-	/* the last dtype read, and its text */
+	/* the last dtype read, its text and size (elements per block_bytes) */
 	char dt_text[16];
 	size_t dt_len;
 	ws_dtype dt;
+	uint32_t dt_block, dt_block_bytes;
+	uint64_t dt_word;      /* dt_text in a word (load8), when 8 bytes or less */
+	/* the last data_offsets end that fast_value read: its digits in the
+	 * header and its value (a writer's next begin is the same text) */
+	const uint8_t *end_text;
+	size_t end_len;
+	uint64_t end_value;
+	/* names are copied into a block of the arena, taken a few KB at a
+	 * time (bump: the free rest of it) */
+	char *bump;
+	size_t bump_left;
+	/* the last shapes made (shape_of), in turn */
+	const uint64_t *shapes[4];
+	size_t shape_ndim[4];
+	unsigned shape_next;
+	/* the shapes fast_value read last, by their text in the header with
+	 * the closing ']' (16 bytes at most): a shape spelled the same is the
+	 * same, with the same element count; stext_at/len: this one's text */
+	struct {
+		const uint8_t *text;
+		size_t len, ndim;
+		const uint64_t *shape;
+		uint64_t count;
+	} stext[4];
+	unsigned stext_next;
+	const uint8_t *stext_at;
+	size_t stext_len;
+	/* the index in m->tensors of the file's first tensor */
+	uint64_t first;
+	/* a piece of the parallel scan: its tensors and entries go to slots
+	 * [wbase, wbase + wcap) of the arrays every piece shares (wt, we
+	 * point at slot wbase), not to m's, and its names to the set all
+	 * pieces share */
+	ws_tensor *wt;
+	struct st_entry *we;
+	uint64_t wbase;
+	size_t wn, wcap;
+	struct st_names *ns;
+	/* the data ranges seen so far, while each begins where the one
+	 * before ended (as writers lay them out): the first's begin and the
+	 * last's end; t->offset is set as they come */
+	uint64_t chain_first, chain_end;
+	size_t chain_n;
+	bool chain_broken;
 } scan;
 
-/* Per tensor, what only validation needs: its data range and where its
- * entry starts in the header (for error offsets). */
+/* Per tensor, what only validation needs: where its data starts (it ends
+ * t->bytes later: scan_tensor checked the pair) and where its entry
+ * starts in the header, for error offsets (a header is under 2^32 bytes). */
 typedef struct st_entry {
-	uint64_t begin, end;
-	uint64_t at;        /* file offset of the tensor's key */
-	uint64_t tensor;    /* index in m->tensors */
-	uint32_t hash;      /* of its name (ws_strset_hash) */
+	uint64_t begin;
+	uint32_t at;        /* file offset of the tensor's key */
+	uint32_t tensor;    /* index among the file's tensors */
 } st_entry;
 
 static int
@@ -400,30 +445,43 @@ scan_u64_slow(scan *s, const char *what, uint64_t *out)
 	return 0;
 }
 
-/* The common number first: 1 to 15 digits right here, no leading zero,
- * and after them no '.', 'e' or 'E'; anything else the whole way. */
+/* The common number: 1 to 15 digits at p[*pos], no leading zero, with 16
+ * more bytes in hand; false for anything else.  What follows is the
+ * caller's to check (no '.', 'e' or 'E'). */
+static inline bool
+fast_u64(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
+{
+	size_t i = *pos;
+	if (len - i < 17)
+		return false;
+	uint64_t w = load8(p + i), v;
+	unsigned n = digit_run(w), k = n;
+	if (n == 8) {
+		uint64_t w2 = load8(p + i + 8);
+		k = digit_run(w2);
+		v = value8(w) * pow10[k] + (k ? value_n(w2, k) : 0);
+		k += 8;
+	} else {
+		v = n ? value_n(w, n) : 0;
+	}
+	if (!n || k >= 16 || (k > 1 && (w & 0xFF) == '0'))
+		return false;
+	*pos = i + k;
+	*out = v;
+	return true;
+}
+
+/* The common number first, and after it no '.', 'e' or 'E'; anything
+ * else the whole way. */
 static inline int
 scan_u64(scan *s, const char *what, uint64_t *out)
 {
 	size_t i = s->pos;
-	if (s->len - i >= 17) {
-		uint64_t w = load8(s->p + i), v;
-		unsigned n = digit_run(w), k = n;
-		if (n == 8) {
-			uint64_t w2 = load8(s->p + i + 8);
-			k = digit_run(w2);
-			v = value8(w) * pow10[k] + (k ? value_n(w2, k) : 0);
-			k += 8;
-		} else {
-			v = n ? value_n(w, n) : 0;
-		}
-		uint8_t t = s->p[i + k];
-		if (n && k < 16 && !(k > 1 && (w & 0xFF) == '0') && t != '.' && t != 'e' &&
-		    t != 'E') {
-			s->pos = i + k;
-			*out = v;
-			return 0;
-		}
+	uint64_t v;
+	if (fast_u64(s->p, s->len, &i, &v) && s->p[i] != '.' && s->p[i] != 'e' && s->p[i] != 'E') {
+		s->pos = i;
+		*out = v;
+		return 0;
 	}
 	return scan_u64_slow(s, what, out);
 }
@@ -635,13 +693,143 @@ key_bit(const char *key, size_t len)
 	return 0;
 }
 
+/* The dtype of the dtype string p[0, n): the last one looked up again,
+ * as a header names a few dtypes many times over. */
+static ws_dtype
+dtype_of(scan *s, const char *p, size_t n)
+{
+	if (n == s->dt_len) {
+		size_t i = 0;
+		while (i < n && p[i] == s->dt_text[i])
+			i++;
+		if (i == n)
+			return s->dt;
+	}
+	ws_dtype dt = ws_dtype_from_safetensors(p, n);
+	if (n <= sizeof s->dt_text && dt != WS_DT_INVALID) {
+		memcpy(s->dt_text, p, n);
+		s->dt_len = n;
+		s->dt = dt;
+		s->dt_block = ws_dtype_get(dt)->block;
+		s->dt_block_bytes = ws_dtype_get(dt)->block_bytes;
+		uint8_t w[8] = {0};
+		memcpy(w, p, n <= 8 ? n : 0);
+		s->dt_word = load8(w);
+	}
+	return dt;
+}
+
+/* The first n (0..8) bytes of the word w (load8 order). */
+static uint64_t
+low_bytes(uint64_t w, size_t n)
+{
+	return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
+}
+
+/* ws_dtype_bytes, without its division for the last dtype when that
+ * stores whole elements. */
+static bool
+bytes_of(const scan *s, ws_dtype dt, uint64_t count, uint64_t *bytes)
+{
+	if (dt == s->dt && s->dt_block == 1)
+		return ws_mul_u64(count, s->dt_block_bytes, bytes);
+	return ws_dtype_bytes(dt, count, bytes);
+}
+
+/* A tensor's value as writers write it - {"dtype":"BF16","shape":[2048,
+ * 7168],"data_offsets":[0,29360128]}: no blanks or escapes, the keys in
+ * that order, plain numbers - read in one go into t (dtype), s->dims,
+ * e->begin and *end.  false, s->pos unchanged, for anything else: the
+ * general path reads that, and says what is wrong with it. */
+static bool
+fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
+	   const uint64_t **shape, uint64_t *count)
+{
+	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
+			  k_offsets[] = ",\"data_offsets\":[";
+	const uint8_t *p = s->p;
+	size_t len = s->len, i = s->pos, n = 0;
+	if (len - i < sizeof k_dtype - 1 + 16 || memcmp(p + i, k_dtype, sizeof k_dtype - 1))
+		return false;
+	i += sizeof k_dtype - 1;
+	/* the dtype: plain bytes up to '"', most often the last one's */
+	n = plain_run(p + i, 16);
+	if (n == 16 || p[i + n] != '"')
+		return false;
+	if (n && n <= 8 && n == s->dt_len && low_bytes(load8(p + i), n) == s->dt_word)
+		t->dtype = s->dt;
+	else if ((t->dtype = dtype_of(s, (const char *)p + i, n)) == WS_DT_INVALID)
+		return false;
+	i += n;
+	if (len - i < sizeof k_shape - 1 || memcmp(p + i, k_shape, sizeof k_shape - 1))
+		return false;
+	i += sizeof k_shape - 1;
+	n = 0;
+	size_t shape_at = i;
+	for (size_t c = 0; c < sizeof s->stext / sizeof s->stext[0] && len - i >= 16; c++) {
+		size_t l = s->stext[c].len;
+		if (l && low_bytes(load8(p + i), l) == low_bytes(load8(s->stext[c].text), l) &&
+		    (l <= 8 || low_bytes(load8(p + i + 8), l - 8) ==
+				       low_bytes(load8(s->stext[c].text + 8), l - 8))) {
+			*shape = s->stext[c].shape;
+			*count = s->stext[c].count;
+			n = s->stext[c].ndim;
+			i += l;
+			break;
+		}
+	}
+	if (*shape) {
+		/* spelled as one read before */
+	} else if (i < len && p[i] == ']') {
+		i++;
+	} else {
+		for (;;) {
+			if (n == s->dcap || !fast_u64(p, len, &i, &s->dims[n++]))
+				return false;
+			if (p[i] == ']')
+				break;
+			if (p[i++] != ',')
+				return false;
+		}
+		i++;
+	}
+	if (!*shape && i - shape_at <= 16) {
+		s->stext_at = p + shape_at;
+		s->stext_len = i - shape_at;
+	}
+	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
+		return false;
+	i += sizeof k_offsets - 1;
+	/* a begin spelled as the last end, digit for digit, is that number */
+	size_t k = s->end_len;
+	if (k && len - i >= 17 && p[i + k] == ',' &&
+	    low_bytes(load8(p + i), k) == low_bytes(load8(s->end_text), k) &&
+	    (k <= 8 || low_bytes(load8(p + i + 8), k - 8) == low_bytes(load8(s->end_text + 8), k - 8))) {
+		e->begin = s->end_value;
+		i += k;
+	} else if (!fast_u64(p, len, &i, &e->begin)) {
+		return false;
+	}
+	size_t at = ++i;
+	if (p[i - 1] != ',' || !fast_u64(p, len, &i, end) || p[i] != ']' || p[i + 1] != '}')
+		return false;
+	s->end_text = p + at;
+	s->end_len = i - at;
+	s->end_value = *end;
+	s->pos = i + 2;
+	*ndim = n;
+	return true;
+}
+
+/* The same, the general way: any order, blanks, escapes, unknown keys. */
 static int
-scan_tensor(scan *s, ws_tensor *t, st_entry *e)
+scan_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end_out, size_t *ndim_out)
 {
 	char nb[160]; /* the escaped name, made only for an error message */
 #define name msg_name(t->name, t->name_len, nb, sizeof nb)
 	unsigned seen = 0;
 	uint64_t entry_at = e->at; /* the tensor's key */
+	uint64_t end = 0;
 	size_t ndim = 0;
 
 	if (expect(s, '{'))
@@ -671,16 +859,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 				if (scan_string(s, &vl, &nul))
 					return -1;
 				/* a header names a few dtypes many times over */
-				if (vl == s->dt_len && !memcmp(s->sv, s->dt_text, vl)) {
-					t->dtype = s->dt;
-				} else {
-					t->dtype = ws_dtype_from_safetensors(s->sv, vl);
-					if (vl <= sizeof s->dt_text && t->dtype != WS_DT_INVALID) {
-						memcpy(s->dt_text, s->sv, vl);
-						s->dt_len = vl;
-						s->dt = t->dtype;
-					}
-				}
+				t->dtype = dtype_of(s, s->sv, vl);
 				if (t->dtype == WS_DT_INVALID) {
 					char *esc = ws_escape_text(s->sv, vl);
 					ws_err_at(s->err, s->file, at,
@@ -715,7 +894,7 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 					return -1;
 				if (!accept(s, ','))
 					return offsets_pair_error(s, at, name);
-				if (scan_u64(s, "a data offset", &e->end))
+				if (scan_u64(s, "a data offset", &end))
 					return -1;
 				if (!accept(s, ']'))
 					return offsets_pair_error(s, at, name);
@@ -733,44 +912,108 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 		if (!(seen & need[i].bit))
 			return ws_err_at(s->err, s->file, entry_at,
 					 "tensor '%s': missing \"%s\"", name, need[i].key);
+	*end_out = end;
+	*ndim_out = ndim;
+	return 0;
+}
+#undef name
 
+/* s->dims[0, ndim) as a shape in the model: the one the last tensors had
+ * when it is the same (an expert's matrices take turns in a few shapes),
+ * else a new copy.  Shapes are never written after they are made. */
+static const uint64_t *
+shape_of(scan *s, size_t ndim)
+{
+	for (size_t k = 0; k < sizeof s->shapes / sizeof s->shapes[0]; k++) {
+		const uint64_t *c = s->shapes[k];
+		size_t i = 0;
+		if (!c || s->shape_ndim[k] != ndim)
+			continue;
+		while (i < ndim && c[i] == s->dims[i])
+			i++;
+		if (i == ndim)
+			return c;
+	}
 	uint64_t *shape = ws_model_alloc(s->m, ndim ? ndim * sizeof *shape : 1);
 	if (!shape)
-		return ws_err_oom(s->err, s->file);
+		return NULL;
+	if (ndim)
+		memcpy(shape, s->dims, ndim * sizeof *shape);
+	size_t k = s->shape_next++ % (sizeof s->shapes / sizeof s->shapes[0]);
+	s->shapes[k] = shape;
+	s->shape_ndim[k] = ndim;
+	return shape;
+}
+
+static int
+scan_tensor(scan *s, ws_tensor *t, st_entry *e)
+{
+	char nb[160]; /* the escaped name, made only for an error message */
+#define name msg_name(t->name, t->name_len, nb, sizeof nb)
+	uint64_t entry_at = e->at; /* the tensor's key */
+	uint64_t end = 0;
+	size_t ndim = 0;
+
+	const uint64_t *shape = NULL;
 	uint64_t count = 1;
-	for (size_t i = 0; i < ndim; i++) {
-		shape[i] = s->dims[i];
-		/* left to right, as the reference does */
-		if (!ws_mul_u64(count, shape[i], &count))
-			return ws_err_at(s->err, s->file, entry_at,
-					 "tensor '%s': element count overflows", name);
+	s->stext_len = 0;
+	if (!fast_value(s, t, e, &end, &ndim, &shape, &count)) {
+		shape = NULL;
+		count = 1;
+		s->stext_len = 0;
+		if (scan_value(s, t, e, &end, &ndim))
+			return -1;
+	}
+	if (!shape) {
+		if (!(shape = shape_of(s, ndim)))
+			return ws_err_oom(s->err, s->file);
+		for (size_t i = 0; i < ndim; i++) {
+			/* left to right, as the reference does */
+			if (!ws_mul_u64(count, shape[i], &count))
+				return ws_err_at(s->err, s->file, entry_at,
+						 "tensor '%s': element count overflows", name);
+		}
+		if (s->stext_len) {
+			unsigned c = s->stext_next++ % (sizeof s->stext / sizeof s->stext[0]);
+			s->stext[c].text = s->stext_at;
+			s->stext[c].len = s->stext_len;
+			s->stext[c].ndim = ndim;
+			s->stext[c].shape = shape;
+			s->stext[c].count = count;
+		}
 	}
 	t->ndim = (uint32_t)ndim;
 	t->shape = shape;
 	t->elements = count;
 	t->params = count;
-	if (!ws_dtype_bytes(t->dtype, count, &t->bytes))
+	if (!bytes_of(s, t->dtype, count, &t->bytes))
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': %llu elements of %s are not a whole number of bytes",
 				 name, (unsigned long long)count, ws_dtype_name(t->dtype));
-	if (e->end < e->begin)
+	if (end < e->begin)
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': data_offsets end %llu is before begin %llu", name,
-				 (unsigned long long)e->end, (unsigned long long)e->begin);
-	if (e->end - e->begin != t->bytes)
+				 (unsigned long long)end, (unsigned long long)e->begin);
+	if (end - e->begin != t->bytes)
 		return ws_err_at(s->err, s->file, entry_at,
 				 "tensor '%s': %s %s needs %llu bytes but data_offsets span %llu",
 				 name, ws_dtype_name(t->dtype), "shape",
 				 (unsigned long long)t->bytes,
-				 (unsigned long long)(e->end - e->begin));
+				 (unsigned long long)(end - e->begin));
 	return 0;
 }
 #undef name
 
+/* An entry with its data range, to sort by. */
+typedef struct st_key {
+	uint64_t begin, end;
+	st_entry e;
+} st_key;
+
 static int
-cmp_entry(const void *a, const void *b)
+cmp_key(const void *a, const void *b)
 {
-	const st_entry *x = a, *y = b;
+	const st_key *x = a, *y = b;
 	if (x->begin != y->begin)
 		return x->begin < y->begin ? -1 : 1;
 	if (x->end != y->end)
@@ -778,21 +1021,31 @@ cmp_entry(const void *a, const void *b)
 	return 0;
 }
 
-/* By data offset; a shard's handful by insertion, without qsort's calls. */
-static void
-sort_entries(st_entry *v, size_t n)
+/* By data offset, then end; a shard's handful by insertion, without
+ * qsort's calls.  Writers store them in order, so this is rare. */
+static int
+sort_entries(const ws_tensor *t, st_entry *v, size_t n)
 {
+	st_key *k = malloc(n * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (st_key){v[i].begin, v[i].begin + t[v[i].tensor].bytes, v[i]};
 	if (n > 16) {
-		qsort(v, n, sizeof *v, cmp_entry);
-		return;
+		qsort(k, n, sizeof *k, cmp_key);
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			st_key e = k[i];
+			size_t j = i;
+			for (; j > 0 && cmp_key(&k[j - 1], &e) > 0; j--)
+				k[j] = k[j - 1];
+			k[j] = e;
+		}
 	}
-	for (size_t i = 1; i < n; i++) {
-		st_entry e = v[i];
-		size_t j = i;
-		for (; j > 0 && cmp_entry(&v[j - 1], &e) > 0; j--)
-			v[j] = v[j - 1];
-		v[j] = e;
-	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = k[i].e;
+	free(k);
+	return 0;
 }
 
 /* The tensor name for messages: escaped, short. */
@@ -815,16 +1068,22 @@ msg_name(const char *name, size_t len, char *buf, size_t cap)
 	return buf;
 }
 
-/* Entries in header order. */
+/* Entries in header order.  The parallel scan's lie in a region of
+ * region_bytes (from region) it shares with the name set. */
 typedef struct st_vec {
 	st_entry *v;
 	size_t n, cap;
+	void *region;
+	size_t region_bytes;
 } st_vec;
 
 static void
 vec_free(st_vec *ev)
 {
-	ws_big_free(ev->v, ev->cap * sizeof *ev->v);
+	if (ev->region)
+		ws_big_free(ev->region, ev->region_bytes);
+	else
+		ws_big_free(ev->v, ev->cap * sizeof *ev->v);
 	*ev = (st_vec){0};
 }
 
@@ -860,18 +1119,85 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 	return 0;
 }
 
+/* The names of a header scanned in pieces, in one open-addressing table
+ * that the pieces fill at once, so a name meets its twin from any piece
+ * as it is added.  A slot is 0 or the tensor's slot number in the shared
+ * arrays + 1 (high half) and its name's hash (low half), claimed by
+ * compare-and-swap after the tensor's name is written. */
+typedef struct st_names {
+	_Atomic uint64_t *slots;
+	size_t mask;
+	const ws_tensor *t;   /* slot number 0 of the shared tensor array */
+} st_names;
+
+/* Add slot number i's name (hash h); false if the set has it already.
+ * Pieces add at most 3/4 of the slots: a free one is always found. */
+static bool
+names_add(st_names *ns, uint64_t i, uint32_t h)
+{
+	const ws_tensor *t = &ns->t[i];
+	uint64_t v = (i + 1) << 32 | h;
+	for (size_t j = h & ns->mask;; j = (j + 1) & ns->mask) {
+		uint64_t cur = atomic_load_explicit(&ns->slots[j], memory_order_acquire);
+		if (!cur && atomic_compare_exchange_strong_explicit(&ns->slots[j], &cur, v,
+								    memory_order_acq_rel,
+								    memory_order_acquire))
+			return true;
+		/* taken (cur: by whom, if it was just now) */
+		if ((uint32_t)cur == h) {
+			const ws_tensor *o = &ns->t[(cur >> 32) - 1];
+			if (o->name_len == t->name_len && !memcmp(o->name, t->name, t->name_len))
+				return false;
+		}
+	}
+}
+
+/* A NUL-terminated copy of the name p[0, n) in the model.  A large
+ * header's names go to blocks of 64 KB of the arena, with no call per
+ * name; a shard's few, one by one (a block would mostly be left over). */
+static char *
+name_copy(scan *s, const char *p, size_t n)
+{
+	enum { BLOCK = 64u << 10 };
+	if (n >= s->bump_left) {
+		if (s->len < 4 * BLOCK || n >= BLOCK / 4)
+			return ws_model_strndup(s->m, p, n);
+		if (!(s->bump = ws_model_alloc(s->m, BLOCK))) {
+			s->bump_left = 0;
+			return NULL;
+		}
+		s->bump_left = BLOCK;
+	}
+	char *d = s->bump;
+	memcpy(d, p, n);
+	d[n] = '\0';
+	s->bump += n + 1;
+	s->bump_left -= n + 1;
+	return d;
+}
+
 /* A member of the top-level object at s->pos: __metadata__ (when
- * allow_meta) or a tensor. names: the duplicate check as we go, or NULL
- * when the caller checks later by the hash kept in the entry. */
+ * allow_meta) or a tensor. names: the duplicate check as we go (the
+ * serial scan), or NULL for a piece of the parallel one (s->ns). */
 static int
 scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen_meta,
 	    bool allow_meta)
 {
 	size_t kl;
-	bool nul;
+	bool nul = false;
 	uint64_t key_at = s->base + s->pos;
-	if (scan_string(s, &kl, &nul))
+	/* a key as writers write it, plain bytes up to the quote, is taken
+	 * here; anything else by scan_string */
+	size_t q = s->pos + 1, run = 0;
+	if (q < s->len && s->p[q - 1] == '"')
+		run = plain_run(s->p + q, s->len - q);
+	if (run && q + run < s->len && s->p[q + run] == '"') {
+		s->sv = (const char *)s->p + q;
+		kl = run;
+		s->pos = q + run + 1;
+	} else if (scan_string(s, &kl, &nul)) {
 		return -1;
+	}
 	if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
 		if (!allow_meta)
 			return -1;
@@ -887,21 +1213,45 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	uint32_t hash = ws_strset_hash(s->sv, kl);
 	if (names)
 		ws_strset_prefetch(names, hash);
-	char *name = ws_model_strndup(s->m, s->sv, kl);
-	ws_tensor *t = ws_model_push_tensor(s->m);
-	st_entry *e = vec_push(ev);
+	else if (s->ns)
+		__builtin_prefetch(&s->ns->slots[hash & s->ns->mask]);
+	char *name = name_copy(s, s->sv, kl);
+	ws_tensor *t;
+	st_entry *e;
+	uint64_t ti;
+	if (s->wt) {
+		/* cannot be full when the piece is valid (see piece_room) */
+		if (s->wn == s->wcap)
+			return fail(s, "more tensors than the piece has room for");
+		t = &s->wt[s->wn];
+		e = &s->we[s->wn];
+		ti = s->wbase + s->wn++;
+		ws_tensor_init(t);
+	} else {
+		t = ws_model_push_tensor(s->m);
+		e = vec_push(ev);
+		ti = s->m->n_tensors - 1;
+	}
 	if (!name || !t || !e)
 		return ws_err_oom(s->err, s->file);
 	t->name = name;
 	t->name_len = (uint32_t)kl;
 	t->file = file_idx;
-	e->at = key_at;
-	e->tensor = s->m->n_tensors - 1;
-	e->hash = hash;
+	e->at = (uint32_t)key_at;
+	e->tensor = (uint32_t)(ti - s->first);
 	if (expect(s, ':') || scan_tensor(s, t, e))
 		return -1;
+	if (!s->chain_n++)
+		s->chain_first = e->begin;
+	else if (e->begin != s->chain_end)
+		s->chain_broken = true;
+	s->chain_end = e->begin + t->bytes; /* no overflow: scan_tensor */
+	/* the header's end is the data's start; parse_file sets it again
+	 * when the ranges are not one chain from 0 within the file */
+	t->offset = s->base + s->len + e->begin;
 	if (!names)
-		return 0;
+		return s->ns && !names_add(s->ns, ti - s->first, hash)
+		       ? fail(s, "duplicate tensor name") : 0;
 	int added = ws_strset_add_hashed(names, name, kl, hash);
 	if (added < 0)
 		return ws_err_oom(s->err, s->file);
@@ -949,12 +1299,13 @@ out:
  * A 6 MB header of 46,848 expert tensors is cut into pieces at guessed
  * member boundaries ('}' ',' '"', blanks allowed), one thread a piece.
  * A piece is right only if the piece before it, parsing from the start,
- * lands exactly on its first key.  Each piece checks its own names as it
- * goes; the names past the first piece are then looked up in the earlier
- * pieces' sets, the lookups split over the threads.  Anything else - a guess inside
- * a string, __metadata__ past the first piece, any error or duplicate -
- * and the header is parsed again by scan_header_serial, so messages and
- * offsets are always the serial ones. */
+ * lands exactly on its first key.  The pieces write their tensors and
+ * entries into slots of shared arrays and add their names to one shared
+ * set, which finds a duplicate whichever pieces hold the two.  Anything
+ * else - a guess inside a string, __metadata__ past the first piece, any
+ * error or duplicate, a piece with more tensors than its slots - and the
+ * header is parsed again by scan_header_serial, so messages and offsets
+ * are always the serial ones. */
 #define PAR_MAX_PIECES 4
 
 struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
@@ -962,21 +1313,11 @@ struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
 
 typedef struct piece {
 	scan s;
-	st_vec ev;
 	uint32_t file_idx;
 	size_t stop;       /* the next piece's first key; 0 = the end */
 	bool first;
 	ws_error err;
 	int rc;
-	ws_strset names;   /* the piece's own, checked as it is scanned */
-	uint64_t base;     /* its first tensor in the joined model */
-	/* then across pieces: entries [from, to) of the joined list, against
-	 * the sets of the pieces before theirs */
-	const ws_model *m;
-	const struct piece *pcs;
-	size_t n_pieces;
-	const st_entry *all;
-	size_t from, to;
 	pthread_t th;
 } piece;
 
@@ -1018,7 +1359,7 @@ run_piece(void *arg)
 		}
 	}
 	for (;;) {
-		if (scan_member(s, pc->file_idx, &pc->ev, &pc->names, &seen_meta, pc->first))
+		if (scan_member(s, pc->file_idx, NULL, NULL, &seen_meta, pc->first))
 			return NULL;
 		if (!accept(s, ','))
 			break;
@@ -1032,31 +1373,6 @@ run_piece(void *arg)
 	}
 	if (!pc->stop && !expect(s, '}'))
 		pc->rc = scan_end(s);
-	return NULL;
-}
-
-/* Entries [from, to) against the names of the pieces before their own
- * (e->tensor says which piece: the pieces' tensors are joined in order);
- * 0, or -1 on a duplicate. */
-static void *
-run_dups(void *arg)
-{
-	piece *pc = arg;
-	enum { AHEAD = 8 }; /* every lookup is a cache miss: start them early */
-	pc->rc = 0;
-	size_t k = 1;
-	for (size_t i = pc->from; i < pc->to && !pc->rc; i++) {
-		const st_entry *e = &pc->all[i];
-		while (k + 1 < pc->n_pieces && e->tensor >= pc->pcs[k + 1].base)
-			k++;
-		if (i + AHEAD < pc->to)
-			for (size_t j = 0; j < k; j++)
-				ws_strset_prefetch(&pc->pcs[j].names, pc->all[i + AHEAD].hash);
-		const ws_tensor *t = &pc->m->tensors[e->tensor];
-		for (size_t j = 0; j < k && !pc->rc; j++)
-			if (ws_strset_has_hashed(&pc->pcs[j].names, t->name, t->name_len, e->hash))
-				pc->rc = -1;
-	}
 	return NULL;
 }
 
@@ -1089,6 +1405,40 @@ cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
+/* The most tensors p[from, to) can hold: each tensor's value is one
+ * object, so no more than the '{' there, nor than the shortest entries
+ * allow.  A piece gets exactly that many slots of the shared arrays: the
+ * next piece's start is known before the threads run, and the join moves
+ * each piece down over the few slots left between them. */
+static size_t
+piece_room(const uint8_t *p, size_t from, size_t to)
+{
+	size_t n = 0, i = from;
+#ifdef __SSE2__
+	/* 64 bytes a round into four sets of byte counters, added up every
+	 * 255 rounds before they wrap: this runs before the threads start */
+	const __m128i brace = _mm_set1_epi8('{'), zero = _mm_setzero_si128();
+#define WS_BRACES(k) _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i + 16 * (k))), brace)
+	while (to - i >= 64) {
+		__m128i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+		for (unsigned r = 0; r < 255 && to - i >= 64; r++, i += 64) {
+			a0 = _mm_sub_epi8(a0, WS_BRACES(0));
+			a1 = _mm_sub_epi8(a1, WS_BRACES(1));
+			a2 = _mm_sub_epi8(a2, WS_BRACES(2));
+			a3 = _mm_sub_epi8(a3, WS_BRACES(3));
+		}
+		__m128i sum = _mm_add_epi64(_mm_add_epi64(_mm_sad_epu8(a0, zero), _mm_sad_epu8(a1, zero)),
+					    _mm_add_epi64(_mm_sad_epu8(a2, zero), _mm_sad_epu8(a3, zero)));
+		n += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+	}
+#undef WS_BRACES
+#endif
+	for (; i < to; i++)
+		n += p[i] == '{';
+	size_t most = WS_ST_MAX_TENSORS(to - from);
+	return n < most ? n : most;
+}
+
 /* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
  * error): parse serially; -1: out of memory. */
 static int
@@ -1116,10 +1466,43 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	uint64_t first_tensor = m->n_tensors, first_meta = m->n_meta;
 	int rc = 1;
+	/* Slots: each piece but the last as many as its '{'.  The name set
+	 * is sized for twice those and a guess at the last piece's (100
+	 * bytes a tensor), and the last piece gets what keeps the set at most
+	 * 3/4 full (or its bytes' bound, if less): its count needs no pass. */
+	size_t room[PAR_MAX_PIECES], total = 0, last_len = s0->len - cut[n - 1];
+	for (size_t k = 0; k + 1 < n; k++)
+		room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+	/* The first piece's '{' count holds the header's own and, when it
+	 * comes first as writers put it, __metadata__'s: without them the
+	 * second piece starts right where the first ends and the join moves
+	 * nothing.  (A count too small sends the header to the serial scan,
+	 * never to a wrong result.) */
+	static const char meta[] = "\"__metadata__\":{";
+	size_t o = 0;
+	while (o < s0->len && is_blank(s0->p[o]))
+		o++;
+	if (room[0] && o < s0->len && s0->p[o] == '{') {
+		room[0]--;
+		for (o++; o < s0->len && is_blank(s0->p[o]); o++)
+			;
+		if (room[0] && s0->len - o >= sizeof meta - 1 && !memcmp(s0->p + o, meta, sizeof meta - 1))
+			room[0]--;
+	}
+	for (size_t k = 0; k + 1 < n; k++)
+		total += room[k];
+	size_t set_cap = 1024;
+	while (set_cap / 2 < total + last_len / 100 + 1)
+		set_cap *= 2;
+	room[n - 1] = set_cap / 4 * 3 - total;
+	if (room[n - 1] > WS_ST_MAX_TENSORS(last_len))
+		room[n - 1] = WS_ST_MAX_TENSORS(last_len);
+	total += room[n - 1];
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err};
+			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err,
+			       .first = first_tensor};
 		pc->file_idx = file_idx;
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
@@ -1130,13 +1513,30 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		}
 	}
 	/* all memory before the threads start: a mapping made while another
-	 * thread takes page faults stalls both (mmap_lock) */
-	for (size_t k = 0; k < n; k++) {
+	 * thread takes page faults stalls both (mmap_lock).  The set and the
+	 * entries share a region, the set first: what is used of both is in
+	 * one huge page on this header. */
+	st_names ns = {.mask = set_cap - 1};
+	size_t set_bytes = set_cap * sizeof *ns.slots;
+	ev->region_bytes = set_bytes + total * sizeof *ev->v;
+	if (ws_model_reserve_tensors(m, total) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
+		rc = -1;
+		goto out;
+	}
+	ns.slots = ev->region;
+	ns.t = m->tensors + first_tensor;
+	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
+	ev->cap = total;
+	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
 		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
+		pc->s.wt = m->tensors + first_tensor + w;
+		pc->s.we = ev->v + w;
+		pc->s.wbase = first_tensor + w;
+		pc->s.wcap = room[k];
+		pc->s.ns = &ns;
 		pc->s.dcap = 16;
 		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
-		    reserve_for(&pc->s, &pc->ev, &pc->names, len) ||
 		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
 			rc = -1;
 			goto out;
@@ -1148,56 +1548,38 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		if (pcs[k].rc)
 			goto out;
 
-	/* join the pieces: tensors and their arenas into m, entries in order */
-	size_t n_first = pcs[0].ev.n;
-	ev->v = pcs[0].ev.v;
-	ev->n = pcs[0].ev.n;
-	ev->cap = pcs[0].ev.cap;
-	pcs[0].ev = (st_vec){0};
-	pcs[0].base = first_tensor;
-	for (size_t k = 1; k < n; k++) {
-		uint64_t base = m->n_tensors;
-		pcs[k].base = base;
-		for (size_t i = 0; i < pcs[k].ev.n; i++) {
-			st_entry *e = vec_push(ev);
-			if (!e) {
-				rc = -1;
-				goto out;
-			}
-			*e = pcs[k].ev.v[i];
-			e->tensor += base;
-		}
-		if (ws_model_take_tensors(m, pcs[k].s.m)) {
-			rc = -1;
-			goto out;
-		}
-	}
-	/* the entries after the first piece's, in n equal runs */
-	size_t rest = ev->n - n_first;
+	/* join the pieces: each moves down to follow the one before (piece
+	 * 0 is in place), and the arenas their names live in go to m */
+	uint64_t at = first_tensor;
 	for (size_t k = 0; k < n; k++) {
-		pcs[k].m = m;
-		pcs[k].pcs = pcs;
-		pcs[k].n_pieces = n;
-		pcs[k].all = ev->v;
-		pcs[k].from = n_first + rest * k / n;
-		pcs[k].to = n_first + rest * (k + 1) / n;
+		const scan *s = &pcs[k].s;
+		if (s->chain_n) {
+			if (s->chain_broken || (s0->chain_n++ && s->chain_first != s0->chain_end))
+				s0->chain_broken = true;
+			if (s0->chain_n == 1)
+				s0->chain_first = s->chain_first;
+			s0->chain_end = s->chain_end;
+		}
+		if (s->wbase != at) {
+			st_entry *e = ev->v + (at - first_tensor);
+			memmove(m->tensors + at, s->wt, s->wn * sizeof *s->wt);
+			memmove(e, s->we, s->wn * sizeof *s->we);
+			for (size_t i = 0; i < s->wn; i++)
+				e[i].tensor = (uint32_t)(at - first_tensor + i);
+		}
+		at += s->wn;
+		if (k)
+			ws_model_take_arena(m, pcs[k].s.m);
 	}
-	if (!run_all(pcs, n, run_dups))
-		goto out;
+	m->n_tensors = at;
+	ev->n = at - first_tensor;
 	rc = 0;
-	for (size_t k = 0; k < n; k++)
-		if (pcs[k].rc)
-			rc = 1;
-	if (!rc) {
-		s0->pos = s0->len;
-		ws_st_parallel.done++;
-	}
+	s0->pos = s0->len;
+	ws_st_parallel.done++;
 out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		vec_free(&pcs[k].ev);
-		ws_strset_free(&pcs[k].names);
 		if (k)
 			ws_model_free(pcs[k].s.m);
 	}
@@ -1421,8 +1803,9 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	f->header_bytes = 8 + n;
 	f->data_start = 8 + n;
 
-	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err};
 	uint64_t first_tensor = m->n_tensors;
+	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err,
+		  .first = first_tensor};
 	st_vec ev = {0};
 	int rc = scan_header(&s, (uint32_t)idx, &ev, may_split);
 	free(s.sbuf);
@@ -1434,17 +1817,38 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		return -1;
 	}
 	f->tensor_count = count;
-
-	/* Readers must sort by offsets: header order carries no meaning. */
-	bool sorted = true; /* writers store them in order: skip the sort */
-	for (size_t i = 1; i < count && sorted; i++)
-		sorted = cmp_entry(&entries[i - 1], &entries[i]) <= 0;
-	if (!sorted)
-		sort_entries(entries, count);
 	uint64_t data_len = size - (8 + n), running = 0;
+	/* As writers lay the data out, one range after the other from 0 and
+	 * within the file: every offset is set, nothing to sort or report. */
+	if (!s.chain_broken && (!count || (s.chain_first == 0 && s.chain_end <= data_len))) {
+		vec_free(&ev);
+		running = count ? s.chain_end : 0;
+		if (!ws_add_u64(8 + n, running, &f->expected_size))
+			return ws_err_at(err, path, 8, "data offsets overflow");
+		if (running != data_len)
+			return ws_err_at(err, path, 8 + n + running,
+					 "%llu trailing bytes after the last tensor's data",
+					 (unsigned long long)(data_len - running));
+		return 0;
+	}
+
+	/* Readers must sort by offsets (then ends): header order carries no
+	 * meaning.  An entry ends t->bytes after its begin. */
+	ws_tensor *ft = m->tensors + first_tensor;
+	bool sorted = true; /* writers store them in order: skip the sort */
+	for (size_t i = 1; i < count && sorted; i++) {
+		const st_entry *a = &entries[i - 1], *b = &entries[i];
+		sorted = a->begin < b->begin ||
+			 (a->begin == b->begin && ft[a->tensor].bytes <= ft[b->tensor].bytes);
+	}
+	if (!sorted && sort_entries(ft, entries, count)) {
+		vec_free(&ev);
+		return ws_err_oom(err, path);
+	}
 	for (size_t i = 0; i < count; i++) {
 		st_entry *e = &entries[i];
-		ws_tensor *t = &m->tensors[e->tensor];
+		ws_tensor *t = &ft[e->tensor];
+		uint64_t end = e->begin + t->bytes; /* no overflow: scan_tensor */
 		char nbuf[160];
 		if (e->begin != running) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
@@ -1452,10 +1856,10 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 				       ? "tensor '%s': data [%llu, %llu) overlaps the previous tensor (which ends at %llu)"
 				       : "tensor '%s': data [%llu, %llu) leaves a gap after byte %llu",
 				       nbuf, (unsigned long long)e->begin,
-				       (unsigned long long)e->end, (unsigned long long)running);
+				       (unsigned long long)end, (unsigned long long)running);
 			break;
 		}
-		running = e->end;
+		running = end;
 		if (running > data_len && !m->keep_truncated) {
 			msg_name(t->name, t->name_len, nbuf, sizeof nbuf);
 			rc = ws_err_at(err, path, size,
@@ -1481,6 +1885,5 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 		return ws_err_at(err, path, 8 + n + running,
 				 "%llu trailing bytes after the last tensor's data",
 				 (unsigned long long)(data_len - running));
-	(void)first_tensor;
 	return 0;
 }

@@ -530,3 +530,117 @@ Test(safetensors, nul_in_name_accepted_and_escaped)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== the writer's spelling and the general one ==== */
+
+/* header with a blank after every ':' and ',' (none sit inside its
+ * strings): read the general way, where the writer's spelling is read in
+ * one go. */
+static char *
+spaced(const char *h)
+{
+	char *o = malloc(2 * strlen(h) + 1);
+	size_t n = 0;
+	cr_assert(o);
+	for (; *h; h++) {
+		o[n++] = *h;
+		if (*h == ':' || *h == ',')
+			o[n++] = ' ';
+	}
+	o[n] = '\0';
+	return o;
+}
+
+static int
+open_header(const char *dir, const char *name, const char *h, uint64_t data, ws_model **m,
+	    ws_error *err)
+{
+	/* the writer's blanks after the object keep the last entry away
+	 * from the end, where the one-go reading needs 16 bytes in hand */
+	char *padded = malloc(strlen(h) + 32);
+	cr_assert(padded);
+	snprintf(padded, strlen(h) + 32, "%s%24s", h, "");
+	char *p = ws_write_safetensors(dir, name, padded, strlen(padded), 0);
+	cr_assert_eq(truncate(p, (off_t)(8 + strlen(padded) + data)), 0);
+	*m = NULL;
+	memset(err, 0, sizeof *err);
+	int rc = ws_model_open(p, NULL, m, err);
+	free(padded);
+	free(p);
+	return rc;
+}
+
+Test(safetensors, the_writers_spelling_reads_as_any_other)
+{
+	static const struct { const char *h; uint64_t data; } cases[] = {
+		{"{\"__metadata__\":{\"format\":\"pt\"},"
+		 "\"a\":{\"dtype\":\"BF16\",\"shape\":[2048,7168],\"data_offsets\":[0,29360128]},"
+		 "\"b\":{\"dtype\":\"BF16\",\"shape\":[7168,2048],\"data_offsets\":[29360128,58720256]},"
+		 "\"c\":{\"dtype\":\"F8_E4M3FNUZ\",\"shape\":[3],\"data_offsets\":[58720256,58720259]},"
+		 "\"d\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[58720259,58720263]},"
+		 "\"e\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[58720263,58720263]},"
+		 "\"f\":{\"dtype\":\"I32\",\"shape\":[1],\"data_offsets\":[58720263,58720267]},"
+		 /* shapes spelled as ones before */
+		 "\"g\":{\"dtype\":\"BF16\",\"shape\":[2048,7168],\"data_offsets\":[58720267,88080395]},"
+		 "\"h\":{\"dtype\":\"F8_E4M3FNUZ\",\"shape\":[2048,7168],\"data_offsets\":[88080395,102760459]},"
+		 "\"i\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[102760459,102760463]},"
+		 "\"j\":{\"dtype\":\"F32\",\"shape\":[204,7168],\"data_offsets\":[102760463,108609551]}}",
+		 108609551},
+		/* 13 digits, a begin repeating them, and a shape past the
+		 * one-go reading's 15 digits */
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[1000000000000],\"data_offsets\":[0,1000000000000]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1000000000000,1000000000001]},"
+		 "\"c\":{\"dtype\":\"U8\",\"shape\":[1000000000000000,0],\"data_offsets\":[1000000000001,1000000000001]}}",
+		 1000000000001ull},
+		/* errors: each the general reading's */
+		{"{\"a\":{\"dtype\":\"\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+		 "\"b\":{\"dtype\":\"BF17\",\"shape\":[1],\"data_offsets\":[1,3]}}", 3},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[08,16]}}", 16},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[8.0,16]}}", 16},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[80,88]}}", 88},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[8,15]}}", 15},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[8,16]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 16},
+		{"{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+		 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[8,16]}}", 12},
+		{"{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *sp = spaced(cases[i].h), name[32];
+		ws_model *a, *b;
+		ws_error ea, eb;
+		snprintf(name, sizeof name, "w%zu.safetensors", i);
+		int ra = open_header(dir, name, cases[i].h, cases[i].data, &a, &ea);
+		snprintf(name, sizeof name, "s%zu.safetensors", i);
+		int rb = open_header(dir, name, sp, cases[i].data, &b, &eb);
+		cr_assert_eq(ra, rb, "case %zu: %d (%s), spaced %d (%s)", i, ra, ea.message, rb,
+			     eb.message);
+		if (ra) {
+			cr_expect_str_eq(ea.message, eb.message, "case %zu", i);
+		} else {
+			cr_assert_eq(a->n_tensors, b->n_tensors, "case %zu", i);
+			for (uint64_t k = 0; k < a->n_tensors; k++) {
+				const ws_tensor *x = &a->tensors[k], *y = &b->tensors[k];
+				cr_expect_str_eq(x->name, y->name, "case %zu", i);
+				cr_expect_eq(x->dtype, y->dtype, "case %zu %s", i, x->name);
+				cr_expect_eq(x->bytes, y->bytes, "case %zu %s", i, x->name);
+				cr_expect_eq(x->offset - a->files[0].data_start,
+					     y->offset - b->files[0].data_start, "case %zu %s", i, x->name);
+				cr_assert_eq(x->ndim, y->ndim, "case %zu %s", i, x->name);
+				for (uint32_t d = 0; d < x->ndim; d++)
+					cr_expect_eq(x->shape[d], y->shape[d], "case %zu %s", i, x->name);
+			}
+		}
+		ws_model_free(a);
+		ws_model_free(b);
+		free(sp);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}

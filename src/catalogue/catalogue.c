@@ -288,6 +288,16 @@ static const struct ws_cat_component components[] = {
 	{"model.audio_tower.", "audio_tower", "audio"},
 };
 
+size_t
+ws_cat_component_prefix_max(void)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < ARRAY_LEN(components); i++)
+		if (strlen(components[i].prefix) > most)
+			most = strlen(components[i].prefix);
+	return most;
+}
+
 const struct ws_cat_component *
 ws_cat_component_of(const char *name, size_t len)
 {

@@ -137,5 +137,8 @@ struct ws_cat_component {
 
 /* The component tensor `name` belongs to, or NULL (the text decoder). */
 const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+/* The longest prefix: two names longer than it that agree on that many
+ * bytes belong to the same component. */
+size_t ws_cat_component_prefix_max(void);
 
 #endif

@@ -197,29 +197,32 @@ typedef struct ws_file {
 	bool big_endian;       /* GGUF byte-swapped file */
 } ws_file;
 
+/* The 8-byte fields first, then the 4-byte ones: no padding (96 bytes on
+ * 64-bit), as every pass over a 46,848-tensor model streams the array. */
 typedef struct ws_tensor {
 	const char *name;      /* NUL-terminated copy, owned by the model */
-	uint32_t name_len;     /* bytes; a GGUF name may hold NUL bytes */
-	ws_dtype dtype;
-	uint32_t ndim;
 	const uint64_t *shape; /* outermost first (PyTorch order) */
 	uint64_t elements;     /* product of shape, as the file declares */
 	uint64_t bytes;        /* stored bytes */
-	uint32_t file;         /* index into ws_model.files */
 	uint64_t offset;       /* absolute offset of the data in that file */
+	uint64_t params;       /* logical parameters (0 for buffers/quant aux;
+				* filled with the roles) */
+	/* packed quantized weights (ws_quant_apply): the unpacked shape in
+	 * PyTorch order; NULL when it is the stored shape */
+	const uint64_t *logical_shape;
+	uint32_t logical_ndim;
+	uint32_t name_len;     /* bytes; a GGUF name may hold NUL bytes */
+	ws_dtype dtype;
+	uint32_t ndim;
+	uint32_t file;         /* index into ws_model.files */
 	/* roles: filled by ws_roles_assign() */
 	uint32_t component;    /* index into ws_model.components */
 	ws_role role;
 	int32_t layer;         /* block index, or -1 */
 	int32_t expert;        /* expert index, or -1 */
 	ws_kind kind;
-	uint64_t params;       /* logical parameters (0 for buffers/quant aux) */
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
-	/* packed quantized weights (ws_quant_apply): the unpacked shape in
-	 * PyTorch order; NULL when it is the stored shape */
-	const uint64_t *logical_shape;
-	uint32_t logical_ndim;
 } ws_tensor;
 
 /* Metadata value types: the GGUF ids (safetensors __metadata__ is STRING). */
