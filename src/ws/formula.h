@@ -141,7 +141,7 @@ ws_sw_all(const ws_switches *s, const ws_switches *need)
 
 /* A constant set of up to 12 switches, for static tables:
  * `WS_SWITCHES(WS_ARCH_TIED, WS_ARCH_MLA)`; WS_SWITCHES(-1) is none. */
-#define WS_SW_BIT_(i, w) ((i) >= 0 && (i) / 64 == (w) ? 1ull << ((i) % 64) : 0ull)
+#define WS_SW_BIT_(i, w) ((i) >= 0 && (i) / 64 == (w) ? 1ull << ((unsigned)(i) % 64) : 0ull)
 #define WS_SW_WORD_(w, a, b, c, d, e, f, g, h, i, j, k, l, ...) \
 	(WS_SW_BIT_(a, w) | WS_SW_BIT_(b, w) | WS_SW_BIT_(c, w) | WS_SW_BIT_(d, w) | \
 	 WS_SW_BIT_(e, w) | WS_SW_BIT_(f, w) | WS_SW_BIT_(g, w) | WS_SW_BIT_(h, w) | \
@@ -152,7 +152,8 @@ ws_sw_all(const ws_switches *s, const ws_switches *need)
 #define WS_NO_SWITCHES {{0, 0}}
 
 #define WS_ARCH_MAX_DEFAULTED 24
-#define WS_ARCH_MAX_LAYERS (1u << 20) /* a bigger count is not a model */
+#define WS_ARCH_MAX_LAYERS (1u << 16) /* a bigger count is not a model (and every
+				       * layer is a JSON object of its own) */
 
 /* The numeric fields of a ws_arch, by index: ws_arch_value() reads one,
  * ws_arch_key_name() is its SPEC/JSON name, and ws_arch.keys[] holds the
