@@ -1041,10 +1041,17 @@ Test(hash, per_tensor_many_tensors_is_linear, .timeout = 120)
 		cr_assert(!memcmp(l->xxh128, c.digest, 16), "digest of %s", want);
 	}
 	ws_hash_set_free(&set);
+	/* a second run of the big one: a loaded machine can stretch any one
+	 * run many times over, the best of two far less */
+	double t1 = now_s();
+	cr_assert_eq(ws_hash_paths(paths, 1, NULL, &o, &set, &err), 0, "%s", err.message);
+	double dt2 = now_s() - t1;
+	ws_hash_set_free(&set);
+	if (dt2 < dt)
+		dt = dt2;
 	/* linear, whatever the load: a tenth of the tensors, timed in the
 	 * same run, takes at least a 50th of the time (quadratic work would
-	 * take a 100th; a loaded machine stretches one run of the big one by
-	 * half); best of three for the small one */
+	 * take a 100th); best of two for the big one, of three for the small */
 	char *dir2 = ws_tmpdir(), *p2 = reversed_tensors_file(dir2, n / 10, "t.");
 	const char *paths2[] = {p2};
 	double small = 1e9;
