@@ -275,7 +275,9 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 			      "%llu blocks declared but the checkpoint holds %llu tensors",
 			      (unsigned long long)f->num_layers,
 			      (unsigned long long)m->n_tensors);
-	f->head_from_embedding = !has_head && has_embed;
+	/* a base-model class (LlamaModel, BertModel) ends at the hidden
+	 * states: no head, tied or not */
+	f->head_from_embedding = !has_head && has_embed && !(a && a->known && a->no_head);
 	if (max_expert) {
 		f->num_experts = a && a->num_experts ? a->num_experts : max_expert;
 		f->experts_per_tok = a ? a->experts_per_tok : 0;
@@ -434,7 +436,7 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	    r->params >= head->params)
 		r->params -= head->params;
 	/* the tied head multiplies by the embedding matrix */
-	if (ok && !head && embed)
+	if (ok && !head && embed && f->head_from_embedding)
 		r->a_by_role[WS_ROLE_LM_HEAD] = embed->params;
 	/* routed experts: every expert's weights summed, then top-k of E;
 	 * dividing once keeps the sum exact */

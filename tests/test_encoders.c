@@ -709,6 +709,32 @@ Test(encoders, vit_real_config)
 	free(p);
 }
 
+/* A base-model class ends at the hidden states: flops counts no head,
+ * tied or not (BertModel: the twelve layers' six matrices alone,
+ * 12 x (4 x 768^2 + 2 x 768 x 3072) = 84,934,656 MACs a token). */
+Test(encoders, flops_of_a_base_model_has_no_head)
+{
+	const char *cfg = "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\"}";
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "config.src.json", cfg, strlen(cfg));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL, NULL);
+	ws_run r = ws_run_cli("flops", model, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	const cJSON *macs = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "selections"), 0), "macs");
+	cr_assert(macs, "%s", r.out);
+	cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(macs, "a_by_role"), "lm_head"), "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(macs, "a")), 84934656.0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(encoders, vit_classes_and_defaults)
 {
 	/* ViTConfig's defaults are vit-base-patch16-224's sizes; ViTModel
