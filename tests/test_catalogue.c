@@ -16,30 +16,6 @@
 #include "ws/formula.h"
 #include "testutil.h"
 
-static cJSON *
-load_json(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot open %s", path);
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	cJSON *j = cJSON_Parse(buf);
-	cr_assert(j, "cannot parse %s", path);
-	return j;
-}
-
-static void
-formula_of(const cJSON *cfg, struct ws_arch *a, struct ws_formula *f)
-{
-	ws_error err = {0};
-	cr_assert_eq(ws_arch_from_config(cfg, "config.json", a, &err), 0, "%s", err.message);
-	cr_assert(a->known, "unknown architecture '%s': %s", a->architecture,
-		  a->unsupported ? a->unsupported : "");
-	cr_assert_eq(ws_formula_compute(a, f, &err), 0, "%s", err.message);
-}
-
 static uint64_t
 total_of_json(const char *json, uint64_t *mtp)
 {
@@ -47,7 +23,7 @@ total_of_json(const char *json, uint64_t *mtp)
 	cr_assert(cfg, "bad test JSON");
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	uint64_t t = f.total;
 	if (mtp)
 		*mtp = f.mtp;
@@ -95,10 +71,10 @@ Test(catalogue, published_totals)
 			continue;
 		}
 		fclose(probe);
-		cJSON *cfg = load_json(p);
+		cJSON *cfg = ws_load_json(p);
 		struct ws_arch a;
 		struct ws_formula f;
-		formula_of(cfg, &a, &f);
+		ws_formula_of(cfg, &a, &f);
 		cr_expect_eq(f.total, reals[i].total, "%s: %llu, expected %llu", reals[i].file,
 			     (unsigned long long)f.total, (unsigned long long)reals[i].total);
 		if (reals[i].active)
@@ -134,7 +110,7 @@ Test(catalogue, base_model_class_in_json_and_text)
 	cJSON *cfg = cJSON_Parse(LLAMA1(4096, 11008, 32, 32, "LlamaModel"));
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect(a.no_head);
 	cr_expect_eq(f.by_role[WS_ROLE_LM_HEAD], 0);
 	cJSON *j = ws_arch_to_json(&a);
@@ -156,7 +132,7 @@ Test(catalogue, model_type_from_architectures)
 	cJSON *cfg = cJSON_Parse(json);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_str_eq(a.architecture, "llama");
 	cr_expect_eq(f.total, 6738415616ull);
 	ws_formula_free(&f);
@@ -221,7 +197,7 @@ Test(catalogue, gemma3_text_config_relies_on_class_defaults)
 	cJSON *cfg = cJSON_Parse(json);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total, 3880263168ull, "%llu", (unsigned long long)f.total);
 	cr_expect_eq(a.num_heads, 8);
 	cr_expect_eq(a.num_kv_heads, 4);
@@ -247,7 +223,7 @@ Test(catalogue, a_default_never_hides_an_alias_in_the_file)
 	cJSON *cfg = cJSON_Parse(json);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(a.num_heads, 10);
 	cr_expect(!defaulted(&a, "num_attention_heads"));
 	ws_formula_free(&f);
@@ -283,7 +259,7 @@ Test(catalogue, exaone4_body_without_embeddings)
 	cJSON *cfg = cJSON_Parse(json);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total - f.by_role[WS_ROLE_EMBED] - f.by_role[WS_ROLE_LM_HEAD], 30954640384ull,
 		     "%llu", (unsigned long long)f.total);
 	cr_expect_eq(f.by_role[WS_ROLE_ATTN_Q_NORM], 64ull * 128);
@@ -501,10 +477,10 @@ Test(catalogue, glm45_air_mtp_in_formula_json)
 	char *p = ws_shared_path("configs/zai-org__GLM-4.5-Air.json");
 	if (!p)
 		cr_skip_test("../shared is absent");
-	cJSON *cfg = load_json(p);
+	cJSON *cfg = ws_load_json(p);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	/* the library's tree: raw integers, compared as printed */
 	cJSON *j = ws_formula_to_json(&a, &f);
 	cr_assert(j);
@@ -613,7 +589,7 @@ Test(catalogue, apertus_formula_and_class_defaults)
 	cJSON *cfg = cJSON_Parse(apertus_8b);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total, APERTUS_8B, "%llu", (unsigned long long)f.total);
 	cr_expect_eq(f.by_role[WS_ROLE_FFN_ACT], 64);
 	cr_expect_eq(f.by_role[WS_ROLE_FFN_GATE], 0);
@@ -627,7 +603,7 @@ Test(catalogue, apertus_formula_and_class_defaults)
 	 * + 8,192 + 2 = 184,557,826; × 32 = 5,905,850,432; + embed and head
 	 * 1,073,741,824 + 4,096 = 6,979,596,352 */
 	cfg = cJSON_Parse("{\"architectures\": [\"ApertusForCausalLM\"]}");
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_str_eq(a.architecture, "apertus");
 	cr_expect_eq(f.by_layer[0], 184557826ull);
 	cr_expect_eq(f.total, 6979596352ull, "%llu", (unsigned long long)f.total);
@@ -741,7 +717,7 @@ Test(catalogue, deepseek_v32_formula_and_class_defaults)
 	cJSON *cfg = cJSON_Parse(deepseek_v32);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total, DS32_MAIN, "%llu", (unsigned long long)f.total);
 	cr_expect_eq(f.mtp, DS32_MTP, "%llu", (unsigned long long)f.mtp);
 	cr_expect_eq(f.by_layer[0], 597442816ull);
@@ -756,7 +732,7 @@ Test(catalogue, deepseek_v32_formula_and_class_defaults)
 	/* the class alone gives the same model (DeepseekV32Config's defaults
 	 * are the released sizes); MTP is not a class key */
 	cfg = cJSON_Parse("{\"architectures\": [\"DeepseekV32ForCausalLM\"]}");
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_str_eq(a.architecture, "deepseek_v32");
 	cr_expect_eq(f.total, DS32_MAIN, "%llu", (unsigned long long)f.total);
 	cr_expect_eq(f.mtp, 0);

@@ -17,30 +17,6 @@
 
 /* ==== helpers ==== */
 
-static cJSON *
-load_json(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot open %s", path);
-	static char buf[1 << 18];  /* ViT's config lists 1,000 labels twice: 70 kB */
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	cJSON *j = cJSON_Parse(buf);
-	cr_assert(j, "cannot parse %s", path);
-	return j;
-}
-
-static void
-formula_of(const cJSON *cfg, struct ws_arch *a, struct ws_formula *f)
-{
-	ws_error err = {0};
-	cr_assert_eq(ws_arch_from_config(cfg, "config.json", a, &err), 0, "%s", err.message);
-	cr_assert(a->known, "unknown architecture '%s': %s", a->architecture,
-		  a->unsupported ? a->unsupported : "");
-	cr_assert_eq(ws_formula_compute(a, f, &err), 0, "%s", err.message);
-}
-
 static uint64_t
 total_of_json(const char *json)
 {
@@ -48,7 +24,7 @@ total_of_json(const char *json)
 	cr_assert(cfg, "bad test JSON: %s", json);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	uint64_t t = f.total;
 	ws_formula_free(&f);
 	ws_arch_free(&a);
@@ -274,10 +250,10 @@ Test(encoders, real_configs)
 		char *p = ws_shared_path(cases[i].file);
 		if (!p)
 			cr_skip_test("../shared is absent");
-		cJSON *cfg = load_json(p);
+		cJSON *cfg = ws_load_json(p);
 		struct ws_arch a;
 		struct ws_formula f;
-		formula_of(cfg, &a, &f);
+		ws_formula_of(cfg, &a, &f);
 		cr_expect_eq(f.total, cases[i].total, "%s: %llu", cases[i].file, (unsigned long long)f.total);
 		ws_formula_free(&f);
 		ws_arch_free(&a);
@@ -339,7 +315,7 @@ Test(encoders, distilbert_class_defaults)
 	cJSON *cfg = cJSON_Parse("{\"architectures\": [\"DistilBertModel\"]}");
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total, 66362880ull);
 	cr_expect_eq(a.hidden_size, 768);
 	cr_expect_eq(a.intermediate_size, 3072);
@@ -675,10 +651,10 @@ Test(encoders, vit_real_config)
 	char *p = ws_shared_path("configs/google__vit-base-patch16-224.json");
 	if (!p)
 		cr_skip_test("../shared is absent");
-	cJSON *cfg = load_json(p);
+	cJSON *cfg = ws_load_json(p);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_expect_eq(f.total, 86567656ull, "%llu", (unsigned long long)f.total);
 	cr_expect_eq(a.num_patches, 196);
 	cr_expect_eq(f.by_role[WS_ROLE_PATCH_EMBED], 768ull * 3 * 16 * 16 + 768);

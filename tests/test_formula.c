@@ -17,30 +17,6 @@
 
 /* ==== helpers ==== */
 
-static cJSON *
-load_json(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	cr_assert(f, "cannot open %s", path);
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	cJSON *j = cJSON_Parse(buf);
-	cr_assert(j, "cannot parse %s", path);
-	return j;
-}
-
-/* Compute from a config; asserts success. */
-static void
-formula_of(const cJSON *cfg, struct ws_arch *a, struct ws_formula *f)
-{
-	ws_error err = {0};
-	cr_assert_eq(ws_arch_from_config(cfg, "config.json", a, &err), 0, "%s", err.message);
-	cr_assert(a->known, "unknown architecture %s", a->architecture);
-	cr_assert_eq(ws_formula_compute(a, f, &err), 0, "%s", err.message);
-}
-
 /* Expect exit 3 naming `key`, from the reader or from the formula. */
 static void
 expect_input_error(const char *json, const char *key)
@@ -91,10 +67,10 @@ Test(formula, real_configs)
 		char *p = ws_shared_path(reals[i].file);
 		if (!p)
 			cr_skip_test("../shared is absent");
-		cJSON *cfg = load_json(p);
+		cJSON *cfg = ws_load_json(p);
 		struct ws_arch a;
 		struct ws_formula f;
-		formula_of(cfg, &a, &f);
+		ws_formula_of(cfg, &a, &f);
 		cr_expect_eq(f.total, reals[i].total, "%s: %llu, expected %llu", reals[i].file,
 			     (unsigned long long)f.total, (unsigned long long)reals[i].total);
 		if (reals[i].active)
@@ -121,10 +97,10 @@ Test(formula, deepseek_v2_lite_dense_first_layer)
 	char *p = ws_shared_path("configs/deepseek-ai__DeepSeek-V2-Lite.json");
 	if (!p)
 		cr_skip_test("../shared is absent");
-	cJSON *cfg = load_json(p);
+	cJSON *cfg = ws_load_json(p);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_assert(ws_sw_has(&a.flags, WS_ARCH_MLA));
 	cr_assert_eq(a.q_lora_rank, 0);            /* null: a plain q_proj */
 	cr_assert_eq(a.head_dim, 192);
@@ -144,11 +120,11 @@ Test(formula, tiny_llama_tied)
 	char *p = ws_shared_path("safetensors/tiny-llama.config.json");
 	if (!p)
 		cr_skip_test("../shared is absent");
-	cJSON *cfg = load_json(p);
+	cJSON *cfg = ws_load_json(p);
 	cJSON_ReplaceItemInObject(cfg, "tie_word_embeddings", cJSON_CreateTrue());
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_assert_eq(f.total, 100672);
 	cr_assert_eq(f.by_role[WS_ROLE_LM_HEAD], 0);
 	ws_formula_free(&f);
@@ -174,7 +150,7 @@ Test(formula, deepseek_v3_with_and_without_mtp)
 	cJSON *cfg = cJSON_Parse(deepseek_v3);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_assert_eq(f.total, 671026419200ull, "%llu", (unsigned long long)f.total);
 	cr_assert_eq(f.total + f.mtp, 684489845504ull, "%llu", (unsigned long long)(f.total + f.mtp));
 	/* the MTP block: a MoE block + enorm, hnorm, eh_proj, shared_head.norm
@@ -200,7 +176,7 @@ Test(formula, gpt_oss_20b)
 		"\"tie_word_embeddings\":false}");
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_assert_eq(f.total, 20914757184ull, "%llu", (unsigned long long)f.total);
 	cr_assert_eq(f.by_role[WS_ROLE_ATTN_SINKS], 24ull * 64);
 	cr_assert_eq(f.by_role[WS_ROLE_MOE_ROUTER], 24ull * (2880 * 32 + 32));
@@ -222,7 +198,7 @@ Test(formula, qwen2_moe_shared_expert_and_sparse_step)
 		"\"decoder_sparse_step\":2,\"mlp_only_layers\":[3],\"tie_word_embeddings\":false}");
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	/* (i + 1) % 2 == 0 → 1, 3, 5; 3 is mlp-only */
 	bool moe[6] = {false, true, false, false, false, true};
 	for (int i = 0; i < 6; i++)
@@ -245,7 +221,7 @@ Test(formula, multimodal_wrapper_reads_text_config)
 		"\"head_dim\":32,\"intermediate_size\":128,\"vocab_size\":100}}");
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cr_assert_str_eq(a.architecture, "gemma3_text");
 	cr_assert(ws_sw_has(&a.flags, WS_ARCH_TIED));
 	/* per block: 4 norms, q/k norms over head_dim, q 128×64, k/v 64×64,
@@ -328,7 +304,7 @@ Test(formula, json_is_exact_and_omits_zero_roles)
 	cJSON *cfg = cJSON_Parse(deepseek_v3);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	cJSON *fj = ws_formula_to_json(&a, &f), *aj = ws_arch_to_json(&a);
 	char *fs = cJSON_PrintUnformatted(fj), *as = cJSON_PrintUnformatted(aj);
 	cr_assert(ws_contains(fs, "\"total\":671026419200,"), "%s", fs);
@@ -370,10 +346,10 @@ Test(formula, explain_shows_numbers)
 	char *p = ws_shared_path("configs/meta-llama__Llama-2-70b-hf.json");
 	if (!p)
 		cr_skip_test("../shared is absent");
-	cJSON *cfg = load_json(p);
+	cJSON *cfg = ws_load_json(p);
 	struct ws_arch a;
 	struct ws_formula f;
-	formula_of(cfg, &a, &f);
+	ws_formula_of(cfg, &a, &f);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
@@ -595,7 +571,7 @@ attach(ws_model *m, bool tied)
 	cJSON *j = cJSON_Parse(cfg);
 	m->arch = calloc(1, sizeof *m->arch);
 	m->formula = calloc(1, sizeof *m->formula);
-	formula_of(j, m->arch, m->formula);
+	ws_formula_of(j, m->arch, m->formula);
 	cJSON_Delete(j);
 }
 

@@ -12,6 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "ws/formula.h"
 #include "testutil.h"
 
 static void
@@ -220,4 +223,34 @@ ws_have_pty(void)
 		close(s);
 	close(m);
 	return s >= 0;
+}
+
+cJSON *
+ws_load_json(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert(f, "cannot open %s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	long len = ftell(f);
+	cr_assert(len >= 0);
+	rewind(f);
+	char *buf = malloc((size_t)len + 1);
+	cr_assert(buf);
+	size_t n = fread(buf, 1, (size_t)len, f);
+	fclose(f);
+	buf[n] = '\0';
+	cJSON *j = cJSON_Parse(buf);
+	free(buf);
+	cr_assert(j, "cannot parse %s", path);
+	return j;
+}
+
+void
+ws_formula_of(const cJSON *cfg, struct ws_arch *a, struct ws_formula *f)
+{
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", a, &err), 0, "%s", err.message);
+	cr_assert(a->known, "unknown architecture '%s': %s", a->architecture,
+		  a->unsupported ? a->unsupported : "");
+	cr_assert_eq(ws_formula_compute(a, f, &err), 0, "%s", err.message);
 }

@@ -11,6 +11,12 @@ typedef struct ws_run {
 	char *err;      /* stderr, NUL-terminated */
 } ws_run;
 
+/* The JSON file at path, parsed whole; asserts. */
+struct cJSON *ws_load_json(const char *path);
+/* A config's architecture and formula; asserts a known type and success. */
+struct ws_arch;
+struct ws_formula;
+void ws_formula_of(const struct cJSON *cfg, struct ws_arch *a, struct ws_formula *f);
 /* Run argv[0..] (NULL-terminated) with stdin from /dev/null. */
 ws_run ws_run_argv(char *const argv[]);
 /* Run the weightscan CLI ($WS_BIN) with a NULL-terminated list of args. */
