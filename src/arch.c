@@ -240,32 +240,31 @@ json_type_name(const cJSON *it)
 	return "not a number";
 }
 
-/* JSON numbers are doubles: an integer is exact only below 2^53. */
-#define JSON_INT_MAX 9007199254740992.0
-
 static int
 num_value(const struct cfg *c, const char *key, const cJSON *it, uint64_t *out)
 {
-	if (!cJSON_IsNumber(it))
+	double v = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	switch (ws_json_count(it, out)) {
+	case WS_JSON_COUNT_OK:
+		return 0;
+	case WS_JSON_COUNT_NOT_NUMBER:
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': expected a non-negative integer, got %s",
 			      key, json_type_name(it));
-	double v = it->valuedouble;
-	const char *nf = ws_json_nonfinite_name(v);
-	if (nf) /* Python's json writes these: named as the file spells them */
+	case WS_JSON_COUNT_NONFINITE: /* Python's json writes these: named as the file spells them */
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
-			      "config key '%s': %s is not an integer", key, nf);
-	if (v < 0)
+			      "config key '%s': %s is not an integer", key, ws_json_nonfinite_name(v));
+	case WS_JSON_COUNT_NEGATIVE:
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': %g is negative", key, v);
-	if (v >= JSON_INT_MAX)
+	case WS_JSON_COUNT_TOO_LARGE:
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
 			      "config key '%s': %g is too large", key, v);
-	if (!ws_is_whole(v))
-		return ws_err(c->err, WS_EXIT_INPUT, c->path,
-			      "config key '%s': %g is not an integer", key, v);
-	*out = (uint64_t)v;
-	return 0;
+	case WS_JSON_COUNT_FRACTION:
+		break;
+	}
+	return ws_err(c->err, WS_EXIT_INPUT, c->path,
+		      "config key '%s': %g is not an integer", key, v);
 }
 
 /* 1 = found (in *out), 0 = absent, -1 = invalid. */

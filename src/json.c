@@ -332,6 +332,24 @@ ws_json_parse_py(const char *buf, size_t len, const char **end)
 	return j;
 }
 
+enum ws_json_count
+ws_json_count(const cJSON *it, uint64_t *out)
+{
+	if (!cJSON_IsNumber(it))
+		return WS_JSON_COUNT_NOT_NUMBER;
+	double v = it->valuedouble;
+	if (ws_json_nonfinite_name(v))
+		return WS_JSON_COUNT_NONFINITE;
+	if (v < 0)
+		return WS_JSON_COUNT_NEGATIVE;
+	if (v >= 0x1p53)
+		return WS_JSON_COUNT_TOO_LARGE;
+	if (!ws_is_whole(v))
+		return WS_JSON_COUNT_FRACTION;
+	*out = (uint64_t)v;
+	return WS_JSON_COUNT_OK;
+}
+
 const char *
 ws_json_nonfinite_name(double v)
 {

@@ -1614,12 +1614,9 @@ st_dense_config(ws_model *m, const char *sub, ws_st_module *md, ws_error *err)
 	uint64_t *vals[] = {&md->in_features, &md->out_features};
 	for (size_t i = 0; !rc && i < 2; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[i]);
-		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= 9007199254740992.0 ||
-		    !ws_is_whole(v->valuedouble))
+		if (ws_json_count(v, vals[i]) != WS_JSON_COUNT_OK)
 			rc = ws_err(err, WS_EXIT_INPUT, p, "config key '%s': expected a non-negative integer",
 				    keys[i]);
-		else
-			*vals[i] = (uint64_t)v->valuedouble;
 	}
 	const cJSON *b = j ? cJSON_GetObjectItemCaseSensitive(j, "bias") : NULL;
 	if (!rc && b && !cJSON_IsBool(b))

@@ -563,6 +563,21 @@ Test(encoders, dense_modules_checked_against_their_config)
 	cr_expect(ws_contains(r.out, "\"code\":\"count-mismatch\"") && ws_contains(r.out, "\"component\":\"3_Dense\"") &&
 		  ws_contains(r.out, "\"expected\":393216"), "%s", r.out);
 	ws_run_free(&r);
+	/* a count that is no count (a fraction, a negative, Python's NaN) is
+	 * malformed input naming the file and the key */
+	static const char *const nocount[] = {
+		"{\"in_features\": 768.5, \"out_features\": 256}",
+		"{\"in_features\": 768, \"out_features\": -256}",
+		"{\"in_features\": NaN, \"out_features\": 256}",
+	};
+	for (size_t i = 0; i < sizeof nocount / sizeof nocount[0]; i++) {
+		free(ws_write_file(sub, "config.json", nocount[i], strlen(nocount[i])));
+		r = ws_run_cli("check", model, NULL);
+		cr_expect_eq(r.status, 3, "%s: %s", nocount[i], r.err);
+		cr_expect(ws_contains(r.err, "3_Dense/config.json") && ws_contains(r.err, "_features"),
+			  "%s: %s", nocount[i], r.err);
+		ws_run_free(&r);
+	}
 	free(sub);
 	free(model);
 	free(p);

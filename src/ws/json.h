@@ -37,6 +37,17 @@ cJSON *ws_json_parse_py(const char *buf, size_t len, const char **end);
 /* Python's spelling of a non-finite v ("Infinity", "-Infinity", "NaN"),
  * or NULL for a finite one. */
 const char *ws_json_nonfinite_name(double v);
+/* A count in JSON: a whole number, not negative, below 2^53 (where a
+ * double stops being exact).  WS_JSON_COUNT_OK with *out set, or why not. */
+enum ws_json_count {
+	WS_JSON_COUNT_OK = 0,
+	WS_JSON_COUNT_NOT_NUMBER,
+	WS_JSON_COUNT_NONFINITE,   /* Python's Infinity, -Infinity, NaN */
+	WS_JSON_COUNT_NEGATIVE,
+	WS_JSON_COUNT_TOO_LARGE,
+	WS_JSON_COUNT_FRACTION,
+};
+enum ws_json_count ws_json_count(const cJSON *it, uint64_t *out);
 /* Replace every non-finite number in tree by Python's spelling of it: as
  * a string node, or (raw) as the bare token.  0, or -1 on OOM. */
 int ws_json_nonfinite_spelled(cJSON *tree, bool raw);
