@@ -183,6 +183,24 @@ dense_components(ws_model *m)
 	return 0;
 }
 
+/* Each component with its own formula (a wrapper's tower, projector)
+ * against its tensors; its findings name it. */
+static int
+compare_parts(ws_model *m)
+{
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *co = &m->components[i];
+		if (co->main || !co->formula_of)
+			continue;
+		size_t first = m->n_findings;
+		if (ws_model_compare_component(m, i, co->arch, co->formula_of))
+			return -1;
+		for (size_t k = first; k < m->n_findings; k++)
+			m->findings[k].component = co->name;
+	}
+	return 0;
+}
+
 /* Two checks in one pass over the tensors.  Tensor names no role line
  * recognizes: one warning with the count.  Matrices of different float
  * types inside one block (norm vectors kept in F32 are common and not
@@ -201,12 +219,13 @@ check_roles_and_dtypes(ws_model *m)
 		return -1;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if (!m->components[t->component].main)
+		const ws_component *co = &m->components[t->component];
+		if (!co->main && !co->formula_of)
 			continue;
 		if (t->role == WS_ROLE_OTHER && !unknown++)
 			first_unknown = t;
-		if (!seen)
-			continue;
+		if (!seen || !co->main)
+			continue;  /* blocks are numbered per component */
 		const ws_dtype_info *di = ws_dtype_get(t->dtype);
 		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
 		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
@@ -318,8 +337,12 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m) || ws_components_assign(m) ||
-	    dense_components(m))
+	const struct ws_cat_part *parts = m->config ? ws_arch_config_parts(m->config) : NULL;
+	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
+		return ws_err_oom(err, m->path);
+	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)
+		return -1;
+	if (dense_components(m))
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))
 		return -1;
@@ -359,6 +382,8 @@ analyze(ws_model *m, ws_error *err)
 		if (check_gguf_metadata(m))
 			return ws_err_oom(err, m->path);
 	}
+	if (compare_parts(m))
+		return ws_err_oom(err, m->path);
 	if (check_roles_and_dtypes(m) || check_declared(m))
 		return ws_err_oom(err, m->path);
 	return 0;

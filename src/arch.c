@@ -61,6 +61,7 @@ static const struct field {
 	[WS_AK_PATCH] = {"patch_size", offsetof(struct ws_arch, patch_size)},
 	[WS_AK_PATCHES] = {"num_patches", offsetof(struct ws_arch, num_patches)},
 	[WS_AK_POOLER_OUT] = {"pooler_output_size", offsetof(struct ws_arch, pooler_output_size)},
+	[WS_AK_PROJ] = {"projection_dim", offsetof(struct ws_arch, projection_dim)},
 };
 
 static uint64_t *
@@ -149,6 +150,7 @@ static const struct cfg_key {
 	{WS_AK_NEXTN, {"num_nextn_predict_layers"}},
 	{WS_AK_INDEX_HEADS, {"index_n_heads"}},
 	{WS_AK_INDEX_HEAD_DIM, {"index_head_dim"}},
+	{WS_AK_PROJ, {"projection_dim", "projection_size"}},
 };
 
 /* MoE layer spacing: the key and whether layer i is MoE when
@@ -818,43 +820,29 @@ read_fields(struct cfg *c)
 	return 0;
 }
 
-int
-ws_arch_from_config(const cJSON *config, const char *config_path,
-		    struct ws_arch *out, ws_error *err)
+/* Read a config as a model of type `name` (its entry, or none): the
+ * class `cls` names the head (NULL: the type's default class), `adds`
+ * the switches a wrapper adds; then every key, default and check. */
+static int
+arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *adds)
 {
-	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
-	const struct ws_cat_entry *t;
-
-	arch_init(out, "config.json", config_path);
-	if (!cJSON_IsObject(config))
-		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
-
-	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
-	if (mt && !cJSON_IsString(mt))
-		return ws_err(err, WS_EXIT_INPUT, config_path,
-			      "config key 'model_type': expected a string, got %s",
-			      cJSON_IsNumber(mt) ? "a number" : json_type_name(mt));
-	const char *name = mt ? mt->valuestring : "";
-	/* The class in `architectures` names the head it adds and, when the
-	 * config has no model_type, the model_type too (as transformers'
-	 * auto classes do). */
-	const char *cls = config_class(config);
+	struct ws_arch *out = c->a;
+	ws_error *err = c->err;
+	const char *config_path = c->path;
 	const struct ws_cat_class *klass = NULL;
 	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
-	if (!*name && by_cls)
-		name = by_cls->names[0];
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, "text_config");
-	if (cJSON_IsObject(tc)) {
-		/* A multimodal wrapper: count its language model. */
-		c.text = tc;
-		const cJSON *tmt = cJSON_GetObjectItemCaseSensitive(tc, "model_type");
-		if (cJSON_IsString(tmt) && ws_cat_by_model_type(tmt->valuestring))
-			name = tmt->valuestring;
-	}
+	const struct ws_cat_entry *t;
+
 	snprintf(out->architecture, sizeof out->architecture, "%s", name);
 	t = ws_cat_by_model_type(name);
-	if (t) {
+	if (t && t->parts) {
+		/* a wrapper read as one model (its parts are read apart) */
+		t = NULL;
+		out->unsupported = "a wrapper of several components: read by its parts";
+	} else if (t) {
 		apply_type(out, t);
+		if (adds)
+			ws_sw_or(&out->flags, adds);
 		out->no_head = by_cls && klass->head == WS_HEAD_NONE;
 		if (t->classes) {
 			/* an encoder: its class's parts (another type's class, or
@@ -875,8 +863,8 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			else
 				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);
 		}
-		c.entry = t;
-		if (!(c.defs = defaults_json(t)))
+		c->entry = t;
+		if (!(c->defs = defaults_json(t)))
 			return ws_err_oom(err, config_path);
 	} else if (!*name) {
 		out->unsupported = cls ? "architecture unknown: no model_type, and the class in "
@@ -887,11 +875,11 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 		out->unsupported = "no formula for this model_type";
 	}
 
-	if (read_fields(&c) < 0)
+	if (read_fields(c) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(step_keys); i++) {
 		uint64_t v;
-		int r = cfg_u64(&c, step_keys[i].key, &v);
+		int r = cfg_u64(c, step_keys[i].key, &v);
 		if (r < 0)
 			goto fail;
 		if (r > 0) {
@@ -900,38 +888,156 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 			break;
 		}
 	}
-	if (read_mlp_only_layers(&c) < 0 || read_sliding(&c, t) < 0 || read_encoder(&c) < 0)
+	if (read_mlp_only_layers(c) < 0 || read_sliding(c, t) < 0 || read_encoder(c) < 0)
 		goto fail;
 	if (out->n_mlp_only_layers)
 		qsort(out->mlp_only_layers, out->n_mlp_only_layers, sizeof(uint32_t), u32_cmp);
-	if (!t)
+	if (!t) {
+		cJSON_Delete(c->defs);
 		return 0;
+	}
 
 	/* MLA: v_head_dim is the value head; head_dim is derived. */
 	if (ws_sw_has(&t->flags, WS_ARCH_MLA)) {
 		uint64_t v = 0;
-		int r = cfg_u64(&c, "v_head_dim", &v);
+		int r = cfg_u64(c, "v_head_dim", &v);
 		if (r < 0)
 			goto fail;
 		set_field(out, WS_AK_V_HEAD_DIM, v, r > 0 ? "v_head_dim" : NULL);
 		out->head_dim = 0;
 	}
 	static const ws_switches tied = WS_SWITCHES(WS_ARCH_TIED);
-	if (cfg_flag(&c, "tie_word_embeddings", &tied) < 0)
+	if (cfg_flag(c, "tie_word_embeddings", &tied) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(t->opt) && t->opt[i].key; i++)
-		if (cfg_flag(&c, t->opt[i].key, &t->opt[i].flags) < 0)
+		if (cfg_flag(c, t->opt[i].key, &t->opt[i].flags) < 0)
 			goto fail;
-	if (fixups[t->fixup] && fixups[t->fixup](&c) < 0)
+	if (fixups[t->fixup] && fixups[t->fixup](c) < 0)
 		goto fail;
 	if (arch_finish(out, t, err) < 0)
 		goto fail;
-	cJSON_Delete(c.defs);
+	cJSON_Delete(c->defs);
 	return 0;
 fail:
-	cJSON_Delete(c.defs);
+	cJSON_Delete(c->defs);
 	ws_arch_free(out);
 	return -1;
+}
+
+/* A string model_type, or "" when absent; -1 with err when not a string. */
+static int
+model_type_of(const cJSON *config, const char *path, const char *key, const char **out, ws_error *err)
+{
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
+	*out = "";
+	if (mt && !cJSON_IsString(mt))
+		return ws_err(err, WS_EXIT_INPUT, path, "config key '%s%smodel_type': expected a string, got %s",
+			      key ? key : "", key ? "." : "", cJSON_IsNumber(mt) ? "a number" : json_type_name(mt));
+	if (mt)
+		*out = mt->valuestring;
+	return 0;
+}
+
+int
+ws_arch_from_config(const cJSON *config, const char *config_path,
+		    struct ws_arch *out, ws_error *err)
+{
+	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
+
+	arch_init(out, "config.json", config_path);
+	if (!cJSON_IsObject(config))
+		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
+
+	const char *name;
+	if (model_type_of(config, config_path, NULL, &name, err) < 0)
+		return -1;
+	/* The class in `architectures` names the head it adds and, when the
+	 * config has no model_type, the model_type too (as transformers'
+	 * auto classes do). */
+	const char *cls = config_class(config);
+	const struct ws_cat_class *klass = NULL;
+	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
+	if (!*name && by_cls)
+		name = by_cls->names[0];
+	/* A wrapper of components: the main one is its text model, read
+	 * from its sub-config as its own type (the wrapper's keys beside) */
+	const struct ws_cat_entry *w = ws_cat_by_model_type(name);
+	const struct ws_cat_part *main_part = w && w->parts && w->parts[0].config ? &w->parts[0] : NULL;
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, main_part ? main_part->config : "text_config");
+	if (cJSON_IsObject(tc)) {
+		/* A multimodal wrapper: count its language model. */
+		c.text = tc;
+		const char *tmt;
+		if (model_type_of(tc, config_path, main_part ? main_part->config : "text_config", &tmt, err) < 0)
+			return -1;
+		if (ws_cat_by_model_type(tmt))
+			name = tmt;
+		else if (main_part)
+			name = main_part->type;
+	} else if (main_part) {
+		name = main_part->type;
+	}
+	return arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
+}
+
+const struct ws_cat_part *
+ws_arch_config_parts(const cJSON *config)
+{
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
+	const struct ws_cat_entry *e = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
+	const char *cls = cJSON_IsString(mt) ? NULL : config_class(config);
+	const struct ws_cat_class *klass;
+	if (cls)
+		e = ws_cat_by_class(cls, &klass);
+	return e ? e->parts : NULL;
+}
+
+int
+ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_cat_part *p,
+		  struct ws_arch *out, ws_error *err)
+{
+	static const cJSON empty = {.type = cJSON_Object};
+	arch_init(out, "config.json", config_path);
+	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(config, p->config);
+	if (sub && !cJSON_IsObject(sub) && !cJSON_IsNull(sub))
+		return ws_err(err, WS_EXIT_INPUT, config_path, "config key '%s': expected an object, got %s",
+			      p->config, json_type_name(sub));
+	/* absent: the sub-config class's defaults */
+	if (!cJSON_IsObject(sub))
+		sub = &empty;
+	const char *name;
+	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
+		return -1;
+	if (!ws_cat_by_model_type(name))
+		name = p->type;
+	/* its own keys only: a wrapper's top-level keys describe its text */
+	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
+	return arch_read(&c, name, NULL, &p->adds);
+}
+
+int
+ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const struct ws_arch *tower,
+		  struct ws_arch *out, ws_error *err)
+{
+	arch_init(out, text->source, text->src_path);
+	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
+	const struct ws_cat_projector *pj = ws_cat_projector(p->type);
+	if (!pj || !text->known || !tower->known) {
+		out->unsupported = !pj ? "no layout for this projector" : "a tower it joins has no formula";
+		return 0;
+	}
+	(void)err;
+	out->known = true;
+	out->no_head = true;
+	out->norm = pj->norm;
+	out->flags = pj->flags;
+	/* from the tower's width into the text model's */
+	set_field(out, WS_AK_HIDDEN, text->hidden_size, text->keys[WS_AK_HIDDEN]);
+	set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
+	out->num_heads = 1;
+	out->num_kv_heads = 1;
+	out->head_dim = out->v_head_dim = 1;
+	return 0;
 }
 
 /* ==== GGUF metadata ==== */

@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "catalogue/catalogue.h"
 #include "ws/formula.h"
+#include "ws/roles.h"
 #include "ws/util.h"
 
 static int
@@ -200,13 +201,148 @@ ws_model_select_component(ws_model *m, const char *name, ws_error *err)
 			m->findings[m->n_findings - 1].component = c->name;
 		ws_arch_free(m->arch);
 		free(m->arch);
-		m->arch = NULL;
 		ws_formula_free(m->formula);
 		free(m->formula);
-		m->formula = NULL;
+		/* the component's own architecture and formula, when it has
+		 * them, are the model's now */
+		m->arch = c->arch;
+		m->formula = c->formula_of;
+	}
+	/* the others' are freed with their component records */
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *o = &m->components[i];
+		if (o == c)
+			continue;
+		if (o->arch) {
+			ws_arch_free(o->arch);
+			free(o->arch);
+		}
+		if (o->formula_of) {
+			ws_formula_free(o->formula_of);
+			free(o->formula_of);
+		}
 	}
 	m->components[0] = *c;
+	m->components[0].arch = NULL;
+	m->components[0].formula_of = NULL;
 	m->components[0].main = true;
 	m->n_components = 1;
+	return 0;
+}
+
+/* ==== the components a wrapper's config describes ==== */
+
+/* The length of the part prefix name starts with, or 0. */
+static size_t
+part_prefix(const struct ws_cat_part *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
+		size_t n = strlen(p->prefixes[i]);
+		if (len > n && memcmp(name, p->prefixes[i], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
+/* A tower's tensor: its role as its own type names it, read after the
+ * module prefix; every tensor of a projector is role projector (its
+ * norms included, SPEC), buffers and quantization side tensors apart. */
+static void
+part_role(const ws_model *m, const ws_component *co, ws_tensor *t, size_t skip)
+{
+	ws_role role;
+	int32_t layer, expert;
+	ws_kind kind;
+	const char *type = co->arch ? co->arch->architecture : "";
+	/* after the prefix (a tower's body), else whole (a projection the
+	 * prefix names itself: visual_projection.weight) */
+	if (!ws_role_classify(m->format, type, t->name + skip, t->name_len - skip, &role, &layer, &expert, &kind))
+		ws_role_classify(m->format, type, t->name, t->name_len, &role, &layer, &expert, &kind);
+	if (!strcmp(co->kind, "projector") && role != WS_ROLE_BUFFER && role != WS_ROLE_QUANT_AUX) {
+		role = WS_ROLE_PROJECTOR;
+		layer = expert = -1;
+	}
+	t->role = role;
+	t->kind = kind;
+	t->layer = layer;
+	t->expert = expert;
+	t->unloaded = false;
+	t->params = role == WS_ROLE_BUFFER || role == WS_ROLE_QUANT_AUX ? 0 : t->elements;
+}
+
+/* Each part's architecture: a tower's from its sub-config, a projector's
+ * from the text model and the tower before it. */
+static int
+part_archs(ws_model *m, ws_error *err)
+{
+	const struct ws_arch *tower = NULL;
+	for (uint32_t i = 1; i < m->n_components; i++) {
+		ws_component *co = &m->components[i];
+		struct ws_arch *a = calloc(1, sizeof *a);
+		if (!a)
+			return ws_err_oom(err, m->path);
+		int r = co->part->config
+			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
+			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
+		if (r == -1) {
+			free(a);
+			return -1;
+		}
+		if (r == -2) {
+			free(a);
+			continue;
+		}
+		co->arch = a;
+		if (co->part->config)
+			tower = a;
+		if (!a->known)
+			continue;
+		struct ws_formula *f = calloc(1, sizeof *f);
+		if (!f)
+			return ws_err_oom(err, m->path);
+		if (ws_formula_compute(a, f, err)) {
+			free(f);
+			return -1;
+		}
+		co->formula_of = f;
+		co->has_formula = true;
+		co->formula = f->total;
+	}
+	return 0;
+}
+
+int
+ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error *err)
+{
+	uint32_t cap = 0;
+	m->components = NULL;
+	m->n_components = 0;
+	/* every part is a component, tensors or not (a bare config's
+	 * formula names them all) */
+	for (size_t i = 0; i < WS_CAT_MAX_PARTS && parts[i].kind; i++) {
+		int ix = find_or_add(m, parts[i].name ? parts[i].name : WS_MAIN_COMPONENT, parts[i].kind,
+				     i == 0, &cap);
+		if (ix < 0)
+			return ws_err_oom(err, m->path);
+		m->components[ix].part = &parts[i];
+	}
+	if (part_archs(m, err))
+		return -1;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		uint32_t ix = 0;
+		size_t skip = 0;
+		for (uint32_t c = 1; c < m->n_components && !skip; c++)
+			if ((skip = part_prefix(m->components[c].part, t->name, t->name_len)))
+				ix = c;
+		ws_component *co = &m->components[ix];
+		if (ix)
+			part_role(m, co, t, skip);
+		t->component = ix;
+		co->tensors++;
+		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX &&
+		    !ws_add_u64(co->params, t->params, &co->params))
+			co->params = UINT64_MAX;
+	}
 	return 0;
 }

@@ -250,6 +250,18 @@ static const struct flag_name {
 	{WS_ARCH_CHOICE, "multiple_choice"},
 	{WS_ARCH_EMBED_SIZE, "embedding_width"},
 	{WS_ARCH_PATCHES, "image_patches"},
+	{WS_ARCH_PATCH_BIAS, "patch_bias"},
+	{WS_ARCH_CLS_TOKEN, "class_token"},
+	{WS_ARCH_TEXT_PROJ, "text_projection"},
+	{WS_ARCH_VISUAL_PROJ, "visual_projection"},
+	{WS_ARCH_TOWER_HEAD, "tower_head"},
+	{WS_ARCH_LOGIT_SCALE, "logit_scale"},
+	{WS_ARCH_LOGIT_BIAS, "logit_bias"},
+	{WS_ARCH_ATTN_POOL, "attention_pool"},
+	{WS_ARCH_BARE, "layers_only"},
+	{WS_ARCH_PROJ_MLP2, "projector_mlp2"},
+	{WS_ARCH_PROJ_LINEAR, "projector_linear"},
+	{WS_ARCH_PROJ_IN_NORM, "projector_input_norm"},
 };
 
 /* An encoder class's parts, as the text summary names them. */
@@ -395,6 +407,81 @@ ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
 	return NULL;
 }
 
+cJSON *
+ws_model_formula_json(const ws_model *m)
+{
+	if (!m->arch || !m->formula)
+		return NULL;
+	/* the whole model's: the main component's and every other's with
+	 * a formula (a tower per image counts whole in `active`) */
+	struct ws_formula sum = *m->formula;
+	bool any = false;
+	for (uint32_t c = 0; c < m->n_components; c++) {
+		const struct ws_formula *f = m->components[c].formula_of;
+		if (m->components[c].main || !f)
+			continue;
+		any = true;
+		bool ok = ws_add_u64(sum.total, f->total, &sum.total) &&
+			  ws_add_u64(sum.active, f->total, &sum.active);
+		for (int r = 0; ok && r < WS_ROLE_COUNT; r++)
+			ok = ws_add_u64(sum.by_role[r], f->by_role[r], &sum.by_role[r]);
+		if (!ok)
+			return NULL;  /* each is below 2^64 only apart: no total */
+	}
+	cJSON *o = ws_formula_to_json(m->arch, &sum);
+	cJSON *layers = o ? cJSON_GetObjectItemCaseSensitive(o, "by_layer") : NULL;
+	cJSON *comps = o ? cJSON_GetObjectItemCaseSensitive(o, "by_component") : NULL;
+	cJSON *mine = any ? ws_json_u64(m->formula->total) : NULL;
+	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, WS_MAIN_COMPONENT, mine)));
+	if (!ok)
+		cJSON_Delete(mine);
+	for (uint32_t c = 0; ok && c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		const struct ws_formula *f = co->formula_of;
+		if (co->main || !f)
+			continue;
+		ok = ws_json_add_u64(comps, co->name, f->total) != NULL;
+		for (uint64_t l = 0; ok && l < f->num_layers; l++) {
+			cJSON *n = ws_layer_json(co->name, l, ws_arch_layer_kind(co->arch, l), f->by_layer[l]);
+			ok = n && cJSON_AddItemToArray(layers, n);
+		}
+	}
+	if (ok)
+		return o;
+	cJSON_Delete(o);
+	return NULL;
+}
+
+void
+ws_model_formula_print(FILE *out, const ws_model *m, int detail)
+{
+	char b1[32], b2[32];
+	uint64_t total = m->formula ? m->formula->total : 0;
+	bool all = m->formula != NULL;
+	if (detail)
+		ws_formula_print_text(out, m->arch, m->formula, detail > 1);
+	else
+		ws_formula_print_summary(out, m->arch, m->formula);
+	for (uint32_t c = 0; c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		if (co->main || !co->part)
+			continue;
+		fprintf(out, "\ncomponent     ");
+		ws_fput_escaped(out, co->name, strlen(co->name));
+		fprintf(out, " (%s)\n", co->kind);
+		if (co->arch && detail)
+			ws_formula_print_text(out, co->arch, co->formula_of, detail > 1);
+		else if (co->arch)
+			ws_formula_print_summary(out, co->arch, co->formula_of);
+		all = all && co->formula_of;
+		if (co->formula_of && !ws_add_u64(total, co->formula_of->total, &total))
+			total = UINT64_MAX;
+	}
+	if (all && m->n_components > 1)
+		fprintf(out, "\nformula total %s (%s), every component\n", ws_fmt_commas(total, b1, sizeof b1),
+			ws_fmt_human(total, b2, sizeof b2));
+}
+
 /* ==== text ==== */
 
 /* q rendered with its numbers: "4,096", "(8 × 128)", "(12 × 64 + 2 × 64)".
@@ -467,7 +554,11 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	if (a->known) {
+	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE)) {
+		/* a projector: its widths are all it has */
+		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
+			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
+	} else if (a->known) {
 		/* an image encoder reads patches, not a vocabulary */
 		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
 		fprintf(out, "  hidden %s, layers %llu, heads %llu (kv %llu), head_dim %llu, "
@@ -794,6 +885,7 @@ struct etrip {
 
 struct cmp {
 	ws_model *m;
+	uint32_t comp;           /* the component compared */
 	const struct ws_arch *a;
 	const struct ws_formula *f;
 	ws_switches feat;
@@ -857,8 +949,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 		int role = (int)t->role;
 		if (t->unloaded)
 			continue;  /* named by ws_model_mark_unloaded */
-		if (t->component < c->m->n_components && !c->m->components[t->component].main)
-			continue;  /* another component's (the formula is the main one's) */
+		if (c->m->n_components && t->component != c->comp)
+			continue;  /* another component's (each has its own formula) */
 		if (role == WS_ROLE_MTP) {
 			if (!ws_add_u64(c->mtp, t->params, &c->mtp))
 				c->mtp = UINT64_MAX;
@@ -1225,7 +1317,16 @@ cmp_siblings(struct cmp *c)
 int
 ws_model_compare(ws_model *m)
 {
-	struct cmp c = {.m = m, .a = m->arch, .f = m->formula};
+	/* the main component is the first, when it holds any tensor */
+	uint32_t main = !m->n_components || m->components[0].main ? 0 : UINT32_MAX;
+	return ws_model_compare_component(m, main, m->arch, m->formula);
+}
+
+int
+ws_model_compare_component(ws_model *m, uint32_t comp, const struct ws_arch *a,
+			   const struct ws_formula *f)
+{
+	struct cmp c = {.m = m, .comp = comp, .a = a, .f = f};
 	ws_error e;
 	int rc = -1;
 

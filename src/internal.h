@@ -188,6 +188,12 @@ int ws_model_findings_ok(const ws_model *m, ws_error *err);
 /* Give every tensor its component (catalogue prefixes; the rest is the
  * main one, components[0]) and fill m->components.  -1 on OOM. */
 int ws_components_assign(ws_model *m);
+struct ws_cat_part;
+/* The components of a wrapper's config (catalogue parts, the main one
+ * first): each part's architecture and formula, each tensor under a
+ * part's module prefix in that part with the role its own type gives
+ * it.  -1 with err (a malformed sub-config is exit 3). */
+int ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error *err);
 
 struct ws_arch *ws_arch_infer_new(const ws_model *m, ws_error *err);
 

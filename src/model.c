@@ -525,7 +525,18 @@ ws_model_free(ws_model *m)
 	cJSON_Delete(m->index);
 	free(m->config_path);
 	free(m->index_path);
-	/* m->arch and m->formula are freed here */
+	/* m->arch and m->formula are freed here, and the other components' */
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *c = &m->components[i];
+		if (c->arch) {
+			ws_arch_free(c->arch);
+			free(c->arch);
+		}
+		if (c->formula_of) {
+			ws_formula_free(c->formula_of);
+			free(c->formula_of);
+		}
+	}
 	if (m->arch) {
 		ws_arch_free(m->arch);
 		free(m->arch);

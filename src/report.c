@@ -136,7 +136,9 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 		s->params_by_dtype[dt] += pa;
 		if ((unsigned)role < WS_ROLE_COUNT)
 			s->params_by_role[role] += pa;
-		if (layer >= 0)
+		/* by_layer is the main component's (a tower numbers its
+		 * blocks from 0 too) */
+		if (layer >= 0 && (!m->n_components || m->components[t->component].main))
 			s->params_by_layer[layer] += pa;
 		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED &&
 		    role != WS_ROLE_TYPE_EMBED)
@@ -222,6 +224,31 @@ findings_json(const ws_model *m)
 	return a;
 }
 
+/* Component c's parameters per block and role, in one pass over the
+ * tensors (blocks are numbered per component): nl rows of
+ * WS_ROLE_COUNT + 1 (the last the block's total), malloc'd; NULL when
+ * it has no blocks or on OOM. */
+static uint64_t *
+layer_rows(const ws_model *m, uint32_t c, size_t *nl)
+{
+	size_t n = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].component == c && m->tensors[i].layer >= 0 &&
+		    (size_t)m->tensors[i].layer >= n)
+			n = (size_t)m->tensors[i].layer + 1;
+	uint64_t *lr = n ? calloc(n * (WS_ROLE_COUNT + 1), sizeof *lr) : NULL;
+	for (uint64_t i = 0; lr && i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->layer >= 0 && t->component == c && (unsigned)t->role < WS_ROLE_COUNT &&
+		    t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded) {
+			lr[(size_t)t->layer * (WS_ROLE_COUNT + 1) + t->role] += t->params;
+			lr[(size_t)t->layer * (WS_ROLE_COUNT + 1) + WS_ROLE_COUNT] += t->params;
+		}
+	}
+	*nl = lr ? n : 0;
+	return lr;
+}
+
 /* SPEC components[]: {name, kind, arch, params, formula?, active?,
  * layers[]}; a layer carries its roles (the per-component by_role). */
 static cJSON *
@@ -237,7 +264,7 @@ components_json(const ws_model *m, const ws_summary *s)
 		}
 		cJSON_AddStringToObject(o, "name", co->name);
 		cJSON_AddStringToObject(o, "kind", co->kind);
-		const struct ws_arch *ar = co->main && m->arch ? m->arch : NULL;
+		const struct ws_arch *ar = co->main ? m->arch : co->arch;
 		if (ar)
 			cJSON_AddItemToObject(o, "arch", ws_arch_to_json(ar));
 		else
@@ -250,33 +277,27 @@ components_json(const ws_model *m, const ws_summary *s)
 		if (co->main && s->has_active)
 			ws_json_add_u64(o, "active", s->active);
 		cJSON *ls = cJSON_AddArrayToObject(o, "layers");
-		if (!co->main || !ls)
+		if ((!co->main && !ar) || !ls)
 			continue;
 		const struct ws_arch *kn = ar && ar->known ? ar : NULL;
-		const struct ws_formula *fo = m->formula;
-		/* roles per layer in one pass over the tensors */
-		size_t nl = s->n_layers > 0 ? (size_t)s->n_layers : 0;
-		uint64_t *lr = nl ? calloc(nl * WS_ROLE_COUNT, sizeof *lr) : NULL;
-		for (uint64_t i = 0; lr && i < m->n_tensors; i++) {
-			const ws_tensor *t = &m->tensors[i];
-			if (t->layer >= 0 && (size_t)t->layer < nl && t->component == c &&
-			    (unsigned)t->role < WS_ROLE_COUNT && t->role != WS_ROLE_BUFFER &&
-			    t->role != WS_ROLE_QUANT_AUX)
-				lr[(size_t)t->layer * WS_ROLE_COUNT + t->role] += t->params;
-		}
-		for (size_t l = 0; l < nl; l++) {
+		const struct ws_formula *fo = co->main ? m->formula : co->formula_of;
+		size_t nl;
+		uint64_t *lr = layer_rows(m, c, &nl);
+		for (size_t l = 0; lr && l < nl; l++) {
+			const uint64_t *row = &lr[l * (WS_ROLE_COUNT + 1)];
 			cJSON *e = ws_layer_json(co->name, l, kn ? ws_arch_layer_kind(kn, l) : NULL,
-						 s->params_by_layer[l]);
+						 co->main && l < (size_t)s->n_layers ? s->params_by_layer[l]
+										    : row[WS_ROLE_COUNT]);
 			if (!e || !cJSON_AddItemToArray(ls, e)) {
 				cJSON_Delete(e);
 				break;
 			}
 			if (fo && l < fo->num_layers)
 				ws_json_add_u64(e, "formula", fo->by_layer[l]);
-			cJSON *br = lr ? cJSON_AddObjectToObject(e, "by_role") : NULL;
+			cJSON *br = cJSON_AddObjectToObject(e, "by_role");
 			for (int r = 0; br && r < WS_ROLE_COUNT; r++)
-				if (lr[l * WS_ROLE_COUNT + (size_t)r])
-					ws_json_add_u64(br, ws_role_name((ws_role)r), lr[l * WS_ROLE_COUNT + (size_t)r]);
+				if (row[r])
+					ws_json_add_u64(br, ws_role_name((ws_role)r), row[r]);
 		}
 		free(lr);
 	}
@@ -439,6 +460,20 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		cJSON_AddItemToArray(bl, ws_layer_json(WS_MAIN_COMPONENT, (uint64_t)l,
 							ar ? ws_arch_layer_kind(ar, (uint64_t)l) : NULL,
 							s.params_by_layer[l]));
+	/* then every other component's blocks (a tower's layer 3 is not
+	 * the text model's) */
+	for (uint32_t c = 0; bl && c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		if (co->main || !co->arch)
+			continue;
+		size_t nl;
+		uint64_t *lr = layer_rows(m, c, &nl);
+		const struct ws_arch *ka = co->arch->known ? co->arch : NULL;
+		for (size_t l = 0; l < nl; l++)
+			cJSON_AddItemToArray(bl, ws_layer_json(co->name, l, ka ? ws_arch_layer_kind(ka, l) : NULL,
+							       lr[l * (WS_ROLE_COUNT + 1) + WS_ROLE_COUNT]));
+		free(lr);
+	}
 	cJSON *bc = cJSON_AddObjectToObject(pa, "by_component");
 	for (uint32_t c = 0; bc && c < m->n_components; c++)
 		ws_json_add_u64(bc, m->components[c].name, m->components[c].params);
@@ -471,7 +506,7 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	else
 		cJSON_AddNullToObject(obj, "arch");
 	if (m->formula)
-		cJSON_AddItemToObject(obj, "formula", ws_formula_to_json(m->arch, m->formula));
+		cJSON_AddItemToObject(obj, "formula", ws_model_formula_json(m));
 	else
 		cJSON_AddNullToObject(obj, "formula");
 	cJSON_AddItemToObject(obj, "components", components_json(m, &s));
@@ -647,7 +682,7 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	}
 	if (m->arch) {
 		fputc('\n', f);
-		ws_formula_print_summary(f, m->arch, m->formula);
+		ws_model_formula_print(f, m, 0);
 	}
 	fputs("\nfindings       ", f);
 	size_t shown = 0;

@@ -137,6 +137,27 @@ static const role_line lines[] = {
 	/* image encoders' (ViT): the patch convolution, the class token */
 	HF("", "embeddings.patch_embeddings.projection{K}", PATCH_EMBED),
 	HF("", "embeddings.cls_token", CLS_TOKEN),
+	/* CLIP / SigLIP towers (after text_model. / vision_model.) */
+	HF("", "embeddings.token_embedding{K}", EMBED),
+	HF("", "embeddings.position_embedding{K}", POS_EMBED),
+	HF("", "embeddings.patch_embedding{K}", PATCH_EMBED),
+	HF("", "embeddings.class_embedding", CLS_TOKEN),
+	HF("", "pre_layrnorm{K}", EMBED_NORM),
+	HF("", "post_layernorm{K}", FINAL_NORM),
+	HF("", "text_projection{K}", PROJECTOR),
+	HF("", "visual_projection{K}", PROJECTOR),
+	HF("", "logit_scale", LOGIT_SCALE),
+	HF("", "logit_bias", LOGIT_BIAS),
+	/* SigLIP's attention-pooling head (a probe and a packed attention)
+	 * and its text tower's own head */
+	HF("siglip*", "head.probe", ATTN_POOL),
+	HF("siglip*", "head.attention.in_proj_weight", ATTN_POOL),
+	HF("siglip*", "head.attention.in_proj_bias", ATTN_POOL),
+	HF("siglip*", "head.attention.out_proj{K}", ATTN_POOL),
+	HF("siglip*", "head.layernorm{K}", ATTN_POOL),
+	HF("siglip*", "head.mlp.fc1{K}", ATTN_POOL),
+	HF("siglip*", "head.mlp.fc2{K}", ATTN_POOL),
+	HF("siglip*", "head{K}", PROJECTOR),
 	HF("", "word_embeddings_layernorm{K}", EMBED_NORM),
 	HF("", "embeddings.LayerNorm{K}", EMBED_NORM),
 	HF("", "norm{K}", FINAL_NORM),
@@ -215,13 +236,13 @@ static const role_line lines[] = {
 	HF("distilbert", "layer.{L}.*{K}", OTHER),
 
 	/* ChatGLM: blocks under encoder.layers, fused SwiGLU up-projection. */
-	HF("", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
-	HF("", "encoder.layers.{L}.self_attention.query_key_value{K}", ATTN_QKV),
-	HF("", "encoder.layers.{L}.self_attention.dense{K}", ATTN_O),
-	HF("", "encoder.layers.{L}.post_attention_layernorm{K}", FFN_NORM),
-	HF("", "encoder.layers.{L}.mlp.dense_h_to_4h{K}", FFN_GATE_UP),
-	HF("", "encoder.layers.{L}.mlp.dense_4h_to_h{K}", FFN_DOWN),
-	HF("", "encoder.layers.{L}.*{K}", OTHER),
+	HF("chatglm", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
+	HF("chatglm", "encoder.layers.{L}.self_attention.query_key_value{K}", ATTN_QKV),
+	HF("chatglm", "encoder.layers.{L}.self_attention.dense{K}", ATTN_O),
+	HF("chatglm", "encoder.layers.{L}.post_attention_layernorm{K}", FFN_NORM),
+	HF("chatglm", "encoder.layers.{L}.mlp.dense_h_to_4h{K}", FFN_GATE_UP),
+	HF("chatglm", "encoder.layers.{L}.mlp.dense_4h_to_h{K}", FFN_DOWN),
+	HF("chatglm", "encoder.layers.{L}.*{K}", OTHER),
 
 	/* Block norms.  Architectures with post norms (Gemma 2/3, OLMo 2/3,
 	 * EXAONE 4) put a norm after attention under the name llama uses for
@@ -233,6 +254,8 @@ static const role_line lines[] = {
 	HF("", "{B}.post_feedforward_layernorm{K}", FFN_POST_NORM),
 	HF("", "{B}.post_self_attn_layernorm{K}", ATTN_POST_NORM),
 	HF("", "{B}.post_mlp_layernorm{K}", FFN_POST_NORM),
+	HF("", "{B}.layer_norm1{K}", ATTN_NORM),      /* CLIP, SigLIP */
+	HF("", "{B}.layer_norm2{K}", FFN_NORM),
 	HF("", "{B}.ln_1{K}", ATTN_NORM),
 	HF("", "{B}.ln_2{K}", FFN_NORM),
 	HF("", "{B}.ln_attn{K}", ATTN_NORM),
@@ -552,6 +575,7 @@ digit_seg(const char *s, size_t n, size_t i)
 /* Block containers {B} accepts, each followed by the layer segment. */
 static const struct { const char *s; size_t len; } blocks[] = {
 	{ "layers.", 7 }, { "h.", 2 }, { "blocks.", 7 },
+	{ "encoder.layers.", 15 },   /* CLIP / SigLIP towers */
 };
 
 /* Length of a "{B}" block ("layers.12") starting at s[i], or 0; *digits
@@ -739,6 +763,8 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	/* encoders' bodies under a head class */
 	{ "bert.", 5 }, { "roberta.", 8 }, { "distilbert.", 11 }, { "electra.", 8 },
 	{ "vit.", 4 },
+	/* a dual encoder's towers */
+	{ "text_model.", 11 }, { "vision_model.", 13 },
 };
 
 static size_t

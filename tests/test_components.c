@@ -20,7 +20,7 @@ static const char gemma3_cfg[] =
 	" \"num_key_value_heads\": 2, \"head_dim\": 16, \"vocab_size\": 256,"
 	" \"sliding_window\": 32},"
 	" \"vision_config\": {\"hidden_size\": 32, \"intermediate_size\": 64,"
-	" \"num_hidden_layers\": 2, \"patch_size\": 4, \"image_size\": 16}}";
+	" \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"patch_size\": 4, \"image_size\": 16}}";
 
 static char *
 make_model(const char *dir, const char *cfg_json)
@@ -89,13 +89,26 @@ Test(components, multimodal_checkpoint_is_three_components)
 		cr_expect_gt(u64(at(c, "params")), 0);
 		sum += u64(at(c, "params"));
 	}
-	/* by_component sums to the total; the formula is the text model's */
+	/* by_component sums to the total; each component has its own
+	 * formula, the model's is their sum */
 	cr_expect_eq(sum, u64(at(at(j, "params"), "total")));
 	const cJSON *text = cJSON_GetArrayItem(comps, 0);
-	cr_expect_eq(u64(at(text, "formula")), u64(at(text, "params")));
-	cr_expect_eq(u64(at(at(j, "formula"), "total")), u64(at(text, "params")));
-	cr_expect(cJSON_IsNull(at(cJSON_GetArrayItem(comps, 1), "arch")));
-	cr_expect_null(cJSON_GetObjectItem(cJSON_GetArrayItem(comps, 1), "formula"));
+	const cJSON *fbc = at(at(j, "formula"), "by_component");
+	for (int i = 0; i < 3; i++) {
+		const cJSON *c = cJSON_GetArrayItem(comps, i);
+		cr_expect_eq(u64(at(c, "formula")), u64(at(c, "params")), "%s", names[i]);
+		cr_expect_eq(u64(at(fbc, names[i])), u64(at(c, "params")), "%s", names[i]);
+		cr_expect(cJSON_IsObject(at(c, "arch")), "%s", names[i]);
+	}
+	cr_expect_eq(u64(at(at(j, "formula"), "total")), sum);
+	cr_expect_str_eq(str(at(at(cJSON_GetArrayItem(comps, 1), "arch"), "architecture")), "siglip_vision_model");
+	/* the tower's blocks are its own: two of them in by_layer, after
+	 * the text model's seven */
+	const cJSON *pbl = at(at(j, "params"), "by_layer");
+	cr_assert_eq(cJSON_GetArraySize(pbl), 9);
+	cr_expect_str_eq(str(at(cJSON_GetArrayItem(pbl, 8), "component")), "vision_tower");
+	cr_expect_eq(cJSON_GetArraySize(at(cJSON_GetArrayItem(comps, 1), "layers")), 2);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0);
 	/* the text component's layers carry their kind and their roles */
 	const cJSON *layers = at(text, "layers");
 	cr_assert_eq(cJSON_GetArraySize(layers), 7);
@@ -114,13 +127,13 @@ Test(components, component_option_keeps_one)
 	cJSON *all = run_json(0, "inspect", "--json", model, NULL, NULL);
 	const cJSON *bc = at(at(all, "params"), "by_component");
 
-	/* by name or by kind: the vision tower alone, no formula for it */
+	/* by name or by kind: the vision tower alone, with its formula */
 	cJSON *v = run_json(0, "inspect", "--json", "--component", "vision", model);
 	cr_expect_eq(u64(at(at(v, "params"), "total")), u64(at(bc, "vision_tower")));
-	cr_expect(cJSON_IsNull(at(v, "formula")));
+	cr_expect_eq(u64(at(at(v, "formula"), "total")), u64(at(bc, "vision_tower")));
+	cr_expect_str_eq(str(at(at(v, "arch"), "architecture")), "siglip_vision_model");
 	cr_expect_eq(cJSON_GetArraySize(at(v, "components")), 1);
-	const cJSON *f0 = cJSON_GetArrayItem(at(v, "findings"), 0);
-	cr_expect_str_eq(str(at(f0, "component")), "vision_tower");
+	cr_expect_eq(cJSON_GetArraySize(at(v, "findings")), 0);
 	cJSON_Delete(v);
 
 	cJSON *t = run_json(0, "inspect", "--json", "--component=text", model, NULL);

@@ -169,8 +169,15 @@ typedef struct cfg {
 	uint64_t index_heads, index_dim;  /* DeepSeek-V3.2's indexer */
 	bool no_head;          /* a base-model class: no head, unprefixed names */
 	const char *base;      /* the text model's name prefix: "model.", "" ... */
-	/* a SigLIP vision tower and Gemma 3's projector (vision_config) */
-	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
+	/* an image encoder's input (ViT) */
+	uint64_t v_patch, v_image, v_channels;
+	/* the other components of a wrapper (catalogue parts) and their
+	 * architectures as the library reads them; towers_only: the main
+	 * one is a tower too (a dual encoder, a tower alone) */
+	const struct ws_cat_part *parts_of;
+	struct ws_arch part_arch[WS_CAT_MAX_PARTS];
+	bool towers_only;
+	struct ws_arch main_arch;
 	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
@@ -182,7 +189,8 @@ typedef struct cfg {
 	uint64_t type_vocab, labels, embed, pooler_out;
 } cfg;
 
-enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
+enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
+	     P_MISSING_TOWER_LAYER, P_PROJECTOR_WIDTH };
 
 typedef struct gen {
 	tensor *v;
@@ -959,51 +967,147 @@ top_nd(gen *g, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3, ui
 	push(g, nd, s, 0, name);
 }
 
-/* Gemma 3's vision tower (SigLIP, as transformers 4.50 saves it) and its
- * projector: the component the formula has no rule for yet. */
+/* A CLIP / SigLIP tower under prefix `pre` (its embeddings, encoder
+ * layers and final norm), as transformers saves it, from the library's
+ * reading of its config: the switches say which tensors it has. */
 static void
-siglip_tower(gen *g)
+tower(gen *g, const char *pre, const struct ws_arch *a)
 {
-	const cfg *c = g->c;
-	uint64_t h = c->v_hidden, side = c->v_image / c->v_patch;
-	char n[128];
-	const char *pre = "vision_tower.vision_model.";
-	snprintf(n, sizeof n, "%sembeddings.patch_embedding.weight", pre);
-	top_nd(g, n, 4, h, c->v_channels, c->v_patch, c->v_patch);
-	snprintf(n, sizeof n, "%sembeddings.patch_embedding.bias", pre);
-	top_nd(g, n, 1, h, 0, 0, 0);
-	snprintf(n, sizeof n, "%sembeddings.position_embedding.weight", pre);
-	top_nd(g, n, 2, side * side, h, 0, 0);
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	char n[160];
+#define T(nd, x, y, z, w, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, w))
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES)) {
+		T(4, d, a->num_channels, a->patch_size, a->patch_size, "%sembeddings.patch_embedding.weight", pre);
+		if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
+			T(1, d, 0, 0, 0, "%sembeddings.patch_embedding.bias", pre);
+		bool cls = ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN);
+		if (cls)
+			T(1, d, 0, 0, 0, "%sembeddings.class_embedding", pre);
+		T(2, a->num_patches + cls, d, 0, 0, "%sembeddings.position_embedding.weight", pre);
+		if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
+			T(1, d, 0, 0, 0, "%spre_layrnorm.weight", pre);
+			T(1, d, 0, 0, 0, "%spre_layrnorm.bias", pre);
+		}
+	} else {
+		T(2, a->vocab_size, d, 0, 0, "%sembeddings.token_embedding.weight", pre);
+		T(2, a->max_position_embeddings, d, 0, 0, "%sembeddings.position_embedding.weight", pre);
+	}
 	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
 					  "self_attn.out_proj", "mlp.fc1", "mlp.fc2"};
-	for (uint64_t L = 0; L < c->v_layers; L++) {
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+			continue;
 		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
-			uint64_t out = i == 4 ? c->v_inter : h, in = i == 5 ? c->v_inter : h;
-			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
-			top_nd(g, n, 2, out, in, 0, 0);
-			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
-			top_nd(g, n, 1, out, 0, 0, 0);
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			T(2, out, in, 0, 0, "%sencoder.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
+			T(1, out, 0, 0, 0, "%sencoder.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
 		}
 		for (int k = 1; k <= 2; k++) {
-			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.weight", pre, L, k);
-			top_nd(g, n, 1, h, 0, 0, 0);
-			snprintf(n, sizeof n, "%sencoder.layers.%" PRIu64 ".layer_norm%d.bias", pre, L, k);
-			top_nd(g, n, 1, h, 0, 0, 0);
+			T(1, d, 0, 0, 0, "%sencoder.layers.%" PRIu64 ".layer_norm%d.weight", pre, L, k);
+			T(1, d, 0, 0, 0, "%sencoder.layers.%" PRIu64 ".layer_norm%d.bias", pre, L, k);
 		}
 	}
-	snprintf(n, sizeof n, "%spost_layernorm.weight", pre);
-	top_nd(g, n, 1, h, 0, 0, 0);
-	snprintf(n, sizeof n, "%spost_layernorm.bias", pre);
-	top_nd(g, n, 1, h, 0, 0, 0);
-	/* a bare Parameter, stored [in, out] */
-	top_nd(g, "multi_modal_projector.mm_input_projection_weight", 2, h, c->hidden, 0, 0);
-	top_nd(g, "multi_modal_projector.mm_soft_emb_norm.weight", 1, h, 0, 0, 0);
+	const char *fin = ws_sw_has(&a->flags, WS_ARCH_PATCHES) ? "post_layernorm" : "final_layer_norm";
+	T(1, d, 0, 0, 0, "%s%s.weight", pre, fin);
+	T(1, d, 0, 0, 0, "%s%s.bias", pre, fin);
+	if (ws_sw_has(&a->flags, WS_ARCH_ATTN_POOL)) {
+		T(3, 1, 1, d, 0, "%shead.probe", pre);
+		T(2, 3 * d, d, 0, 0, "%shead.attention.in_proj_weight", pre);
+		T(1, 3 * d, 0, 0, 0, "%shead.attention.in_proj_bias", pre);
+		T(2, d, d, 0, 0, "%shead.attention.out_proj.weight", pre);
+		T(1, d, 0, 0, 0, "%shead.attention.out_proj.bias", pre);
+		T(1, d, 0, 0, 0, "%shead.layernorm.weight", pre);
+		T(1, d, 0, 0, 0, "%shead.layernorm.bias", pre);
+		T(2, f, d, 0, 0, "%shead.mlp.fc1.weight", pre);
+		T(1, f, 0, 0, 0, "%shead.mlp.fc1.bias", pre);
+		T(2, d, f, 0, 0, "%shead.mlp.fc2.weight", pre);
+		T(1, d, 0, 0, 0, "%shead.mlp.fc2.bias", pre);
+	}
+	uint64_t pj = a->projection_dim ? a->projection_dim : d;
+	if (ws_sw_has(&a->flags, WS_ARCH_TOWER_HEAD)) {
+		T(2, pj, d, 0, 0, "%shead.weight", pre);
+		T(1, pj, 0, 0, 0, "%shead.bias", pre);
+	}
+	/* a dual encoder's joint-space projections and scalars sit at the top */
+	if (ws_sw_has(&a->flags, WS_ARCH_TEXT_PROJ))
+		T(2, pj, d, 0, 0, "text_projection.weight");
+	if (ws_sw_has(&a->flags, WS_ARCH_VISUAL_PROJ))
+		T(2, pj, d, 0, 0, "visual_projection.weight");
+	if (ws_sw_has(&a->flags, WS_ARCH_LOGIT_SCALE))
+		T(0, 0, 0, 0, 0, "logit_scale");
+	if (ws_sw_has(&a->flags, WS_ARCH_LOGIT_BIAS))
+		T(1, 1, 0, 0, 0, "logit_bias");
+#undef T
+}
+
+/* A tower's module under its part's prefix: a wrapper saves the
+ * tower's class (CLIPVisionModel) whose body is vision_model. */
+static void
+part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
+{
+	char pre[96];
+	const char *pp = p->prefixes[0] ? p->prefixes[0] : "";
+	size_t n = strlen(pp);
+	bool body = n >= 11 && (!strcmp(pp + n - 11, "text_model.") || (n >= 13 && !strcmp(pp + n - 13, "vision_model.")));
+	snprintf(pre, sizeof pre, "%s%s", pp,
+		 body ? "" : ws_sw_has(&a->flags, WS_ARCH_PATCHES) ? "vision_model." : "text_model.");
+	tower(g, pre, a);
+}
+
+/* A projector by its layout's names (LLaVA's two linear layers, Gemma
+ * 3's norm and bare matrix stored [in, out]). */
+static void
+projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
+{
+	char n[160];
+	const char *pre = p->prefixes[0];
+	uint64_t in = a->embedding_size, out = a->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MLP2)) {
+		snprintf(n, sizeof n, "%slinear_1.weight", pre);
+		top_nd(g, n, 2, out, in, 0, 0);
+		snprintf(n, sizeof n, "%slinear_1.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+		snprintf(n, sizeof n, "%slinear_2.weight", pre);
+		top_nd(g, n, 2, out, out, 0, 0);
+		snprintf(n, sizeof n, "%slinear_2.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
+		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
+		top_nd(g, n, 2, in, out, 0, 0);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_IN_NORM)) {
+		snprintf(n, sizeof n, "%smm_soft_emb_norm.weight", pre);
+		top_nd(g, n, 1, in, 0, 0, 0);
+	}
+}
+
+/* Every component but the main one. */
+static void
+parts(gen *g)
+{
+	const cfg *c = g->c;
+	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
+		if (!c->part_arch[i].known)
+			die("component %s has no formula to write it from", c->parts_of[i].name);
+		if (c->parts_of[i].config)
+			part_tower(g, &c->parts_of[i], &c->part_arch[i]);
+		else
+			projector(g, &c->parts_of[i], &c->part_arch[i]);
+	}
 }
 
 static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->towers_only) {
+		/* a dual encoder's text tower, or a tower alone */
+		tower(g, ws_sw_has(&c->main_arch.flags, WS_ARCH_PATCHES) ? "vision_model." : "text_model.",
+		      &c->main_arch);
+		parts(g);
+		return;
+	}
 	if (c->enc) {
 		build_encoder(g);
 		return;
@@ -1053,8 +1157,8 @@ build(gen *g)
 		if (has(c, F_NORM_BIAS))
 			top(g, "model.norm.bias", "output_norm.bias", c->hidden, 0);
 	}
-	if (c->v_layers && !g->gguf)
-		siglip_tower(g);
+	if (!g->gguf)
+		parts(g);
 	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
 		    g->plant == P_TIED_IDENTICAL;
 	if (head)
@@ -1192,16 +1296,24 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	c->no_head = a.no_head;
 	/* a multimodal wrapper keeps the text model under language_model. */
 	c->base = a.no_head ? "" : r != j ? "language_model.model." : "model.";
-	const cJSON *vc = cJSON_GetObjectItemCaseSensitive(j, "vision_config");
-	if (cJSON_IsObject(vc)) {
-		c->v_hidden = num(vc, "hidden_size", 768);
-		c->v_inter = num(vc, "intermediate_size", 3072);
-		c->v_layers = num(vc, "num_hidden_layers", 12);
-		c->v_patch = num(vc, "patch_size", 16);
-		c->v_image = num(vc, "image_size", 224);
-		c->v_channels = num(vc, "num_channels", 3);
-		if (!c->v_patch || c->v_image < c->v_patch)
-			die("%s: vision_config: patch_size and image_size", path);
+	/* a wrapper's other components, read by the library's rules */
+	c->parts_of = ws_arch_config_parts(j);
+	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
+		const struct ws_cat_part *p = &c->parts_of[i];
+		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
+			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
+			die("%s", err.message);
+	}
+	/* a tower type (transformers names their sub-configs *_model) is
+	 * written whole by the tower writer */
+	size_t tl = strlen(c->type);
+	if (a.known && tl > 6 && !strcmp(c->type + tl - 6, "_model")) {
+		c->towers_only = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		cJSON_Delete(j);
+		return;
 	}
 	const struct ws_cat_entry *ent = ws_cat_by_model_type(c->type);
 	if (ent && ent->classes && a.known) {
@@ -1235,13 +1347,14 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->fam)
 		die("%s: model_type '%s' is not modelled", path, c->type);
 	bool gpt2 = c->fam->block == BK_GPT2;
-	c->vocab = num(r, "vocab_size", 0);
-	c->hidden = num(r, gpt2 ? "n_embd" : "hidden_size", 0);
-	c->layers = num(r, gpt2 ? "n_layer" : "num_hidden_layers", 0);
-	c->heads = num(r, gpt2 ? "n_head" : "num_attention_heads", 0);
+	/* a key the file leaves out: the class default the library read */
+	c->vocab = num(r, "vocab_size", a.vocab_size);
+	c->hidden = num(r, gpt2 ? "n_embd" : "hidden_size", a.hidden_size);
+	c->layers = num(r, gpt2 ? "n_layer" : "num_hidden_layers", a.num_layers);
+	c->heads = num(r, gpt2 ? "n_head" : "num_attention_heads", a.num_heads);
 	c->kv_heads = num(r, "num_key_value_heads", c->heads);
-	c->positions = num(r, gpt2 ? "n_positions" : "max_position_embeddings", 0);
-	c->inter = num(r, gpt2 ? "n_inner" : "intermediate_size", gpt2 ? 4 * c->hidden : 0);
+	c->positions = num(r, gpt2 ? "n_positions" : "max_position_embeddings", a.max_position_embeddings);
+	c->inter = num(r, gpt2 ? "n_inner" : "intermediate_size", gpt2 ? 4 * c->hidden : a.intermediate_size);
 	if (!c->heads || !c->hidden || !c->layers || !c->vocab)
 		die("%s: hidden, layers, heads and vocab are required", path);
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
@@ -1661,6 +1774,8 @@ static const struct {
 	{"missing-expert", P_MISSING_EXPERT},
 	{"untied-trained-head", P_UNTIED_TRAINED},
 	{"tied-identical-head", P_TIED_IDENTICAL},
+	{"missing-tower-layer", P_MISSING_TOWER_LAYER},
+	{"projector-width", P_PROJECTOR_WIDTH},
 };
 
 static void
@@ -1671,7 +1786,8 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]...\n"
-	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n",
+	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
+	      "         missing-tower-layer projector-width\n",
 	      stderr);
 	exit(2);
 }

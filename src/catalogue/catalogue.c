@@ -102,6 +102,62 @@ static const struct ws_cat_class vit_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* A tower of a dual encoder alone (CLIPTextModel) or with its projection
+ * into the joint space (CLIPTextModelWithProjection) */
+static const struct ws_cat_class text_tower_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ModelWithProjection", WS_HEAD_NONE, SW(WS_ARCH_TEXT_PROJ)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+static const struct ws_cat_class vision_tower_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ModelWithProjection", WS_HEAD_NONE, SW(WS_ARCH_VISUAL_PROJ)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+/* a dual encoder's own class: its towers (their parts say what it adds) */
+static const struct ws_cat_class dual_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* The components of wrappers: the main one first, then the others by
+ * the module prefixes transformers saves them under (before and after
+ * its 4.52 refactor). */
+static const struct ws_cat_part clip_parts[] = {
+	{"text", NULL, "text_config", "clip_text_model", SW(WS_ARCH_TEXT_PROJ, WS_ARCH_LOGIT_SCALE), {NULL}},
+	{"vision", "vision_model", "vision_config", "clip_vision_model", SW(WS_ARCH_VISUAL_PROJ),
+	 {"vision_model.", "visual_projection."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part siglip_parts[] = {
+	{"text", NULL, "text_config", "siglip_text_model", SW(WS_ARCH_LOGIT_SCALE, WS_ARCH_LOGIT_BIAS), {NULL}},
+	{"vision", "vision_model", "vision_config", "siglip_vision_model", NOSW, {"vision_model."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part llava_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "clip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "mlp2", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part gemma3_parts[] = {
+	{"text", NULL, "text_config", "gemma3_text", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "siglip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "norm_linear", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+
+/* Projector layouts: LLaVA's two linear layers with a GELU between
+ * them; Gemma 3's RMS norm over the tower's width and one matrix. */
+static const struct ws_cat_projector projectors[] = {
+	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
+	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+};
+
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
  * embedding LayerNorm; biases on every linear. */
@@ -117,7 +173,9 @@ static const struct ws_cat_class vit_classes[] = {
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
-	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Llama", {{0}}},
+	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Llama",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("max_position_embeddings", 2048)}},
 	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral", {{0}}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
 	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
@@ -126,7 +184,7 @@ static const struct ws_cat_entry entries[] = {
 	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", {{0}}},
 	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
-	{{"gemma3_text", "gemma3"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma3",
+	{{"gemma3_text"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma3",
 	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
 	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")},
 	 WS_SLIDE_PATTERN, 6},
@@ -237,12 +295,61 @@ static const struct ws_cat_entry entries[] = {
 	/* ViT: an image encoder (patches, a class token, their positions)
 	 * of pre-norm layers with biases and a final LayerNorm; ViTConfig's
 	 * defaults are vit-base-patch16-224's sizes */
-	{{"vit"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES),
+	{{"vit"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_CLS_TOKEN),
 	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, false, WS_FIX_NONE, "ViT",
 	 {D("hidden_size", 768), D("intermediate_size", 3072), D("num_hidden_layers", 12),
 	  D("num_attention_heads", 12), D("image_size", 224), D("patch_size", 16), D("num_channels", 3)},
 	 WS_SLIDE_ALL, 0, vit_classes},
+
+	/* CLIP's towers: pre-norm layers with biases everywhere.  The text
+	 * tower has learned positions and a final norm; the vision tower a
+	 * class token, a norm before its layers (pre_layrnorm) and one
+	 * after (post_layernorm), and no bias on its patch convolution. */
+	{{"clip_text_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "CLIPText",
+	 {D("vocab_size", 49408), D("hidden_size", 512), D("intermediate_size", 2048), D("projection_dim", 512),
+	  D("num_hidden_layers", 12), D("num_attention_heads", 8), D("max_position_embeddings", 77)},
+	 WS_SLIDE_ALL, 0, text_tower_classes},
+	{{"clip_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN, WS_ARCH_EMBED_NORM), NOSW, {{0}}, false, WS_FIX_NONE, "CLIPVision",
+	 {D("hidden_size", 768), D("intermediate_size", 3072), D("projection_dim", 512), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 32)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes},
+	{{"clip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "CLIP",
+	 {D("projection_dim", 512)}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, clip_parts},
+	/* SigLIP's: CLIP's layers; the text tower ends in a head of its
+	 * own, the vision tower has no class token and no norm before its
+	 * layers, a biased patch convolution and, unless the config says
+	 * vision_use_head false, an attention-pooling head */
+	{{"siglip_text_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS, WS_ARCH_TOWER_HEAD), NOSW,
+	 {{0}}, false, WS_FIX_NONE, "SiglipText",
+	 {D("vocab_size", 32000), D("hidden_size", 768), D("intermediate_size", 3072), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 12), D("max_position_embeddings", 64)},
+	 WS_SLIDE_ALL, 0, text_tower_classes},
+	{{"siglip_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS),
+	 SW(WS_ARCH_ATTN_POOL), {{"vision_use_head", SW(WS_ARCH_ATTN_POOL)}}, false, WS_FIX_NONE, "SiglipVision",
+	 {D("hidden_size", 768), D("intermediate_size", 3072), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 16)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes},
+	{{"siglip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Siglip",
+	 {{0}}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, siglip_parts},
+
+	/* Multimodal wrappers: a text decoder, a vision tower and a
+	 * projector, each read from its own sub-config */
+	{{"llava"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Llava",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, llava_parts},
+	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, gemma3_parts},
 };
+
+const struct ws_cat_projector *
+ws_cat_projector(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_LEN(projectors); i++)
+		if (!strcmp(projectors[i].name, name))
+			return &projectors[i];
+	return NULL;
+}
 
 static const struct {
 	const char *name;     /* SPEC layer_kind */

@@ -76,6 +76,35 @@ struct ws_cat_alias {
 	const char *key;
 };
 
+/*
+ * A component a model type's checkpoint holds (SPEC components[]): a
+ * multimodal model's text decoder, vision tower and projector, a dual
+ * encoder's two towers.  Each has its own architecture: read from its
+ * sub-config (as a model of its own type), or, for a projector, from the
+ * widths of the towers it joins.  Its tensors are the ones under its
+ * module prefixes; the main one (the text decoder) has none and holds
+ * every other tensor.
+ */
+#define WS_CAT_MAX_PARTS 4
+#define WS_CAT_MAX_PREFIXES 4
+struct ws_cat_part {
+	const char *kind;      /* SPEC kind: text, vision, projector */
+	const char *name;      /* the component's name: its module's; NULL: the main one */
+	const char *config;    /* its sub-config; NULL: a projector */
+	const char *type;      /* model_type where the sub-config names none;
+				* a projector's layout (ws_cat_projector) */
+	ws_switches adds;      /* what the wrapper class adds to it */
+	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* none: the main one */
+};
+
+/* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */
+struct ws_cat_projector {
+	const char *name;
+	enum ws_norm_kind norm;
+	ws_switches flags;
+};
+const struct ws_cat_projector *ws_cat_projector(const char *name);
+
 struct ws_cat_entry {
 	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */
 	const char *gguf;      /* general.architecture, or NULL */
@@ -97,6 +126,9 @@ struct ws_cat_entry {
 	/* keys this type's config class spells its own way, read before
 	 * the common spellings of each value */
 	struct ws_cat_alias aliases[WS_CAT_MAX_ALIASES];
+	/* a wrapper of several components (ws_cat_part), the main one
+	 * first; NULL: the type is one component */
+	const struct ws_cat_part *parts;
 };
 
 

@@ -20,6 +20,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_E0] = {WS_QOP_LEAF, WS_AK_EMBED_SIZE, 0},
 	[WS_Q_C] = {WS_QOP_LEAF, WS_AK_CHANNELS, 0}, [WS_Q_PS] = {WS_QOP_LEAF, WS_AK_PATCH, 0},
 	[WS_Q_NP] = {WS_QOP_LEAF, WS_AK_PATCHES, 0}, [WS_Q_PO0] = {WS_QOP_LEAF, WS_AK_POOLER_OUT, 0},
+	[WS_Q_THREE] = {WS_QOP_CONST, 3, 0}, [WS_Q_PJ] = {WS_QOP_LEAF, WS_AK_PROJ, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -37,6 +38,8 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_DE] = {WS_QOP_ELSE, WS_Q_E0, WS_Q_D},          /* embedding width, else d */
 	[WS_Q_NP1] = {WS_QOP_ADD, WS_Q_NP, WS_Q_ONE},        /* patches and the class token */
 	[WS_Q_PO] = {WS_QOP_ELSE, WS_Q_PO0, WS_Q_D},         /* pooler width, else d */
+	[WS_Q_D3] = {WS_QOP_MUL, WS_Q_THREE, WS_Q_D},        /* packed in_proj: q, k, v */
+	[WS_Q_PJD] = {WS_QOP_ELSE, WS_Q_PJ, WS_Q_D},         /* a tower head's width, else d */
 };
 
 #define W WS_KIND_WEIGHT
@@ -51,9 +54,10 @@ const struct ws_template ws_templates[] = {
 	 * and stride, a learned class token, and learned positions for
 	 * every patch and the class token */
 	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_C, WS_Q_PS, WS_Q_PS}, NULL},
-	{R(PATCH_EMBED), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(CLS_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, NULL},
-	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_ONE, WS_Q_NP1, WS_Q_D}, NULL},
+	{R(PATCH_EMBED), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(CLS_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_NP1, WS_Q_D}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_NO_CLS), {WS_Q_NP, WS_Q_D}, NULL},
 	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LEARNED_POS), {WS_Q_P, WS_Q_DE}, NULL},
 	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, NULL},
 	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_EMBED_NORM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, NULL},
@@ -81,6 +85,34 @@ const struct ws_template ws_templates[] = {
 	{R(CLASSIFIER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CLASSIFIER), {WS_Q_L, WS_Q_NONE}, NULL},
 	{R(CLASSIFIER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CHOICE), {WS_Q_ONE, WS_Q_D}, NULL},
 	{R(CLASSIFIER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CHOICE), {WS_Q_ONE, WS_Q_NONE}, NULL},
+	/* a dual encoder's towers: projections into the joint space, the
+	 * learnable logit scale and bias, SigLIP's attention-pooling head
+	 * (a probe, a packed q/k/v attention, a norm, an MLP) */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TEXT_PROJ), {WS_Q_PJ, WS_Q_D}, "text_projection"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_VISUAL_PROJ), {WS_Q_PJ, WS_Q_D}, "visual_projection"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TOWER_HEAD), {WS_Q_PJD, WS_Q_D}, "head"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TOWER_HEAD), {WS_Q_PJD, WS_Q_NONE}, "head"},
+	{R(LOGIT_SCALE), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LOGIT_SCALE), {WS_Q_ONE, WS_Q_NONE}, NULL},
+	{R(LOGIT_BIAS), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_LOGIT_BIAS), {WS_Q_ONE, WS_Q_NONE}, NULL},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, "probe"},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D3, WS_Q_D}, "attention in_proj"},
+	{R(ATTN_POOL), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D3, WS_Q_NONE}, "attention in_proj"},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D, WS_Q_D}, "attention out_proj"},
+	{R(ATTN_POOL), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D, WS_Q_NONE}, "attention out_proj"},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, "norm"},
+	{R(ATTN_POOL), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, "norm"},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_F, WS_Q_D}, "mlp fc1"},
+	{R(ATTN_POOL), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_F, WS_Q_NONE}, "mlp fc1"},
+	{R(ATTN_POOL), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D, WS_Q_F}, "mlp fc2"},
+	{R(ATTN_POOL), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_ATTN_POOL), {WS_Q_D, WS_Q_NONE}, "mlp fc2"},
+	/* projectors: from a tower's width (e0) into the text width (d) */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_W), {WS_Q_E0, WS_Q_NONE}, "input norm"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_B), {WS_Q_E0, WS_Q_NONE}, "input norm"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR), {WS_Q_E0, WS_Q_D}, "linear"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_E0}, "linear_1"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_D}, "linear_2"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_2"},
 
 	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
@@ -206,12 +238,19 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_MOE_SPLIT);
 	if (a->index_heads && a->index_head_dim)
 		ws_sw_set(&f, WS_TX_INDEXER);
-	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM))
+	/* a component of layers alone (a projector) has no table, final
+	 * norm or head of its own; its e0 is its input width */
+	bool bare = ws_sw_has(&a->flags, WS_ARCH_BARE);
+	if (bare)
+		ws_sw_clear(&f, WS_TX_UNTIED);
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM) && !bare)
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
-	if (a->embedding_size && a->embedding_size != a->hidden_size)
+	if (a->embedding_size && a->embedding_size != a->hidden_size && !bare)
 		ws_sw_set(&f, WS_TX_EMBED_PROJ);
-	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !bare)
 		ws_sw_set(&f, WS_TX_TOKENS);
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN))
+		ws_sw_set(&f, WS_TX_NO_CLS);
 	return f;
 }
 

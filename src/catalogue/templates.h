@@ -28,10 +28,10 @@ enum ws_q {
 	/* leaves: a number of the arch */
 	WS_Q_ONE, WS_Q_TWO, WS_Q_D, WS_Q_V, WS_Q_P, WS_Q_F, WS_Q_FE, WS_Q_E, WS_Q_H, WS_Q_HKV, WS_Q_DK, WS_Q_DV,
 	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF, WS_Q_IH, WS_Q_IDK,
-	WS_Q_TV, WS_Q_L, WS_Q_E0, WS_Q_C, WS_Q_PS, WS_Q_NP, WS_Q_PO0,
+	WS_Q_TV, WS_Q_L, WS_Q_E0, WS_Q_C, WS_Q_PS, WS_Q_NP, WS_Q_PO0, WS_Q_THREE, WS_Q_PJ,
 	/* composites, defined from earlier entries */
 	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
-	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO,
+	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO, WS_Q_D3, WS_Q_PJD,
 	WS_Q_COUNT
 };
 
@@ -69,6 +69,7 @@ enum ws_tx_switch {
 	WS_TX_FINAL_NORM, /* a norm after the last block */
 	WS_TX_EMBED_PROJ, /* embeddings projected to the hidden width */
 	WS_TX_TOKENS, /* a token embedding table (not an image encoder) */
+	WS_TX_NO_CLS, /* image patches without a class token */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");

@@ -46,7 +46,7 @@ formula_one(const ws_cli *cli, const char *path, bool explain)
 		if (o) {
 			cJSON_AddItemToObject(o, "arch", ws_arch_to_json(m->arch));
 			if (m->formula)
-				cJSON_AddItemToObject(o, "formula", ws_formula_to_json(m->arch, m->formula));
+				cJSON_AddItemToObject(o, "formula", ws_model_formula_json(m));
 			else
 				cJSON_AddNullToObject(o, "formula");
 		}
@@ -54,7 +54,7 @@ formula_one(const ws_cli *cli, const char *path, bool explain)
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(o);
 	} else {
-		ws_formula_print_text(cli->out, m->arch, m->formula, explain);
+		ws_model_formula_print(cli->out, m, explain ? 2 : 1);
 	}
 	ws_model_free(m);
 	return rc;

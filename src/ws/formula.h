@@ -77,6 +77,20 @@ enum ws_arch_flag {
 	WS_ARCH_CHOICE,           /* a one-output layer (multiple choice) */
 	WS_ARCH_EMBED_SIZE,       /* embeddings of their own width (ELECTRA) */
 	WS_ARCH_PATCHES,          /* an image encoder: patches, not tokens (ViT) */
+	/* towers of a multimodal or dual-encoder model */
+	WS_ARCH_PATCH_BIAS,       /* the patch convolution has a bias */
+	WS_ARCH_CLS_TOKEN,        /* a class token before the patches */
+	WS_ARCH_TEXT_PROJ,        /* text_projection into the joint space (CLIP) */
+	WS_ARCH_VISUAL_PROJ,      /* visual_projection into the joint space */
+	WS_ARCH_TOWER_HEAD,       /* a text tower's own head (SigLIP), with bias */
+	WS_ARCH_LOGIT_SCALE,      /* learnable logit scale, one element */
+	WS_ARCH_LOGIT_BIAS,       /* learnable logit bias, one element */
+	WS_ARCH_ATTN_POOL,        /* SigLIP's attention-pooling (MAP) head */
+	WS_ARCH_BARE,             /* layers alone: no token table, final norm or head */
+	/* projectors (the layers between a tower and the text width) */
+	WS_ARCH_PROJ_MLP2,        /* two linear layers with biases (LLaVA) */
+	WS_ARCH_PROJ_LINEAR,      /* one linear layer without bias (Gemma 3) */
+	WS_ARCH_PROJ_IN_NORM,     /* a norm over the tower's width before it */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -168,6 +182,7 @@ enum ws_arch_key {
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
 	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
 	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES, WS_AK_POOLER_OUT,
+	WS_AK_PROJ,
 	WS_AK_COUNT
 };
 
@@ -217,6 +232,7 @@ struct ws_arch {
 	 * and the patches an image makes, (image / patch)² (derived) */
 	uint64_t num_channels, image_size, patch_size, num_patches;
 	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
+	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -258,6 +274,19 @@ const char *ws_arch_key_label(const struct ws_arch *a, enum ws_arch_key k,
  */
 int ws_arch_from_config(const struct cJSON *config, const char *config_path,
 			struct ws_arch *out, ws_error *err);
+
+struct ws_cat_part;
+/*
+ * A wrapper's other components (catalogue parts): a tower from its
+ * sub-config (absent: its type's class defaults), read as a model of its
+ * own type; a projector from the widths of the text model and the tower
+ * it joins (unknown, with a reason, when either is).  Same contract as
+ * ws_arch_from_config.
+ */
+int ws_arch_from_part(const struct cJSON *config, const char *config_path,
+		      const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
+int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
+		      const struct ws_arch *tower, struct ws_arch *out, ws_error *err);
 
 /*
  * Read the architecture from GGUF metadata ({arch}.block_count, ...);
@@ -343,6 +372,19 @@ int ws_model_mark_unloaded(ws_model *m);
  * Returns 0, or -1 on OOM.  Does nothing when m->arch is NULL or unknown.
  */
 int ws_model_compare(ws_model *m);
+/* The same for component `comp`'s tensors against its own a and f. */
+int ws_model_compare_component(ws_model *m, uint32_t comp, const struct ws_arch *a,
+			       const struct ws_formula *f);
+/* The whole model's formula (SPEC formula{}): the main component's with
+ * every other component's added (by_component, by_layer, by_role,
+ * total); NULL without a formula or on OOM. */
+struct cJSON *ws_model_formula_json(const ws_model *m);
+/* The formula in text, the main component's and each other's, then the
+ * total over them: detail 0 the summaries, 1 with roles, 2 explained. */
+void ws_model_formula_print(FILE *out, const ws_model *m, int detail);
+/* The components a config's wrapper type describes (catalogue parts, the
+ * main one first), or NULL when it is one model. */
+const struct ws_cat_part *ws_arch_config_parts(const struct cJSON *config);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,9 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(NSP_HEAD, "nsp_head", HEAD, NONE)                       \
 	X(CLASSIFIER, "classifier", HEAD, NONE)                   \
 	X(PROJECTOR, "projector", HEAD, NONE)                     \
+	X(ATTN_POOL, "attn_pool", HEAD, NONE)                     \
+	X(LOGIT_SCALE, "logit_scale", HEAD, NONE)                 \
+	X(LOGIT_BIAS, "logit_bias", HEAD, NONE)                   \
 	X(MTP, "mtp", MTP, NONE)                                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
@@ -283,8 +286,15 @@ typedef struct ws_component {
 	bool main;             /* described by ws_model.arch / .formula */
 	uint64_t tensors, params;
 	bool has_formula;      /* a component with its own count (a
-				* sentence-transformers Dense module) */
+				* sentence-transformers Dense module, a
+				* tower) */
 	uint64_t formula;
+	/* a component of a wrapper's config (catalogue parts) other than
+	 * the main one: its architecture and formula (owned, freed with the
+	 * model; NULL when it has none) and its part */
+	struct ws_arch *arch;
+	struct ws_formula *formula_of;
+	const struct ws_cat_part *part;
 } ws_component;
 
 /*
