@@ -654,6 +654,11 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	uint64_t v, period, offset;
 	int r;
 
+	if (s->ssm_heads && (r = cfg_u64(c, s->ssm_heads, &v)) != 0) {
+		if (r < 0)
+			return -1;
+		set_field(a, WS_AK_SSM_HEADS, v, s->ssm_heads);
+	}
 	if (read_fields(c, ssm_keys, ARRAY_LEN(ssm_keys)) < 0)
 		return -1;
 	/* the dt rank: a number, or "auto" (ceil(hidden / 16), as the
@@ -671,11 +676,19 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	}
 	if (!a->keys[WS_AK_SSM_RANK])
 		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
-	/* the inner width: its own key, else expand × hidden */
+	/* the inner width: its own key, heads × head width, else expand × hidden */
 	if (s->inner && (r = cfg_u64(c, s->inner, &v)) != 0) {
 		if (r < 0)
 			return -1;
 		set_field(a, WS_AK_SSM_INNER, v, s->inner);
+	} else if (s->ssm_head_dim && (r = cfg_u64(c, s->ssm_head_dim, &v)) != 0) {
+		if (r < 0)
+			return -1;
+		if (!ws_mul_u64(v, a->ssm_heads, &a->ssm_inner))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key '%s': %llu makes the inner width overflow 64 bits",
+				      s->ssm_head_dim, (unsigned long long)v);
+		a->keys[WS_AK_SSM_INNER] = s->ssm_head_dim;
 	} else {
 		static const char *const expand_keys[] = {"expand", "mamba_expand"};
 		for (size_t i = 0; i < ARRAY_LEN(expand_keys) && !a->keys[WS_AK_SSM_INNER]; i++) {

@@ -183,3 +183,30 @@ Test(hybrid, jamba_flops_kv_and_state)
 	free(model);
 	free(dir);
 }
+
+/* Mamba2Config's defaults are Mamba-Codestral-7B-v0.1's sizes (its
+ * num_heads are the SSM's): 7,285,403,648, and a checkpoint of them
+ * checks clean */
+Test(hybrid, mamba2_from_class_defaults)
+{
+	static const char cfg[] = "{\"model_type\": \"mamba2\", \"architectures\": [\"Mamba2ForCausalLM\"]}";
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of_text(cfg, &a, &f);
+	cr_expect_eq(f.total, 7285403648ull, "%llu", (unsigned long long)f.total);
+	cr_expect_eq(a.ssm_heads, 128);
+	cr_expect_eq(a.num_heads, 0);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 0), "mamba2");
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *p = ws_write_file(dir, "mamba2.json", cfg, strlen(cfg));
+	mkmodel(model, p, NULL, NULL);
+	ws_run r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(p);
+	free(model);
+	free(dir);
+}

@@ -1025,6 +1025,7 @@ typedef struct stack_names {
 static const stack_names stacks[] = {
 	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
 	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
 	 "self_attn.", NULL, "feed_forward.", "router", NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
@@ -1079,6 +1080,30 @@ mamba_mixer(gen *g, uint64_t L, const char *p)
 		sblk(g, L, p, "b_layernorm.weight", 1, n, 0, 0);
 		sblk(g, L, p, "c_layernorm.weight", 1, n, 0, 0);
 	}
+	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+}
+
+/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated norm */
+static void
+mamba2_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	const ws_switches *f = &c->aflags;
+	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden;
+	uint64_t conv = i + 2 * c->ssm_groups * c->ssm_state;
+	if (!ssm_dropped(g, L))
+		sblk(g, L, p, "in_proj.weight", 2, i + conv + h, d, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "in_proj.bias", 1, i + conv + h, 0, 0);
+	sblk(g, L, p, "conv1d.weight", 3, conv, 1, c->ssm_conv);
+	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv1d.bias", 1, conv, 0, 0);
+	sblk(g, L, p, "dt_bias", 1, h, 0, 0);
+	sblk(g, L, p, "A_log", 1, h, 0, 0);
+	sblk(g, L, p, "D", 1, h, 0, 0);
+	sblk(g, L, p, "norm.weight", 1, i, 0, 0);
 	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
 		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
@@ -1155,6 +1180,7 @@ stack_block(gen *g, uint64_t L, int kind)
 	switch (WS_BK_MIX(kind)) {
 	case WS_MIX_ATTN: stack_attention(g, L, sn->attn); break;
 	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
+	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}

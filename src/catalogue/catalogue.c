@@ -31,6 +31,10 @@
 static const struct ws_cat_stack mamba_stack = {
 	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA,
 };
+/* Mamba-2: its config's num_heads are the SSM's heads */
+static const struct ws_cat_stack mamba2_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
+};
 /* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
  * feed-forward every expert_layer_period-th, dense elsewhere */
 static const struct ws_cat_stack jamba_stack = {
@@ -242,6 +246,13 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
 	  D("conv_kernel", 4), D("expand", 2)},
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba_stack},
+	/* Mamba-2: a norm and a Mamba-2 mixer per layer (Mamba2Config's
+	 * defaults are Mamba-Codestral-7B's sizes) */
+	{{"mamba2"}, "mamba2", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Mamba2",
+	 {D("num_heads", 128), D("vocab_size", 32768), D("hidden_size", 4096), D("state_size", 128),
+	  D("num_hidden_layers", 64), D("expand", 2), D("conv_kernel", 4), D("n_groups", 8)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba2_stack},
 	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
 	 * feed-forwards placed by period and offset */
 	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),

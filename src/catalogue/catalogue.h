@@ -100,9 +100,10 @@ struct ws_cat_stack {
 	struct ws_cat_letter letters[4];
 	const char *expert_period, *expert_offset; /* MoE where i % period == offset */
 	const char *inner;      /* the SSM inner width's own key, else expand × hidden */
-	/* keys of this type's spelling (attribute names) of the Mamba-2
-	 * heads and head width, read before the common ones */
-	const char *ssm_heads;
+	/* this type's own keys of the Mamba-2 heads and head width (read
+	 * before the common spellings); with a head width the inner width
+	 * is heads × head width */
+	const char *ssm_heads, *ssm_head_dim;
 };
 
 struct ws_cat_entry {
