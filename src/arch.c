@@ -729,7 +729,9 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	}
 	for (uint64_t i = 0; i < a->num_layers; i++) {
 		uint8_t mix = s->mixer, ffn = s->ffn;
-		if (a->layer_types && i < a->n_layer_types) {
+		/* a pattern string says more than layer_types (Nemotron-H
+		 * writes its MLP layers as "moe" there) */
+		if (!pat && a->layer_types && i < a->n_layer_types) {
 			mix = stack_mixer(s, a->layer_types[i]);
 		} else if (pat) {
 			size_t k = 0;

@@ -152,7 +152,14 @@ static const role_line lines[] = {
 	/* Mamba-style bodies (backbone.embeddings, layers.N.norm) */
 	HF("mamba falcon_mamba mamba2 nemotron_h", "embeddings{K}", EMBED),
 	HF("mamba falcon_mamba mamba2 nemotron_h", "{B}.norm{K}", ATTN_NORM),
-	HF("mamba falcon_mamba mamba2", "{B}.mixer.out_proj{K}", SSM_OUT),
+	HF("mamba falcon_mamba mamba2 nemotron_h", "{B}.mixer.out_proj{K}", SSM_OUT),
+	/* Nemotron-H: attention and the MLP are the layer's mixer too */
+	HF("nemotron_h", "{B}.mixer.q_proj{K}", ATTN_Q),
+	HF("nemotron_h", "{B}.mixer.k_proj{K}", ATTN_K),
+	HF("nemotron_h", "{B}.mixer.v_proj{K}", ATTN_V),
+	HF("nemotron_h", "{B}.mixer.o_proj{K}", ATTN_O),
+	HF("nemotron_h", "{B}.mixer.up_proj{K}", FFN_UP),
+	HF("nemotron_h", "{B}.mixer.down_proj{K}", FFN_DOWN),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
 	 * RoBERTa-style lm_head (dense, layer_norm, decoder and its own
 	 * bias), classifiers. */

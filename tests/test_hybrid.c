@@ -210,3 +210,44 @@ Test(hybrid, mamba2_from_class_defaults)
 	free(model);
 	free(dir);
 }
+
+/* Nemotron-H: each letter of hybrid_override_pattern is one layer: M a
+ * Mamba-2 mixer, * attention, - a squared-ReLU MLP, each behind one
+ * norm (NemotronHConfig's defaults: Nemotron-H-8B's sizes) */
+Test(hybrid, nemotron_h_pattern)
+{
+	static const char cfg[] = "{\"model_type\": \"nemotron_h\", \"architectures\": [\"NemotronHForCausalLM\"],"
+				  " \"hybrid_override_pattern\": \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-\"}";
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of_text(cfg, &a, &f);
+	cr_expect_eq(f.total, 8100852736ull, "%llu", (unsigned long long)f.total);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 0), "mamba2");
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 1), "dense");
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 7), "attention");
+	cr_expect_not(ws_arch_layer_attends(&a, 0));
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *p = ws_write_file(dir, "nemotron_h.json", cfg, strlen(cfg));
+	mkmodel(model, p, NULL, NULL);
+	ws_run r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	/* a letter that is no layer kind, a pattern of the wrong length */
+	static const char *const bad[] = {
+		"{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3, \"hybrid_override_pattern\": \"M?-\"}",
+		"{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 3, \"hybrid_override_pattern\": \"M-\"}",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *c = cJSON_Parse(bad[i]);
+		ws_error err = {0};
+		cr_expect_eq(ws_arch_from_config(c, "c.json", &a, &err), -1, "%s", bad[i]);
+		cr_expect(ws_contains(err.message, "hybrid_override_pattern"), "%s", err.message);
+		cJSON_Delete(c);
+	}
+	ws_rmtree(dir);
+	free(p);
+	free(model);
+	free(dir);
+}

@@ -1026,6 +1026,7 @@ static const stack_names stacks[] = {
 	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
 	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
 	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
 	 "self_attn.", NULL, "feed_forward.", "router", NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
@@ -1149,6 +1150,13 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 	const stack_names *sn = c->sn;
 	uint64_t d = c->hidden;
 	char pre[64], post[64];
+	if (k == WS_FFN_DENSE && c->plain_mlp) {
+		snprintf(pre, sizeof pre, "%sup_proj.weight", sn->ffn);
+		blk(g, L, pre, NULL, c->dense_inter, d);
+		snprintf(pre, sizeof pre, "%sdown_proj.weight", sn->ffn);
+		blk(g, L, pre, NULL, d, c->dense_inter);
+		return;
+	}
 	if (k == WS_FFN_DENSE) {
 		gated_mlp(g, L, c->dense_inter, sn->ffn, "");
 		return;
@@ -1182,12 +1190,15 @@ stack_block(gen *g, uint64_t L, int kind)
 	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
 	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
+	case WS_MIX_NONE: break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}
 	if (WS_BK_FFN(kind) == WS_FFN_NONE)
 		return;
-	snprintf(n, sizeof n, "%s.weight", sn->ffn_norm);
-	blk(g, L, n, NULL, c->hidden, 0);
+	if (sn->ffn_norm) {  /* else one norm per layer (Nemotron-H) */
+		snprintf(n, sizeof n, "%s.weight", sn->ffn_norm);
+		blk(g, L, n, NULL, c->hidden, 0);
+	}
 	stack_ffn(g, L, WS_BK_FFN(kind));
 }
 

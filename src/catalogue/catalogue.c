@@ -35,6 +35,14 @@ static const struct ws_cat_stack mamba_stack = {
 static const struct ws_cat_stack mamba2_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
 };
+/* Nemotron-H: a letter per layer, each one mixer or one MLP */
+static const struct ws_cat_stack nemotron_h_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2,
+	.pattern = "hybrid_override_pattern",
+	.letters = {{'M', WS_MIX_MAMBA2, WS_FFN_NONE}, {'*', WS_MIX_ATTN, WS_FFN_NONE},
+		    {'-', WS_MIX_NONE, WS_FFN_DENSE}},
+	.ssm_heads = "mamba_num_heads", .ssm_head_dim = "mamba_head_dim",
+};
 /* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
  * feed-forward every expert_layer_period-th, dense elsewhere */
 static const struct ws_cat_stack jamba_stack = {
@@ -253,6 +261,16 @@ static const struct ws_cat_entry entries[] = {
 	 {D("num_heads", 128), D("vocab_size", 32768), D("hidden_size", 4096), D("state_size", 128),
 	  D("num_hidden_layers", 64), D("expand", 2), D("conv_kernel", 4), D("n_groups", 8)},
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba2_stack},
+	/* Nemotron-H: one norm and one mixer per layer (Mamba-2, attention,
+	 * or a squared-ReLU MLP of up and down), as its pattern spells;
+	 * NemotronHConfig's defaults are Nemotron-H-8B's sizes */
+	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL), SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"attention_bias", SW(QKVO)}, {"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}},
+	 false, WS_FIX_NONE, "NemotronH",
+	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),
+	  D("num_attention_heads", 32), D("head_dim", 128), D("num_key_value_heads", 8), D("ssm_state_size", 128),
+	  D("mamba_num_heads", 128), D("mamba_n_groups", 8), D("mamba_head_dim", 64), D("mamba_d_conv", 4)},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, &nemotron_h_stack},
 	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
 	 * feed-forwards placed by period and offset */
 	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),
