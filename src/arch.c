@@ -62,6 +62,16 @@ static const struct field {
 	[WS_AK_PATCHES] = {"num_patches", offsetof(struct ws_arch, num_patches)},
 	[WS_AK_POOLER_OUT] = {"pooler_output_size", offsetof(struct ws_arch, pooler_output_size)},
 	[WS_AK_PROJ] = {"projection_dim", offsetof(struct ws_arch, projection_dim)},
+	[WS_AK_SSM_INNER] = {"ssm_inner_size", offsetof(struct ws_arch, ssm_inner)},
+	[WS_AK_SSM_STATE] = {"ssm_state_size", offsetof(struct ws_arch, ssm_state)},
+	[WS_AK_SSM_CONV] = {"ssm_conv_kernel", offsetof(struct ws_arch, ssm_conv)},
+	[WS_AK_SSM_RANK] = {"ssm_dt_rank", offsetof(struct ws_arch, ssm_rank)},
+	[WS_AK_SSM_HEADS] = {"ssm_heads", offsetof(struct ws_arch, ssm_heads)},
+	[WS_AK_SSM_GROUPS] = {"ssm_groups", offsetof(struct ws_arch, ssm_groups)},
+	[WS_AK_LIN_K_HEADS] = {"linear_key_heads", offsetof(struct ws_arch, lin_k_heads)},
+	[WS_AK_LIN_V_HEADS] = {"linear_value_heads", offsetof(struct ws_arch, lin_v_heads)},
+	[WS_AK_LIN_K_DIM] = {"linear_key_head_dim", offsetof(struct ws_arch, lin_k_dim)},
+	[WS_AK_LIN_V_DIM] = {"linear_value_head_dim", offsetof(struct ws_arch, lin_v_dim)},
 };
 
 static uint64_t *
@@ -592,6 +602,166 @@ fix_llama4(struct cfg *c)
 	return 0;
 }
 
+static int read_fields(struct cfg *c, const struct cfg_key *keys, size_t n_keys);
+
+/* The sizes of the state-space and linear-attention mixers, by every
+ * spelling the config classes use. */
+static const struct cfg_key ssm_keys[] = {
+	{WS_AK_SSM_STATE, {"state_size", "mamba_d_state", "ssm_state_size"}},
+	{WS_AK_SSM_CONV, {"conv_kernel", "mamba_d_conv", "linear_conv_kernel_dim"}},
+	{WS_AK_SSM_HEADS, {"mamba_n_heads"}},
+	{WS_AK_SSM_GROUPS, {"n_groups", "mamba_n_groups"}},
+	{WS_AK_LIN_K_HEADS, {"linear_num_key_heads"}},
+	{WS_AK_LIN_V_HEADS, {"linear_num_value_heads"}},
+	{WS_AK_LIN_K_DIM, {"linear_key_head_dim"}},
+	{WS_AK_LIN_V_DIM, {"linear_value_head_dim"}},
+};
+
+/* A period key and its offset: 1 = both read (period > 0), 0 = no
+ * period, -1 = invalid. */
+static int
+cfg_period(struct cfg *c, const char *period, const char *offset, uint64_t *p, uint64_t *o)
+{
+	int r;
+	*o = 0;
+	if (!period || (r = cfg_u64(c, period, p)) == 0)
+		return 0;
+	if (r < 0 || (offset && cfg_u64(c, offset, o) < 0))
+		return -1;
+	if (*p == 0)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': must be positive", period);
+	return 1;
+}
+
+/* The mixer a layer_types kind names in a stack s. */
+static uint8_t
+stack_mixer(const struct ws_cat_stack *s, uint8_t kind)
+{
+	switch ((enum ws_layer_kind)kind) {
+	case WS_LK_MAMBA: return s->ssm;
+	case WS_LK_MAMBA2: return WS_MIX_MAMBA2;
+	case WS_LK_LINEAR: return WS_MIX_LINEAR;
+	case WS_LK_CONV: return WS_MIX_CONV;
+	default: return WS_MIX_ATTN;
+	}
+}
+
+/* A stack that is not all attention: the mixers' sizes, then each
+ * layer's block kind from the config's layer_types, pattern string,
+ * period or interval (catalogue stack lines say which keys). */
+static int
+read_stack(struct cfg *c, const struct ws_cat_stack *s)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v, period, offset;
+	int r;
+
+	if (s->ssm_heads && (r = cfg_u64(c, s->ssm_heads, &v)) != 0) {
+		if (r < 0)
+			return -1;
+		set_field(a, WS_AK_SSM_HEADS, v, s->ssm_heads);
+	}
+	if (read_fields(c, ssm_keys, ARRAY_LEN(ssm_keys)) < 0)
+		return -1;
+	/* the dt rank: a number, or "auto" (ceil(hidden / 16), as the
+	 * config classes compute it) */
+	static const char *const rank_keys[] = {"time_step_rank", "mamba_dt_rank"};
+	for (size_t i = 0; i < ARRAY_LEN(rank_keys) && !a->keys[WS_AK_SSM_RANK]; i++) {
+		const cJSON *it = cfg_item(c, rank_keys[i]);
+		if (!it)
+			continue;
+		if (cJSON_IsString(it) && strcmp(it->valuestring, "auto") == 0)
+			v = a->hidden_size / 16 + (a->hidden_size % 16 != 0);
+		else if (num_value(c, rank_keys[i], it, &v) < 0)
+			return -1;
+		set_field(a, WS_AK_SSM_RANK, v, rank_keys[i]);
+	}
+	if (!a->keys[WS_AK_SSM_RANK])
+		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
+	/* the inner width: its own key, heads × head width, else expand × hidden */
+	if (s->inner && (r = cfg_u64(c, s->inner, &v)) != 0) {
+		if (r < 0)
+			return -1;
+		set_field(a, WS_AK_SSM_INNER, v, s->inner);
+	} else if (s->ssm_head_dim && (r = cfg_u64(c, s->ssm_head_dim, &v)) != 0) {
+		if (r < 0)
+			return -1;
+		if (!ws_mul_u64(v, a->ssm_heads, &a->ssm_inner))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key '%s': %llu makes the inner width overflow 64 bits",
+				      s->ssm_head_dim, (unsigned long long)v);
+		a->keys[WS_AK_SSM_INNER] = s->ssm_head_dim;
+	} else {
+		static const char *const expand_keys[] = {"expand", "mamba_expand"};
+		for (size_t i = 0; i < ARRAY_LEN(expand_keys) && !a->keys[WS_AK_SSM_INNER]; i++) {
+			if ((r = cfg_u64(c, expand_keys[i], &v)) < 0)
+				return -1;
+			if (r > 0 && !ws_mul_u64(v, a->hidden_size, &a->ssm_inner))
+				return ws_err(c->err, WS_EXIT_INPUT, c->path,
+					      "config key '%s': %llu makes the inner width overflow 64 bits",
+					      expand_keys[i], (unsigned long long)v);
+			if (r > 0)
+				a->keys[WS_AK_SSM_INNER] = expand_keys[i];
+		}
+	}
+	if ((r = cfg_period(c, s->expert_period, s->expert_offset, &period, &offset)) < 0)
+		return -1;
+	if (r > 0) {
+		/* MoE where i % period == offset: the step rule's form */
+		set_field(a, WS_AK_MOE_STEP, period, s->expert_period);
+		a->moe_step_offset = (period - offset % period) % period;
+	}
+	if (a->num_layers > WS_ARCH_MAX_LAYERS)
+		return 0;  /* arch_finish says so */
+	uint64_t n = a->num_layers ? a->num_layers : 1;
+	uint8_t *b = calloc((size_t)n, 1);
+	if (!b)
+		return ws_err_oom(c->err, c->path);
+	uint64_t interval = 0;
+	if ((r = cfg_period(c, s->period, s->offset, &period, &offset)) < 0 ||
+	    (!r && s->interval && cfg_u64(c, s->interval, &interval) < 0)) {
+		free(b);
+		return -1;
+	}
+	const char *pat = s->pattern ? cfg_str(c, s->pattern) : NULL;
+	if (pat && strlen(pat) != a->num_layers) {
+		free(b);
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': %zu letters for %llu layers",
+			      s->pattern, strlen(pat), (unsigned long long)a->num_layers);
+	}
+	for (uint64_t i = 0; i < a->num_layers; i++) {
+		uint8_t mix = s->mixer, ffn = s->ffn;
+		/* a pattern string says more than layer_types (Nemotron-H
+		 * writes its MLP layers as "moe" there) */
+		if (!pat && a->layer_types && i < a->n_layer_types) {
+			mix = stack_mixer(s, a->layer_types[i]);
+		} else if (pat) {
+			size_t k = 0;
+			while (k < ARRAY_LEN(s->letters) && s->letters[k].c && s->letters[k].c != pat[i])
+				k++;
+			if (k == ARRAY_LEN(s->letters) || !s->letters[k].c) {
+				free(b);
+				return ws_err(c->err, WS_EXIT_INPUT, c->path,
+					      "config key '%s': letter %llu is not a layer kind",
+					      s->pattern, (unsigned long long)i);
+			}
+			mix = s->letters[k].mixer;
+			ffn = s->letters[k].ffn;
+		} else if (r > 0) {
+			mix = i % period == offset ? s->placed : s->mixer;
+		} else if (interval) {
+			mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
+		}
+		if (ffn != WS_FFN_NONE && !pat)
+			ffn = ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE;
+		b[i] = (uint8_t)WS_BK(mix, ffn);
+	}
+	/* set last: the MoE rules above read the plain form */
+	a->layer_block = b;
+	a->n_layer_block = a->num_layers;
+	return 0;
+}
+
 /* Checks and defaults both readers share. */
 static int
 arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
@@ -601,10 +771,16 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 
 	if (!t)
 		return 0;
+	/* a stack without attention (Mamba) has no heads to require */
+	bool attends = !a->layer_block || a->num_nextn_predict_layers;
+	for (uint64_t i = 0; !attends && i < a->n_layer_block; i++)
+		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
 		/* an image encoder has no vocabulary */
 		if (required[i] == WS_AK_VOCAB && ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+			continue;
+		if (required[i] == WS_AK_HEADS && !attends)
 			continue;
 		if (ws_arch_value(a, required[i]) == 0) {
 			if (!a->keys[required[i]])
@@ -626,7 +802,9 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 			      ws_arch_key_label(a, WS_AK_NEXTN, k1, sizeof k1));
 	if (!a->keys[WS_AK_KV_HEADS] && !a->num_kv_heads)
 		a->num_kv_heads = a->num_heads;
-	if (a->num_kv_heads == 0)
+	if (!attends) {
+		a->num_heads = a->num_kv_heads = a->head_dim = a->v_head_dim = 0;
+	} else if (a->num_kv_heads == 0)
 		return ws_err(err, WS_EXIT_INPUT, path, "%s: must be positive",
 			      ws_arch_key_label(a, WS_AK_KV_HEADS, k1, sizeof k1));
 	if (ws_sw_has(&a->flags, WS_ARCH_MLA)) {
@@ -637,7 +815,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 				      "%s, %s: MLA dimensions must be positive",
 				      ws_arch_key_label(a, WS_AK_KV_LORA, k1, sizeof k1),
 				      ws_arch_key_label(a, WS_AK_QK_NOPE, k2, sizeof k2));
-	} else {
+	} else if (attends) {
 		if (a->head_dim == 0) {
 			if (a->hidden_size % a->num_heads != 0)
 				return ws_err(err, WS_EXIT_INPUT, path,
@@ -686,8 +864,8 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 	/* a dense layer needs its width */
 	bool any_dense = false;
 	for (uint64_t i = 0; i < a->num_layers + a->num_nextn_predict_layers && !any_dense; i++) {
-		any_dense = !ws_arch_layer_is_moe(a, i);
-		if (i > a->first_k_dense + a->moe_step + 1 && a->n_mlp_only_layers == 0)
+		any_dense = WS_BK_FFN(ws_arch_layer_block(a, i)) == WS_FFN_DENSE;
+		if (i > a->first_k_dense + a->moe_step + 1 && a->n_mlp_only_layers == 0 && !a->layer_block)
 			break;  /* the pattern repeats from here on */
 	}
 	if (any_dense && a->intermediate_size == 0)
@@ -706,6 +884,8 @@ u32_cmp(const void *x, const void *y)
 bool
 ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i)
 {
+	if (a->layer_block && i < a->n_layer_block)
+		return WS_BK_FFN(a->layer_block[i]) == WS_FFN_MOE;
 	if (a->num_experts == 0 || i < a->first_k_dense)
 		return false;
 	uint64_t step = a->moe_step ? a->moe_step : 1;
@@ -739,11 +919,58 @@ ws_arch_layer_sliding(const struct ws_arch *a, uint64_t i)
 	return true;
 }
 
+int
+ws_arch_layer_block(const struct ws_arch *a, uint64_t i)
+{
+	if (a->layer_block && i < a->n_layer_block)
+		return a->layer_block[i];
+	return WS_BK(WS_MIX_ATTN, ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE);
+}
+
+bool
+ws_arch_layer_attends(const struct ws_arch *a, uint64_t i)
+{
+	enum ws_mixer m = WS_BK_MIX(ws_arch_layer_block(a, i));
+	return m == WS_MIX_ATTN || m == WS_MIX_PARALLEL;
+}
+
+const char *
+ws_block_kind_name(int k)
+{
+	/* a plain decoder's two keep their names (dense, MoE) */
+	static const char *const names[WS_BK_COUNT] = {
+#define BKN_(mix, d, m, n) [WS_BK(mix, WS_FFN_DENSE)] = d, [WS_BK(mix, WS_FFN_MOE)] = m, [WS_BK(mix, WS_FFN_NONE)] = n
+		BKN_(WS_MIX_ATTN, "dense", "MoE", "attention"),
+		BKN_(WS_MIX_MAMBA, "mamba dense", "mamba MoE", "mamba"),
+		BKN_(WS_MIX_MAMBA2, "mamba2 dense", "mamba2 MoE", "mamba2"),
+		BKN_(WS_MIX_LINEAR, "linear-attention dense", "linear-attention MoE", "linear-attention"),
+		BKN_(WS_MIX_CONV, "conv dense", "conv MoE", "conv"),
+		BKN_(WS_MIX_PARALLEL, "attention+mamba2 dense", "attention+mamba2 MoE", "attention+mamba2"),
+		BKN_(WS_MIX_NONE, "MLP", "MoE-only", "empty"),
+#undef BKN_
+	};
+	return k >= 0 && k < WS_BK_COUNT ? names[k] : "?";
+}
+
 const char *
 ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
 {
 	if (i >= a->num_layers)
 		return ws_layer_kind_name(WS_LK_MTP);
+	if (a->layer_block && i < a->n_layer_block) {
+		/* a hybrid stack: the layer's mixer names it */
+		static const enum ws_layer_kind by_mix[WS_MIX_COUNT] = {
+			[WS_MIX_ATTN] = WS_LK_ATTENTION, [WS_MIX_MAMBA] = WS_LK_MAMBA,
+			[WS_MIX_MAMBA2] = WS_LK_MAMBA2, [WS_MIX_LINEAR] = WS_LK_LINEAR,
+			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_MAMBA2,
+		};
+		int k = a->layer_block[i];
+		if (WS_BK_MIX(k) == WS_MIX_NONE)
+			return ws_layer_kind_name(WS_BK_FFN(k) == WS_FFN_MOE ? WS_LK_MOE : WS_LK_DENSE);
+		if (WS_BK_MIX(k) == WS_MIX_ATTN && ws_arch_layer_sliding(a, i))
+			return ws_layer_kind_name(WS_LK_SLIDING);
+		return ws_layer_kind_name(by_mix[WS_BK_MIX(k)]);
+	}
 	if (a->num_experts)
 		return ws_layer_kind_name(ws_arch_layer_is_moe(a, i) ? WS_LK_MOE : WS_LK_DENSE);
 	if (a->layer_types && i < a->n_layer_types && a->layer_types[i] != WS_LK_SLIDING)
@@ -783,18 +1010,19 @@ config_class(const cJSON *config)
 /* The numeric fields: every spelling in the file first, then the class
  * defaults, so a default never hides a value the file spells another way. */
 static int
-read_fields(struct cfg *c)
+read_fields(struct cfg *c, const struct cfg_key *keys, size_t n_keys)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		c->no_defaults = pass == 0;
-		for (size_t i = 0; i < ARRAY_LEN(cfg_keys); i++) {
-			if (c->a->keys[cfg_keys[i].field])
+		for (size_t i = 0; i < n_keys; i++) {
+			const struct cfg_key *ck = &keys[i];
+			if (c->a->keys[ck->field])
 				continue;
 			/* the type's own spelling first (its attribute_map) */
 			for (size_t k = 0; c->entry && k < WS_CAT_MAX_ALIASES && c->entry->aliases[k].key; k++) {
 				const struct ws_cat_alias *al = &c->entry->aliases[k];
 				uint64_t v;
-				int r = al->field == cfg_keys[i].field ? cfg_u64(c, al->key, &v) : 0;
+				int r = al->field == ck->field ? cfg_u64(c, al->key, &v) : 0;
 				if (r < 0)
 					return -1;
 				if (r > 0) {
@@ -802,15 +1030,15 @@ read_fields(struct cfg *c)
 					break;
 				}
 			}
-			if (c->a->keys[cfg_keys[i].field])
+			if (c->a->keys[ck->field])
 				continue;
-			for (size_t j = 0; j < ARRAY_LEN(cfg_keys[i].keys) && cfg_keys[i].keys[j]; j++) {
+			for (size_t j = 0; j < ARRAY_LEN(ck->keys) && ck->keys[j]; j++) {
 				uint64_t v;
-				int r = cfg_u64(c, cfg_keys[i].keys[j], &v);
+				int r = cfg_u64(c, ck->keys[j], &v);
 				if (r < 0)
 					return -1;
 				if (r > 0) {
-					set_field(c->a, cfg_keys[i].field, v, cfg_keys[i].keys[j]);
+					set_field(c->a, ck->field, v, ck->keys[j]);
 					break;
 				}
 			}
@@ -875,7 +1103,7 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 		out->unsupported = "no formula for this model_type";
 	}
 
-	if (read_fields(c) < 0)
+	if (read_fields(c, cfg_keys, ARRAY_LEN(cfg_keys)) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(step_keys); i++) {
 		uint64_t v;
@@ -913,6 +1141,8 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 		if (cfg_flag(c, t->opt[i].key, &t->opt[i].flags) < 0)
 			goto fail;
 	if (fixups[t->fixup] && fixups[t->fixup](c) < 0)
+		goto fail;
+	if (t->stack && read_stack(c, t->stack) < 0)
 		goto fail;
 	if (arch_finish(out, t, err) < 0)
 		goto fail;
@@ -1342,6 +1572,9 @@ ws_arch_free(struct ws_arch *a)
 	free(a->layer_types);
 	a->layer_types = NULL;
 	a->n_layer_types = 0;
+	free(a->layer_block);
+	a->layer_block = NULL;
+	a->n_layer_block = 0;
 }
 
 /* ==== inferred from the tensors ==== */

@@ -241,6 +241,48 @@ block_dims(const struct ws_arch *a, const struct block_attn *b, ws_flops_block *
 		out->kv_elems = (b->k ? dim_out(b->k) : 0) + (b->v ? dim_out(b->v) : 0);
 	else if (b->qkv && dim_max(b->qkv) > out->qk_dim)
 		out->kv_elems = dim_max(b->qkv) - out->qk_dim;
+	/* an output gate (Qwen3-Next) shares q_proj: the scores use half */
+	if (a && ws_sw_has(&a->flags, WS_ARCH_ATTN_GATE) && b->q && !b->q_b)
+		out->qk_dim /= 2;
+}
+
+/* The recurrent state of layer i per sequence, in elements: the last
+ * conv_kernel - 1 inputs of its convolution and the state its scan
+ * carries (Mamba: inner × state; Mamba-2: heads × head width × state =
+ * inner × state; Gated DeltaNet: a key × value matrix per value head).
+ * Shapes do not carry the state size: the architecture's values. */
+static bool
+state_elems(const struct ws_arch *a, uint64_t i, uint64_t *out)
+{
+	uint64_t k = a->ssm_conv ? a->ssm_conv - 1 : 0, ch = 0, st = 0, x;
+	*out = 0;
+	switch (WS_BK_MIX(ws_arch_layer_block(a, i))) {
+	case WS_MIX_MAMBA:
+		ch = a->ssm_inner;
+		if (!ws_mul_u64(a->ssm_inner, a->ssm_state, &st))
+			return false;
+		break;
+	case WS_MIX_MAMBA2:
+	case WS_MIX_PARALLEL:
+		/* x, B and C pass the conv: inner + 2 × groups × state */
+		if (!ws_mul_u64(a->ssm_groups, a->ssm_state, &x) || !ws_mul_u64(x, 2, &x) ||
+		    !ws_add_u64(a->ssm_inner, x, &ch) || !ws_mul_u64(a->ssm_inner, a->ssm_state, &st))
+			return false;
+		break;
+	case WS_MIX_LINEAR:
+		/* q, k and v pass the conv */
+		if (!ws_mul_u64(a->lin_k_heads, a->lin_k_dim, &x) || !ws_mul_u64(x, 2, &x) ||
+		    !ws_mul_u64(a->lin_v_heads, a->lin_v_dim, &ch) || !ws_add_u64(ch, x, &ch) ||
+		    !ws_mul_u64(a->lin_v_heads, a->lin_k_dim, &st) || !ws_mul_u64(st, a->lin_v_dim, &st))
+			return false;
+		break;
+	case WS_MIX_CONV:
+		ch = a->hidden_size;
+		break;
+	default:
+		return true;
+	}
+	return ws_mul_u64(ch, k, &x) && ws_add_u64(x, st, out);
 }
 
 int
@@ -305,8 +347,14 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 		if (t->kind == WS_KIND_WEIGHT && t->ndim >= 2)
 			note_attn(&attn[t->layer], t);
 	}
-	for (uint64_t i = 0; i < f->num_layers; i++)
+	for (uint64_t i = 0; i < f->num_layers; i++) {
 		block_dims(a, &attn[i], &f->blocks[i]);
+		if (a && a->layer_block && !state_elems(a, i, &f->blocks[i].state_elems)) {
+			free(attn);
+			ws_flops_model_free(f);
+			return ws_err(err, WS_EXIT_INPUT, m->path, "the recurrent state overflows 64 bits");
+		}
+	}
 	free(attn);
 	mark_sliding(m, f);
 	return 0;
@@ -374,7 +422,7 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	}
 
 	uint64_t expert_sum[WS_ROLE_COUNT] = {0};
-	uint64_t kv_elems = 0, kv_elems_sliding = 0;
+	uint64_t kv_elems = 0, kv_elems_sliding = 0, state = 0;
 	bool ok = true;
 	for (uint64_t l = 0; l < f->num_layers; l++) {
 		const ws_flops_block *b = &f->blocks[l];
@@ -391,8 +439,13 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 			     ws_add_u64(kv_elems_sliding, kv, &kv_elems_sliding);
 		else
 			ok = ws_add_u64(r->b, bl, &r->b);
-		ok = ok && ws_add_u64(kv_elems, kv, &kv_elems);
+		ok = ok && ws_add_u64(kv_elems, kv, &kv_elems) &&
+		     ws_mul_u64(b->state_elems, runs[l], &kv) && ws_add_u64(state, kv, &state);
+		if (b->kv_elems)
+			r->kv_blocks += runs[l];
 	}
+	/* llama.cpp keeps the recurrent state in F32 whatever the cache type */
+	ok = ok && ws_mul_u64(state, 4, &r->state_bytes);
 
 	const ws_tensor *head = NULL, *embed = NULL;
 	for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
@@ -473,7 +526,8 @@ ws_flops_eval_at(const ws_flops_model *f, const ws_flops_result *r, uint64_t seq
 	       ws_mul_u64(kv_global, seq, &kv_g) &&
 	       ws_mul_u64(r->kv_bytes_per_token_sliding, win, &kv_s) &&
 	       ws_add_u64(kv_g, kv_s, &out->kv_cache_bytes) &&
-	       ws_add_u64(r->weight_bytes, out->kv_cache_bytes, &out->memory_bytes);
+	       ws_add_u64(r->weight_bytes, out->kv_cache_bytes, &out->memory_bytes) &&
+	       ws_add_u64(out->memory_bytes, r->state_bytes, &out->memory_bytes);
 }
 
 /* ==== JSON ==== */
@@ -540,6 +594,11 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 		ws_json_add_u64(o, "kv_cache_bytes_per_token_sliding",
 				r->kv_bytes_per_token_sliding);
 	cJSON_AddStringToObject(o, "kv_dtype", ws_dtype_name(r->kv_dtype));
+	if (r->state_bytes) {
+		/* recurrent layers: no KV cache, a state per sequence */
+		ws_json_add_u64(o, "kv_blocks", r->kv_blocks);
+		ws_json_add_u64(o, "recurrent_state_bytes_per_sequence", r->state_bytes);
+	}
 	cJSON *w = cJSON_AddObjectToObject(o, "weights");
 	if (w) {
 		ws_json_add_u64(w, "bytes", r->weight_bytes);

@@ -117,8 +117,8 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 {
 	struct qval qv = {.a = a};
 	ws_switches feat = ws_template_features(a);
-	uint64_t mtp_extra = 0, lt[2] = {0, 0};
-	uint64_t n_kind[2] = {0, 0};
+	uint64_t mtp_extra = 0, lt[WS_BK_COUNT] = {0};
+	uint64_t n_kind[WS_BK_COUNT] = {0};
 
 	memset(out, 0, sizeof *out);
 	if (!a->known)
@@ -145,7 +145,7 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 			     ws_mul_u64(v, a->num_experts, &v);
 			/* fall through */
 		default:
-			for (int k = 0; k < 2; k++)
+			for (int k = 0; k < WS_BK_COUNT; k++)
 				if (ok && ws_template_in_block(r, k))
 					ok = ws_add_u64(out->layer_role[k][r->role], v,
 							&out->layer_role[k][r->role]);
@@ -153,7 +153,7 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 		if (!ok)
 			return overflow(&qv, q_blame(&qv, r->dim[0]), role_names[r->role], err);
 	}
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < WS_BK_COUNT; k++)
 		for (int r = 0; r < WS_ROLE_COUNT; r++)
 			if (!ws_add_u64(lt[k], out->layer_role[k][r], &lt[k]))
 				return overflow(&qv, WS_AK_HIDDEN, "block", err);
@@ -165,12 +165,12 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 			return ws_err_oom(err, a->src_path);
 	}
 	for (uint64_t i = 0; i < a->num_layers; i++) {
-		int k = ws_arch_layer_is_moe(a, i);
+		int k = ws_arch_layer_block(a, i);
 		out->by_layer[i] = lt[k];
 		n_kind[k]++;
 	}
 	for (int r = 0; r < WS_ROLE_COUNT; r++)
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < WS_BK_COUNT; k++)
 			if (!acc_mul(&out->by_role[r], n_kind[k], out->layer_role[k][r]))
 				goto layers_overflow;
 	for (int r = 0; r < WS_ROLE_COUNT; r++)
@@ -181,14 +181,16 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	uint64_t idle = 0;
 	if (a->num_experts) {
 		uint64_t per_layer;
-		if (!ws_mul_u64(a->num_experts - a->experts_per_tok, out->per_expert, &per_layer) ||
-		    !acc_mul(&idle, n_kind[1], per_layer))
+		if (!ws_mul_u64(a->num_experts - a->experts_per_tok, out->per_expert, &per_layer))
 			goto layers_overflow;
+		for (int k = 0; k < WS_BK_COUNT; k++)
+			if (WS_BK_FFN(k) == WS_FFN_MOE && !acc_mul(&idle, n_kind[k], per_layer))
+				goto layers_overflow;
 	}
 	out->active = out->total - idle;
 
 	for (uint64_t j = 0; j < a->num_nextn_predict_layers; j++) {
-		int k = ws_arch_layer_is_moe(a, a->num_layers + j);
+		int k = ws_arch_layer_block(a, a->num_layers + j);
 		if (!ws_add_u64(out->mtp, lt[k], &out->mtp) ||
 		    !ws_add_u64(out->mtp, mtp_extra, &out->mtp)) {
 			ws_formula_free(out);
@@ -629,7 +631,7 @@ void
 ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formula *f,
 		      bool explain)
 {
-	char b1[32], b4[32];
+	char b1[32];
 
 	ws_formula_print_summary(out, a, f);
 	if (!a->known || !f)
@@ -647,17 +649,11 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 	if (q_eval(&qv, &err) < 0)
 		return;
 	ws_switches feat = ws_template_features(a);
-	uint64_t n_kind[2] = {0, 0};
+	uint64_t n_kind[WS_BK_COUNT] = {0};
 	for (uint64_t i = 0; i < a->num_layers; i++)
-		n_kind[ws_arch_layer_is_moe(a, i)]++;
-	char nl[32], nd[32], nm[32], nt[32], ex[64], tot[32];
-	snprintf(nl, sizeof nl, "%llu", (unsigned long long)a->num_layers);
-	snprintf(nd, sizeof nd, "%llu", (unsigned long long)n_kind[0]);
-	snprintf(nm, sizeof nm, "%llu", (unsigned long long)n_kind[1]);
+		n_kind[ws_arch_layer_block(a, i)]++;
+	char nb[64], nt[32], tot[32];
 	snprintf(nt, sizeof nt, "%llu", (unsigned long long)a->num_nextn_predict_layers);
-	snprintf(ex, sizeof ex, "%llu \xc3\x97 %llu", (unsigned long long)n_kind[1],
-		 (unsigned long long)a->num_experts);
-	(void)b4;
 	const struct qval *qv_ptr = &qv;
 	bool single = false;
 
@@ -675,13 +671,24 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 					continue;
 				uint64_t cnt = 1;
 				const char *txt = "";
-				switch (r->scope) {
-				case WS_SC_GLOBAL: break;
-				case WS_SC_LAYER: cnt = a->num_layers; txt = nl; break;
-				case WS_SC_DENSE: cnt = n_kind[0]; txt = nd; break;
-				case WS_SC_MOE: cnt = n_kind[1]; txt = nm; break;
-				case WS_SC_EXPERT: cnt = n_kind[1] * a->num_experts; txt = ex; break;
-				case WS_SC_MTP: cnt = a->num_nextn_predict_layers; txt = nt; break;
+				if (r->scope == WS_SC_MTP) {
+					cnt = a->num_nextn_predict_layers;
+					txt = nt;
+				} else if (r->scope != WS_SC_GLOBAL) {
+					/* the blocks of every kind that has the tensor */
+					uint64_t nk = 0;
+					for (int k = 0; k < WS_BK_COUNT; k++)
+						if (ws_template_in_block(r, k))
+							nk += n_kind[k];
+					cnt = nk;
+					if (r->scope == WS_SC_EXPERT) {
+						cnt = nk * a->num_experts;
+						snprintf(nb, sizeof nb, "%llu \xc3\x97 %llu", (unsigned long long)nk,
+							 (unsigned long long)a->num_experts);
+					} else {
+						snprintf(nb, sizeof nb, "%llu", (unsigned long long)nk);
+					}
+					txt = nb;
 				}
 				FILE *o = pass == 0 ? NULL : out;
 				lines += print_rule(o, qv_ptr, r, cnt, txt,
@@ -904,8 +911,8 @@ struct cmp {
 	bool stacks_differ;      /* some stack holds another E */
 	/* find_rule's answers by role, kind and block kind (global, dense,
 	 * MoE): the table is scanned once per combination, not per tensor */
-	const struct ws_template *rule_of[WS_ROLE_COUNT][2][3];
-	bool rule_known[WS_ROLE_COUNT][2][3];
+	const struct ws_template *rule_of[WS_ROLE_COUNT][2][WS_BK_COUNT + 1];
+	bool rule_known[WS_ROLE_COUNT][2][WS_BK_COUNT + 1];
 };
 
 /* A role with several templates of one kind (a head's dense layer and
@@ -931,7 +938,7 @@ rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const stru
 static const struct ws_template *
 cmp_rule(struct cmp *c, int role, ws_kind kind, int k)
 {
-	if ((unsigned)role >= WS_ROLE_COUNT || (unsigned)kind > 1 || k < -1 || k > 1)
+	if ((unsigned)role >= WS_ROLE_COUNT || (unsigned)kind > 1 || k < -1 || k >= WS_BK_COUNT)
 		return find_rule(role, kind, k, &c->feat);
 	if (!c->rule_known[role][kind][k + 1]) {
 		c->rule_of[role][kind][k + 1] = find_rule(role, kind, k, &c->feat);
@@ -977,7 +984,7 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			c->present[l] = true;
 			if (!ws_add_u64(c->ltot[l], t->params, &c->ltot[l]))
 				c->ltot[l] = UINT64_MAX;
-			k = ws_arch_layer_is_moe(a, l);
+			k = ws_arch_layer_block(a, l);
 		} else {
 			ws_rs_add(&c->gmask[t->kind == WS_KIND_BIAS], role);
 		}
@@ -990,22 +997,23 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 			if (c->n_unexpected++ < FINDING_CAP &&
 			    ws_model_add_finding(c->m, WS_SEV_WARNING, "unexpected-tensor", t->name,
 						 role, t->layer, false, 0, 0,
-						 "%s %s%s: the %s architecture has no such tensor%s",
+						 "%s %s%s%s%s: the %s architecture has no such tensor%s",
 						 role_names[role], kind_word(t->kind),
-						 k < 0 ? "" : k ? " in a MoE block" : " in a dense block",
-						 a->architecture,
+						 k < 0 ? "" : strchr("aeiou", ws_block_kind_name(k)[0]) ? " in an " : " in a ",
+						 k < 0 ? "" : ws_block_kind_name(k), k < 0 ? "" : " block", a->architecture,
 						 k < 0 && find_rule(role, t->kind, 0, &c->feat) ? " outside a block" : "") < 0)
 				return -1;
 			continue;
 		}
 		uint32_t snd = t->logical_shape ? t->logical_ndim : t->ndim;
 		const uint64_t *sh = t->logical_shape ? t->logical_shape : t->shape;
-		if (r->scope == WS_SC_EXPERT && k == 1 && snd == ws_template_rank(r) + 1) {
+		bool moe = k >= 0 && WS_BK_FFN(k) == WS_FFN_MOE;
+		if (r->scope == WS_SC_EXPERT && moe && snd == ws_template_rank(r) + 1) {
 			if (c->n_stacks++ == 0)
 				c->stack_e = sh[0];
 			c->stacks_differ = c->stacks_differ || sh[0] != c->stack_e;
 		}
-		if (r->scope == WS_SC_EXPERT && t->expert >= 0 && k == 1 && c->et) {
+		if (r->scope == WS_SC_EXPERT && t->expert >= 0 && moe && c->et) {
 			struct etrip *e = &c->et[c->n_et++];
 			*e = (struct etrip){(uint64_t)t->layer, (uint64_t)t->expert, (uint32_t)role,
 					    (uint32_t)t->kind, i};
@@ -1103,7 +1111,7 @@ cmp_layers(struct cmp *c)
 		}
 		uint64_t want = 0, lack = 0, first = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)))
 				continue;
 			want++;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
@@ -1123,7 +1131,7 @@ cmp_layers(struct cmp *c)
 			continue;
 		}
 		for (uint64_t l = first; l < a->num_layers; l++) {
-			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_is_moe(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)))
 				continue;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
 				    (free_kind && ws_rs_has(&c->mask[2 * l + !b], role));
@@ -1278,10 +1286,10 @@ cmp_siblings(struct cmp *c)
 
 	if (!v)
 		return -1;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < WS_BK_COUNT; k++) {
 		size_t n = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++)
-			if (c->present[l] && ws_arch_layer_is_moe(a, l) == k)
+			if (c->present[l] && ws_arch_layer_block(a, l) == k)
 				v[n++] = c->ltot[l];
 		if (n < 3)
 			continue;  /* no majority to speak of */
@@ -1297,14 +1305,14 @@ cmp_siblings(struct cmp *c)
 		}
 		char g[32], e[32];
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!c->present[l] || ws_arch_layer_is_moe(a, l) != k ||
+			if (!c->present[l] || ws_arch_layer_block(a, l) != k ||
 			    c->ltot[l] == mode || odd++ >= FINDING_CAP)
 				continue;
 			if (ws_model_add_finding(c->m, WS_SEV_WARNING, "layer-inconsistent", NULL, -1,
 						 (int32_t)l, true, mode, c->ltot[l],
 						 "block %llu holds %s parameters; its %s siblings hold %s",
 						 (unsigned long long)l, ws_fmt_commas(c->ltot[l], g, sizeof g),
-						 k ? "MoE" : "dense", ws_fmt_commas(mode, e, sizeof e)) < 0) {
+						 ws_block_kind_name(k), ws_fmt_commas(mode, e, sizeof e)) < 0) {
 				free(v);
 				return -1;
 			}

@@ -666,7 +666,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	fprintf(f, "\nby role%-12s parameters%s\n", m->n_components > 1 ? " (text)" : "",
 		fo ? "        expected" : "");
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
-		uint64_t exp = fo ? fo->by_role[r] : 0;
+		/* the MTP layers are expected apart (formula.mtp), when stored */
+		uint64_t exp = !fo ? 0 : r != WS_ROLE_MTP ? fo->by_role[r] : roles[r] ? fo->mtp : 0;
 		if (!roles[r] && !exp)
 			continue;
 		fprintf(f, "  %-17s %15s", ws_role_name((ws_role)r),

@@ -167,6 +167,20 @@ static const role_line lines[] = {
 	HF("", "layernorm{K}", FINAL_NORM),   /* ViT-style encoders, after the wrapper */
 	HF("", "final_layer_norm{K}", FINAL_NORM),
 	HF("", "encoder.final_layernorm{K}", FINAL_NORM),
+	/* Qwen3-Next's multi-token-prediction block (mtp.fc, its norms,
+	 * mtp.layers.0, mtp.norm): counted apart */
+	HF("qwen3_next", "mtp.*{K}", MTP),
+	/* Mamba-style bodies (backbone.embeddings, layers.N.norm) */
+	HF("mamba falcon_mamba mamba2 nemotron_h", "embeddings{K}", EMBED),
+	HF("mamba falcon_mamba mamba2 nemotron_h", "{B}.norm{K}", ATTN_NORM),
+	HF("mamba falcon_mamba mamba2 nemotron_h", "{B}.mixer.out_proj{K}", SSM_OUT),
+	/* Nemotron-H: attention and the MLP are the layer's mixer too */
+	HF("nemotron_h", "{B}.mixer.q_proj{K}", ATTN_Q),
+	HF("nemotron_h", "{B}.mixer.k_proj{K}", ATTN_K),
+	HF("nemotron_h", "{B}.mixer.v_proj{K}", ATTN_V),
+	HF("nemotron_h", "{B}.mixer.o_proj{K}", ATTN_O),
+	HF("nemotron_h", "{B}.mixer.up_proj{K}", FFN_UP),
+	HF("nemotron_h", "{B}.mixer.down_proj{K}", FFN_DOWN),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
 	 * RoBERTa-style lm_head (dense, layer_norm, decoder and its own
 	 * bias), classifiers. */
@@ -269,6 +283,38 @@ static const role_line lines[] = {
 	HF("", "{B}.attention_layernorm{K}", ATTN_NORM),     /* Apertus */
 	HF("", "{B}.feedforward_layernorm{K}", FFN_NORM),
 	HF("", "{B}.ffn_norm{K}", FFN_NORM),
+
+	/* State-space mixers: Mamba and Mamba-2 (mixer.* in Mamba's
+	 * bodies, mamba.* in Jamba's, Falcon-H1's, Granite-4.0-H's), and
+	 * Gated DeltaNet (Qwen3-Next's linear_attn.*). */
+	HF("", "{B}.mixer.in_proj{K}", SSM_IN),
+	HF("", "{B}.mixer.conv1d{K}", SSM_CONV),
+	HF("", "{B}.mixer.x_proj{K}", SSM_X),
+	HF("", "{B}.mixer.dt_proj{K}", SSM_DT),
+	HF("", "{B}.mixer.dt_bias", SSM_DT),
+	HF("", "{B}.mixer.A_log{K}", SSM_A),
+	HF("", "{B}.mixer.D{K}", SSM_D),
+	HF("", "{B}.mixer.norm{K}", SSM_NORM),
+	HF("", "{B}.mamba.in_proj{K}", SSM_IN),
+	HF("", "{B}.mamba.conv1d{K}", SSM_CONV),
+	HF("", "{B}.mamba.x_proj{K}", SSM_X),
+	HF("", "{B}.mamba.dt_proj{K}", SSM_DT),
+	HF("", "{B}.mamba.dt_bias", SSM_DT),
+	HF("", "{B}.mamba.A_log{K}", SSM_A),
+	HF("", "{B}.mamba.D{K}", SSM_D),
+	HF("", "{B}.mamba.norm{K}", SSM_NORM),
+	HF("", "{B}.mamba.dt_layernorm{K}", SSM_NORM),
+	HF("", "{B}.mamba.b_layernorm{K}", SSM_NORM),
+	HF("", "{B}.mamba.c_layernorm{K}", SSM_NORM),
+	HF("", "{B}.mamba.out_proj{K}", SSM_OUT),
+	HF("", "{B}.linear_attn.in_proj_qkvz{K}", LINATTN_QKVZ),
+	HF("", "{B}.linear_attn.in_proj_ba{K}", LINATTN_BA),
+	HF("", "{B}.linear_attn.conv1d{K}", LINATTN_CONV),
+	HF("", "{B}.linear_attn.A_log{K}", LINATTN_A),
+	HF("", "{B}.linear_attn.dt_bias", LINATTN_DT),
+	HF("", "{B}.linear_attn.norm{K}", LINATTN_NORM),
+	HF("", "{B}.linear_attn.out_proj{K}", LINATTN_OUT),
+	HF("", "{B}.pre_ff_layernorm{K}", FFN_NORM),   /* Jamba */
 
 	/* Attention: llama family. */
 	HF("", "{B}.self_attn.q_proj{K}", ATTN_Q),
@@ -765,6 +811,7 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	{ "vit.", 4 },
 	/* a dual encoder's towers */
 	{ "text_model.", 11 }, { "vision_model.", 13 },
+	{ "backbone.", 9 },   /* Mamba, Mamba-2, Nemotron-H */
 };
 
 static size_t

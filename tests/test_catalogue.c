@@ -57,6 +57,11 @@ static const struct real {
 	{"configs/google__gemma-3-4b-it.json", 3880263168ull, 0, 0},
 	{"configs/tiiuae__falcon-40b.json", 41303293952ull, 0, 0},
 	{"configs/tiiuae__falcon-7b.json", 6921720704ull, 0, 0},
+	/* state-space and hybrid stacks (tied head; attention every 8th
+	 * layer and MoE every 2nd; Gated DeltaNet with its MTP block apart) */
+	{"configs/state-spaces__mamba-130m-hf.json", 129135360ull, 0, 0},
+	{"configs/ai21labs__AI21-Jamba-Mini-1.5.json", 51570323328ull, 12110311296ull, 0},
+	{"configs/Qwen__Qwen3-Next-80B-A3B-Instruct.json", 79674391296ull, 3874929408ull, 1650471424ull},
 };
 
 Test(catalogue, published_totals)
@@ -401,6 +406,10 @@ static const struct published {
 	 * checkpoints store the head anyway: a copy, counted once */
 	{"configs/tiiuae__falcon-7b.json", 6921720704ull, 6921720704ull, 0, "--tie-head-copy", "tied-embeddings"},
 	{"configs/tiiuae__falcon-40b.json", 41303293952ull, 41303293952ull, 0, "--tie-head-copy", "tied-embeddings"},
+	{"configs/state-spaces__mamba-130m-hf.json", 129135360ull, 129135360ull, 0, NULL, NULL},
+	{"configs/ai21labs__AI21-Jamba-Mini-1.5.json", 51570323328ull, 51570323328ull, 0, NULL, NULL},
+	/* mtp.* (fc, its norms, one attention MoE layer) apart */
+	{"configs/Qwen__Qwen3-Next-80B-A3B-Instruct.json", 81324862720ull, 79674391296ull, 1650471424ull, NULL, NULL},
 };
 
 Test(catalogue, check_released_checkpoints)

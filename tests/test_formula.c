@@ -281,12 +281,12 @@ Test(formula, hostile_configs_name_the_key)
 
 Test(formula, unknown_model_type_is_not_an_error)
 {
-	cJSON *cfg = cJSON_Parse("{\"model_type\":\"mamba\",\"hidden_size\":768}");
+	cJSON *cfg = cJSON_Parse("{\"model_type\":\"rwkv\",\"hidden_size\":768}");
 	struct ws_arch a;
 	ws_error err = {0};
 	cr_assert_eq(ws_arch_from_config(cfg, "c.json", &a, &err), 0);
 	cr_assert_not(a.known);
-	cr_assert_str_eq(a.architecture, "mamba");
+	cr_assert_str_eq(a.architecture, "rwkv");
 	cr_assert_eq(a.hidden_size, 768);
 	struct ws_formula f;
 	cr_assert_eq(ws_formula_compute(&a, &f, &err), -1);

@@ -467,8 +467,8 @@ Test(roles, names_round_trip)
 	/* SPEC "Roles", and the indexer's four and xIELU's (ffn_act); the
 	 * encoders' (type_embed and the five of their heads), projector;
 	 * image encoders' patch_embed and cls_token; dual encoders' attn_pool,
-	 * logit_scale and logit_bias */
-	cr_assert_eq(WS_ROLE_COUNT, 60);
+	 * logit_scale and logit_bias; the state-space and linear-attention mixers' */
+	cr_assert_eq(WS_ROLE_COUNT, 75);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

@@ -187,10 +187,16 @@ typedef struct cfg {
 	char enc_suffix[48];   /* "ForMaskedLM", "Model" ... */
 	ws_switches parts;
 	uint64_t type_vocab, labels, embed, pooler_out;
+	/* a hybrid or state-space stack: each layer's block kind (WS_BK)
+	 * as the library reads the config, the mixers' sizes, the names */
+	uint8_t *blocks;
+	const struct stack_names *sn;
+	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
+	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
-	     P_MISSING_TOWER_LAYER, P_PROJECTOR_WIDTH };
+	     P_MISSING_TOWER_LAYER, P_PROJECTOR_WIDTH, P_MISSING_SSM };
 
 typedef struct gen {
 	tensor *v;
@@ -1097,6 +1103,237 @@ parts(gen *g)
 	}
 }
 
+/* ==== hybrid and state-space stacks ==== */
+
+/* Where a stack type keeps its tensors (Hugging Face names); NULL: the
+ * type has no such part. */
+typedef struct stack_names {
+	const char *type;
+	const char *body;        /* the body's prefix: "backbone.", "model." */
+	const char *embed, *final_norm;
+	const char *norm, *ffn_norm;  /* a block's norms */
+	const char *ssm;         /* the Mamba mixer's prefix */
+	const char *attn, *lin;  /* attention's, Gated DeltaNet's */
+	const char *ffn, *router;
+	const char *mtp;         /* the MTP block's prefix (Qwen3-Next) */
+} stack_names;
+
+static const stack_names stacks[] = {
+	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
+	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
+	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
+	 "self_attn.", NULL, "feed_forward.", "router", NULL},
+	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
+	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
+};
+
+/* A tensor of block L named pre + name, of rank nd. */
+static void
+sblk(gen *g, uint64_t L, const char *pre, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3)
+{
+	char hf[96];
+	uint64_t s[3] = {a, b, c3};
+	snprintf(hf, sizeof hf, "%s%s", pre, name);
+	blk_nd(g, L, hf, NULL, nd, s);
+}
+
+/* Is layer L the one the missing-ssm defect takes a tensor from (the
+ * first recurrent layer after layer 0)? */
+static bool
+ssm_dropped(const gen *g, uint64_t L)
+{
+	if (g->plant != P_MISSING_SSM)
+		return false;
+	for (uint64_t i = 1; i < g->c->layers; i++) {
+		enum ws_mixer m = WS_BK_MIX(g->c->blocks[i]);
+		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR)
+			return i == L;
+	}
+	return false;
+}
+
+static void
+mamba_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	const ws_switches *f = &c->aflags;
+	uint64_t i = c->ssm_inner, n = c->ssm_state, r = c->ssm_rank, d = c->hidden;
+	if (!ssm_dropped(g, L))
+		sblk(g, L, p, "in_proj.weight", 2, 2 * i, d, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "in_proj.bias", 1, 2 * i, 0, 0);
+	sblk(g, L, p, "conv1d.weight", 3, i, 1, c->ssm_conv);
+	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv1d.bias", 1, i, 0, 0);
+	sblk(g, L, p, "x_proj.weight", 2, r + 2 * n, i, 0);
+	sblk(g, L, p, "dt_proj.weight", 2, i, r, 0);
+	sblk(g, L, p, "dt_proj.bias", 1, i, 0, 0);
+	sblk(g, L, p, "A_log", 2, i, n, 0);
+	sblk(g, L, p, "D", 1, i, 0, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_DT_NORMS)) {
+		sblk(g, L, p, "dt_layernorm.weight", 1, r, 0, 0);
+		sblk(g, L, p, "b_layernorm.weight", 1, n, 0, 0);
+		sblk(g, L, p, "c_layernorm.weight", 1, n, 0, 0);
+	}
+	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+}
+
+/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated norm */
+static void
+mamba2_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	const ws_switches *f = &c->aflags;
+	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden;
+	uint64_t conv = i + 2 * c->ssm_groups * c->ssm_state;
+	if (!ssm_dropped(g, L))
+		sblk(g, L, p, "in_proj.weight", 2, i + conv + h, d, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "in_proj.bias", 1, i + conv + h, 0, 0);
+	sblk(g, L, p, "conv1d.weight", 3, conv, 1, c->ssm_conv);
+	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv1d.bias", 1, conv, 0, 0);
+	sblk(g, L, p, "dt_bias", 1, h, 0, 0);
+	sblk(g, L, p, "A_log", 1, h, 0, 0);
+	sblk(g, L, p, "D", 1, h, 0, 0);
+	sblk(g, L, p, "norm.weight", 1, i, 0, 0);
+	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+}
+
+/* Gated DeltaNet: q, k, v, z; beta and a; conv over q, k, v */
+static void
+gdn_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	uint64_t k = c->lin_kh * c->lin_kd, v = c->lin_vh * c->lin_vd, d = c->hidden;
+	if (!ssm_dropped(g, L))
+		sblk(g, L, p, "in_proj_qkvz.weight", 2, 2 * k + 2 * v, d, 0);
+	sblk(g, L, p, "in_proj_ba.weight", 2, 2 * c->lin_vh, d, 0);
+	sblk(g, L, p, "conv1d.weight", 3, 2 * k + v, 1, c->ssm_conv);
+	sblk(g, L, p, "dt_bias", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "A_log", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "norm.weight", 1, c->lin_vd, 0, 0);
+	sblk(g, L, p, "out_proj.weight", 2, d, v, 0);
+}
+
+static void
+stack_attention(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	const ws_switches *f = &c->aflags;
+	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim, d = c->hidden;
+	/* an output gate doubles q_proj */
+	sblk(g, L, p, "q_proj.weight", 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
+	sblk(g, L, p, "k_proj.weight", 2, kv, d, 0);
+	sblk(g, L, p, "v_proj.weight", 2, kv, d, 0);
+	sblk(g, L, p, "o_proj.weight", 2, d, q, 0);
+	if (ws_sw_has(f, WS_ARCH_QK_NORM_HEAD)) {
+		sblk(g, L, p, "q_norm.weight", 1, c->head_dim, 0, 0);
+		sblk(g, L, p, "k_norm.weight", 1, c->head_dim, 0, 0);
+	}
+}
+
+static void
+stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
+{
+	const cfg *c = g->c;
+	const stack_names *sn = c->sn;
+	uint64_t d = c->hidden;
+	char pre[64], post[64];
+	if (k == WS_FFN_DENSE && c->plain_mlp) {
+		snprintf(pre, sizeof pre, "%sup_proj.weight", sn->ffn);
+		blk(g, L, pre, NULL, c->dense_inter, d);
+		snprintf(pre, sizeof pre, "%sdown_proj.weight", sn->ffn);
+		blk(g, L, pre, NULL, d, c->dense_inter);
+		return;
+	}
+	if (k == WS_FFN_DENSE) {
+		gated_mlp(g, L, c->dense_inter, sn->ffn, "");
+		return;
+	}
+	snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->router);
+	blk(g, L, pre, NULL, c->experts, d);
+	snprintf(pre, sizeof pre, "%sexperts.", sn->ffn);
+	experts(g, L, pre, "gate_proj.weight", NULL, c->moe_inter, d);
+	experts(g, L, pre, "up_proj.weight", NULL, c->moe_inter, d);
+	experts(g, L, pre, "down_proj.weight", NULL, d, c->moe_inter);
+	if (c->shared_n) {
+		snprintf(post, sizeof post, "%sshared_expert.", sn->ffn);
+		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "");
+		if (ws_sw_has(&c->aflags, WS_ARCH_SHARED_GATE)) {
+			snprintf(post, sizeof post, "%sshared_expert_gate.weight", sn->ffn);
+			blk(g, L, post, NULL, 1, d);
+		}
+	}
+}
+
+static void
+stack_block(gen *g, uint64_t L, int kind)
+{
+	const cfg *c = g->c;
+	const stack_names *sn = c->sn;
+	char n[80];
+	snprintf(n, sizeof n, "%s.weight", sn->norm);
+	blk(g, L, n, NULL, c->hidden, 0);
+	switch (WS_BK_MIX(kind)) {
+	case WS_MIX_ATTN: stack_attention(g, L, sn->attn); break;
+	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
+	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
+	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
+	case WS_MIX_NONE: break;
+	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
+	}
+	if (WS_BK_FFN(kind) == WS_FFN_NONE)
+		return;
+	if (sn->ffn_norm) {  /* else one norm per layer (Nemotron-H) */
+		snprintf(n, sizeof n, "%s.weight", sn->ffn_norm);
+		blk(g, L, n, NULL, c->hidden, 0);
+	}
+	stack_ffn(g, L, WS_BK_FFN(kind));
+}
+
+static void
+build_stack(gen *g)
+{
+	const cfg *c = g->c;
+	const stack_names *sn = c->sn;
+	static char blocks[64];  /* g->hf_block outlives this call */
+	char name[96];
+	if (g->gguf)
+		die("%s: no GGUF layout for this stack", c->type);
+	snprintf(blocks, sizeof blocks, "%slayers.", sn->body);
+	g->hf_block = blocks;
+	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->embed);
+	top(g, name, NULL, c->vocab, c->hidden);
+	for (uint64_t L = 0; L < c->layers; L++)
+		stack_block(g, L, c->blocks[L]);
+	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->final_norm);
+	top(g, name, NULL, c->hidden, 0);
+	if (sn->mtp && c->nextn) {
+		/* the embedding and the hidden state normed and joined, one
+		 * attention block, a norm */
+		snprintf(name, sizeof name, "%sfc.weight", sn->mtp);
+		top(g, name, NULL, c->hidden, 2 * c->hidden);
+		snprintf(name, sizeof name, "%spre_fc_norm_embedding.weight", sn->mtp);
+		top(g, name, NULL, c->hidden, 0);
+		snprintf(name, sizeof name, "%spre_fc_norm_hidden.weight", sn->mtp);
+		top(g, name, NULL, c->hidden, 0);
+		snprintf(blocks, sizeof blocks, "%slayers.", sn->mtp);
+		for (uint64_t k = 0; k < c->nextn; k++)
+			stack_block(g, k, WS_BK(WS_MIX_ATTN, c->experts ? WS_FFN_MOE : WS_FFN_DENSE));
+		snprintf(name, sizeof name, "%snorm.weight", sn->mtp);
+		top(g, name, NULL, c->hidden, 0);
+	}
+	if (!c->tied && !c->no_head)
+		top(g, "lm_head.weight", NULL, c->vocab, c->hidden);
+}
+
 static void
 build(gen *g)
 {
@@ -1110,6 +1347,10 @@ build(gen *g)
 	}
 	if (c->enc) {
 		build_encoder(g);
+		return;
+	}
+	if (c->sn) {
+		build_stack(g);
 		return;
 	}
 	bool gpt2 = c->fam->block == BK_GPT2;
@@ -1318,6 +1559,27 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	const struct ws_cat_entry *ent = ws_cat_by_model_type(c->type);
 	if (ent && ent->classes && a.known) {
 		from_encoder(c, &a, ent);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	for (size_t i = 0; a.known && a.layer_block && i < sizeof stacks / sizeof stacks[0]; i++) {
+		if (strcmp(stacks[i].type, c->type))
+			continue;
+		from_catalogue(c, &a);
+		c->sn = &stacks[i];
+		c->blocks = xrealloc(NULL, a.num_layers ? a.num_layers : 1);
+		memcpy(c->blocks, a.layer_block, a.num_layers);
+		c->ssm_inner = a.ssm_inner;
+		c->ssm_state = a.ssm_state;
+		c->ssm_conv = a.ssm_conv;
+		c->ssm_rank = a.ssm_rank;
+		c->ssm_heads = a.ssm_heads;
+		c->ssm_groups = a.ssm_groups;
+		c->lin_kh = a.lin_k_heads;
+		c->lin_vh = a.lin_v_heads;
+		c->lin_kd = a.lin_k_dim;
+		c->lin_vd = a.lin_v_dim;
 		ws_arch_free(&a);
 		cJSON_Delete(j);
 		return;
@@ -1776,6 +2038,7 @@ static const struct {
 	{"tied-identical-head", P_TIED_IDENTICAL},
 	{"missing-tower-layer", P_MISSING_TOWER_LAYER},
 	{"projector-width", P_PROJECTOR_WIDTH},
+	{"missing-ssm", P_MISSING_SSM},
 };
 
 static void
@@ -1787,7 +2050,7 @@ usage(void)
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]...\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
-	      "         missing-tower-layer projector-width\n",
+	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
 	exit(2);
 }

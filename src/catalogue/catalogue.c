@@ -27,6 +27,36 @@
  * table, so the warning about it is off here. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* Stacks that are not all attention (catalogue.h). */
+static const struct ws_cat_stack mamba_stack = {
+	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA,
+};
+/* Mamba-2: its config's num_heads are the SSM's heads */
+static const struct ws_cat_stack mamba2_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
+};
+/* Nemotron-H: a letter per layer, each one mixer or one MLP */
+static const struct ws_cat_stack nemotron_h_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2,
+	.pattern = "hybrid_override_pattern",
+	.letters = {{'M', WS_MIX_MAMBA2, WS_FFN_NONE}, {'*', WS_MIX_ATTN, WS_FFN_NONE},
+		    {'-', WS_MIX_NONE, WS_FFN_DENSE}},
+	.ssm_heads = "mamba_num_heads", .ssm_head_dim = "mamba_head_dim",
+};
+/* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
+ * feed-forward every expert_layer_period-th, dense elsewhere */
+static const struct ws_cat_stack jamba_stack = {
+	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA, .placed = WS_MIX_ATTN,
+	.period = "attn_layer_period", .offset = "attn_layer_offset",
+	.expert_period = "expert_layer_period", .expert_offset = "expert_layer_offset",
+};
+/* Qwen3-Next: Gated DeltaNet layers, full attention every
+ * full_attention_interval-th (a config's layer_types wins) */
+static const struct ws_cat_stack qwen3_next_stack = {
+	.mixer = WS_MIX_LINEAR, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
+	.interval = "full_attention_interval",
+};
+
 /* The head each class suffix adds; first match wins, so LMHeadModel
  * (GPT-2) is read before the bare Model of a base class. */
 static const struct ws_cat_class decoder_classes[] = {
@@ -267,6 +297,61 @@ static const struct ws_cat_entry entries[] = {
 	  D("v_head_dim", 128), D("qk_nope_head_dim", 128), D("num_experts_per_tok", 8),
 	  D("first_k_dense_replace", 3), D("index_n_heads", 64), D("index_head_dim", 128)}},
 
+	/* Mamba: a norm and a Mamba mixer per layer, no feed-forward, the
+	 * body under backbone.; MambaConfig's defaults (time_step_rank
+	 * "auto" is ceil(hidden / 16)) */
+	{{"mamba"}, "mamba", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
+	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Mamba",
+	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
+	  D("conv_kernel", 4), D("expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba_stack},
+	/* FalconMamba: Mamba's tensors (its B, C and dt RMS norms have no
+	 * weights of their own) */
+	{{"falcon_mamba"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
+	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "FalconMamba",
+	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
+	  D("conv_kernel", 4), D("expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba_stack},
+	/* Mamba-2: a norm and a Mamba-2 mixer per layer (Mamba2Config's
+	 * defaults are Mamba-Codestral-7B's sizes) */
+	{{"mamba2"}, "mamba2", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Mamba2",
+	 {D("num_heads", 128), D("vocab_size", 32768), D("hidden_size", 4096), D("state_size", 128),
+	  D("num_hidden_layers", 64), D("expand", 2), D("conv_kernel", 4), D("n_groups", 8)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba2_stack},
+	/* Nemotron-H: one norm and one mixer per layer (Mamba-2, attention,
+	 * or a squared-ReLU MLP of up and down), as its pattern spells;
+	 * NemotronHConfig's defaults are Nemotron-H-8B's sizes */
+	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL), SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"attention_bias", SW(QKVO)}, {"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}},
+	 false, WS_FIX_NONE, "NemotronH",
+	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),
+	  D("num_attention_heads", 32), D("head_dim", 128), D("num_key_value_heads", 8), D("ssm_state_size", 128),
+	  D("mamba_num_heads", 128), D("mamba_n_groups", 8), D("mamba_head_dim", 64), D("mamba_d_conv", 4)},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, &nemotron_h_stack},
+	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
+	 * feed-forwards placed by period and offset */
+	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"mamba_proj_bias", SW(WS_ARCH_SSM_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Jamba",
+	 {D("vocab_size", 65536), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("num_experts_per_tok", 2), D("num_experts", 16),
+	  D("expert_layer_period", 2), D("expert_layer_offset", 1), D("attn_layer_period", 8), D("attn_layer_offset", 4),
+	  D("mamba_d_state", 16), D("mamba_d_conv", 4), D("mamba_expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &jamba_stack},
+	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
+	 * the output gate, per-head q/k norms), MoE with a gated shared
+	 * expert, one MTP block (mtp.*) its config does not count */
+	{{"qwen3_next"}, "qwen3next", WS_NORM_RMS, WS_MLP_GATED,
+	 SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_ATTN_GATE, WS_ARCH_SHARED_GATE, WS_ARCH_MTP_FC), NOSW,
+	 {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Next",
+	 {D("vocab_size", 151936), D("hidden_size", 2048), D("intermediate_size", 5632), D("num_hidden_layers", 48),
+	  D("num_attention_heads", 16), D("num_key_value_heads", 2), D("head_dim", 256),
+	  D("linear_conv_kernel_dim", 4), D("linear_key_head_dim", 128), D("linear_value_head_dim", 128),
+	  D("linear_num_key_heads", 16), D("linear_num_value_heads", 32), D("decoder_sparse_step", 1),
+	  D("moe_intermediate_size", 512), D("shared_expert_intermediate_size", 512), D("num_experts_per_tok", 10),
+	  D("num_experts", 512), D("full_attention_interval", 4), D("num_nextn_predict_layers", 1)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, &qwen3_next_stack},
+
 	/* Encoders: the body is the entry, the head the class's line */
 	{{"bert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
 	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes},
@@ -316,7 +401,7 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 32)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes},
 	{{"clip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "CLIP",
-	 {D("projection_dim", 512)}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, clip_parts},
+	 {D("projection_dim", 512)}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, NULL, clip_parts},
 	/* SigLIP's: CLIP's layers; the text tower ends in a head of its
 	 * own, the vision tower has no class token and no norm before its
 	 * layers, a biased patch convolution and, unless the config says
@@ -332,14 +417,14 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 16)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes},
 	{{"siglip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Siglip",
-	 {{0}}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, siglip_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, NULL, siglip_parts},
 
 	/* Multimodal wrappers: a text decoder, a vision tower and a
 	 * projector, each read from its own sub-config */
 	{{"llava"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Llava",
-	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, llava_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, NULL, llava_parts},
 	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
-	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, gemma3_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, NULL, gemma3_parts},
 };
 
 const struct ws_cat_projector *

@@ -105,6 +105,36 @@ struct ws_cat_projector {
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
+/* A letter of a layer pattern string and the block it spells. */
+struct ws_cat_letter {
+	char c;
+	uint8_t mixer;    /* enum ws_mixer */
+	uint8_t ffn;      /* enum ws_ffn_kind */
+};
+
+/*
+ * A stack that is not all attention: each layer's mixer and whether it
+ * has a feed-forward, from what the config says (a layer_types list
+ * first, then a pattern string, then a period or an interval), and the
+ * keys of the mixers' sizes.  Data, read by arch.c.
+ */
+struct ws_cat_stack {
+	uint8_t mixer;          /* a layer's mixer when no rule places another */
+	uint8_t ffn;            /* WS_FFN_NONE: no feed-forward; else by the MoE rules */
+	uint8_t ssm;            /* what a layer_types "mamba" is (MAMBA or MAMBA2) */
+	uint8_t placed;         /* the mixer the period or interval places */
+	const char *period, *offset; /* placed where i % period == offset */
+	const char *interval;   /* placed where (i + 1) % interval == 0 */
+	const char *pattern;    /* a letter per layer (letters below) */
+	struct ws_cat_letter letters[4];
+	const char *expert_period, *expert_offset; /* MoE where i % period == offset */
+	const char *inner;      /* the SSM inner width's own key, else expand × hidden */
+	/* this type's own keys of the Mamba-2 heads and head width (read
+	 * before the common spellings); with a head width the inner width
+	 * is heads × head width */
+	const char *ssm_heads, *ssm_head_dim;
+};
+
 struct ws_cat_entry {
 	const char *names[WS_CAT_MAX_NAMES]; /* model_type, then aliases */
 	const char *gguf;      /* general.architecture, or NULL */
@@ -126,6 +156,7 @@ struct ws_cat_entry {
 	/* keys this type's config class spells its own way, read before
 	 * the common spellings of each value */
 	struct ws_cat_alias aliases[WS_CAT_MAX_ALIASES];
+	const struct ws_cat_stack *stack; /* NULL: every layer attention */
 	/* a wrapper of several components (ws_cat_part), the main one
 	 * first; NULL: the type is one component */
 	const struct ws_cat_part *parts;

@@ -21,6 +21,11 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_C] = {WS_QOP_LEAF, WS_AK_CHANNELS, 0}, [WS_Q_PS] = {WS_QOP_LEAF, WS_AK_PATCH, 0},
 	[WS_Q_NP] = {WS_QOP_LEAF, WS_AK_PATCHES, 0}, [WS_Q_PO0] = {WS_QOP_LEAF, WS_AK_POOLER_OUT, 0},
 	[WS_Q_THREE] = {WS_QOP_CONST, 3, 0}, [WS_Q_PJ] = {WS_QOP_LEAF, WS_AK_PROJ, 0},
+	[WS_Q_SI] = {WS_QOP_LEAF, WS_AK_SSM_INNER, 0}, [WS_Q_SN] = {WS_QOP_LEAF, WS_AK_SSM_STATE, 0},
+	[WS_Q_SK] = {WS_QOP_LEAF, WS_AK_SSM_CONV, 0}, [WS_Q_SR] = {WS_QOP_LEAF, WS_AK_SSM_RANK, 0},
+	[WS_Q_SH] = {WS_QOP_LEAF, WS_AK_SSM_HEADS, 0}, [WS_Q_SG] = {WS_QOP_LEAF, WS_AK_SSM_GROUPS, 0},
+	[WS_Q_LKH] = {WS_QOP_LEAF, WS_AK_LIN_K_HEADS, 0}, [WS_Q_LVH] = {WS_QOP_LEAF, WS_AK_LIN_V_HEADS, 0},
+	[WS_Q_LKD] = {WS_QOP_LEAF, WS_AK_LIN_K_DIM, 0}, [WS_Q_LVD] = {WS_QOP_LEAF, WS_AK_LIN_V_DIM, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -40,6 +45,22 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_PO] = {WS_QOP_ELSE, WS_Q_PO0, WS_Q_D},         /* pooler width, else d */
 	[WS_Q_D3] = {WS_QOP_MUL, WS_Q_THREE, WS_Q_D},        /* packed in_proj: q, k, v */
 	[WS_Q_PJD] = {WS_QOP_ELSE, WS_Q_PJ, WS_Q_D},         /* a tower head's width, else d */
+	[WS_Q_HQ2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_HQ},        /* q and its output gate */
+	[WS_Q_SI2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_SI},        /* Mamba in_proj: x and z */
+	[WS_Q_SN2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_SN},
+	[WS_Q_SXR] = {WS_QOP_ADD, WS_Q_SR, WS_Q_SN2},        /* Mamba x_proj: dt, B, C */
+	[WS_Q_SGN] = {WS_QOP_MUL, WS_Q_SG, WS_Q_SN},         /* Mamba-2: groups × state */
+	[WS_Q_SGN2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_SGN},      /* B and C */
+	[WS_Q_SCD] = {WS_QOP_ADD, WS_Q_SI, WS_Q_SGN2},       /* Mamba-2 conv channels: x, B, C */
+	[WS_Q_SIC] = {WS_QOP_ADD, WS_Q_SI, WS_Q_SCD},        /* z and the conv channels */
+	[WS_Q_SIN] = {WS_QOP_ADD, WS_Q_SIC, WS_Q_SH},        /* Mamba-2 in_proj: and dt per head */
+	[WS_Q_LK] = {WS_QOP_MUL, WS_Q_LKH, WS_Q_LKD},        /* Gated DeltaNet key width */
+	[WS_Q_LV] = {WS_QOP_MUL, WS_Q_LVH, WS_Q_LVD},        /* value width */
+	[WS_Q_LK2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LK},        /* q and k */
+	[WS_Q_LV2] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LV},        /* v and z */
+	[WS_Q_LQKVZ] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV2},
+	[WS_Q_LBA] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LVH},       /* beta and a per value head */
+	[WS_Q_LCD] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV},        /* conv channels: q, k, v */
 };
 
 #define W WS_KIND_WEIGHT
@@ -116,43 +137,85 @@ const struct ws_template ws_templates[] = {
 
 	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(ATTN_Q), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_Q), {WS_Q_HQ, WS_Q_D}, NULL},
-	{R(ATTN_Q), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_Q, WS_ARCH_QKV_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
-	{R(ATTN_K), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_KV), {WS_Q_HK, WS_Q_D}, NULL},
-	{R(ATTN_K), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
-	{R(ATTN_V), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_KV), {WS_Q_HV, WS_Q_D}, NULL},
-	{R(ATTN_V), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HV, WS_Q_NONE}, NULL},
-	{R(ATTN_QKV), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_FUSED_QKV), {WS_Q_QKV, WS_Q_D}, NULL},
-	{R(ATTN_QKV), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_FUSED_QKV, WS_ARCH_QKV_BIAS), {WS_Q_QKV, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_A), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_QLORA), {WS_Q_QLORA, WS_Q_D}, NULL},
-	{R(ATTN_Q_A_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_QLORA), {WS_Q_QLORA, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_B), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_QLORA), {WS_Q_HQ, WS_Q_QLORA}, NULL},
-	{R(ATTN_KV_A), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVA, WS_Q_D}, NULL},
-	{R(ATTN_KV_A_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVLORA, WS_Q_NONE}, NULL},
-	{R(ATTN_KV_B), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVB, WS_Q_KVLORA}, NULL},
+	{R(ATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_Q), {WS_Q_HQ, WS_Q_D}, NULL},
+	{R(ATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_Q, WS_ARCH_QKV_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	/* an output gate (Qwen3-Next): q_proj holds q and the gate */
+	{R(ATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_ATTN_GATE), {WS_Q_HQ2, WS_Q_D}, NULL},
+	{R(ATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_ATTN_GATE, WS_ARCH_QKV_BIAS), {WS_Q_HQ2, WS_Q_NONE}, NULL},
+	{R(ATTN_K), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV), {WS_Q_HK, WS_Q_D}, NULL},
+	{R(ATTN_K), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_V), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV), {WS_Q_HV, WS_Q_D}, NULL},
+	{R(ATTN_V), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HV, WS_Q_NONE}, NULL},
+	{R(ATTN_QKV), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_FUSED_QKV), {WS_Q_QKV, WS_Q_D}, NULL},
+	{R(ATTN_QKV), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_FUSED_QKV, WS_ARCH_QKV_BIAS), {WS_Q_QKV, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_A), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_QLORA), {WS_Q_QLORA, WS_Q_D}, NULL},
+	{R(ATTN_Q_A_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_QLORA), {WS_Q_QLORA, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_B), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_QLORA), {WS_Q_HQ, WS_Q_QLORA}, NULL},
+	{R(ATTN_KV_A), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVA, WS_Q_D}, NULL},
+	{R(ATTN_KV_A_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVLORA, WS_Q_NONE}, NULL},
+	{R(ATTN_KV_B), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_MLA), {WS_Q_KVB, WS_Q_KVLORA}, NULL},
 	/* the indexer's queries come from MLA's low-rank q */
-	{R(ATTN_IDX_Q_B), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_INDEXER, WS_TX_QLORA), {WS_Q_IQ, WS_Q_QLORA}, NULL},
-	{R(ATTN_IDX_K), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_D}, NULL},
-	{R(ATTN_IDX_K_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
-	{R(ATTN_IDX_K_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
-	{R(ATTN_IDX_PROJ), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IH, WS_Q_D}, NULL},
-	{R(ATTN_O), W, WS_SC_LAYER, WS_NO_SWITCHES, {WS_Q_D, WS_Q_HO}, NULL},
-	{R(ATTN_O), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD, WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_FULL), {WS_Q_HQ, WS_Q_NONE}, NULL},
-	{R(ATTN_Q_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_FULL, WS_ARCH_QK_NORM_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
-	{R(ATTN_K_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
-	{R(ATTN_K_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD, WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
-	{R(ATTN_K_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_FULL), {WS_Q_HK, WS_Q_NONE}, NULL},
-	{R(ATTN_K_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_QK_NORM_FULL, WS_ARCH_QK_NORM_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
-	{R(ATTN_SINKS), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_SINKS), {WS_Q_H, WS_Q_NONE}, NULL},
-	{R(ATTN_POST_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(ATTN_POST_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(FFN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(FFN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(FFN_POST_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(FFN_POST_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_IDX_Q_B), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER, WS_TX_QLORA), {WS_Q_IQ, WS_Q_QLORA}, NULL},
+	{R(ATTN_IDX_K), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_D}, NULL},
+	{R(ATTN_IDX_K_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
+	{R(ATTN_IDX_K_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
+	{R(ATTN_IDX_PROJ), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IH, WS_Q_D}, NULL},
+	{R(ATTN_O), W, WS_SC_ATTN, WS_NO_SWITCHES, {WS_Q_D, WS_Q_HO}, NULL},
+	{R(ATTN_O), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD, WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_FULL), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(ATTN_Q_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_FULL, WS_ARCH_QK_NORM_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD, WS_ARCH_QK_NORM_BIAS), {WS_Q_DK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_FULL), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_K_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_FULL, WS_ARCH_QK_NORM_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_SINKS), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_SINKS), {WS_Q_H, WS_Q_NONE}, NULL},
+	{R(ATTN_POST_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_POST_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_POST_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(FFN_POST_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+
+	/* Mamba (HF MambaMixer, Jamba's mamba): in_proj to x and z, a
+	 * depthwise conv, x_proj to dt (rank r), B and C, dt_proj back up */
+	{R(SSM_IN), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI2, WS_Q_D}, NULL},
+	{R(SSM_IN), B, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_SI2, WS_Q_NONE}, NULL},
+	{R(SSM_CONV), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_ONE, WS_Q_SK}, NULL},
+	{R(SSM_CONV), B, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_SI, WS_Q_NONE}, NULL},
+	{R(SSM_X), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SXR, WS_Q_SI}, NULL},
+	{R(SSM_DT), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_SR}, NULL},
+	{R(SSM_DT), B, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_NONE}, NULL},
+	{R(SSM_A), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_SN}, "A_log"},
+	{R(SSM_D), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_NONE}, "D"},
+	{R(SSM_NORM), W, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_DT_NORMS), {WS_Q_SR, WS_Q_NONE}, "dt_layernorm"},
+	{R(SSM_NORM), W, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_DT_NORMS), {WS_Q_SN, WS_Q_NONE}, "b_layernorm"},
+	{R(SSM_NORM), W, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_DT_NORMS), {WS_Q_SN, WS_Q_NONE}, "c_layernorm"},
+	{R(SSM_OUT), W, WS_SC_MAMBA, WS_NO_SWITCHES, {WS_Q_D, WS_Q_SI}, NULL},
+	{R(SSM_OUT), B, WS_SC_MAMBA, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* Mamba-2: in_proj to z, x, B, C (groups × state each) and dt per
+	 * head; the conv over x, B and C; a gated RMSNorm over the inner width */
+	{R(SSM_IN), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SIN, WS_Q_D}, NULL},
+	{R(SSM_IN), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_SIN, WS_Q_NONE}, NULL},
+	{R(SSM_CONV), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SCD, WS_Q_ONE, WS_Q_SK}, NULL},
+	{R(SSM_CONV), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_SCD, WS_Q_NONE}, NULL},
+	{R(SSM_DT), B, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "dt_bias"},
+	{R(SSM_A), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "A_log"},
+	{R(SSM_D), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "D"},
+	{R(SSM_NORM), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_NONE}, NULL},
+	{R(SSM_OUT), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_D, WS_Q_SI}, NULL},
+	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* Gated DeltaNet (Qwen3-Next linear_attn): q, k, v, z in one
+	 * projection, beta and a per value head in another, a conv over q,
+	 * k, v, a gated RMSNorm over one value head */
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LQKVZ, WS_Q_D}, NULL},
+	{R(LINATTN_BA), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LBA, WS_Q_D}, NULL},
+	{R(LINATTN_CONV), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LCD, WS_Q_ONE, WS_Q_SK}, NULL},
+	{R(LINATTN_DT), B, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LVH, WS_Q_NONE}, "dt_bias"},
+	{R(LINATTN_A), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LVH, WS_Q_NONE}, "A_log"},
+	{R(LINATTN_NORM), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LVD, WS_Q_NONE}, NULL},
+	{R(LINATTN_OUT), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_D, WS_Q_LV}, NULL},
 
 	{R(FFN_GATE), W, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_GATE), {WS_Q_F, WS_Q_D}, NULL},
 	{R(FFN_GATE), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_GATE, WS_ARCH_MLP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
@@ -184,12 +247,18 @@ const struct ws_template ws_templates[] = {
 
 	/* DeepSeek-V3 MTP: a block (counted from the block ws_templates) plus these;
 	 * the checkpoint stores its own embedding and head copies. */
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_D, WS_Q_NONE}, "enorm"},
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_D, WS_Q_NONE}, "hnorm"},
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_D, WS_Q_D2}, "eh_proj"},
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_D, WS_Q_NONE}, "shared_head.norm"},
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_V, WS_Q_D}, "embed_tokens"},
-	{R(MTP), W, WS_SC_MTP, WS_NO_SWITCHES, {WS_Q_V, WS_Q_D}, "shared_head.head"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_D, WS_Q_NONE}, "enorm"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_D, WS_Q_NONE}, "hnorm"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_D, WS_Q_D2}, "eh_proj"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_D, WS_Q_NONE}, "shared_head.norm"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_V, WS_Q_D}, "embed_tokens"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_TX_MTP_OWN), {WS_Q_V, WS_Q_D}, "shared_head.head"},
+	/* Qwen3-Next's: the embedding and the hidden state normed, joined by
+	 * fc, one block, a final norm; the model's own embedding and head */
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_ARCH_MTP_FC), {WS_Q_D, WS_Q_NONE}, "pre_fc_norm_embedding"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_ARCH_MTP_FC), {WS_Q_D, WS_Q_NONE}, "pre_fc_norm_hidden"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_ARCH_MTP_FC), {WS_Q_D, WS_Q_D2}, "fc"},
+	{R(MTP), W, WS_SC_MTP, WS_SWITCHES(WS_ARCH_MTP_FC), {WS_Q_D, WS_Q_NONE}, "norm"},
 };
 
 #undef W
@@ -215,7 +284,7 @@ ws_template_features(const struct ws_arch *a)
 	}
 	if (!ws_sw_has(&a->flags, WS_ARCH_TIED) && !a->no_head)
 		ws_sw_set(&f, WS_TX_UNTIED);
-	if (!fused && (!mla || a->q_lora_rank == 0))
+	if (!fused && (!mla || a->q_lora_rank == 0) && !ws_sw_has(&a->flags, WS_ARCH_ATTN_GATE))
 		ws_sw_set(&f, WS_TX_Q);
 	if (!fused && !mla)
 		ws_sw_set(&f, WS_TX_KV);
@@ -251,6 +320,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_TOKENS);
 	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN))
 		ws_sw_set(&f, WS_TX_NO_CLS);
+	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
+		ws_sw_set(&f, WS_TX_MTP_OWN);
 	return f;
 }
 
@@ -263,8 +334,25 @@ ws_template_on(const struct ws_template *r, const ws_switches *feat)
 bool
 ws_template_in_block(const struct ws_template *r, int k)
 {
-	return r->scope == WS_SC_LAYER || (r->scope == WS_SC_DENSE && k == 0) ||
-	       ((r->scope == WS_SC_MOE || r->scope == WS_SC_EXPERT) && k == 1);
+	if (k < 0 || k >= WS_BK_COUNT)
+		return false;
+	enum ws_mixer mix = WS_BK_MIX(k);
+	enum ws_ffn_kind ffn = WS_BK_FFN(k);
+	switch (r->scope) {
+	case WS_SC_LAYER: return true;
+	case WS_SC_DENSE: return ffn == WS_FFN_DENSE;
+	case WS_SC_MOE:
+	case WS_SC_EXPERT: return ffn == WS_FFN_MOE;
+	case WS_SC_FFN: return ffn != WS_FFN_NONE;
+	case WS_SC_ATTN: return mix == WS_MIX_ATTN || mix == WS_MIX_PARALLEL;
+	case WS_SC_MAMBA: return mix == WS_MIX_MAMBA;
+	case WS_SC_MAMBA2: return mix == WS_MIX_MAMBA2 || mix == WS_MIX_PARALLEL;
+	case WS_SC_LINEAR: return mix == WS_MIX_LINEAR;
+	case WS_SC_SCONV: return mix == WS_MIX_CONV;
+	case WS_SC_GLOBAL:
+	case WS_SC_MTP: break;
+	}
+	return false;
 }
 
 unsigned

@@ -29,9 +29,13 @@ enum ws_q {
 	WS_Q_ONE, WS_Q_TWO, WS_Q_D, WS_Q_V, WS_Q_P, WS_Q_F, WS_Q_FE, WS_Q_E, WS_Q_H, WS_Q_HKV, WS_Q_DK, WS_Q_DV,
 	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF, WS_Q_IH, WS_Q_IDK,
 	WS_Q_TV, WS_Q_L, WS_Q_E0, WS_Q_C, WS_Q_PS, WS_Q_NP, WS_Q_PO0, WS_Q_THREE, WS_Q_PJ,
+	WS_Q_SI, WS_Q_SN, WS_Q_SK, WS_Q_SR, WS_Q_SH, WS_Q_SG,
+	WS_Q_LKH, WS_Q_LVH, WS_Q_LKD, WS_Q_LVD,
 	/* composites, defined from earlier entries */
 	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
 	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO, WS_Q_D3, WS_Q_PJD,
+	WS_Q_HQ2, WS_Q_SI2, WS_Q_SN2, WS_Q_SXR, WS_Q_SGN, WS_Q_SGN2, WS_Q_SCD, WS_Q_SIC, WS_Q_SIN,
+	WS_Q_LK, WS_Q_LV, WS_Q_LK2, WS_Q_LV2, WS_Q_LQKVZ, WS_Q_LBA, WS_Q_LCD,
 	WS_Q_COUNT
 };
 
@@ -45,8 +49,14 @@ struct ws_qdef {
 
 extern const struct ws_qdef ws_qdefs[WS_Q_COUNT];
 
-/* Where a template's tensor occurs. */
-enum ws_scope { WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT, WS_SC_MTP };
+/* Where a template's tensor occurs: once, every block, blocks of some
+ * kind (their mixer: attention, a Mamba, Mamba-2, Gated DeltaNet or
+ * short-convolution mixer; their feed-forward: any, dense, MoE, each
+ * routed expert), the MTP block's own parts. */
+enum ws_scope {
+	WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT, WS_SC_MTP,
+	WS_SC_ATTN, WS_SC_FFN, WS_SC_MAMBA, WS_SC_MAMBA2, WS_SC_LINEAR, WS_SC_SCONV,
+};
 
 /* Switches: the architecture's own (enum ws_arch_flag), and these,
  * derived from its norm, MLP and attention kinds, after them in one set. */
@@ -70,6 +80,7 @@ enum ws_tx_switch {
 	WS_TX_EMBED_PROJ, /* embeddings projected to the hidden width */
 	WS_TX_TOKENS, /* a token embedding table (not an image encoder) */
 	WS_TX_NO_CLS, /* image patches without a class token */
+	WS_TX_MTP_OWN, /* an MTP block with its own embedding and head (DeepSeek-V3) */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");
@@ -90,7 +101,8 @@ extern const size_t ws_n_templates;
 ws_switches ws_template_features(const struct ws_arch *a);
 /* Does an architecture with switches `feat` have template r's tensor? */
 bool ws_template_on(const struct ws_template *r, const ws_switches *feat);
-/* Does template r describe a tensor of a block of kind k (0 dense, 1 MoE)? */
+/* Does template r describe a tensor of a block of kind k (WS_BK: 0
+ * attention and dense, 1 attention and MoE, ...)? */
 bool ws_template_in_block(const struct ws_template *r, int k);
 /* The number of dimensions of r's tensor (1 to WS_TEMPLATE_RANK). */
 unsigned ws_template_rank(const struct ws_template *r);

@@ -90,6 +90,10 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 		fprintf(out, "\n  KV cache %s bytes per token (%s)\n",
 			ws_fmt_commas(w->r.kv_bytes_per_token, b1, sizeof b1),
 			ws_dtype_name(w->r.kv_dtype));
+		if (w->r.state_bytes)
+			fprintf(out, "  KV cache in %llu of %llu blocks; recurrent state %s bytes per sequence "
+				"(F32), constant in N\n", (unsigned long long)w->r.kv_blocks,
+				(unsigned long long)w->r.blocks, ws_fmt_commas(w->r.state_bytes, b1, sizeof b1));
 		if (w->has_ev)
 			fprintf(out, "  at N = %s: %s MACs, %s FLOPs, KV cache %s, memory %s\n",
 				ws_fmt_commas(w->ev.seq, b1, sizeof b1),

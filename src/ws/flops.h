@@ -67,6 +67,9 @@ typedef struct ws_flops_block {
 	uint64_t qk_dim;           /* heads × qk_head_dim */
 	uint64_t v_dim;            /* heads × v_head_dim */
 	uint64_t kv_elems;         /* cached per token: K + V, or the MLA latent */
+	uint64_t state_elems;      /* a recurrent mixer's state per sequence:
+				    * its conv window and its SSM or linear-
+				    * attention state, constant in N */
 } ws_flops_block;
 
 /* The per-model part: blocks and what the whole model shares. */
@@ -102,6 +105,9 @@ typedef struct ws_flops_result {
 	ws_dtype kv_dtype;
 	uint64_t kv_bytes_per_token;          /* every block run */
 	uint64_t kv_bytes_per_token_sliding;  /* of which sliding blocks */
+	uint64_t kv_blocks;        /* blocks run that keep a KV cache */
+	uint64_t state_bytes;      /* recurrent state per sequence (F32, as
+				    * llama.cpp keeps it), constant in N */
 } ws_flops_result;
 
 /*
@@ -119,7 +125,7 @@ typedef struct ws_flops_eval {
 	uint64_t seq;
 	uint64_t macs, flops;
 	uint64_t kv_cache_bytes;   /* sliding blocks keep min(N, window) */
-	uint64_t memory_bytes;     /* weights + KV cache */
+	uint64_t memory_bytes;     /* weights + KV cache + recurrent state */
 } ws_flops_eval;
 
 /* false when a value does not fit in 64 bits. */

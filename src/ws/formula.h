@@ -91,6 +91,12 @@ enum ws_arch_flag {
 	WS_ARCH_PROJ_MLP2,        /* two linear layers with biases (LLaVA) */
 	WS_ARCH_PROJ_LINEAR,      /* one linear layer without bias (Gemma 3) */
 	WS_ARCH_PROJ_IN_NORM,     /* a norm over the tower's width before it */
+	/* state-space and linear-attention mixers (block kinds below) */
+	WS_ARCH_SSM_BIAS,         /* Mamba in_proj / out_proj biases (use_bias) */
+	WS_ARCH_SSM_CONV_BIAS,    /* the mixer's conv1d bias (use_conv_bias) */
+	WS_ARCH_SSM_DT_NORMS,     /* Jamba's dt / B / C RMSNorms */
+	WS_ARCH_ATTN_GATE,        /* an output gate: q_proj twice as wide (Qwen3-Next) */
+	WS_ARCH_MTP_FC,           /* an MTP block of fc + norms (Qwen3-Next), no own embedding */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -183,8 +189,36 @@ enum ws_arch_key {
 	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
 	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES, WS_AK_POOLER_OUT,
 	WS_AK_PROJ,
+	/* state-space mixers: inner width, state, conv kernel, dt rank,
+	 * Mamba-2 heads and groups; Gated DeltaNet's heads and head widths */
+	WS_AK_SSM_INNER, WS_AK_SSM_STATE, WS_AK_SSM_CONV, WS_AK_SSM_RANK,
+	WS_AK_SSM_HEADS, WS_AK_SSM_GROUPS,
+	WS_AK_LIN_K_HEADS, WS_AK_LIN_V_HEADS, WS_AK_LIN_K_DIM, WS_AK_LIN_V_DIM,
 	WS_AK_COUNT
 };
+
+/*
+ * Block kinds: what one layer of a stack holds, its token mixer and its
+ * feed-forward.  A template says which blocks have its tensor
+ * (ws_template_in_block); the formula counts each kind once and
+ * multiplies.  Kind = mixer × WS_FFN_COUNT + feed-forward, so a plain
+ * decoder's dense and MoE blocks stay 0 and 1.
+ */
+enum ws_mixer {
+	WS_MIX_ATTN = 0,      /* attention (full or sliding) */
+	WS_MIX_MAMBA,         /* Mamba (selective scan, x_proj / dt_proj) */
+	WS_MIX_MAMBA2,        /* Mamba-2 (heads, groups, gated norm) */
+	WS_MIX_LINEAR,        /* Gated DeltaNet linear attention */
+	WS_MIX_CONV,          /* a short convolution block (LFM2) */
+	WS_MIX_PARALLEL,      /* attention and Mamba-2 side by side (Falcon-H1) */
+	WS_MIX_NONE,          /* no mixer: a feed-forward-only layer */
+	WS_MIX_COUNT
+};
+enum ws_ffn_kind { WS_FFN_DENSE = 0, WS_FFN_MOE, WS_FFN_NONE, WS_FFN_COUNT };
+#define WS_BK_COUNT (WS_MIX_COUNT * WS_FFN_COUNT)
+#define WS_BK(mix, ffn) ((mix) * WS_FFN_COUNT + (ffn))
+#define WS_BK_MIX(k) ((enum ws_mixer)((k) / WS_FFN_COUNT))
+#define WS_BK_FFN(k) ((enum ws_ffn_kind)((k) % WS_FFN_COUNT))
 
 /*
  * Numeric fields.  Every one is the value as read (or derived, e.g.
@@ -233,6 +267,13 @@ struct ws_arch {
 	uint64_t num_channels, image_size, patch_size, num_patches;
 	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
 	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP) */
+	/* state-space / linear-attention mixers (0: none) */
+	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
+	uint64_t lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim;
+	/* each layer's block kind (WS_BK), malloc'd, when the stack is not
+	 * all attention; NULL: attention, dense or MoE by the rules above */
+	uint8_t *layer_block;
+	uint64_t n_layer_block;
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -308,6 +349,12 @@ int ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
 
 /* Is layer i a MoE layer? */
 bool ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i);
+/* Layer i's block kind (WS_BK); an MTP layer past the last is attention. */
+int ws_arch_layer_block(const struct ws_arch *a, uint64_t i);
+/* Does layer i hold attention (a KV cache)? */
+bool ws_arch_layer_attends(const struct ws_arch *a, uint64_t i);
+/* The block kind's name for messages: "dense", "MoE", "mamba", ... */
+const char *ws_block_kind_name(int k);
 /* Does layer i attend through a sliding window (sliding_window set)? */
 bool ws_arch_layer_sliding(const struct ws_arch *a, uint64_t i);
 /* Layer i's kind as SPEC names it (by_layer[].layer_kind): moe or dense
@@ -325,8 +372,8 @@ struct ws_formula {
 	uint64_t by_role[WS_ROLE_COUNT];
 	uint64_t num_layers;
 	uint64_t *by_layer;         /* num_layers totals (malloc'd) */
-	/* per-role counts of one dense and one MoE layer */
-	uint64_t layer_role[2][WS_ROLE_COUNT];
+	/* per-role counts of one layer of each block kind (WS_BK) */
+	uint64_t layer_role[WS_BK_COUNT][WS_ROLE_COUNT];
 	uint64_t per_expert;        /* parameters of one routed expert */
 };
 

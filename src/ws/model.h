@@ -128,6 +128,21 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(MOE_SHARED_UP, "moe_shared_up", EXPERTS, DENSE)         \
 	X(MOE_SHARED_DOWN, "moe_shared_down", EXPERTS, DENSE)     \
 	X(MOE_SHARED_ROUTER, "moe_shared_router", EXPERTS, DENSE) \
+	X(SSM_IN, "ssm_in", ATTN, DENSE)                          \
+	X(SSM_CONV, "ssm_conv", ATTN, DENSE)                      \
+	X(SSM_X, "ssm_x", ATTN, DENSE)                            \
+	X(SSM_DT, "ssm_dt", ATTN, DENSE)                          \
+	X(SSM_A, "ssm_a", ATTN, NONE)                             \
+	X(SSM_D, "ssm_d", ATTN, NONE)                             \
+	X(SSM_NORM, "ssm_norm", NORMS, NONE)                      \
+	X(SSM_OUT, "ssm_out", ATTN, DENSE)                        \
+	X(LINATTN_QKVZ, "linattn_qkvz", ATTN, DENSE)              \
+	X(LINATTN_BA, "linattn_ba", ATTN, DENSE)                  \
+	X(LINATTN_CONV, "linattn_conv", ATTN, DENSE)              \
+	X(LINATTN_A, "linattn_a", ATTN, NONE)                     \
+	X(LINATTN_DT, "linattn_dt", ATTN, NONE)                   \
+	X(LINATTN_NORM, "linattn_norm", NORMS, NONE)              \
+	X(LINATTN_OUT, "linattn_out", ATTN, DENSE)                \
 	X(FINAL_NORM, "final_norm", NORMS, NONE)                  \
 	X(LM_HEAD, "lm_head", HEAD, DENSE)                        \
 	X(MLM_TRANSFORM, "mlm_transform", HEAD, DENSE)            \
