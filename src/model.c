@@ -525,6 +525,7 @@ ws_model_free(ws_model *m)
 	cJSON_Delete(m->index);
 	free(m->config_path);
 	free(m->index_path);
+	free(m->adapter);
 	/* m->arch and m->formula are freed here */
 	if (m->arch) {
 		ws_arch_free(m->arch);
