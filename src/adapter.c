@@ -956,6 +956,10 @@ check_module(actx *x, amod *am, uint64_t *rank_seen)
 	bool ha = factor_dims(x->layout, am->a, false, &ra, &in);
 	bool hb = factor_dims(x->layout, am->b, true, &rb, &out);
 	const char *an = am->a ? am->a->name : am->b ? am->b->name : nm;
+	/* the module is there, whatever is wrong with it: not also missing */
+	bmod *bm = x->b && am->role >= 0 ? find_bmod(x->b, am->role, am->layer, am->expert) : NULL;
+	if (bm)
+		bm->seen = true;
 	if (!am->a || !am->b) {
 		if (am->a || am->b)
 			rc = mismatch(x, an, am->layer, "%s%s has its %s factor but not its %s", lay, en,
@@ -992,14 +996,12 @@ check_module(actx *x, amod *am, uint64_t *rank_seen)
 	}
 	if (!x->b || am->role < 0)
 		goto out;
-	bmod *bm = find_bmod(x->b, am->role, am->layer, am->expert);
 	if (!bm) {
 		rc = mismatch(x, an, am->layer, "%s%s adapts %s, which the base (%s) does not have%s",
 			      lay, en, ws_role_name((ws_role)am->role), x->b->arch->architecture,
 			      am->layer >= 0 ? " in that layer" : "");
 		goto out;
 	}
-	bm->seen = true;
 	if (bm->in != in || bm->out != out) {
 		rc = mismatch(x, an, am->layer,
 			      "%s%s is built for in = %llu, out = %llu; the base's %s takes in = %llu, out = %llu",
