@@ -175,8 +175,10 @@ static const char *
 role_col(const ws_model *m, const ws_tensor *t, char *buf, size_t n)
 {
 	int ad = m->adapter ? ws_adapter_adapts(m, t) : -1;
-	if (ad < 0)
-		return ws_role_name(t->role);
+	if (ad < 0) {
+		snprintf(buf, n, "%s", ws_role_name(t->role));
+		return buf;
+	}
 	snprintf(buf, n, "%s \xe2\x86\x92 %s", ws_role_name(t->role), ws_role_name((ws_role)ad));
 	return buf;
 }

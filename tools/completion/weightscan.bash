@@ -17,7 +17,7 @@ _weightscan()
 		moe_router moe_router_bias moe_gate moe_up moe_down moe_gate_up
 		moe_shared_gate moe_shared_up moe_shared_down moe_shared_router
 		final_norm lm_head mlm_transform mlm_bias pooler nsp_head classifier
-		projector mtp lora_a lora_b buffer quant_aux other'
+		projector mtp lora_a lora_b lora_magnitude lora_embed_a lora_embed_b lora_alpha buffer quant_aux other'
 	local codes='count-mismatch shape-mismatch missing-tensor layer-gap
 		tied-embeddings index-mismatch metadata-mismatch loader-incompatible
 		expect-params unexpected-tensor layer-inconsistent declared-mismatch
