@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "catalogue/catalogue.h"
+#include "ws/adapter.h"
 #include "ws/formula.h"
 #include "ws/kv.h"
 #include "ws/quant.h"
@@ -291,7 +292,10 @@ analyze(ws_model *m, ws_error *err)
 		return ws_err_oom(err, m->path);
 	int have = 0;
 	char arch_note[512] = "";
-	if (m->config) {
+	/* an adapter has no architecture of its own: its base has */
+	bool adapter = ws_adapter_detect(m);
+	if (adapter) {
+	} else if (m->config) {
 		if (ws_arch_from_config(m->config, m->config_path, a, err)) {
 			free(a);
 			return -1;
@@ -346,6 +350,13 @@ analyze(ws_model *m, ws_error *err)
 		return ws_err_oom(err, m->path);
 	if (ws_quant_apply(m, err))
 		return -1;
+	if (adapter) {
+		if (ws_adapter_analyze(m, m->base_path, err))
+			return -1;
+		if (check_roles_and_dtypes(m))
+			return ws_err_oom(err, m->path);
+		return 0;
+	}
 	/* No config.json: the architecture is read back from the tensors. */
 	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))

@@ -1372,3 +1372,13 @@ out:
 	free(c.ltot);
 	return rc;
 }
+
+int
+ws_arch_quantities(const struct ws_arch *a, uint64_t v[WS_Q_COUNT], ws_error *err)
+{
+	struct qval qv = {.a = a};
+	if (q_eval(&qv, err) < 0)
+		return -1;
+	memcpy(v, qv.v, sizeof qv.v);
+	return 0;
+}

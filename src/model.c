@@ -525,6 +525,7 @@ ws_model_free(ws_model *m)
 	cJSON_Delete(m->index);
 	free(m->config_path);
 	free(m->index_path);
+	free(m->adapter);
 	/* m->arch and m->formula are freed here, and the other components' */
 	for (uint32_t i = 0; i < m->n_components; i++) {
 		ws_component *c = &m->components[i];

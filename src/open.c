@@ -1774,6 +1774,11 @@ open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error 
 		if (r)
 			goto out;
 	}
+	if (opts && opts->base_path &&
+	    !(m->base_path = ws_model_strndup(m, opts->base_path, strlen(opts->base_path)))) {
+		ws_err_oom(err, path);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(snap);

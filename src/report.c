@@ -9,6 +9,7 @@
 #include "ws/report.h"
 #include "ws/util.h"
 
+#include "ws/adapter.h"
 #include "ws/formula.h"
 #include "ws/kv.h"
 #include "ws/quant.h"
@@ -416,6 +417,8 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		cJSON_AddItemToArray(files, o);
 	}
 	ws_json_add_u64(obj, "tensor_count", m->n_tensors);
+	if (m->adapter)
+		cJSON_AddItemToObject(obj, "adapter", ws_adapter_to_json(m->adapter));
 	if (m->n_st_modules) {
 		/* a sentence-transformers folder's pipeline (modules.json) */
 		cJSON *mods = cJSON_AddArrayToObject(obj, "modules");
@@ -608,6 +611,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	param_line(f, "parameters", s.params);
 	if (s.has_active)
 		param_line(f, "active", s.active);
+	if (m->adapter)
+		ws_adapter_print_text(f, m->adapter);
 	if (s.buffers)
 		fprintf(f, "%-14s %s elements in %llu tensors (not parameters)\n", "buffers",
 			ws_fmt_commas(s.buffers, c1, sizeof c1), (unsigned long long)s.n_buffers);

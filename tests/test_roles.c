@@ -316,7 +316,17 @@ static const row rows[] = {
 	W(ST, "llama", "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight", LORA_B, 0, -1),
 	W(ST, "llama", "base_model.model.model.layers.17.mlp.down_proj.lora_A.weight", LORA_A, 17, -1),
 	W(ST, "mixtral", "base_model.model.model.layers.2.block_sparse_moe.experts.3.w1.lora_B.weight", LORA_B, 2, 3),
-	W(ST, "llama", "base_model.model.model.embed_tokens.lora_embedding_A", LORA_A, -1, -1),
+	W(ST, "llama", "base_model.model.model.embed_tokens.lora_embedding_A", LORA_EMBED_A, -1, -1),
+	W(ST, "llama", "base_model.model.model.embed_tokens.lora_embedding_B", LORA_EMBED_B, -1, -1),
+	W(ST, "mistral", "base_model.model.model.layers.4.self_attn.k_proj.lora_magnitude_vector", LORA_MAGNITUDE, 4, -1),
+	W(ST, "mistral", "base_model.model.model.layers.4.mlp.up_proj.lora_magnitude_vector.weight", LORA_MAGNITUDE, 4, -1),
+	W(ST, "", "model.layers.30.self_attn.q_proj.lora_a", LORA_A, 30, -1),
+	W(ST, "", "model.layers.30.mlp.down_proj.lora_b", LORA_B, 30, -1),
+	W(ST, "", "lora_unet_down_blocks_1_attentions_0_transformer_blocks_0_attn1_to_q.lora_down.weight", LORA_A, -1, -1),
+	W(ST, "", "lora_unet_down_blocks_1_attentions_0_transformer_blocks_0_attn1_to_q.lora_up.weight", LORA_B, -1, -1),
+	W(ST, "", "lora_te1_text_model_encoder_layers_0_self_attn_q_proj.alpha", LORA_ALPHA, -1, -1),
+	W(ST, "", "lora_unet_input_blocks_4_1_proj_in.hada_w1_a", LORA_A, -1, -1),
+	W(ST, "", "lora_unet_input_blocks_4_1_proj_in.lokr_w2", LORA_B, -1, -1),
 	W(ST, "llama", "base_model.model.lm_head.lora_B.weight", LORA_B, -1, -1),
 	W(ST, "gpt2", "base_model.model.transformer.h.3.attn.c_attn.lora_A.weight", LORA_A, 3, -1),
 	/* ---- buffers ---- */
@@ -467,8 +477,9 @@ Test(roles, names_round_trip)
 	/* SPEC "Roles", and the indexer's four and xIELU's (ffn_act); the
 	 * encoders' (type_embed and the five of their heads), projector;
 	 * image encoders' patch_embed and cls_token; dual encoders' attn_pool,
-	 * logit_scale and logit_bias; the state-space and linear-attention mixers' */
-	cr_assert_eq(WS_ROLE_COUNT, 75);
+	 * logit_scale and logit_bias; the state-space and linear-attention
+	 * mixers'; adapters' magnitudes, embedding factors and alphas */
+	cr_assert_eq(WS_ROLE_COUNT, 79);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

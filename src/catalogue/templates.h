@@ -107,4 +107,9 @@ bool ws_template_in_block(const struct ws_template *r, int k);
 /* The number of dimensions of r's tensor (1 to WS_TEMPLATE_RANK). */
 unsigned ws_template_rank(const struct ws_template *r);
 
+/* Every quantity (enum ws_q) of an architecture evaluated, overflow
+ * checked (an input error naming the key): a template's shape is
+ * v[dim[0]] x v[dim[1]] ...  (formula.c) */
+int ws_arch_quantities(const struct ws_arch *a, uint64_t v[WS_Q_COUNT], ws_error *err);
+
 #endif

@@ -18,6 +18,7 @@ typedef struct ignore_rule {
 
 typedef struct check_opts {
 	const char *config;
+	const char *base;      /* --base PATH: an adapter's base */
 	const char *variant;
 	bool strict;
 	bool have_expect;
@@ -230,7 +231,7 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 	ws_model *m = NULL;
 	ws_error err = {0};
 	ws_open_opts oo = {.config_path = o->config, .allow_full_download = cli->allow_full_download,
-			   .variant = o->variant};
+			   .variant = o->variant, .base_path = o->base};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
 	    ws_model_compare_data(m, &err)) {
 		ws_model_free(m);
@@ -312,7 +313,7 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 			o.strict = true;
 		} else if (opt && (!strcmp(a, "--expect-params") || !strcmp(a, "--config") ||
 				   !strcmp(a, "--fail-on") || !strcmp(a, "--ignore") ||
-				   !strcmp(a, "--variant"))) {
+				   !strcmp(a, "--variant") || !strcmp(a, "--base"))) {
 			if (!val) {
 				rc = ws_cli_usage_error("check: %s needs a value", a);
 				break;
@@ -324,6 +325,8 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 				o.config = val;
 			else if (!strcmp(a, "--variant"))
 				o.variant = val;
+			else if (!strcmp(a, "--base"))
+				o.base = val;
 			else if (!strcmp(a, "--fail-on"))
 				rc = parse_fail_on(&o, val);
 			else

@@ -7,10 +7,14 @@
 
 #include "cli.h"
 #include "output.h"
+#include "ws/adapter.h"
 #include "ws/formula.h"
 #include "ws/json.h"
 #include "ws/kv.h"
 #include "ws/report.h"
+
+/* --base PATH of inspect and ls (an adapter's base): one run, one value */
+static const char *base_opt;
 
 /* Open and analyze one PATH; on failure report it and return its code. */
 static int
@@ -20,7 +24,7 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	ws_error err = {0};
 	/* a truncated file whose header is intact is listed, then exit 3 */
 	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download,
-			  .allow_truncated = true};
+			  .allow_truncated = true, .base_path = base_opt};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
@@ -96,6 +100,12 @@ ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
 				return ws_cli_usage_error("--config needs a FILE");
 			}
 			config = argv[++i];
+		} else if (!ended && !strcmp(argv[i], "--base")) {
+			if (i + 1 >= argc) {
+				free(paths);
+				return ws_cli_usage_error("--base needs a PATH");
+			}
+			base_opt = argv[++i];
 		} else if (!ended && argv[i][0] == '-' && argv[i][1]) {
 			free(paths);
 			return ws_cli_usage_error("%s: unknown option '%s'", argv[0], argv[i]);
@@ -159,6 +169,19 @@ inspect_one(const ws_cli *cli, const char *command, const char *path, const char
 }
 
 /* ==== ls ==== */
+
+/* The role column: an adapter factor's as "lora_a → attn_q". */
+static const char *
+role_col(const ws_model *m, const ws_tensor *t, char *buf, size_t n)
+{
+	int ad = m->adapter ? ws_adapter_adapts(m, t) : -1;
+	if (ad < 0) {
+		snprintf(buf, n, "%s", ws_role_name(t->role));
+		return buf;
+	}
+	snprintf(buf, n, "%s \xe2\x86\x92 %s", ws_role_name(t->role), ws_role_name((ws_role)ad));
+	return buf;
+}
 
 typedef struct ls_opts {
 	int role;          /* -1 = any */
@@ -232,7 +255,7 @@ shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
 /* Column text of one tensor, escaped; shape and counts as shown. */
 typedef struct ls_cols {
 	char *name, *shape, *file;
-	char layer[16], elements[32], bytes[32], offset[24];
+	char layer[16], elements[32], bytes[32], offset[24], role[64];
 } ls_cols;
 
 static char *
@@ -277,7 +300,7 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 		ws_fmt_commas(t->elements, c[i].elements, sizeof c[i].elements);
 		ws_fmt_commas(t->bytes, c[i].bytes, sizeof c[i].bytes);
 		snprintf(c[i].offset, sizeof c[i].offset, "%llu", (unsigned long long)t->offset);
-		const char *cols[8] = {c[i].name ? c[i].name : "?", ws_role_name(t->role), c[i].layer,
+		const char *cols[8] = {c[i].name ? c[i].name : "?", role_col(m, t, c[i].role, sizeof c[i].role), c[i].layer,
 				       ws_dtype_name(t->dtype), c[i].shape ? c[i].shape : "?",
 				       c[i].elements, c[i].bytes, c[i].file ? c[i].file : "?"};
 		for (int k = 0; k < 8; k++)
@@ -290,7 +313,7 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 	for (size_t i = 0; i < n; i++) {
 		const ws_tensor *t = v[i];
 		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0],
-			c[i].name ? c[i].name : "?", (int)w[1], ws_role_name(t->role), (int)w[2],
+			c[i].name ? c[i].name : "?", (int)w[1], c[i].role, (int)w[2],
 			c[i].layer, (int)w[3], ws_dtype_name(t->dtype), (int)w[4],
 			c[i].shape ? c[i].shape : "?", (int)w[5], c[i].elements, (int)w[6],
 			c[i].bytes, (int)w[7], c[i].file ? c[i].file : "?", c[i].offset);
@@ -340,6 +363,9 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 			if (t->component < m->n_components)
 				cJSON_AddStringToObject(e, "component", m->components[t->component].name);
 			cJSON_AddStringToObject(e, "role", ws_role_name(t->role));
+			int ad = m->adapter ? ws_adapter_adapts(m, t) : -1;
+			if (ad >= 0)
+				cJSON_AddStringToObject(e, "adapts", ws_role_name((ws_role)ad));
 			if (t->layer >= 0)
 				ws_json_add_i64(e, "layer", t->layer);
 			else
@@ -389,7 +415,7 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 			ended = true;
 		} else if (opt && (!strcmp(a, "--role") || !strcmp(a, "--layer") ||
 				   !strcmp(a, "--match") || !strcmp(a, "--sort") ||
-				   !strcmp(a, "--config"))) {
+				   !strcmp(a, "--config") || !strcmp(a, "--base"))) {
 			if (!val)
 				return ws_cli_usage_error("ls: %s needs a value", a);
 			i++;
@@ -412,6 +438,8 @@ ws_cmd_ls(const ws_cli *cli, int argc, char **argv)
 				o.match = val;
 			} else if (!strcmp(a, "--config")) {
 				config = val;
+			} else if (!strcmp(a, "--base")) {
+				base_opt = val;
 			} else {
 				static const char *const sorts[] = {"", "name", "offset", "size"};
 				o.sort = SORT_DEFAULT;

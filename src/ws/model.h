@@ -157,6 +157,10 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(MTP, "mtp", MTP, NONE)                                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
+	X(LORA_MAGNITUDE, "lora_magnitude", OTHER, NONE)          \
+	X(LORA_EMBED_A, "lora_embed_a", OTHER, NONE)              \
+	X(LORA_EMBED_B, "lora_embed_b", OTHER, NONE)              \
+	X(LORA_ALPHA, "lora_alpha", AUX, NONE)                    \
 	X(BUFFER, "buffer", AUX, NONE)                            \
 	X(QUANT_AUX, "quant_aux", AUX, NONE)
 
@@ -386,6 +390,8 @@ struct ws_model {
 	bool keep_truncated;      /* readers record data past the end of a
 				   * file (ws_file.expected_size) instead of
 				   * failing: an intact header still lists */
+	struct ws_adapter *adapter; /* an adapter's analysis (malloc'd), or NULL */
+	const char *base_path;    /* --base PATH for an adapter (arena), or NULL */
 	bool findings_lost;       /* a finding could not be recorded (out of
 				   * memory): the operation fails (exit 4),
 				   * never a shorter list of findings */
@@ -400,6 +406,7 @@ typedef struct ws_open_opts {
 	bool allow_truncated;     /* a file whose header is intact but whose
 				   * data is short opens (ws_model_truncated
 				   * says which); otherwise it is exit 3 */
+	const char *base_path;    /* --base PATH: an adapter's base */
 } ws_open_opts;
 
 /*

@@ -1,0 +1,1531 @@
+/*
+ * adapter.c - adapters checked against their config and their base.
+ *
+ * The base's modules come from the catalogue's tensor templates: each
+ * weight template of a block (or of the whole model) is one module with
+ * a role, an in and an out width.  Its name, for matching PEFT's
+ * target_modules, is found by asking the role table which of a list of
+ * common module spellings has that role for the base's model type (data,
+ * not branches on model names).  The adapter's factors are grouped by the
+ * module they adapt (the name before the factor's suffix) and compared
+ * with the modules the config selects.
+ */
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+#include "catalogue/templates.h"
+#include "ws/adapter.h"
+#include "ws/formula.h"
+#include "ws/json.h"
+#include "ws/kv.h"
+#include "ws/roles.h"
+#include "ws/util.h"
+
+#define MAX_CONFIG (16ull << 20)
+#define MAX_FINDINGS 24          /* adapter-mismatch findings, then one summary */
+#define MAX_MODULES (1u << 22)   /* base modules enumerated */
+
+/* ==== names ==== */
+
+/* The suffixes that end a factor's name; what precedes is the module. */
+static const char *const markers[] = {
+	".lora_embedding_A", ".lora_embedding_B", ".lora_magnitude_vector", ".lora_A", ".lora_B",
+	".lora_a", ".lora_b", ".lora_down", ".lora_up", ".lora_mid", ".alpha", ".dora_scale",
+	".hada_", ".lokr_", ".m",
+};
+
+static bool
+is_factor_role(ws_role r)
+{
+	return r == WS_ROLE_LORA_A || r == WS_ROLE_LORA_B || r == WS_ROLE_LORA_MAGNITUDE ||
+	       r == WS_ROLE_LORA_EMBED_A || r == WS_ROLE_LORA_EMBED_B || r == WS_ROLE_LORA_ALPHA;
+}
+
+/* Length of the module part of a factor's name (0: none). */
+static size_t
+module_len(const char *name, size_t len)
+{
+	size_t best = 0;
+	for (size_t k = 0; k < sizeof markers / sizeof markers[0]; k++) {
+		size_t ml = strlen(markers[k]);
+		for (size_t i = len >= ml ? len - ml + 1 : 0; i-- > 0;) {
+			if (memcmp(name + i, markers[k], ml))
+				continue;
+			/* ".m" only as the whole last segment (mlx DoRA) */
+			if (!strcmp(markers[k], ".m") && i + ml != len)
+				continue;
+			if (i > best)
+				best = i;
+			break;
+		}
+	}
+	return best;
+}
+
+static const char peft_prefix[] = "base_model.model.";
+
+/* Classify module name + ".weight" (HF) or the module itself (a GGUF
+ * name keeps ".weight"); role or -1. */
+static int
+classify_module(ws_format fmt, const char *arch, const char *mod, size_t len, int32_t *layer,
+		int32_t *expert)
+{
+	char buf[WS_ROLE_MAX_NAME + 16];
+	if (len > WS_ROLE_MAX_NAME)
+		return -1;
+	memcpy(buf, mod, len);
+	size_t n = len;
+	if (fmt == WS_FORMAT_SAFETENSORS) {
+		memcpy(buf + n, ".weight", 7);
+		n += 7;
+	}
+	ws_role r;
+	if (!ws_role_classify(fmt, arch, buf, n, &r, layer, expert, NULL) || is_factor_role(r))
+		return -1;
+	return (int)r;
+}
+
+int
+ws_adapter_adapts(const ws_model *m, const ws_tensor *t)
+{
+	if (!is_factor_role(t->role) || t->role == WS_ROLE_LORA_ALPHA)
+		return -1;
+	size_t ml = module_len(t->name, t->name_len);
+	if (!ml)
+		return -1;
+	return classify_module(m->format, m->arch_name, t->name, ml, NULL, NULL);
+}
+
+/* ==== detection ==== */
+
+static char *
+sibling_path(const char *file, const char *name)
+{
+	const char *slash = strrchr(file, '/');
+	size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
+	char *p = malloc(dl + strlen(name) + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, file, dl);
+	strcpy(p + dl, name);
+	return p;
+}
+
+static bool
+file_exists(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool
+name_is_factor(const char *n, size_t len)
+{
+	if (len > 5 && !memcmp(n, "lora_", 5))
+		return true;
+	return module_len(n, len) > 0 && !(len >= 2 && !memcmp(n + len - 2, ".m", 2));
+}
+
+bool
+ws_adapter_detect(const ws_model *m)
+{
+	if (!m || !m->n_files)
+		return false;
+	if (m->format == WS_FORMAT_GGUF) {
+		const ws_kv *kv = ws_model_find_kv(m, "general.type");
+		const char *s;
+		size_t n;
+		return kv && ws_kv_get_str(kv, &s, &n) && n == 7 && !memcmp(s, "adapter", 7);
+	}
+	if (m->files[0].fd >= 0) {
+		char *p = sibling_path(m->files[0].path, "adapter_config.json");
+		bool yes = file_exists(p);
+		free(p);
+		if (yes)
+			return true;
+	}
+	if (m->config || !m->n_tensors)
+		return false;
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		n += name_is_factor(m->tensors[i].name, m->tensors[i].name_len);
+	return n * 2 >= m->n_tensors;
+}
+
+/* ==== the config ==== */
+
+enum { L_PEFT, L_MLX, L_KOHYA, L_GGUF };
+static const char *const layout_names[] = {"peft", "mlx", "kohya", "gguf"};
+
+typedef struct acfg {
+	cJSON *root;
+	char path[512];
+	int layout;
+	uint64_t r;               /* 0: not given */
+	bool has_alpha;
+	double alpha;
+	const cJSON *targets;     /* list, string, or NULL (the default) */
+	bool all_linear;
+	const cJSON *exclude, *rank_pattern, *alpha_pattern, *layers, *to_save;
+	bool seq_cls, dora, lora_bias;
+	int bias;                 /* 0 none, 1 all, 2 lora_only */
+	uint64_t mlx_layers;      /* 0: not given */
+	const char *base_name;
+} acfg;
+
+static const cJSON *
+item(const cJSON *o, const char *k)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+	return it && !cJSON_IsNull(it) ? it : NULL;
+}
+
+static int
+bad_key(const acfg *c, const char *key, const char *what, ws_error *err)
+{
+	return ws_err(err, WS_EXIT_INPUT, c->path, "adapter config key '%s' %s", key, what);
+}
+
+static int
+read_count(const acfg *c, const cJSON *o, const char *key, uint64_t *out, ws_error *err)
+{
+	const cJSON *it = item(o, key);
+	if (!it)
+		return 0;
+	if (ws_json_count(it, out) != WS_JSON_COUNT_OK)
+		return bad_key(c, key, "is not a count", err);
+	return 0;
+}
+
+static int
+config_parse(acfg *c, const char *path, ws_error *err)
+{
+	char *buf;
+	size_t len;
+	memset(c, 0, sizeof *c);
+	snprintf(c->path, sizeof c->path, "%s", path);
+	if (ws_read_small_file(path, MAX_CONFIG, &buf, &len, err))
+		return -1;
+	c->root = ws_parse_json_buf(buf, len, path, err);
+	free(buf);
+	if (!c->root)
+		return -1;
+	if (!cJSON_IsObject(c->root))
+		return ws_err_at(err, path, 0, "adapter config is not a JSON object");
+	const cJSON *o = c->root, *lp = item(o, "lora_parameters"), *it;
+	if (item(o, "fine_tune_type") || lp) {
+		c->layout = L_MLX;
+		it = item(o, "fine_tune_type");
+		c->dora = cJSON_IsString(it) && !strcmp(it->valuestring, "dora");
+		if (read_count(c, o, "num_layers", &c->mlx_layers, err) ||
+		    (lp && read_count(c, lp, "rank", &c->r, err)))
+			return -1;
+		c->targets = lp ? item(lp, "keys") : NULL;
+		if (c->targets && !cJSON_IsArray(c->targets))
+			return bad_key(c, "lora_parameters.keys", "is not a list", err);
+		return 0;
+	}
+	c->layout = L_PEFT;
+	if (read_count(c, o, "r", &c->r, err))
+		return -1;
+	if ((it = item(o, "lora_alpha"))) {
+		if (!cJSON_IsNumber(it))
+			return bad_key(c, "lora_alpha", "is not a number", err);
+		c->has_alpha = true;
+		c->alpha = it->valuedouble;
+	}
+	c->targets = item(o, "target_modules");
+	if (c->targets && !cJSON_IsArray(c->targets) && !cJSON_IsString(c->targets))
+		return bad_key(c, "target_modules", "is neither a list nor a string", err);
+	c->all_linear = cJSON_IsString(c->targets) && !strcmp(c->targets->valuestring, "all-linear");
+	c->exclude = item(o, "exclude_modules");
+	c->rank_pattern = item(o, "rank_pattern");
+	c->alpha_pattern = item(o, "alpha_pattern");
+	c->layers = item(o, "layers_to_transform");
+	c->to_save = item(o, "modules_to_save");
+	if (c->rank_pattern && !cJSON_IsObject(c->rank_pattern))
+		return bad_key(c, "rank_pattern", "is not an object", err);
+	if (c->layers && !cJSON_IsArray(c->layers) && !cJSON_IsNumber(c->layers))
+		return bad_key(c, "layers_to_transform", "is neither a list nor a number", err);
+	if (c->to_save && !cJSON_IsArray(c->to_save))
+		return bad_key(c, "modules_to_save", "is not a list", err);
+	it = item(o, "task_type");
+	c->seq_cls = cJSON_IsString(it) && !strcmp(it->valuestring, "SEQ_CLS");
+	c->dora = cJSON_IsTrue(item(o, "use_dora"));
+	c->lora_bias = cJSON_IsTrue(item(o, "lora_bias"));
+	it = item(o, "bias");
+	c->bias = !cJSON_IsString(it) ? 0 : !strcmp(it->valuestring, "all") ? 1
+		: !strcmp(it->valuestring, "lora_only") ? 2 : 0;
+	it = item(o, "base_model_name_or_path");
+	c->base_name = cJSON_IsString(it) ? it->valuestring : NULL;
+	return 0;
+}
+
+int
+ws_adapter_config_is(const char *path)
+{
+	acfg c;
+	ws_error e = {0};
+	int r = 0;
+	if (config_parse(&c, path, &e) == 0)
+		r = item(c.root, "peft_type") || item(c.root, "target_modules") ||
+		    item(c.root, "lora_parameters") || item(c.root, "fine_tune_type");
+	cJSON_Delete(c.root);
+	return r;
+}
+
+/* Python's re.fullmatch for the patterns configs hold: POSIX extended,
+ * with \d and \w spelled out. */
+static bool
+re_full(const char *pat, const char *pre, const char *s)
+{
+	size_t n = strlen(pat);
+	char *p = malloc(n * 12 + strlen(pre) + 8);
+	if (!p)
+		return false;
+	size_t o = (size_t)sprintf(p, "^%s(", pre);
+	for (size_t i = 0; i < n; i++) {
+		if (pat[i] == '\\' && i + 1 < n && (pat[i + 1] == 'd' || pat[i + 1] == 'w')) {
+			o += (size_t)sprintf(p + o, "%s", pat[i + 1] == 'd' ? "[0-9]" : "[A-Za-z0-9_]");
+			i++;
+		} else {
+			p[o++] = pat[i];
+		}
+	}
+	strcpy(p + o, ")$");
+	regex_t re;
+	bool ok = false;
+	if (regcomp(&re, p, REG_EXTENDED | REG_NOSUB) == 0) {
+		ok = regexec(&re, s, 0, NULL, 0) == 0;
+		regfree(&re);
+	}
+	free(p);
+	return ok;
+}
+
+/* PEFT's target matching: a name equal to the key or to its last
+ * segments; a string (not a list) is a regex over the whole key. */
+static bool
+name_matches(const char *t, const char *key)
+{
+	size_t kl = strlen(key), tl = strlen(t);
+	return !strcmp(key, t) || (kl > tl && key[kl - tl - 1] == '.' && !strcmp(key + kl - tl, t));
+}
+
+static bool
+spec_matches(const cJSON *spec, const char *key)
+{
+	if (cJSON_IsString(spec))
+		return re_full(spec->valuestring, "", key);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, spec) {
+		if (cJSON_IsString(it) && name_matches(it->valuestring, key))
+			return true;
+	}
+	return false;
+}
+
+/* rank_pattern / alpha_pattern: the first pattern matching the key's end. */
+static const cJSON *
+pattern_value(const cJSON *pat, const char *key)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, pat) {
+		if (it->string && re_full(it->string, "(.*\\.)?", key))
+			return it;
+	}
+	return NULL;
+}
+
+static uint64_t
+rank_for(const acfg *c, const char *key)
+{
+	const cJSON *v = c->rank_pattern ? pattern_value(c->rank_pattern, key) : NULL;
+	uint64_t r;
+	if (v && ws_json_count(v, &r) == WS_JSON_COUNT_OK)
+		return r;
+	return c->r;
+}
+
+static bool
+layer_allowed(const acfg *c, int32_t layer)
+{
+	if (!c->layers)
+		return true;
+	if (layer < 0)
+		return false;
+	if (cJSON_IsNumber(c->layers))
+		return c->layers->valuedouble == (double)layer;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, c->layers) {
+		if (cJSON_IsNumber(it) && it->valuedouble == (double)layer)
+			return true;
+	}
+	return false;
+}
+
+/* ==== the base's modules ==== */
+
+typedef struct bmod {
+	ws_role role;
+	int32_t layer, expert;
+	uint64_t in, out, bias;    /* bias: the bias template's elements, 0 none */
+	bool embed, selected, seen;
+	uint64_t rank;
+	const char *spell;         /* module path inside the block (static) */
+	const char *prefix;        /* block prefix, "%d" for the layer */
+} bmod;
+
+/* Module spellings the role table is asked about (data: a new family's
+ * names are lines here). */
+static const char *const block_prefixes[] = {
+	"model.layers.#.", "transformer.h.#.", "gpt_neox.layers.#.", "model.decoder.layers.#.",
+	"encoder.layer.#.", "transformer.blocks.#.", "model.transformer.blocks.#.",
+};
+static const char *const block_spells[] = {
+	"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+	"self_attn.qkv_proj", "self_attn.query_key_value", "self_attn.dense", "self_attn.out_proj",
+	"self_attn.q_a_proj", "self_attn.q_b_proj", "self_attn.kv_a_proj_with_mqa", "self_attn.kv_b_proj",
+	"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "mlp.gate_up_proj", "mlp.fc1", "mlp.fc2",
+	"attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj", "attn.q_proj", "attn.k_proj", "attn.v_proj",
+	"attn.out_proj", "self_attention.query_key_value", "self_attention.dense",
+	"attention.query_key_value", "attention.dense", "mlp.dense_h_to_4h", "mlp.dense_4h_to_h",
+	"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+	"intermediate.dense", "output.dense", "block_sparse_moe.gate", "mlp.gate", "mlp.router",
+	"mlp.shared_expert.gate_proj", "mlp.shared_expert.up_proj", "mlp.shared_expert.down_proj",
+	"mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj", "mlp.shared_experts.down_proj",
+	"mlp.shared_expert_gate",
+};
+static const char *const expert_spells[] = {
+	"mlp.experts.#.gate_proj", "mlp.experts.#.up_proj", "mlp.experts.#.down_proj",
+	"block_sparse_moe.experts.#.w1", "block_sparse_moe.experts.#.w3",
+	"block_sparse_moe.experts.#.w2",
+};
+static const char *const global_spells[] = {
+	"model.embed_tokens", "lm_head", "transformer.wte", "score", "classifier",
+	"embeddings.word_embeddings",
+};
+
+typedef struct spelling {
+	const char *prefix;
+	const char *of[WS_ROLE_COUNT];     /* a block role's module path */
+	const char *expert[WS_ROLE_COUNT]; /* an expert role's */
+	const char *global[WS_ROLE_COUNT]; /* a whole-model module's */
+} spelling;
+
+/* tmpl with its '#' replaced by num, into buf; the length written. */
+static size_t
+subst(char *buf, size_t n, size_t at, const char *tmpl, int64_t num)
+{
+	for (const char *p = tmpl; *p && at + 24 < n; p++) {
+		if (*p == '#')
+			at += (size_t)snprintf(buf + at, n - at, "%lld", (long long)num);
+		else
+			buf[at++] = *p;
+	}
+	buf[at < n ? at : n - 1] = 0;
+	return at;
+}
+
+static void
+find_spellings(const char *arch, spelling *sp)
+{
+	char name[256];
+	int best = -1;
+	memset(sp, 0, sizeof *sp);
+	for (size_t p = 0; p < sizeof block_prefixes / sizeof block_prefixes[0]; p++) {
+		spelling cur;
+		memset(&cur, 0, sizeof cur);
+		int n = 0;
+		size_t pl = subst(name, sizeof name, 0, block_prefixes[p], 0);
+		for (size_t s = 0; s < sizeof block_spells / sizeof block_spells[0]; s++) {
+			size_t len = subst(name, sizeof name, pl, block_spells[s], 0);
+			int32_t layer = -1;
+			int r = classify_module(WS_FORMAT_SAFETENSORS, arch, name, len, &layer, NULL);
+			if (r > 0 && layer == 0 && !cur.of[r]) {
+				cur.of[r] = block_spells[s];
+				n++;
+			}
+		}
+		for (size_t s = 0; s < sizeof expert_spells / sizeof expert_spells[0]; s++) {
+			size_t len = subst(name, sizeof name, pl, expert_spells[s], 0);
+			int32_t layer = -1, ex = -1;
+			int r = classify_module(WS_FORMAT_SAFETENSORS, arch, name, len, &layer, &ex);
+			if (r > 0 && ex == 0 && !cur.expert[r])
+				cur.expert[r] = expert_spells[s];
+		}
+		if (n > best) {
+			best = n;
+			*sp = cur;
+			sp->prefix = block_prefixes[p];
+		}
+	}
+	for (size_t s = 0; s < sizeof global_spells / sizeof global_spells[0]; s++) {
+		int r = classify_module(WS_FORMAT_SAFETENSORS, arch, global_spells[s],
+					strlen(global_spells[s]), NULL, NULL);
+		if (r > 0 && !sp->global[r])
+			sp->global[r] = global_spells[s];
+	}
+}
+
+/* A module's key as PEFT sees it (no wrapper). */
+static void
+module_key(const bmod *b, const spelling *sp, char *buf, size_t n)
+{
+	if (b->layer < 0) {
+		snprintf(buf, n, "%s", b->spell ? b->spell : "");
+		return;
+	}
+	size_t o = subst(buf, n, 0, sp->prefix, b->layer);
+	subst(buf, n, o, b->spell ? b->spell : "", b->expert);
+}
+
+/* The last segment of a key: the short target name. */
+static const char *
+short_name(const char *key)
+{
+	const char *d = strrchr(key, '.');
+	return d ? d + 1 : key;
+}
+
+typedef struct base {
+	struct ws_arch *arch;
+	uint64_t q[WS_Q_COUNT];
+	spelling sp;
+	bmod *mods;
+	size_t n, cap;
+	uint64_t total;
+	ws_format fmt;
+	bool gguf_names;         /* the adapter's names are GGUF's */
+} base;
+
+static int
+push_mod(base *b, const bmod *m)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		if (cap > MAX_MODULES)
+			return -1;
+		bmod *p = realloc(b->mods, cap * sizeof *p);
+		if (!p)
+			return -1;
+		b->mods = p;
+		b->cap = cap;
+	}
+	b->mods[b->n++] = *m;
+	return 0;
+}
+
+/* A linear-like weight: its in and out from the template's shape. */
+static bool
+tmpl_io(const base *b, const struct ws_template *t, uint64_t *in, uint64_t *out, bool *embed)
+{
+	if (t->kind != WS_KIND_WEIGHT || ws_template_rank(t) != 2 || t->dim[1] == WS_Q_NONE)
+		return false;
+	*embed = t->role == WS_ROLE_EMBED;
+	/* an embedding [V, d]: LoRA's A reads the V rows, B writes d */
+	*in = b->q[t->dim[*embed ? 0 : 1]];
+	*out = b->q[t->dim[*embed ? 1 : 0]];
+	return true;
+}
+
+static uint64_t
+bias_of(const base *b, ws_role role, enum ws_scope sc, const ws_switches *feat)
+{
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *t = &ws_templates[i];
+		if (t->role == role && t->kind == WS_KIND_BIAS && t->scope == sc && ws_template_on(t, feat))
+			return b->q[t->dim[0]];
+	}
+	return 0;
+}
+
+static int
+enumerate(base *b, ws_error *err)
+{
+	const struct ws_arch *a = b->arch;
+	if (ws_arch_quantities(a, b->q, err))
+		return -1;
+	ws_switches feat = ws_template_features(a);
+	find_spellings(a->architecture, &b->sp);
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *t = &ws_templates[i];
+		bmod m = {.role = t->role, .layer = -1, .expert = -1};
+		if (!ws_template_on(t, &feat) || !tmpl_io(b, t, &m.in, &m.out, &m.embed) || t->what)
+			continue;
+		m.bias = bias_of(b, t->role, t->scope, &feat);
+		if (t->scope == WS_SC_GLOBAL) {
+			m.spell = b->sp.global[t->role];
+			if (push_mod(b, &m))
+				return ws_err_oom(err, a->src_path);
+			continue;
+		}
+		if (t->scope == WS_SC_MTP)
+			continue;
+		m.spell = t->scope == WS_SC_EXPERT ? b->sp.expert[t->role] : b->sp.of[t->role];
+		for (uint64_t l = 0; l < a->num_layers; l++) {
+			if (!ws_template_in_block(t, ws_arch_layer_is_moe(a, l) ? 1 : 0))
+				continue;
+			m.layer = (int32_t)l;
+			uint64_t ne = t->scope == WS_SC_EXPERT ? a->num_experts : 1;
+			for (uint64_t e = 0; e < ne; e++) {
+				m.expert = t->scope == WS_SC_EXPERT ? (int32_t)e : -1;
+				if (push_mod(b, &m))
+					return ws_err(err, WS_EXIT_INPUT, a->src_path,
+						      "more than %u modules: not a model", MAX_MODULES);
+			}
+		}
+	}
+	return 0;
+}
+
+static void
+base_free(base *b)
+{
+	if (b->arch) {
+		ws_arch_free(b->arch);
+		free(b->arch);
+	}
+	free(b->mods);
+	memset(b, 0, sizeof *b);
+}
+
+static bool
+is_json(const char *p)
+{
+	size_t n = strlen(p);
+	return n >= 5 && !strcmp(p + n - 5, ".json");
+}
+
+/* The base at path: a config.json read alone, else a checkpoint opened
+ * and analyzed (its own count is the base's total). */
+static int
+base_load(base *b, const char *path, ws_error *err)
+{
+	memset(b, 0, sizeof *b);
+	b->arch = calloc(1, sizeof *b->arch);
+	if (!b->arch)
+		return ws_err_oom(err, path);
+	if (is_json(path)) {
+		char *buf;
+		size_t len;
+		if (ws_read_small_file(path, MAX_CONFIG, &buf, &len, err))
+			return -1;
+		cJSON *c = ws_parse_json_buf(buf, len, path, err);
+		free(buf);
+		if (!c)
+			return -1;
+		int r = ws_arch_from_config(c, path, b->arch, err);
+		cJSON_Delete(c);
+		if (r)
+			return -1;
+		if (!b->arch->known)
+			return ws_err(err, WS_EXIT_INPUT, path, "no formula for the base's architecture '%s'",
+				      b->arch->architecture);
+		struct ws_formula f;
+		if (ws_formula_compute(b->arch, &f, err))
+			return -1;
+		b->total = f.total;
+		ws_formula_free(&f);
+		b->fmt = WS_FORMAT_SAFETENSORS;
+		return enumerate(b, err);
+	}
+	ws_model *m = NULL;
+	ws_open_opts o = {0};
+	if (ws_model_open(path, &o, &m, err))
+		return -1;
+	if (ws_adapter_detect(m)) {
+		ws_model_free(m);
+		return ws_err(err, WS_EXIT_INPUT, path, "the base is itself an adapter");
+	}
+	if (ws_model_analyze(m, err)) {
+		ws_model_free(m);
+		return -1;
+	}
+	if (!m->arch || !m->arch->known) {
+		ws_model_free(m);
+		return ws_err(err, WS_EXIT_INPUT, path, "no architecture known for the base");
+	}
+	free(b->arch);
+	b->arch = m->arch;
+	m->arch = NULL;
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].role != WS_ROLE_BUFFER && m->tensors[i].role != WS_ROLE_QUANT_AUX)
+			b->total += m->tensors[i].params;
+	b->fmt = m->format;
+	ws_model_free(m);
+	return enumerate(b, err);
+}
+
+/* ==== selection and the expected count ==== */
+
+static bool
+mod_linear(const base *b, const bmod *m)
+{
+	if (m->layer < 0)
+		return false;
+	if (m->expert >= 0 && ws_sw_has(&b->arch->flags, WS_ARCH_MOE_FUSED))
+		return false;
+	return ws_role_matmul(m->role) != WS_MATMUL_NONE;
+}
+
+/* The default when target_modules is absent: the attention's query and
+ * value projections (or the fused qkv). */
+static bool
+default_target(ws_role r)
+{
+	return r == WS_ROLE_ATTN_Q || r == WS_ROLE_ATTN_V || r == WS_ROLE_ATTN_QKV;
+}
+
+static int
+add_target(ws_adapter *ad, const char *s, size_t n)
+{
+	for (uint32_t i = 0; i < ad->n_targets; i++)
+		if (strlen(ad->targets[i]) == n && !memcmp(ad->targets[i], s, n))
+			return 0;
+	if (ad->n_targets >= WS_ADAPTER_MAX_TARGETS)
+		return 0;
+	if (n >= sizeof ad->targets[0])
+		n = sizeof ad->targets[0] - 1;
+	memcpy(ad->targets[ad->n_targets], s, n);
+	ad->targets[ad->n_targets++][n] = 0;
+	return 0;
+}
+
+/* Mark the base modules the config selects and sum what they add. */
+static int
+select_modules(const acfg *c, base *b, ws_adapter *ad, ws_error *err)
+{
+	char key[512];
+	uint64_t fac = 0, mag = 0, saved = 0;
+	bool ok = true;
+	uint64_t L = b->arch->num_layers;
+	for (size_t i = 0; i < b->n; i++) {
+		bmod *m = &b->mods[i];
+		if (!m->spell && c->layout == L_PEFT)
+			continue;
+		module_key(m, &b->sp, key, sizeof key);
+		bool sel;
+		if (c->layout == L_MLX) {
+			/* the last num_layers blocks, the keys' modules (else
+			 * the default targets) */
+			uint64_t nl = c->mlx_layers ? c->mlx_layers : L;
+			sel = m->layer >= 0 && (uint64_t)m->layer + nl >= L && mod_linear(b, m);
+			if (sel && c->targets)
+				sel = m->spell && spec_matches(c->targets, key);
+			else if (sel)
+				sel = default_target(m->role);
+		} else if (c->all_linear) {
+			sel = mod_linear(b, m);
+		} else if (!c->targets) {
+			sel = m->layer >= 0 && default_target(m->role);
+		} else {
+			sel = spec_matches(c->targets, key);
+		}
+		if (sel && c->exclude && spec_matches(c->exclude, key))
+			sel = false;
+		if (sel && !layer_allowed(c, m->layer))
+			sel = false;
+		if (!sel)
+			continue;
+		m->selected = true;
+		m->rank = c->layout == L_PEFT ? rank_for(c, key) : c->r;
+		uint64_t r = m->rank, ab;
+		ok = ok && ws_mul_u64(r, m->in, &ab) && ws_add_u64(fac, ab, &fac) &&
+		     ws_mul_u64(r, m->out, &ab) && ws_add_u64(fac, ab, &fac);
+		if (c->dora && !m->embed)
+			ok = ok && ws_add_u64(mag, m->out, &mag);
+		if (c->lora_bias)
+			ok = ok && ws_add_u64(fac, m->out, &fac);
+		if (c->bias == 2)
+			ok = ok && ws_add_u64(saved, m->bias, &saved);
+		ad->modules++;
+		if (!c->targets || c->all_linear)
+			add_target(ad, short_name(key), strlen(short_name(key)));
+	}
+	if (c->bias == 1)
+		for (size_t i = 0; i < b->n; i++)
+			ok = ok && ws_add_u64(saved, b->mods[i].bias, &saved);
+	/* modules_to_save (and a sequence classifier's head): the base's
+	 * whole-model templates of that role, weight and bias */
+	const cJSON *it;
+	int roles_done[WS_ROLE_COUNT] = {0};
+	static const char *const cls[] = {"classifier", "score"};
+	for (int pass = 0; pass < 2; pass++) {
+		const cJSON *list = pass == 0 ? c->to_save : NULL;
+		size_t extra = pass == 1 && c->seq_cls ? 2 : 0;
+		cJSON_ArrayForEach(it, list) {
+			if (!cJSON_IsString(it))
+				continue;
+			int r = classify_module(WS_FORMAT_SAFETENSORS, b->arch->architecture, it->valuestring,
+						strlen(it->valuestring), NULL, NULL);
+			if (r > 0 && !roles_done[r]++)
+				for (size_t i = 0; i < b->n; i++)
+					if (b->mods[i].layer < 0 && (int)b->mods[i].role == r) {
+						uint64_t w;
+						ok = ok && ws_mul_u64(b->mods[i].in, b->mods[i].out, &w) &&
+						     ws_add_u64(saved, w, &saved) &&
+						     ws_add_u64(saved, b->mods[i].bias, &saved);
+					}
+		}
+		for (size_t k = 0; k < extra; k++) {
+			int r = classify_module(WS_FORMAT_SAFETENSORS, b->arch->architecture, cls[k],
+						strlen(cls[k]), NULL, NULL);
+			if (r > 0 && !roles_done[r]++)
+				for (size_t i = 0; i < b->n; i++)
+					if (b->mods[i].layer < 0 && (int)b->mods[i].role == r) {
+						uint64_t w;
+						ok = ok && ws_mul_u64(b->mods[i].in, b->mods[i].out, &w) &&
+						     ws_add_u64(saved, w, &saved) &&
+						     ws_add_u64(saved, b->mods[i].bias, &saved);
+					}
+		}
+	}
+	uint64_t tot;
+	if (!ok || !ws_add_u64(fac, mag, &tot) || !ws_add_u64(tot, saved, &tot))
+		return ws_err(err, WS_EXIT_INPUT, c->path, "the adapter's count overflows 64 bits");
+	ad->has_expected = true;
+	ad->expected = tot;
+	ad->exp_factors = fac;
+	ad->exp_magnitudes = mag;
+	ad->exp_saved = saved;
+	return 0;
+}
+
+/* A listed target that names no module of the base: PEFT accepts it. */
+static int
+unmatched_targets(ws_model *m, const acfg *c, const base *b)
+{
+	char key[512];
+	const cJSON *it;
+	if (!m || !c->targets || !cJSON_IsArray(c->targets))
+		return 0;
+	cJSON_ArrayForEach(it, c->targets) {
+		if (!cJSON_IsString(it))
+			continue;
+		bool hit = false;
+		for (size_t i = 0; i < b->n && !hit; i++) {
+			if (!b->mods[i].spell)
+				continue;
+			module_key(&b->mods[i], &b->sp, key, sizeof key);
+			hit = name_matches(it->valuestring, key);
+		}
+		if (hit)
+			continue;
+		char *e = ws_escape_text(it->valuestring, strlen(it->valuestring));
+		int r = !e ? -1 : ws_model_add_finding(m, WS_SEV_WARNING, "adapter-mismatch", NULL, -1, -1,
+						       false, 0, 0,
+						       "target '%s' matches no module of the base (%s); PEFT "
+						       "accepts it silently", e, b->arch->architecture);
+		free(e);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ==== the adapter's tensors ==== */
+
+typedef struct amod {
+	const char *key;         /* the module's name (into a tensor's name) */
+	size_t key_len;
+	int32_t layer, expert;
+	int role;                /* adapted role, -1 unknown */
+	const ws_tensor *a, *b, *mag, *alpha;
+} amod;
+
+typedef struct fent {
+	const char *key;
+	size_t len;
+	const ws_tensor *t;
+} fent;
+
+static int
+cmp_fent(const void *x, const void *y)
+{
+	const fent *a = x, *b = y;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->key, b->key, n);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* A factor's rank and its in / out, by layout (mlx stores [in, r] and
+ * [r, out]; PEFT, kohya and GGUF [r, in] and [out, r], a conv's extra
+ * dimensions after). */
+static bool
+factor_dims(int layout, const ws_tensor *t, bool is_b, uint64_t *rank, uint64_t *io)
+{
+	if (!t || t->ndim < 2)
+		return false;
+	const uint64_t *s = t->shape;
+	bool mlx = layout == L_MLX;
+	if (!is_b) {
+		*rank = mlx ? s[1] : s[0];
+		*io = mlx ? s[0] : s[1];
+	} else {
+		*rank = mlx ? s[0] : s[1];
+		*io = mlx ? s[1] : s[0];
+	}
+	return true;
+}
+
+typedef struct actx {
+	ws_model *m;
+	ws_adapter *ad;
+	const acfg *c;           /* NULL: no config */
+	base *b;                 /* NULL: no base */
+	int layout;
+	size_t n_find, more;
+} actx;
+
+static int
+mismatch(actx *x, const char *tensor, int32_t layer, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+mismatch(actx *x, const char *tensor, int32_t layer, const char *fmt, ...)
+{
+	if (x->n_find >= MAX_FINDINGS) {
+		x->more++;
+		return 0;
+	}
+	x->n_find++;
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char *e = tensor ? ws_escape_text(tensor, strlen(tensor)) : NULL;
+	if (tensor && !e)
+		return -1;
+	int r = ws_model_add_finding(x->m, WS_SEV_ERROR, "adapter-mismatch", e, -1, layer, false, 0, 0,
+				     "%s%s%s", layer >= 0 ? "" : "", msg, "");
+	free(e);
+	return r;
+}
+
+static bmod *
+find_bmod(base *b, int role, int32_t layer, int32_t expert)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		bmod *m = &b->mods[i];
+		if ((int)m->role == role && m->layer == layer && m->expert == expert)
+			return m;
+	}
+	return NULL;
+}
+
+static void
+kohya_short(const char *key, size_t len, const char **s, size_t *n)
+{
+	/* the part after the last "_<digits>_" of a kohya module name */
+	size_t start = 0;
+	for (size_t i = 0; i + 2 < len; i++) {
+		if (key[i] != '_' || key[i + 1] < '0' || key[i + 1] > '9')
+			continue;
+		size_t j = i + 1;
+		while (j < len && key[j] >= '0' && key[j] <= '9')
+			j++;
+		if (j < len && key[j] == '_')
+			start = j + 1;
+	}
+	*s = key + start;
+	*n = len - start;
+}
+
+static int
+check_module(actx *x, amod *am, uint64_t *rank_seen)
+{
+	char nm[320];
+	int kl = am->key_len > 256 ? 256 : (int)am->key_len;
+	snprintf(nm, sizeof nm, "%.*s", kl, am->key);
+	char *en = ws_escape_text(nm, strlen(nm));
+	if (!en)
+		return -1;
+	int rc = 0;
+	char lay[32] = "";
+	if (am->layer >= 0)
+		snprintf(lay, sizeof lay, "layer %d: ", am->layer);
+	uint64_t ra = 0, rb = 0, in = 0, out = 0;
+	bool ha = factor_dims(x->layout, am->a, false, &ra, &in);
+	bool hb = factor_dims(x->layout, am->b, true, &rb, &out);
+	const char *an = am->a ? am->a->name : am->b ? am->b->name : nm;
+	/* the module is there, whatever is wrong with it: not also missing */
+	bmod *bm = x->b && am->role >= 0 ? find_bmod(x->b, am->role, am->layer, am->expert) : NULL;
+	if (bm)
+		bm->seen = true;
+	if (!am->a || !am->b) {
+		if (am->a || am->b)
+			rc = mismatch(x, an, am->layer, "%s%s has its %s factor but not its %s", lay, en,
+				      am->a ? "A" : "B", am->a ? "B" : "A");
+		goto out;
+	}
+	if (!ha || !hb)
+		goto out;
+	*rank_seen = ra;
+	if (ra != rb) {
+		rc = mismatch(x, am->b->name, am->layer,
+			      "%s%s: the factors do not chain (A's rank %llu, B's %llu)", lay, en,
+			      (unsigned long long)ra, (unsigned long long)rb);
+		goto out;
+	}
+	uint64_t want = x->c ? x->c->r : 0;
+	if (x->c && x->c->layout == L_PEFT && x->c->rank_pattern) {
+		const char *k = nm;
+		if (!strncmp(k, peft_prefix, sizeof peft_prefix - 1))
+			k += sizeof peft_prefix - 1;
+		want = rank_for(x->c, k);
+	}
+	if (want && ra != want) {
+		rc = mismatch(x, an, am->layer, "%s%s: rank %llu, the config says %llu", lay, en,
+			      (unsigned long long)ra, (unsigned long long)want);
+		if (rc)
+			goto out;
+	}
+	if (am->mag && am->mag->elements != out) {
+		rc = mismatch(x, am->mag->name, am->layer, "%s%s: %llu magnitudes for %llu outputs", lay,
+			      en, (unsigned long long)am->mag->elements, (unsigned long long)out);
+		if (rc)
+			goto out;
+	}
+	if (!x->b || am->role < 0)
+		goto out;
+	if (!bm) {
+		rc = mismatch(x, an, am->layer, "%s%s adapts %s, which the base (%s) does not have%s",
+			      lay, en, ws_role_name((ws_role)am->role), x->b->arch->architecture,
+			      am->layer >= 0 ? " in that layer" : "");
+		goto out;
+	}
+	if (bm->in != in || bm->out != out) {
+		rc = mismatch(x, an, am->layer,
+			      "%s%s is built for in = %llu, out = %llu; the base's %s takes in = %llu, out = %llu",
+			      lay, en, (unsigned long long)in, (unsigned long long)out,
+			      ws_role_name(bm->role), (unsigned long long)bm->in, (unsigned long long)bm->out);
+		goto out;
+	}
+	if (x->c && x->c->layout == L_PEFT && !bm->selected)
+		rc = mismatch(x, an, am->layer, "%s%s is not a module the config targets", lay, en);
+out:
+	free(en);
+	return rc;
+}
+
+static int
+gather(actx *x, amod **out, size_t *n_out)
+{
+	ws_model *m = x->m;
+	fent *f = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *f);
+	size_t n = 0;
+	if (!f)
+		return -1;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		if (t->role == WS_ROLE_LORA_ALPHA) {
+			x->ad->alphas++;
+			t->params = 0;
+		}
+		if (!is_factor_role(t->role))
+			continue;
+		size_t ml = module_len(t->name, t->name_len);
+		if (!ml)
+			continue;
+		f[n++] = (fent){t->name, ml, t};
+	}
+	qsort(f, n, sizeof *f, cmp_fent);
+	amod *a = calloc(n ? n : 1, sizeof *a);
+	size_t na = 0;
+	if (!a) {
+		free(f);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!na || cmp_fent(&f[i], &f[i - 1])) {
+			amod *am = &a[na++];
+			am->key = f[i].key;
+			am->key_len = f[i].len;
+			am->layer = -1;
+			am->expert = -1;
+			am->role = classify_module(m->format, x->b ? x->b->arch->architecture : m->arch_name,
+						   am->key, am->key_len, &am->layer, &am->expert);
+			if (am->role < 0)
+				am->layer = f[i].t->layer, am->expert = f[i].t->expert;
+		}
+		amod *am = &a[na - 1];
+		const ws_tensor *t = f[i].t;
+		/* a LoHa / LoKr module has several A and B parts: the first
+		 * of each is the one compared */
+		if ((t->role == WS_ROLE_LORA_A || t->role == WS_ROLE_LORA_EMBED_A) && t->kind == WS_KIND_WEIGHT &&
+		    !am->a)
+			am->a = t;
+		else if ((t->role == WS_ROLE_LORA_B || t->role == WS_ROLE_LORA_EMBED_B) &&
+			 t->kind == WS_KIND_WEIGHT && !am->b)
+			am->b = t;
+		else if (t->role == WS_ROLE_LORA_MAGNITUDE)
+			am->mag = t;
+		else if (t->role == WS_ROLE_LORA_ALPHA)
+			am->alpha = t;
+	}
+	free(f);
+	*out = a;
+	*n_out = na;
+	return 0;
+}
+
+/* Without a base: a target present in most layers but missing in one. */
+static int
+missing_without_base(actx *x, const amod *a, size_t n)
+{
+	int32_t maxl = -1;
+	for (size_t i = 0; i < n; i++)
+		if (a[i].layer > maxl)
+			maxl = a[i].layer;
+	if (maxl < 0 || maxl > (int32_t)WS_ARCH_MAX_LAYERS)
+		return 0;
+	for (int role = 0; role < WS_ROLE_COUNT; role++) {
+		uint64_t in_layers = 0;
+		int32_t lo = INT32_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (a[i].role == role && a[i].layer >= 0 && a[i].expert < 0) {
+				in_layers++;
+				if (a[i].layer < lo)
+					lo = a[i].layer;
+			}
+		if (!in_layers)
+			continue;
+		for (int32_t l = lo; l <= maxl; l++) {
+			if (x->c && x->c->layout == L_PEFT && !layer_allowed(x->c, l))
+				continue;
+			bool have = false, layer_has = false;
+			for (size_t i = 0; i < n && !have; i++) {
+				have = a[i].role == role && a[i].layer == l;
+				layer_has = layer_has || a[i].layer == l;
+			}
+			if (!have && mismatch(x, NULL, l, "layer %d: no factors for %s, which %llu other layers have",
+					      l, ws_role_name((ws_role)role), (unsigned long long)in_layers) < 0)
+				return -1;
+			(void)layer_has;
+		}
+	}
+	return 0;
+}
+
+static int
+check_layers_mlx(actx *x, const amod *a, size_t n)
+{
+	uint64_t nl = x->c->mlx_layers;
+	if (!nl)
+		return 0;
+	if (x->b) {
+		uint64_t L = x->b->arch->num_layers;
+		for (size_t i = 0; i < n; i++)
+			if (a[i].layer >= 0 && (uint64_t)a[i].layer + nl < L &&
+			    mismatch(x, a[i].a ? a[i].a->name : NULL, a[i].layer,
+				     "layer %d has factors; num_layers %llu adapts only the last %llu of %llu layers",
+				     a[i].layer, (unsigned long long)nl, (unsigned long long)nl,
+				     (unsigned long long)L) < 0)
+				return -1;
+		return 0;
+	}
+	uint64_t distinct = 0;
+	int32_t lo = INT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		bool first = a[i].layer >= 0;
+		for (size_t k = 0; k < i && first; k++)
+			first = a[k].layer != a[i].layer;
+		distinct += first;
+		if (a[i].layer >= 0 && a[i].layer < lo)
+			lo = a[i].layer;
+	}
+	if (distinct > nl)
+		return mismatch(x, NULL, lo, "factors in %llu layers (from layer %d); num_layers says %llu",
+				(unsigned long long)distinct, lo, (unsigned long long)nl);
+	return 0;
+}
+
+static int
+resolve_base(const acfg *c, const char *base_path, ws_adapter *ad, base *b, bool *have, ws_error *err)
+{
+	*have = false;
+	char *found = NULL;
+	if (!base_path && c && c->base_name) {
+		struct stat st;
+		if (stat(c->base_name, &st) == 0)
+			base_path = c->base_name;
+		else if ((found = ws_hf_cache_resolve(c->base_name)))
+			base_path = found;
+		else {
+			char *e = ws_escape_text(c->base_name, strlen(c->base_name));
+			snprintf(ad->note, sizeof ad->note,
+				 "base_model_name_or_path '%s' is not here (give --base)", e ? e : "?");
+			free(e);
+		}
+	} else if (!base_path) {
+		snprintf(ad->note, sizeof ad->note, "no base given (--base)");
+	}
+	if (!base_path)
+		return 0;
+	snprintf(ad->base, sizeof ad->base, "%s", base_path);
+	int r = base_load(b, base_path, err);
+	free(found);
+	if (r)
+		return -1;
+	*have = true;
+	ad->base_checked = true;
+	ad->base_total = b->total;
+	return 0;
+}
+
+int
+ws_adapter_analyze(ws_model *m, const char *base_path, ws_error *err)
+{
+	ws_adapter *ad = calloc(1, sizeof *ad);
+	if (!ad)
+		return ws_err_oom(err, m->path);
+	m->adapter = ad;
+	acfg cfg, *c = NULL;
+	memset(&cfg, 0, sizeof cfg);
+	base b;
+	memset(&b, 0, sizeof b);
+	bool have_base = false;
+	int rc = -1;
+	actx x = {.m = m, .ad = ad};
+
+	if (m->format == WS_FORMAT_GGUF) {
+		x.layout = L_GGUF;
+		const ws_kv *kv = ws_model_find_kv(m, "adapter.lora.alpha");
+		double v;
+		if (kv && ws_kv_get_f64(kv, &v)) {
+			ad->has_alpha = true;
+			ad->alpha = v;
+		}
+	} else {
+		char *p = sibling_path(m->files[0].path, "adapter_config.json");
+		if (!p) {
+			ws_err_oom(err, m->path);
+			goto out;
+		}
+		if (file_exists(p)) {
+			if (config_parse(&cfg, p, err)) {
+				free(p);
+				goto out;
+			}
+			c = &cfg;
+			x.layout = cfg.layout;
+		} else {
+			x.layout = L_KOHYA;
+			for (uint64_t i = 0; i < m->n_tensors && x.layout == L_KOHYA; i++)
+				if (memcmp(m->tensors[i].name, "lora_", 5) &&
+				    is_factor_role(m->tensors[i].role))
+					x.layout = strstr(m->tensors[i].name, ".lora_a") ||
+							   strstr(m->tensors[i].name, ".lora_b") ? L_MLX : L_PEFT;
+		}
+		free(p);
+	}
+	x.c = c;
+	ad->layout = layout_names[x.layout];
+	if (c) {
+		ad->rank = c->r;
+		ad->has_alpha = c->has_alpha;
+		ad->alpha = c->alpha;
+	}
+	if (x.layout == L_KOHYA) {
+		const ws_kv *kv = ws_model_find_kv(m, "ss_network_alpha");
+		const char *s;
+		size_t n;
+		if (kv && ws_kv_get_str(kv, &s, &n) && n && n < 32) {
+			char num[32];
+			memcpy(num, s, n);
+			num[n] = 0;
+			char *end;
+			double v = strtod(num, &end);
+			if (end != num) {
+				ad->has_alpha = true;
+				ad->alpha = v;
+			}
+		}
+	}
+	if (resolve_base(c, base_path, ad, &b, &have_base, err))
+		goto out;
+	x.b = have_base ? &b : NULL;
+	if (c && have_base) {
+		if (select_modules(c, &b, ad, err) || unmatched_targets(m, c, &b))
+			goto out;
+	}
+	if (c && c->layout == L_PEFT && c->targets) {
+		const cJSON *it;
+		if (cJSON_IsString(c->targets))
+			add_target(ad, c->targets->valuestring, strlen(c->targets->valuestring));
+		const cJSON *lst = cJSON_IsArray(c->targets) ? c->targets : NULL;
+		cJSON_ArrayForEach(it, lst) {
+			if (cJSON_IsString(it))
+				add_target(ad, it->valuestring, strlen(it->valuestring));
+		}
+	}
+
+	/* the tensors: base_layer copies apart, factors grouped by module */
+	bool magnitudes = false, loha = false, lokr = false;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		ws_tensor *t = &m->tensors[i];
+		if (memmem(t->name, t->name_len, ".base_layer.", 12)) {
+			ad->frozen += t->params;
+			ad->n_frozen++;
+			t->params = 0;
+		}
+		magnitudes = magnitudes || t->role == WS_ROLE_LORA_MAGNITUDE;
+		loha = loha || memmem(t->name, t->name_len, ".hada_", 6);
+		lokr = lokr || memmem(t->name, t->name_len, ".lokr_", 6);
+	}
+	amod *am = NULL;
+	size_t na = 0;
+	if (gather(&x, &am, &na)) {
+		ws_err_oom(err, m->path);
+		goto out;
+	}
+	uint64_t ranks[16] = {0}, counts[16] = {0};
+	bool observed_targets = !(c && c->layout == L_PEFT && (c->targets || have_base));
+	for (size_t i = 0; i < na; i++) {
+		uint64_t r = 0;
+		if (check_module(&x, &am[i], &r) < 0) {
+			free(am);
+			ws_err_oom(err, m->path);
+			goto out;
+		}
+		for (int k = 0; r && k < 16; k++)
+			if (ranks[k] == r || !ranks[k]) {
+				ranks[k] = r;
+				counts[k]++;
+				break;
+			}
+		if (observed_targets && (am[i].a || am[i].b)) {
+			const char *s = am[i].key;
+			size_t n = am[i].key_len;
+			if (x.layout == L_KOHYA) {
+				kohya_short(am[i].key, am[i].key_len, &s, &n);
+			} else {
+				for (size_t k = n; k-- > 0;)
+					if (am[i].key[k] == '.') {
+						s = am[i].key + k + 1;
+						n = am[i].key_len - k - 1;
+						break;
+					}
+			}
+			add_target(ad, s, n);
+		}
+	}
+	if (!ad->rank) {
+		uint64_t bc = 0;
+		for (int k = 0; k < 16; k++)
+			if (counts[k] > bc) {
+				bc = counts[k];
+				ad->rank = ranks[k];
+			}
+	}
+	if (!have_base)
+		ad->modules = 0;
+	for (size_t i = 0; i < na; i++)
+		ad->modules += !have_base && (am[i].a || am[i].b);
+	int r2 = 0;
+	if (have_base && c) {
+		/* a selected module with no factors: missing */
+		char key[512];
+		for (size_t i = 0; i < b.n && r2 == 0; i++) {
+			const bmod *bm = &b.mods[i];
+			if (!bm->selected || bm->seen)
+				continue;
+			module_key(bm, &b.sp, key, sizeof key);
+			char *e = ws_escape_text(key, strlen(key));
+			r2 = !e ? -1 : bm->layer >= 0
+				? mismatch(&x, NULL, bm->layer, "layer %d: target %s (%s) has no factors",
+					   bm->layer, e, ws_role_name(bm->role))
+				: mismatch(&x, NULL, -1, "target %s (%s) has no factors", e,
+					   ws_role_name(bm->role));
+			free(e);
+		}
+	} else if (x.layout != L_KOHYA) {
+		r2 = missing_without_base(&x, am, na);
+	}
+	if (r2 == 0 && c && c->layout == L_MLX)
+		r2 = check_layers_mlx(&x, am, na);
+	free(am);
+	if (r2 < 0) {
+		ws_err_oom(err, m->path);
+		goto out;
+	}
+	ad->kind = loha ? "loha" : lokr ? "lokr" : (magnitudes || (c && c->dora)) ? "dora" : "lora";
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
+			ad->params += t->params;
+	}
+	if (x.more &&
+	    ws_model_add_finding(m, WS_SEV_ERROR, "adapter-mismatch", NULL, -1, -1, false, 0, 0,
+				 "and %zu more adapter mismatches", x.more) < 0) {
+		ws_err_oom(err, m->path);
+		goto out;
+	}
+	if (ad->has_expected && ad->expected != ad->params && x.n_find == 0) {
+		char e1[32], e2[32];
+		if (ws_model_add_finding(m, WS_SEV_ERROR, "adapter-mismatch", NULL, -1, -1, true, ad->expected,
+					 ad->params,
+					 "the adapter holds %s parameters; its config and the base imply %s",
+					 ws_fmt_commas(ad->params, e1, sizeof e1),
+					 ws_fmt_commas(ad->expected, e2, sizeof e2)) < 0) {
+			ws_err_oom(err, m->path);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	base_free(&b);
+	cJSON_Delete(cfg.root);
+	return rc;
+}
+
+int
+ws_adapter_formula(const char *config_path, const char *base_path, ws_adapter **out,
+		   ws_error *err)
+{
+	acfg c;
+	base b;
+	bool have = false;
+	int rc = -1;
+	memset(&b, 0, sizeof b);
+	ws_adapter *ad = calloc(1, sizeof *ad);
+	*out = NULL;
+	if (!ad)
+		return ws_err_oom(err, config_path);
+	if (config_parse(&c, config_path, err))
+		goto out;
+	ad->layout = layout_names[c.layout];
+	ad->kind = c.dora ? "dora" : "lora";
+	ad->rank = c.r;
+	ad->has_alpha = c.has_alpha;
+	ad->alpha = c.alpha;
+	if (resolve_base(&c, base_path, ad, &b, &have, err))
+		goto out;
+	if (!have) {
+		ws_err(err, WS_EXIT_INPUT, config_path, "an adapter's count needs its base: %s", ad->note);
+		goto out;
+	}
+	if (select_modules(&c, &b, ad, err))
+		goto out;
+	if (c.layout == L_PEFT && c.targets && !c.all_linear) {
+		ad->n_targets = 0;
+		const cJSON *it;
+		if (cJSON_IsString(c.targets))
+			add_target(ad, c.targets->valuestring, strlen(c.targets->valuestring));
+		const cJSON *lst = cJSON_IsArray(c.targets) ? c.targets : NULL;
+		cJSON_ArrayForEach(it, lst) {
+			if (cJSON_IsString(it))
+				add_target(ad, it->valuestring, strlen(it->valuestring));
+		}
+	}
+	ad->params = ad->expected;
+	*out = ad;
+	ad = NULL;
+	rc = 0;
+out:
+	free(ad);
+	base_free(&b);
+	cJSON_Delete(c.root);
+	return rc;
+}
+
+/* ==== output ==== */
+
+cJSON *
+ws_adapter_to_json(const ws_adapter *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "kind", a->kind ? a->kind : "lora");
+	cJSON_AddStringToObject(o, "layout", a->layout ? a->layout : "peft");
+	ws_json_add_u64(o, "rank", a->rank);
+	if (a->has_alpha)
+		cJSON_AddNumberToObject(o, "alpha", a->alpha);
+	else
+		cJSON_AddNullToObject(o, "alpha");
+	cJSON *t = cJSON_AddArrayToObject(o, "targets");
+	for (uint32_t i = 0; t && i < a->n_targets; i++)
+		cJSON_AddItemToArray(t, ws_json_bytes(a->targets[i], strlen(a->targets[i])));
+	ws_json_add_u64(o, "modules", a->modules);
+	ws_json_add_u64(o, "params", a->params);
+	if (a->has_expected) {
+		cJSON *e = cJSON_AddObjectToObject(o, "expected");
+		ws_json_add_u64(e, "total", a->expected);
+		ws_json_add_u64(e, "factors", a->exp_factors);
+		ws_json_add_u64(e, "magnitudes", a->exp_magnitudes);
+		ws_json_add_u64(e, "saved_modules", a->exp_saved);
+	}
+	if (a->n_frozen) {
+		cJSON *f = cJSON_AddObjectToObject(o, "base_layers");
+		ws_json_add_u64(f, "total", a->frozen);
+		ws_json_add_u64(f, "tensors", a->n_frozen);
+	}
+	cJSON_AddBoolToObject(o, "base_checked", a->base_checked);
+	if (a->base_checked) {
+		ws_json_add_bytes(o, "base", a->base, strlen(a->base));
+		ws_json_add_u64(o, "base_total", a->base_total);
+		uint64_t s;
+		if (ws_add_u64(a->base_total, a->params, &s))
+			ws_json_add_u64(o, "total_with_base", s);
+	} else if (a->note[0]) {
+		cJSON_AddStringToObject(o, "base_note", a->note);
+	}
+	return o;
+}
+
+void
+ws_adapter_print_text(FILE *f, const ws_adapter *a)
+{
+	char c1[32], c2[32];
+	fprintf(f, "adapter        %s (%s), rank %llu", a->kind ? a->kind : "lora",
+		a->layout ? a->layout : "peft", (unsigned long long)a->rank);
+	if (a->has_alpha)
+		fprintf(f, ", alpha %g", a->alpha);
+	if (a->modules)
+		fprintf(f, ", %llu modules", (unsigned long long)a->modules);
+	fputc('\n', f);
+	fputs("targets        ", f);
+	for (uint32_t i = 0; i < a->n_targets; i++) {
+		if (i)
+			fputs(", ", f);
+		ws_fput_escaped(f, a->targets[i], strlen(a->targets[i]));
+	}
+	fputs(a->n_targets ? "\n" : "-\n", f);
+	if (a->has_expected) {
+		fprintf(f, "expected       %s", ws_fmt_commas(a->expected, c1, sizeof c1));
+		if (a->exp_magnitudes || a->exp_saved) {
+			fprintf(f, " = %s factors", ws_fmt_commas(a->exp_factors, c2, sizeof c2));
+			if (a->exp_magnitudes)
+				fprintf(f, " + %s magnitudes", ws_fmt_commas(a->exp_magnitudes, c2, sizeof c2));
+			if (a->exp_saved)
+				fprintf(f, " + %s saved modules", ws_fmt_commas(a->exp_saved, c2, sizeof c2));
+		}
+		fputc('\n', f);
+	}
+	if (a->n_frozen)
+		fprintf(f, "base layers    %s parameters in %llu tensors (frozen copies, not the adapter's)\n",
+			ws_fmt_commas(a->frozen, c1, sizeof c1), (unsigned long long)a->n_frozen);
+	if (a->alphas)
+		fprintf(f, "alpha scalars  %llu (hyperparameters, not parameters)\n",
+			(unsigned long long)a->alphas);
+	if (a->base_checked) {
+		uint64_t s = 0;
+		fputs("base           ", f);
+		ws_fput_escaped(f, a->base, strlen(a->base));
+		fprintf(f, ": %s parameters", ws_fmt_commas(a->base_total, c1, sizeof c1));
+		if (ws_add_u64(a->base_total, a->params, &s))
+			fprintf(f, "; base + adapter %s", ws_fmt_commas(s, c2, sizeof c2));
+		fputc('\n', f);
+	} else {
+		fprintf(f, "base           not checked: %s\n", a->note[0] ? a->note : "no base");
+	}
+}

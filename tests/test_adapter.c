@@ -1,0 +1,388 @@
+/* test_adapter.c - adapters (PEFT LoRA / DoRA, mlx-lm, kohya, LoRA GGUF)
+ * built full size and sparse with tools/mktensors, checked against their
+ * config and their base (configs in testdata/adapter: the real key sets). */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Write SPEC to dir/spec.txt and run mktensors OUT < it. */
+static void
+mktensors(const char *dir, const char *out, const char *spec)
+{
+	char *sp = ws_write_file(dir, "spec.txt", spec, strlen(spec));
+	char cmd[4096];
+	const char *bin = getenv("WS_MKTENSORS");
+	cr_assert(bin, "WS_MKTENSORS is not set");
+	snprintf(cmd, sizeof cmd, "'%s' '%s' < '%s'", bin, out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(sp);
+}
+
+/* A growing spec. */
+typedef struct spec {
+	char *s;
+	size_t n, cap;
+} spec;
+
+static void
+add(spec *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+add(spec *p, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int l = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (p->n + (size_t)l + 1 > p->cap) {
+		p->cap = (p->n + (size_t)l + 1) * 2;
+		p->s = realloc(p->s, p->cap);
+		cr_assert(p->s);
+	}
+	memcpy(p->s + p->n, line, (size_t)l + 1);
+	p->n += (size_t)l;
+}
+
+static char *
+config(const char *name)
+{
+	char rel[256];
+	snprintf(rel, sizeof rel, "adapter/%s", name);
+	return ws_testdata_path(rel);
+}
+
+/* An adapter folder: its config copied, its factors from spec. */
+static char *
+adapter_dir(const char *root, const char *sub, const char *cfg, const char *weights, spec *sp)
+{
+	char *dir = ws_join(root, sub);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	if (cfg) {
+		char *src = config(cfg);
+		cJSON *j = ws_load_json(src);
+		char *text = cJSON_Print(j);
+		free(ws_write_file(dir, "adapter_config.json", text, strlen(text)));
+		free(text);
+		cJSON_Delete(j);
+		free(src);
+	}
+	char *out = ws_join(dir, weights);
+	mktensors(dir, out, sp->s);
+	free(out);
+	return dir;
+}
+
+enum plant { P_NONE, P_MISSING_V, P_RANK8, P_NO_CHAIN, P_IN8192 };
+
+/* Llama-3-8B, r 16 on q_proj and v_proj, PEFT's names. */
+static void
+llama_spec(spec *sp, enum plant p)
+{
+	for (int l = 0; l < 32; l++) {
+		static const struct { const char *m; unsigned out; } mods[] = {{"q_proj", 4096}, {"v_proj", 1024}};
+		for (int k = 0; k < 2; k++) {
+			if (p == P_MISSING_V && l == 7 && k == 1)
+				continue;
+			unsigned r = p == P_RANK8 && l == 11 && k == 0 ? 8 : 16;
+			unsigned rb = p == P_NO_CHAIN && l == 13 && k == 1 ? 8 : r;
+			unsigned in = p == P_IN8192 ? 8192 : 4096;
+			add(sp, "t base_model.model.model.layers.%d.self_attn.%s.lora_A.weight BF16 %u %u\n", l,
+			    mods[k].m, r, in);
+			add(sp, "t base_model.model.model.layers.%d.self_attn.%s.lora_B.weight BF16 %u %u\n", l,
+			    mods[k].m, mods[k].out, rb);
+		}
+	}
+}
+
+static cJSON *
+run_json(int want, const char *cmd, const char *path, const char *base)
+{
+	ws_run r = base ? ws_run_cli(cmd, "--json", path, "--base", base, NULL)
+			: ws_run_cli(cmd, "--json", path, NULL);
+	cr_assert_eq(r.status, want, "%s %s: exit %d\n%s%s", cmd, path, r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	ws_run_free(&r);
+	return j;
+}
+
+static double
+num_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	cr_assert(cJSON_IsNumber(x), "%s.%s", a, b ? b : "");
+	return x->valuedouble;
+}
+
+/* An adapter-mismatch error naming layer `layer`. */
+static bool
+has_mismatch(const cJSON *j, int layer)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(f, "layer");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(f, "message");
+		char want[32];
+		snprintf(want, sizeof want, "layer %d", layer);
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, "adapter-mismatch") && cJSON_IsNumber(l) &&
+		    l->valueint == layer && cJSON_IsString(m) && strstr(m->valuestring, want))
+			return true;
+	}
+	return false;
+}
+
+static void
+no_other_roles(const char *path)
+{
+	cJSON *j = run_json(0, "ls", path, NULL);
+	const cJSON *t;
+	int n = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(t, "role");
+		cr_assert(cJSON_IsString(r) && strcmp(r->valuestring, "other"),
+			  "%s is other", cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+		n++;
+	}
+	cr_assert_gt(n, 0);
+	cJSON_Delete(j);
+}
+
+Test(adapter, peft_lora_llama3_8b)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	spec sp = {0};
+	llama_spec(&sp, P_NONE);
+	char *dir = adapter_dir(root, "lora", "peft-lora-llama3-8b-r16-qv.json", "adapter_model.safetensors", &sp);
+
+	cJSON *j = run_json(0, "check", dir, NULL);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0);
+	cr_assert_eq(num_at(j, "adapter", "rank"), 16.0);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "adapter"), "base_checked")));
+	cJSON_Delete(j);
+	j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0);
+	cr_assert_eq(num_at(j, "adapter", "base_total"), 8030261248.0);
+	cr_assert_eq(num_at(j, "adapter", "total_with_base"), 8037076992.0);
+	cJSON_Delete(j);
+
+	/* ls: each factor with the role of what it adapts */
+	j = run_json(0, "ls", dir, NULL);
+	const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tensors"), 0);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(t, "adapts")->valuestring, "attn_q");
+	cJSON_Delete(j);
+
+	char *cfg = ws_join(dir, "adapter_config.json");
+	j = run_json(0, "formula", cfg, base);
+	cr_assert_eq(num_at(j, "formula", "total"), 6815744.0);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("formula", cfg, "--base", base, NULL);
+	cr_assert(ws_contains(r.out, "6,815,744"), "%s", r.out);
+	ws_run_free(&r);
+	free(cfg);
+	free(sp.s);
+	free(dir);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, peft_lora_planted)
+{
+	static const struct { enum plant p; int layer; } plants[] = {
+		{P_MISSING_V, 7}, {P_RANK8, 11}, {P_NO_CHAIN, 13}, {P_IN8192, 0},
+	};
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	for (size_t i = 0; i < sizeof plants / sizeof plants[0]; i++) {
+		spec sp = {0};
+		char sub[16];
+		snprintf(sub, sizeof sub, "p%zu", i);
+		llama_spec(&sp, plants[i].p);
+		char *dir = adapter_dir(root, sub, "peft-lora-llama3-8b-r16-qv.json", "adapter_model.safetensors", &sp);
+		cJSON *j = run_json(1, "check", dir, base);
+		cr_assert(has_mismatch(j, plants[i].layer), "plant %zu: no adapter-mismatch naming layer %d",
+			  i, plants[i].layer);
+		cJSON_Delete(j);
+		free(dir);
+		free(sp.s);
+	}
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, peft_dora_mistral_7b)
+{
+	char *root = ws_tmpdir(), *base = config("mistral-7b-config.json");
+	spec sp = {0};
+	static const struct { const char *m; unsigned in, out; } mods[] = {
+		{"self_attn.q_proj", 4096, 4096}, {"self_attn.k_proj", 4096, 1024},
+		{"self_attn.v_proj", 4096, 1024}, {"self_attn.o_proj", 4096, 4096},
+		{"mlp.gate_proj", 4096, 14336}, {"mlp.up_proj", 4096, 14336}, {"mlp.down_proj", 14336, 4096},
+	};
+	for (int l = 0; l < 32; l++)
+		for (int k = 0; k < 7; k++) {
+			const char *p = "base_model.model.model.layers";
+			add(&sp, "t %s.%d.%s.lora_A.weight BF16 16 %u\n", p, l, mods[k].m, mods[k].in);
+			add(&sp, "t %s.%d.%s.lora_B.weight BF16 %u 16\n", p, l, mods[k].m, mods[k].out);
+			add(&sp, "t %s.%d.%s.lora_magnitude_vector BF16 %u\n", p, l, mods[k].m, mods[k].out);
+		}
+	char *dir = adapter_dir(root, "dora", "peft-dora-mistral-7b-r16.json", "adapter_model.safetensors", &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(j, "params", "total"), 43319296.0);
+	const cJSON *ad = cJSON_GetObjectItemCaseSensitive(j, "adapter");
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(ad, "kind")->valuestring, "dora");
+	cr_assert_eq(num_at(ad, "expected", "factors"), 41943040.0);
+	cr_assert_eq(num_at(ad, "expected", "magnitudes"), 1376256.0);
+	cr_assert_eq(num_at(ad, "expected", "total"), 43319296.0);
+	cJSON_Delete(j);
+	no_other_roles(dir);
+	free(sp.s);
+	free(dir);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* mlx-lm: lora_a [in, r], lora_b [r, out] on the last num_layers layers. */
+static char *
+mlx_dir(const char *root, const char *sub, int rank_at, int first_layer)
+{
+	char *dir = ws_join(root, sub);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	const char *cfg = "{\"fine_tune_type\": \"lora\", \"num_layers\": 8, \"lora_parameters\": "
+			  "{\"rank\": 8, \"scale\": 20.0, \"dropout\": 0.0, "
+			  "\"keys\": [\"self_attn.q_proj\", \"self_attn.v_proj\"]}}";
+	free(ws_write_file(dir, "adapter_config.json", cfg, strlen(cfg)));
+	spec sp = {0};
+	for (int l = first_layer; l < 32; l++) {
+		unsigned r = l == rank_at ? 4 : 8;
+		add(&sp, "t model.layers.%d.self_attn.q_proj.lora_a F32 4096 %u\n", l, r);
+		add(&sp, "t model.layers.%d.self_attn.q_proj.lora_b F32 %u 4096\n", l, r);
+		add(&sp, "t model.layers.%d.self_attn.v_proj.lora_a F32 4096 %u\n", l, r);
+		add(&sp, "t model.layers.%d.self_attn.v_proj.lora_b F32 %u 1024\n", l, r);
+	}
+	char *out = ws_join(dir, "adapters.safetensors");
+	mktensors(dir, out, sp.s);
+	free(out);
+	free(sp.s);
+	return dir;
+}
+
+Test(adapter, mlx_lm)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	char *ok = mlx_dir(root, "ok", -1, 24);
+	no_other_roles(ok);
+	cJSON *j = run_json(0, "check", ok, NULL);
+	const cJSON *ad = cJSON_GetObjectItemCaseSensitive(j, "adapter");
+	cr_assert_eq(num_at(ad, "rank", NULL), 8.0);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(ad, "layout")->valuestring, "mlx");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ad, "targets")), 2);
+	cr_assert_eq(num_at(j, "params", "total"), 8.0 * 8 * (4096 + 4096 + 4096 + 1024));
+	cJSON_Delete(j);
+	j = run_json(0, "check", ok, base);
+	cJSON_Delete(j);
+
+	char *rank = mlx_dir(root, "rank", 27, 24);
+	j = run_json(1, "check", rank, NULL);
+	cr_assert(has_mismatch(j, 27));
+	cJSON_Delete(j);
+
+	char *more = mlx_dir(root, "more", -1, 20);
+	j = run_json(1, "check", more, NULL);
+	cr_assert(has_mismatch(j, 20));
+	cJSON_Delete(j);
+	j = run_json(1, "check", more, base);
+	cr_assert(has_mismatch(j, 20));
+	cJSON_Delete(j);
+	free(ok);
+	free(rank);
+	free(more);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, kohya_sdxl)
+{
+	char *root = ws_tmpdir();
+	spec sp = {0};
+	add(&sp, "m ss_network_dim 32\nm ss_network_alpha 16\n");
+	static const char *const unet[] = {"attn1_to_q", "attn1_to_k", "attn1_to_v", "attn1_to_out_0",
+					   "attn2_to_q", "attn2_to_k", "attn2_to_v", "attn2_to_out_0"};
+	for (int b = 0; b < 2; b++)
+		for (int t = 0; t < 10; t++)
+			for (int k = 0; k < 8; k++) {
+				const char *p = "lora_unet_input_blocks";
+				unsigned in = k == 5 || k == 6 ? 2048 : 1280;
+				add(&sp, "t %s_%d_1_transformer_blocks_%d_%s.lora_down.weight F16 32 %u\n", p, 7 + b, t,
+				    unet[k], in);
+				add(&sp, "t %s_%d_1_transformer_blocks_%d_%s.lora_up.weight F16 1280 32\n", p, 7 + b, t,
+				    unet[k]);
+				add(&sp, "t %s_%d_1_transformer_blocks_%d_%s.alpha F16\n", p, 7 + b, t, unet[k]);
+			}
+	for (int l = 0; l < 12; l++) {
+		add(&sp, "t lora_te1_text_model_encoder_layers_%d_self_attn_q_proj.lora_down.weight F16 32 768\n", l);
+		add(&sp, "t lora_te1_text_model_encoder_layers_%d_self_attn_q_proj.lora_up.weight F16 768 32\n", l);
+		add(&sp, "t lora_te1_text_model_encoder_layers_%d_self_attn_q_proj.alpha F16\n", l);
+	}
+	char *dir = ws_join(root, "");
+	char *file = ws_join(root, "sdxl_lora.safetensors");
+	mktensors(root, file, sp.s);
+	no_other_roles(file);
+	cJSON *j = run_json(0, "check", file, NULL);
+	const cJSON *ad = cJSON_GetObjectItemCaseSensitive(j, "adapter");
+	cr_assert(ad);
+	cr_assert_eq(num_at(ad, "rank", NULL), 32.0);
+	cr_assert_eq(num_at(ad, "alpha", NULL), 16.0);
+	cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(ad, "layout")->valuestring, "kohya");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ad, "targets")), 9);
+	cJSON_Delete(j);
+	free(dir);
+	free(file);
+	free(sp.s);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, lora_gguf)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	spec sp = {0};
+	add(&sp, "m general.architecture llama\nm general.type adapter\nm adapter.type lora\n"
+		 "f adapter.lora.alpha 32\n");
+	for (int l = 0; l < 32; l++) {
+		add(&sp, "t blk.%d.attn_q.weight.lora_a F32 16 4096\n", l);
+		add(&sp, "t blk.%d.attn_q.weight.lora_b F32 4096 16\n", l);
+		add(&sp, "t blk.%d.attn_v.weight.lora_a F32 16 %u\n", l, l == 9 ? 8192u : 4096u);
+		add(&sp, "t blk.%d.attn_v.weight.lora_b F32 1024 16\n", l);
+	}
+	char *file = ws_join(root, "lora.gguf");
+	mktensors(root, file, sp.s);
+	no_other_roles(file);
+	cJSON *j = run_json(0, "check", file, NULL);
+	const cJSON *ad = cJSON_GetObjectItemCaseSensitive(j, "adapter");
+	cr_assert_eq(num_at(ad, "rank", NULL), 16.0);
+	cr_assert_eq(num_at(ad, "alpha", NULL), 32.0);
+	cJSON_Delete(j);
+	j = run_json(1, "check", file, base);
+	cr_assert(has_mismatch(j, 9));
+	cJSON_Delete(j);
+	free(file);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
