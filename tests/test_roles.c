@@ -466,8 +466,9 @@ Test(roles, names_round_trip)
 {
 	/* SPEC "Roles", and the indexer's four and xIELU's (ffn_act); the
 	 * encoders' (type_embed and the five of their heads), projector;
-	 * image encoders' patch_embed and cls_token */
-	cr_assert_eq(WS_ROLE_COUNT, 57);
+	 * image encoders' patch_embed and cls_token; DINOv2's mask_token,
+	 * register_tokens and layer_scale */
+	cr_assert_eq(WS_ROLE_COUNT, 60);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

@@ -102,6 +102,48 @@ static const struct ws_cat_class vit_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* DeBERTa-v2's (v3's alike): no pooler in the body; the sequence and
+ * multiple-choice heads pool the first token through their own dense
+ * layer (ContextPooler, saved as pooler.dense beside the body). */
+static const struct ws_cat_class deberta_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* ModernBERT's: every head starts with a dense layer and a norm (head.*);
+ * the masked-LM decoder is the tied embedding with a bias. */
+static const struct ws_cat_class modernbert_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_HEAD_TRANSFORM, WS_ARCH_CLASSIFIER)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_HEAD_TRANSFORM, WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* nomic-bert's (remote code): the embedding model without a pooler */
+static const struct ws_cat_class nomic_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* DINOv2's: no pooler; the image classifier reads the class token and
+ * the mean of the patch tokens side by side (2 × hidden inputs). */
+static const struct ws_cat_class dinov2_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForImageClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_CONCAT)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* BERT's relative_key and relative_key_query: a distance table in every
+ * layer's self-attention (RoBERTa, XLM-R and ELECTRA copy it) */
+#define REL_KEY {{"position_embedding_type", "relative_key", SW(WS_ARCH_REL_DIST)}, \
+		 {"position_embedding_type", "relative_key_query", SW(WS_ARCH_REL_DIST)}}
+
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
  * embedding LayerNorm; biases on every linear. */
@@ -211,11 +253,11 @@ static const struct ws_cat_entry entries[] = {
 
 	/* Encoders: the body is the entry, the head the class's line */
 	{{"bert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes},
+	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes, {{0}}, REL_KEY},
 	{{"roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes},
+	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes, {{0}}, REL_KEY},
 	{{"xlm-roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes},
+	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes, {{0}}, REL_KEY},
 	/* DistilBERT: BERT's layer without token types; its config spells
 	 * the widths dim and hidden_dim (sinusoidal positions are still a
 	 * stored table) */
@@ -233,7 +275,7 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 30522), D("embedding_size", 128), D("hidden_size", 256), D("intermediate_size", 1024),
 	  D("num_hidden_layers", 12), D("num_attention_heads", 4), D("max_position_embeddings", 512),
 	  D("type_vocab_size", 2)},
-	 WS_SLIDE_ALL, 0, electra_classes},
+	 WS_SLIDE_ALL, 0, electra_classes, {{0}}, REL_KEY},
 	/* ViT: an image encoder (patches, a class token, their positions)
 	 * of pre-norm layers with biases and a final LayerNorm; ViTConfig's
 	 * defaults are vit-base-patch16-224's sizes */
@@ -242,6 +284,72 @@ static const struct ws_cat_entry entries[] = {
 	 {D("hidden_size", 768), D("intermediate_size", 3072), D("num_hidden_layers", 12),
 	  D("num_attention_heads", 12), D("image_size", 224), D("patch_size", 16), D("num_channels", 3)},
 	 WS_SLIDE_ALL, 0, vit_classes},
+	/* DeBERTa-v2 / v3: BERT's post-norm layer; DebertaV2Config's
+	 * defaults: absolute positions (position_biased_input), no token
+	 * types, no relative attention.  With relative_attention, one table
+	 * of relative positions for all layers (encoder.rel_embeddings) and,
+	 * unless share_att_key, projections of it per layer as pos_att_type
+	 * names them (c2p: a key, p2c: a query) */
+	{{"deberta-v2"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_TIED, WS_ARCH_LEARNED_POS),
+	 {{"position_biased_input", SW(WS_ARCH_LEARNED_POS)}, {"relative_attention", SW(WS_ARCH_REL_EMBED)},
+	  {"share_att_key", SW(WS_ARCH_SHARE_ATT_KEY)}},
+	 false, WS_FIX_NONE, "DebertaV2",
+	 {D("vocab_size", 128100), D("hidden_size", 1536), D("intermediate_size", 6144),
+	  D("num_hidden_layers", 24), D("num_attention_heads", 24), D("max_position_embeddings", 512),
+	  D("type_vocab_size", 0)},
+	 WS_SLIDE_ALL, 0, deberta_classes, {{0}},
+	 {{"pos_att_type", "c2p", SW(WS_ARCH_POS_C2P)}, {"pos_att_type", "p2c", SW(WS_ARCH_POS_P2C)},
+	  {"norm_rel_ebd", "layer_norm", SW(WS_ARCH_REL_EMBED_NORM)}}},
+	/* ModernBERT: pre-norm layers with a fused qkv and a fused gated MLP
+	 * (Wi holds both halves), rotary positions, a final norm; block 0
+	 * has no attention norm (the embedding norm precedes it).  Biases
+	 * as norm_bias, attention_bias, mlp_bias, decoder_bias and
+	 * classifier_bias say (ModernBertConfig: only the decoder's) */
+	{{"modernbert"}, NULL, WS_NORM_LAYER, WS_MLP_GATED_FUSED,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_EMBED_NORM, WS_ARCH_FIRST_NO_NORM),
+	 SW(WS_ARCH_TIED, WS_ARCH_NO_NORM_BIAS, WS_ARCH_NO_HEAD_DENSE_BIAS),
+	 {{"norm_bias", SW(WS_ARCH_NO_NORM_BIAS), true}, {"attention_bias", SW(QKVO)},
+	  {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}, {"decoder_bias", SW(WS_ARCH_NO_MLM_BIAS), true},
+	  {"classifier_bias", SW(WS_ARCH_NO_HEAD_DENSE_BIAS), true}},
+	 false, WS_FIX_NONE, "ModernBert",
+	 {D("vocab_size", 50368), D("hidden_size", 768), D("intermediate_size", 1152),
+	  D("num_hidden_layers", 22), D("num_attention_heads", 12), D("max_position_embeddings", 8192)},
+	 WS_SLIDE_ALL, 0, modernbert_classes},
+	/* nomic-bert (NomicBertConfig, remote code, GPT-2's key names): a
+	 * post-norm BERT layer with a fused qkv (Wqkv) and a SwiGLU MLP
+	 * (fc11, fc12, fc2), rotary positions, token types; biases as
+	 * qkv_proj_bias and mlp_fc1_bias / mlp_fc2_bias say */
+	{{"nomic_bert"}, "nomic-bert", WS_NORM_LAYER, WS_MLP_GATED,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM,
+	    WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_TIED, QKVO, WS_ARCH_MLP_BIAS),
+	 {{"qkv_proj_bias", SW(QKVO)}, {"mlp_fc1_bias", SW(WS_ARCH_MLP_BIAS)},
+	  {"mlp_fc2_bias", SW(WS_ARCH_MLP_BIAS)}},
+	 true, WS_FIX_NONE, "NomicBert",
+	 {D("vocab_size", 30528), D("n_embd", 768), D("n_layer", 12), D("n_head", 12),
+	  D("n_positions", 2048), D("type_vocab_size", 2)},
+	 WS_SLIDE_ALL, 0, nomic_classes},
+	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
+	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
+	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */
+	{{"dinov2"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_LAYER_SCALE, WS_ARCH_MASK_TOKEN),
+	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, true, WS_FIX_NONE, "Dinov2",
+	 {D("hidden_size", 768), D("num_hidden_layers", 12), D("num_attention_heads", 12),
+	  D("image_size", 224), D("patch_size", 16), D("num_channels", 3)},
+	 WS_SLIDE_ALL, 0, dinov2_classes},
+	/* DINOv2 with registers: the same and num_register_tokens learned
+	 * tokens (without positions) */
+	{{"dinov2_with_registers"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_LAYER_SCALE, WS_ARCH_MASK_TOKEN,
+	    WS_ARCH_REGISTERS),
+	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, true, WS_FIX_NONE, "Dinov2WithRegisters",
+	 {D("hidden_size", 768), D("num_hidden_layers", 12), D("num_attention_heads", 12),
+	  D("image_size", 224), D("patch_size", 16), D("num_channels", 3), D("num_register_tokens", 4)},
+	 WS_SLIDE_ALL, 0, dinov2_classes},
 };
 
 static const struct {

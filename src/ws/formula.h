@@ -77,6 +77,22 @@ enum ws_arch_flag {
 	WS_ARCH_CHOICE,           /* a one-output layer (multiple choice) */
 	WS_ARCH_EMBED_SIZE,       /* embeddings of their own width (ELECTRA) */
 	WS_ARCH_PATCHES,          /* an image encoder: patches, not tokens (ViT) */
+	WS_ARCH_BIDIRECTIONAL,    /* an encoder: attends both ways, caches no keys */
+	WS_ARCH_REL_EMBED,        /* one relative-position table for all layers (DeBERTa) */
+	WS_ARCH_REL_EMBED_NORM,   /* its LayerNorm (norm_rel_ebd layer_norm) */
+	WS_ARCH_POS_C2P,          /* content-to-position attention: keys of positions */
+	WS_ARCH_POS_P2C,          /* position-to-content attention: queries of positions */
+	WS_ARCH_SHARE_ATT_KEY,    /* positions through the layer's own q and k */
+	WS_ARCH_REL_DIST,         /* a distance table per layer (BERT relative_key) */
+	WS_ARCH_FIRST_NO_NORM,    /* block 0 has no norm before attention (ModernBERT) */
+	WS_ARCH_NO_NORM_BIAS,     /* LayerNorms without a bias (config norm_bias false) */
+	WS_ARCH_HEAD_TRANSFORM,   /* a dense + norm head before the output (ModernBERT) */
+	WS_ARCH_NO_HEAD_DENSE_BIAS, /* that dense layer without a bias */
+	WS_ARCH_NO_MLM_BIAS,      /* a masked-LM decoder without its bias */
+	WS_ARCH_LAYER_SCALE,      /* a learned scale after attention and MLP (DINOv2) */
+	WS_ARCH_MASK_TOKEN,       /* a learned mask token (DINOv2) */
+	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
+	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -168,6 +184,7 @@ enum ws_arch_key {
 	WS_AK_INDEX_HEADS, WS_AK_INDEX_HEAD_DIM,
 	WS_AK_TYPE_VOCAB, WS_AK_LABELS, WS_AK_EMBED_SIZE,
 	WS_AK_CHANNELS, WS_AK_IMAGE, WS_AK_PATCH, WS_AK_PATCHES, WS_AK_POOLER_OUT,
+	WS_AK_REL_ROWS, WS_AK_REGISTERS,
 	WS_AK_COUNT
 };
 
@@ -217,6 +234,10 @@ struct ws_arch {
 	 * and the patches an image makes, (image / patch)² (derived) */
 	uint64_t num_channels, image_size, patch_size, num_patches;
 	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
+	/* rows of a relative-position table: DeBERTa's shared one (2 ×
+	 * buckets or span), BERT relative_key's per layer (2 × positions - 1) */
+	uint64_t rel_rows;
+	uint64_t num_registers;     /* register tokens (DINOv2 with registers) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -299,6 +320,7 @@ struct ws_formula {
 	/* per-role counts of one dense and one MoE layer */
 	uint64_t layer_role[2][WS_ROLE_COUNT];
 	uint64_t per_expert;        /* parameters of one routed expert */
+	uint64_t first_less;        /* block 0 holds this many fewer (ModernBERT) */
 };
 
 /*
