@@ -656,6 +656,11 @@ read_encoder_late(struct cfg *c)
 		a->known = false;
 		a->unsupported = "use_swiglu_ffn (a SwiGLU MLP of its own width) is not modelled";
 	}
+	/* DeBERTa-v2's convolution beside the first layer (conv_kernel_size) */
+	if (cfg_positive(c, "conv_kernel_size")) {
+		a->known = false;
+		a->unsupported = "conv_kernel_size (a convolution beside the first layer) is not modelled";
+	}
 	return 0;
 }
 
