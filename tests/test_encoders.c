@@ -1017,3 +1017,48 @@ Test(encoders, single_component_unsupported)
 		cJSON_Delete(cfg);
 	}
 }
+
+/* flops of an encoder: both ways over the whole input, no KV cache; the
+ * masked-LM head's matrices only (its LayerNorm is no matrix).
+ *   BertForMaskedLM of bert-base-uncased: the body 84,934,656, the
+ *   transform 768² = 589,824, the tied decoder 30,522·768 = 23,440,896:
+ *   108,965,376 MACs a token; b = 12 × (768 + 768) = 18,432. */
+Test(encoders, flops_of_an_encoder)
+{
+	const char *cfg = "{\"architectures\": [\"BertForMaskedLM\"], \"model_type\": \"bert\"}";
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "config.src.json", cfg, strlen(cfg));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL, NULL);
+	ws_run r = ws_run_cli("flops", model, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	const cJSON *sel = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "selections"), 0);
+	const cJSON *macs = cJSON_GetObjectItem(sel, "macs");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(macs, "a")), 108965376.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(macs, "a_by_role"), "mlm_transform")),
+		     589824.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(macs, "b")), 18432.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(sel, "kv_cache_bytes_per_token")), 0.0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "no KV cache") && ws_contains(r.out, "KV cache: none"), "%s", r.out);
+	cr_expect(!ws_contains(r.out, "head: none"), "a masked-LM class has a head: %s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	/* a base-model class says it has no head */
+	const char *base = "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\", \"num_hidden_layers\": 2}";
+	p = ws_write_file(dir, "base.json", base, strlen(base));
+	model = ws_join(dir, "base");
+	mkmodel(model, p, NULL, NULL, NULL);
+	r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "head: none (a base-model class"), "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
