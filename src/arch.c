@@ -1234,8 +1234,10 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 		ws_sw_clear(&a->flags, WS_ARCH_TIED);
 	else
 		ws_sw_set(&a->flags, WS_ARCH_TIED);
+	/* a post-norm encoder's norm is after attention (attn_output_norm) */
 	if (a->norm == WS_NORM_LAYER || a->norm == WS_NORM_LAYER_NOBIAS)
-		a->norm = has_tensor(m, "blk.0.attn_norm.bias") ? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
+		a->norm = has_tensor(m, "blk.0.attn_norm.bias") || has_tensor(m, "blk.0.attn_output_norm.bias")
+			? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
 	if (has_tensor(m, "blk.0.attn_norm_2.weight")) {
 		ws_sw_set(&a->flags, WS_ARCH_NEW_DECODER);
 		ws_sw_clear(&a->flags, WS_ARCH_PARALLEL);
@@ -1361,6 +1363,24 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	if (t->classes) {
+		/* an encoder: llama.cpp's converter keeps the body, and a
+		 * reranker's classifier as cls (its dense layer) and
+		 * cls.output; token types as their own table */
+		out->no_head = true;
+		const ws_tensor *tt = find_tensor(m, "token_types.weight");
+		if (tt && tt->ndim == 2)
+			set_field(out, WS_AK_TYPE_VOCAB, tt->shape[0], "token_types rows");
+		else if (m->n_tensors)
+			ws_sw_clear(&out->flags, WS_ARCH_TYPE_EMBED);
+		const ws_tensor *co = find_tensor(m, "cls.output.weight");
+		if (co && co->ndim == 2) {
+			ws_sw_set(&out->flags, WS_ARCH_CLASSIFIER);
+			set_field(out, WS_AK_LABELS, co->shape[0], "cls.output rows");
+			if (has_tensor(m, "cls.weight"))
+				ws_sw_set(&out->flags, WS_ARCH_CLS_DENSE);
+		}
+	}
 	return arch_finish(out, t, err);
 }
 

@@ -429,6 +429,10 @@ static const role_line lines[] = {
 	GG("", "token_embd{K}", EMBED),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),
+	/* encoders (bert, nomic-bert): token types, a reranker's classifier */
+	GG("", "token_types{K}", TYPE_EMBED),
+	GG("", "cls.output{K}", CLASSIFIER),
+	GG("", "cls{K}", CLASSIFIER),
 	GG("", "output_norm{K}", FINAL_NORM),
 	GG("", "output{K}", LM_HEAD),
 	GG("", "rope_freqs{K}", BUFFER),

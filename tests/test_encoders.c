@@ -1062,3 +1062,49 @@ Test(encoders, flops_of_an_encoder)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* Encoders as llama.cpp's converter writes them (general.architecture
+ * bert or nomic-bert): the body only, token types as token_types,
+ * post-norm blocks' attn_output_norm and layer_output_norm, a reranker's
+ * classifier as cls (its dense layer, here BERT's pooler) and cls.output.
+ *   bge-small-en-v1.5's sizes as BertModel (d 384, F 1,536, 12 layers):
+ *     33,212,160, without the pooler the safetensors file holds, as
+ *     llama.cpp's loader reports it ("model params = 33.21 M", 197
+ *     tensors).
+ *   nomic-embed-text-v1.5: 136,731,648, as in safetensors.
+ *   cross-encoder/ms-marco-MiniLM-L-6-v2 (BertForSequenceClassification,
+ *     one label): MiniLM-L6's 22,713,216 and cls.output 385: 22,713,601. */
+Test(encoders, gguf_encoders)
+{
+	static const struct released cases[] = {
+		{"bge-small as BertModel",
+		 ENC("BertModel", "bert", 384, 1536, 12, 12, 30522, 512, 2, ""), 33212160ull},
+		{"nomic-embed-text-v1.5", NULL, 136731648ull},
+		{"ms-marco-MiniLM-L-6-v2",
+		 ENC("BertForSequenceClassification", "bert", 384, 1536, 12, 6, 30522, 512, 2,
+		     ", \"id2label\": {\"0\": \"LABEL_0\"}"),
+		 22713601ull},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *dir = ws_tmpdir();
+		char *p = cases[i].json ? ws_write_file(dir, "config.src.json", cases[i].json, strlen(cases[i].json))
+					: ws_testdata_path("encoders/nomic-ai__nomic-embed-text-v1.5.json");
+		char *model = ws_join(dir, "model"), *bad = ws_join(dir, "bad");
+		mkmodel(model, p, "--format", "gguf", NULL);
+		cJSON_Delete(check_model(model, cases[i].total, ""));
+		expect_no_other_role(model);
+		ws_run r = ws_run_cli("flops", model, "--json", NULL);
+		cr_expect(ws_contains(r.out, "\"kv_cache_bytes_per_token\":0"), "%s: %s", cases[i].what, r.out);
+		ws_run_free(&r);
+		mkmodel4(bad, p, "--format", "gguf", "--plant", "missing-block");
+		r = ws_run_cli("check", bad, "--json", NULL);
+		cr_expect_eq(r.status, 1, "%s", cases[i].what);
+		cr_expect(ws_contains(r.out, "block 5 of"), "%s: %s", cases[i].what, r.out);
+		ws_run_free(&r);
+		free(bad);
+		free(model);
+		free(p);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

@@ -401,9 +401,9 @@ enc_norm(gen *g, const char *pre, uint64_t d)
 {
 	char n[128];
 	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "gamma" : "weight");
-	top(g, n, NULL, d, 0);
+	top(g, n, n, d, 0);
 	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "beta" : "bias");
-	top(g, n, NULL, d, 0);
+	top(g, n, n, d, 0);
 }
 
 /* A linear layer: weight [out, in] and bias [out]. */
@@ -412,9 +412,9 @@ enc_linear(gen *g, const char *pre, uint64_t out, uint64_t in)
 {
 	char n[128];
 	snprintf(n, sizeof n, "%s.weight", pre);
-	top(g, n, NULL, out, in);
+	top(g, n, n, out, in);
 	snprintf(n, sizeof n, "%s.bias", pre);
-	top(g, n, NULL, out, 0);
+	top(g, n, n, out, 0);
 }
 
 static bool
@@ -574,10 +574,10 @@ enc_linear_b(gen *g, const char *pre, uint64_t out, uint64_t in, bool bias)
 {
 	char n[128];
 	snprintf(n, sizeof n, "%s.weight", pre);
-	top(g, n, NULL, out, in);
+	top(g, n, n, out, in);
 	if (bias) {
 		snprintf(n, sizeof n, "%s.bias", pre);
-		top(g, n, NULL, out, 0);
+		top(g, n, n, out, 0);
 	}
 }
 
@@ -586,6 +586,54 @@ static void
 enc_norm_b(gen *g, const char *pre, uint64_t d, bool bias)
 {
 	enc_linear_b(g, pre, d, 0, bias);
+}
+
+/* An encoder as llama.cpp's converter writes it (bert, nomic-bert): the
+ * body only, a reranker's classifier as cls and cls.output; post-norm
+ * blocks (attn_output_norm, layer_output_norm). */
+static void
+build_encoder_gguf(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->inter, hq = c->heads * c->head_dim;
+	bool qb = ws_sw_has(&c->aflags, WS_ARCH_QKV_BIAS), ob = ws_sw_has(&c->aflags, WS_ARCH_O_BIAS);
+	bool mb = ws_sw_has(&c->aflags, WS_ARCH_MLP_BIAS);
+	char n[96];
+	top(g, NULL, "token_embd.weight", c->vocab, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_LEARNED_POS))
+		top(g, NULL, "position_embd.weight", c->positions, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_TYPE_EMBED))
+		top(g, NULL, "token_types.weight", c->type_vocab, d);
+	enc_norm(g, "token_embd_norm", d);
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+#define GG_LIN(name, out, in, bias) \
+		do { \
+			snprintf(n, sizeof n, "blk.%" PRIu64 "." name, L); \
+			enc_linear_b(g, n, out, in, bias); \
+		} while (0)
+		if (ws_sw_has(&c->aflags, WS_ARCH_FUSED_QKV)) {
+			GG_LIN("attn_qkv", 3 * hq, d, qb);
+		} else {
+			GG_LIN("attn_q", hq, d, qb);
+			GG_LIN("attn_k", hq, d, qb);
+			GG_LIN("attn_v", hq, d, qb);
+		}
+		GG_LIN("attn_output", d, hq, ob);
+		GG_LIN("attn_output_norm", d, 0, true);
+		GG_LIN("ffn_up", f, d, mb);
+		if (!c->plain_mlp)
+			GG_LIN("ffn_gate", f, d, mb);
+		GG_LIN("ffn_down", d, f, mb);
+		GG_LIN("layer_output_norm", d, 0, true);
+#undef GG_LIN
+	}
+	if (has_part(c, WS_ARCH_CLASSIFIER)) {
+		if (has_part(c, WS_ARCH_CLS_DENSE) || has_part(c, WS_ARCH_POOLER))
+			enc_linear(g, "cls", d, d);
+		enc_linear(g, "cls.output", c->labels, d);
+	}
 }
 
 /* ModernBERT as its class saves it (the body under model. unless the
@@ -1171,7 +1219,9 @@ build(gen *g)
 {
 	const cfg *c = g->c;
 	if (c->enc) {
-		if (c->eb == EB_MODERNBERT)
+		if (g->gguf)
+			build_encoder_gguf(g);
+		else if (c->eb == EB_MODERNBERT)
 			build_modernbert(g);
 		else if (c->eb == EB_NOMIC)
 			build_nomic(g);
@@ -1933,8 +1983,10 @@ main(int argc, char **argv)
 	const char *raw;
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
-	if (c.enc && (gguf || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
-		die("%s: an encoder is safetensors only, without --fp8, --tie-head-copy or that defect", config);
+	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
+	if (c.enc && ((gguf && !c.gguf) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
+		die("%s: an encoder without --fp8, --tie-head-copy or that defect, in GGUF only as llama.cpp converts it",
+		    config);
 	if (!c.enc && (class_override || legacy_norms || position_ids))
 		die("--class, --legacy-norms and --position-ids are for encoders");
 	if (c.fam->block == BK_MLA && !c.nope)

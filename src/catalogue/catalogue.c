@@ -252,7 +252,7 @@ static const struct ws_cat_entry entries[] = {
 	  D("first_k_dense_replace", 3), D("index_n_heads", 64), D("index_head_dim", 128)}},
 
 	/* Encoders: the body is the entry, the head the class's line */
-	{{"bert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
+	{{"bert"}, "bert", WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
 	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes, {{0}}, REL_KEY},
 	{{"roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
 	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes, {{0}}, REL_KEY},
