@@ -1238,6 +1238,9 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 	if (a->norm == WS_NORM_LAYER || a->norm == WS_NORM_LAYER_NOBIAS)
 		a->norm = has_tensor(m, "blk.0.attn_norm.bias") || has_tensor(m, "blk.0.attn_output_norm.bias")
 			? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
+	/* a bias on the MLP's output side only (JinaBERT v2) */
+	if (has_tensor(m, "blk.0.ffn_down.bias"))
+		ws_sw_put(&a->flags, WS_ARCH_NO_UP_BIAS, !has_tensor(m, "blk.0.ffn_up.bias"));
 	if (has_tensor(m, "blk.0.attn_norm_2.weight")) {
 		ws_sw_set(&a->flags, WS_ARCH_NEW_DECODER);
 		ws_sw_clear(&a->flags, WS_ARCH_PARALLEL);

@@ -477,6 +477,7 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.layer_output_norm{K}", FFN_POST_NORM),
 	/* Fused gate+up stored as ffn_up ([d, 2F]). */
 	GG("phi3 chatglm glm4", "blk.{L}.ffn_up{K}", FFN_GATE_UP),
+	GG("jina-bert-v2", "blk.{L}.ffn_up{K}", FFN_GATE_UP),
 	GG("", "blk.{L}.ffn_gate{K}", FFN_GATE),
 	GG("", "blk.{L}.ffn_up{K}", FFN_UP),
 	GG("", "blk.{L}.ffn_down{K}", FFN_DOWN),

@@ -1073,7 +1073,12 @@ Test(encoders, flops_of_an_encoder)
  *     tensors).
  *   nomic-embed-text-v1.5: 136,731,648, as in safetensors.
  *   cross-encoder/ms-marco-MiniLM-L-6-v2 (BertForSequenceClassification,
- *     one label): MiniLM-L6's 22,713,216 and cls.output 385: 22,713,601. */
+ *     one label): MiniLM-L6's 22,713,216 and cls.output 385: 22,713,601.
+ *   jina-embeddings-v2-base-en's sizes as jina-bert-v2 (its own config
+ *     says model_type bert: the GGUF name is the type here): no positions
+ *     (ALiBi), the GEGLU input side fused in ffn_up [2 × 3,072, 768]
+ *     without a bias, ffn_down with one: 23,445,504 + 1,536 + 1,536 +
+ *     12 × 9,444,096 = 136,777,728. */
 Test(encoders, gguf_encoders)
 {
 	static const struct released cases[] = {
@@ -1084,6 +1089,11 @@ Test(encoders, gguf_encoders)
 		 ENC("BertForSequenceClassification", "bert", 384, 1536, 12, 6, 30522, 512, 2,
 		     ", \"id2label\": {\"0\": \"LABEL_0\"}"),
 		 22713601ull},
+		{"jina-embeddings-v2-base-en",
+		 "{\"model_type\": \"jina-bert-v2\", \"hidden_size\": 768, \"intermediate_size\": 3072,"
+		 " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"vocab_size\": 30528,"
+		 " \"max_position_embeddings\": 8192, \"type_vocab_size\": 2}",
+		 136777728ull},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *dir = ws_tmpdir();

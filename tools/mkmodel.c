@@ -173,6 +173,7 @@ typedef struct cfg {
 	uint64_t v_hidden, v_inter, v_layers, v_patch, v_image, v_channels;
 	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
+	bool fused_mlp;        /* gate and up in one matrix (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
 	/* an encoder (a catalogue entry with classes): the class whose
 	 * layout is written and the parts it adds, the body's name prefix */
@@ -181,7 +182,7 @@ typedef struct cfg {
 	ws_switches parts;
 	uint64_t type_vocab, labels, embed, pooler_out;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
-	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC } eb; /* the encoder builder */
+	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL };
@@ -622,9 +623,11 @@ build_encoder_gguf(gen *g)
 		}
 		GG_LIN("attn_output", d, hq, ob);
 		GG_LIN("attn_output_norm", d, 0, true);
-		GG_LIN("ffn_up", f, d, mb);
-		if (!c->plain_mlp)
-			GG_LIN("ffn_gate", f, d, mb);
+		/* a fused gated MLP is one ffn_up of 2 × intermediate rows */
+		bool ub = mb && !ws_sw_has(&c->aflags, WS_ARCH_NO_UP_BIAS);
+		GG_LIN("ffn_up", c->fused_mlp ? 2 * f : f, d, ub);
+		if (!c->plain_mlp && !c->fused_mlp)
+			GG_LIN("ffn_gate", f, d, ub);
 		GG_LIN("ffn_down", d, f, mb);
 		GG_LIN("layer_output_norm", d, 0, true);
 #undef GG_LIN
@@ -1353,6 +1356,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->shared_inter = a->shared_intermediate_size;
 	c->first_dense = a->first_k_dense;
 	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
+	c->fused_mlp = a->mlp == WS_MLP_GATED_FUSED;
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
 	c->gguf = e ? e->gguf : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
@@ -1377,6 +1381,8 @@ from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 	for (size_t i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
 		if (!strcmp(encoders[i].type, a->architecture))
 			c->enc = &encoders[i];
+	if (!c->enc && c->eb == EB_TABLE && e->gguf)
+		c->eb = EB_GGUF_ONLY;  /* a type llama.cpp names (jina-bert-v2) */
 	if (c->eb != EB_TABLE)
 		c->enc = &own;   /* a builder of its own */
 	if (!c->enc)
@@ -1984,7 +1990,7 @@ main(int argc, char **argv)
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
 	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
-	if (c.enc && ((gguf && !c.gguf) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
+	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
 		die("%s: an encoder without --fp8, --tie-head-copy or that defect, in GGUF only as llama.cpp converts it",
 		    config);
 	if (!c.enc && (class_override || legacy_norms || position_ids))

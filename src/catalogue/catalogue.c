@@ -332,6 +332,15 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 30528), D("n_embd", 768), D("n_layer", 12), D("n_head", 12),
 	  D("n_positions", 2048), D("type_vocab_size", 2)},
 	 WS_SLIDE_ALL, 0, nomic_classes},
+	/* JinaBERT v2 as llama.cpp converts it (its Hugging Face config says
+	 * model_type bert, remote code): BERT's post-norm layer, ALiBi (no
+	 * positions), a GEGLU MLP whose fused input side (gated_layers, the
+	 * GGUF's ffn_up of 2 × intermediate rows) has no bias */
+	{{"jina-bert-v2"}, "jina-bert-v2", WS_NORM_LAYER, WS_MLP_GATED_FUSED,
+	 SW(ALLB, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM, WS_ARCH_NO_UP_BIAS),
+	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, "JinaBert",
+	 {D("type_vocab_size", 2)}, WS_SLIDE_ALL, 0, nomic_classes},
 	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
 	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
 	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */

@@ -96,7 +96,8 @@ struct ws_cat_entry {
 	struct ws_cat_opt opt[5];
 	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
 	enum ws_cat_fixup fixup;
-	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM */
+	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM;
+				* never NULL for a type with classes */
 	struct ws_cat_default defs[WS_CAT_MAX_DEFAULTS];
 	enum ws_cat_slide slide;
 	uint32_t slide_period; /* WS_SLIDE_PATTERN's class default */

@@ -79,6 +79,7 @@ enum ws_tx_switch {
 	WS_TX_MLM_B, /* the masked-LM decoder's bias */
 	WS_TX_PRE_ATTN_ALL, /* a norm before attention in every block */
 	WS_TX_PRE_ATTN_LATER, /* ... in every block but the first */
+	WS_TX_UP_BIAS, /* the MLP's gate / up side has biases */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");

@@ -93,6 +93,7 @@ enum ws_arch_flag {
 	WS_ARCH_MASK_TOKEN,       /* a learned mask token (DINOv2) */
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
+	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
 	WS_ARCH_SWITCH_COUNT
 };
 
