@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 #include "ws/formula.h"
@@ -72,6 +73,8 @@ static const struct field {
 	[WS_AK_LIN_V_HEADS] = {"linear_value_heads", offsetof(struct ws_arch, lin_v_heads)},
 	[WS_AK_LIN_K_DIM] = {"linear_key_head_dim", offsetof(struct ws_arch, lin_k_dim)},
 	[WS_AK_LIN_V_DIM] = {"linear_value_head_dim", offsetof(struct ws_arch, lin_v_dim)},
+	[WS_AK_REL_ROWS] = {"relative_position_rows", offsetof(struct ws_arch, rel_rows)},
+	[WS_AK_REGISTERS] = {"num_register_tokens", offsetof(struct ws_arch, num_registers)},
 };
 
 static uint64_t *
@@ -120,6 +123,8 @@ struct cfg;
 typedef int (*fixup_fn)(struct cfg *c);
 
 static int fix_falcon(struct cfg *c);
+static int read_sopts(struct cfg *c, const struct ws_cat_entry *t);
+static int read_encoder_late(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
 
@@ -311,12 +316,12 @@ cfg_str(const struct cfg *c, const char *key)
 }
 
 static int
-cfg_flag(struct cfg *c, const char *key, const ws_switches *flags)
+cfg_flag(struct cfg *c, const char *key, const ws_switches *flags, bool off)
 {
 	bool v;
 	int r = cfg_bool(c, key, &v);
 	if (r > 0) {
-		if (v)
+		if (v != off)
 			ws_sw_or(&c->a->flags, flags);
 		else
 			ws_sw_andnot(&c->a->flags, flags);
@@ -521,7 +526,7 @@ read_encoder(struct cfg *c)
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && read_patches(c) < 0)
 		return -1;
-	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER))
+	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER) && !ws_sw_has(&a->flags, WS_ARCH_CLS_CONCAT))
 		return 0;
 	if ((r = cfg_u64(c, "num_labels", &v)) < 0)
 		return -1;
@@ -538,6 +543,135 @@ read_encoder(struct cfg *c)
 	} else {
 		set_field(a, WS_AK_LABELS, 2, NULL);
 		note_default(a, "num_labels");
+	}
+	return 0;
+}
+
+/* Does the config string (items split by '|') or list of strings at
+ * key name `token`?  1 yes, 0 no or absent, -1 another JSON type. */
+static int
+cfg_names(const struct cfg *c, const char *key, const char *token)
+{
+	const cJSON *it = cfg_item(c, key), *x;
+	size_t n = strlen(token);
+	if (!it)
+		return 0;
+	if (cJSON_IsString(it)) {
+		for (const char *p = it->valuestring; *p;) {
+			while (*p == ' ' || *p == '|')
+				p++;
+			size_t len = strcspn(p, "|");
+			size_t end = len;
+			while (end && p[end - 1] == ' ')
+				end--;
+			if (end == n && strncasecmp(p, token, n) == 0)
+				return 1;
+			p += len;
+		}
+		return 0;
+	}
+	if (!cJSON_IsArray(it))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key '%s': expected a string or a list of strings, got %s", key,
+			      json_type_name(it));
+	cJSON_ArrayForEach(x, it)
+		if (cJSON_IsString(x) && strcasecmp(x->valuestring, token) == 0)
+			return 1;
+	return 0;
+}
+
+/* The type's config strings that name parts (pos_att_type "p2c|c2p"). */
+static int
+read_sopts(struct cfg *c, const struct ws_cat_entry *t)
+{
+	for (size_t i = 0; i < ARRAY_LEN(t->sopt) && t->sopt[i].key; i++) {
+		int r = cfg_names(c, t->sopt[i].key, t->sopt[i].token);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			ws_sw_or(&c->a->flags, &t->sopt[i].flags);
+	}
+	return 0;
+}
+
+/* A count that may be -1 or absent for "none" (DeBERTa's
+ * position_buckets, max_relative_positions): the value when it is a
+ * whole number of at least 1, else 0. */
+static uint64_t
+cfg_positive(const struct cfg *c, const char *key)
+{
+	const cJSON *it = cfg_item(c, key);
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1 && it->valuedouble < 0x1p53) ||
+	    it->valuedouble != (double)(uint64_t)it->valuedouble)
+		return 0;
+	return (uint64_t)it->valuedouble;
+}
+
+/* What the encoders' switches read once the config's booleans and
+ * strings have set them: the rows of a relative-position table, the
+ * token-type table (none of 0 rows), register tokens, the widths of an
+ * MLP given as a ratio. */
+static int
+read_encoder_late(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v;
+	int r;
+	if (ws_sw_has(&a->flags, WS_ARCH_TYPE_EMBED) && a->type_vocab_size == 0)
+		ws_sw_clear(&a->flags, WS_ARCH_TYPE_EMBED);
+	if (ws_sw_has(&a->flags, WS_ARCH_REL_EMBED)) {
+		/* 2 × the buckets, else 2 × the span, which defaults to
+		 * max_position_embeddings */
+		const char *key = "position_buckets";
+		uint64_t span = cfg_positive(c, key);
+		if (!span)
+			span = cfg_positive(c, key = "max_relative_positions");
+		if (!span) {
+			span = a->max_position_embeddings;
+			key = a->keys[WS_AK_POSITIONS];
+		}
+		if (!span || !ws_mul_u64(2, span, &v))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "relative attention without a position span (max_position_embeddings)");
+		set_field(a, WS_AK_REL_ROWS, v, key);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_REL_DIST)) {
+		/* one row per distance, -(P - 1) to P - 1 */
+		if (!a->max_position_embeddings || !ws_mul_u64(2, a->max_position_embeddings, &v))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "a relative position type without max_position_embeddings");
+		set_field(a, WS_AK_REL_ROWS, v - 1, a->keys[WS_AK_POSITIONS]);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_REGISTERS)) {
+		if ((r = cfg_u64(c, "num_register_tokens", &v)) < 0)
+			return -1;
+		if (r > 0)
+			set_field(a, WS_AK_REGISTERS, v, "num_register_tokens");
+		if (!a->num_registers)
+			ws_sw_clear(&a->flags, WS_ARCH_REGISTERS);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !a->keys[WS_AK_INTER]) {
+		/* DINOv2: the MLP is mlp_ratio × hidden wide */
+		if ((r = cfg_u64(c, "mlp_ratio", &v)) < 0)
+			return -1;
+		if (r > 0 && !ws_mul_u64(v, a->hidden_size, &a->intermediate_size))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'mlp_ratio': %llu makes the MLP width overflow",
+				      (unsigned long long)v);
+		if (r > 0)
+			a->keys[WS_AK_INTER] = "mlp_ratio";
+	}
+	bool swiglu = false;
+	if (cfg_bool(c, "use_swiglu_ffn", &swiglu) < 0)
+		return -1;
+	if (swiglu) {
+		a->known = false;
+		a->unsupported = "use_swiglu_ffn (a SwiGLU MLP of its own width) is not modelled";
+	}
+	/* DeBERTa-v2's convolution beside the first layer (conv_kernel_size) */
+	if (cfg_positive(c, "conv_kernel_size")) {
+		a->known = false;
+		a->unsupported = "conv_kernel_size (a convolution beside the first layer) is not modelled";
 	}
 	return 0;
 }
@@ -996,6 +1130,9 @@ apply_type(struct ws_arch *a, const struct ws_cat_entry *t)
 	ws_sw_or(&a->flags, &t->defaults);
 	a->slide_rule = (int)t->slide;
 	a->slide_period = t->slide_period;
+	/* a type with encoder classes attends both ways */
+	if (t->classes)
+		ws_sw_set(&a->flags, WS_ARCH_BIDIRECTIONAL);
 }
 
 /* The class named first in `architectures`, or NULL. */
@@ -1135,11 +1272,13 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 		out->head_dim = 0;
 	}
 	static const ws_switches tied = WS_SWITCHES(WS_ARCH_TIED);
-	if (cfg_flag(c, "tie_word_embeddings", &tied) < 0)
+	if (cfg_flag(c, "tie_word_embeddings", &tied, false) < 0)
 		goto fail;
 	for (size_t i = 0; i < ARRAY_LEN(t->opt) && t->opt[i].key; i++)
-		if (cfg_flag(c, t->opt[i].key, &t->opt[i].flags) < 0)
+		if (cfg_flag(c, t->opt[i].key, &t->opt[i].flags, t->opt[i].off) < 0)
 			goto fail;
+	if (read_sopts(c, t) < 0 || read_encoder_late(c) < 0)
+		goto fail;
 	if (fixups[t->fixup] && fixups[t->fixup](c) < 0)
 		goto fail;
 	if (t->stack && read_stack(c, t->stack) < 0)
@@ -1431,8 +1570,13 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 		ws_sw_clear(&a->flags, WS_ARCH_TIED);
 	else
 		ws_sw_set(&a->flags, WS_ARCH_TIED);
+	/* a post-norm encoder's norm is after attention (attn_output_norm) */
 	if (a->norm == WS_NORM_LAYER || a->norm == WS_NORM_LAYER_NOBIAS)
-		a->norm = has_tensor(m, "blk.0.attn_norm.bias") ? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
+		a->norm = has_tensor(m, "blk.0.attn_norm.bias") || has_tensor(m, "blk.0.attn_output_norm.bias")
+			? WS_NORM_LAYER : WS_NORM_LAYER_NOBIAS;
+	/* a bias on the MLP's output side only (JinaBERT v2) */
+	if (has_tensor(m, "blk.0.ffn_down.bias"))
+		ws_sw_put(&a->flags, WS_ARCH_NO_UP_BIAS, !has_tensor(m, "blk.0.ffn_up.bias"));
 	if (has_tensor(m, "blk.0.attn_norm_2.weight")) {
 		ws_sw_set(&a->flags, WS_ARCH_NEW_DECODER);
 		ws_sw_clear(&a->flags, WS_ARCH_PARALLEL);
@@ -1558,6 +1702,24 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	if (t->classes) {
+		/* an encoder: llama.cpp's converter keeps the body, and a
+		 * reranker's classifier as cls (its dense layer) and
+		 * cls.output; token types as their own table */
+		out->no_head = true;
+		const ws_tensor *tt = find_tensor(m, "token_types.weight");
+		if (tt && tt->ndim == 2)
+			set_field(out, WS_AK_TYPE_VOCAB, tt->shape[0], "token_types rows");
+		else if (m->n_tensors)
+			ws_sw_clear(&out->flags, WS_ARCH_TYPE_EMBED);
+		const ws_tensor *co = find_tensor(m, "cls.output.weight");
+		if (co && co->ndim == 2) {
+			ws_sw_set(&out->flags, WS_ARCH_CLASSIFIER);
+			set_field(out, WS_AK_LABELS, co->shape[0], "cls.output rows");
+			if (has_tensor(m, "cls.weight"))
+				ws_sw_set(&out->flags, WS_ARCH_CLS_DENSE);
+		}
+	}
 	return arch_finish(out, t, err);
 }
 

@@ -320,6 +320,10 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	/* a base-model class (LlamaModel, BertModel) ends at the hidden
 	 * states: no head, tied or not */
 	f->head_from_embedding = !has_head && has_embed && !(a && a->known && a->no_head);
+	f->no_head = !has_head && a && a->known && a->no_head;
+	/* an encoder attends both ways over the whole input: b counts every
+	 * pair (as for a decoder's prefill), and nothing is cached */
+	f->bidirectional = a && a->known && ws_sw_has(&a->flags, WS_ARCH_BIDIRECTIONAL);
 	if (max_expert) {
 		f->num_experts = a && a->num_experts ? a->num_experts : max_expert;
 		f->experts_per_tok = a ? a->experts_per_tok : 0;
@@ -354,6 +358,8 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 			ws_flops_model_free(f);
 			return ws_err(err, WS_EXIT_INPUT, m->path, "the recurrent state overflows 64 bits");
 		}
+		if (f->bidirectional)
+			f->blocks[i].kv_elems = 0;
 	}
 	free(attn);
 	mark_sliding(m, f);
@@ -468,7 +474,9 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 		     ws_add_u64(r->bytes_by_dtype[dt], t->bytes, &r->bytes_by_dtype[dt]);
 		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
 			ok = ok && ws_add_u64(r->params, t->params, &r->params);
-		if (!ok || t->kind != WS_KIND_WEIGHT || (unsigned)t->role >= WS_ROLE_COUNT)
+		/* a 1-D weight of a matrix role (a head transform's norm) is
+		 * no matrix a token is multiplied by */
+		if (!ok || t->kind != WS_KIND_WEIGHT || (unsigned)t->role >= WS_ROLE_COUNT || t->ndim < 2)
 			continue;
 		switch (ws_role_matmul(t->role)) {
 		case WS_MATMUL_NONE:

@@ -119,6 +119,7 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	ws_switches feat = ws_template_features(a);
 	uint64_t mtp_extra = 0, lt[WS_BK_COUNT] = {0};
 	uint64_t n_kind[WS_BK_COUNT] = {0};
+	uint64_t first_less[WS_ROLE_COUNT] = {0}; /* what block 0 lacks, by role */
 
 	memset(out, 0, sizeof *out);
 	if (!a->known)
@@ -145,6 +146,9 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 			     ws_mul_u64(v, a->num_experts, &v);
 			/* fall through */
 		default:
+			if (r->scope == WS_SC_LAYER1)
+				ok = ws_add_u64(first_less[r->role], v, &first_less[r->role]) &&
+				     ws_add_u64(out->first_less, v, &out->first_less);
 			for (int k = 0; k < WS_BK_COUNT; k++)
 				if (ok && ws_template_in_block(r, k))
 					ok = ws_add_u64(out->layer_role[k][r->role], v,
@@ -173,6 +177,13 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 		for (int k = 0; k < WS_BK_COUNT; k++)
 			if (!acc_mul(&out->by_role[r], n_kind[k], out->layer_role[k][r]))
 				goto layers_overflow;
+	/* block 0 lacks what only the later blocks hold (each its share of
+	 * every block's count, so never more than was added) */
+	if (a->num_layers)
+		for (int r = 0; r < WS_ROLE_COUNT; r++) {
+			out->by_role[r] -= first_less[r];
+			out->by_layer[0] -= first_less[r];
+		}
 	for (int r = 0; r < WS_ROLE_COUNT; r++)
 		if (!ws_add_u64(out->total, out->by_role[r], &out->total))
 			goto layers_overflow;
@@ -264,6 +275,17 @@ static const struct flag_name {
 	{WS_ARCH_PROJ_MLP2, "projector_mlp2"},
 	{WS_ARCH_PROJ_LINEAR, "projector_linear"},
 	{WS_ARCH_PROJ_IN_NORM, "projector_input_norm"},
+	{WS_ARCH_REL_EMBED, "relative_positions"},
+	{WS_ARCH_REL_EMBED_NORM, "relative_positions_norm"},
+	{WS_ARCH_POS_C2P, "c2p"},
+	{WS_ARCH_POS_P2C, "p2c"},
+	{WS_ARCH_SHARE_ATT_KEY, "share_att_key"},
+	{WS_ARCH_REL_DIST, "distance_embedding"},
+	{WS_ARCH_FIRST_NO_NORM, "first_block_no_attn_norm"},
+	{WS_ARCH_NO_NORM_BIAS, "norms_without_bias"},
+	{WS_ARCH_LAYER_SCALE, "layer_scale"},
+	{WS_ARCH_MASK_TOKEN, "mask_token"},
+	{WS_ARCH_REGISTERS, "register_tokens"},
 };
 
 /* An encoder class's parts, as the text summary names them. */
@@ -274,6 +296,8 @@ static const struct flag_name part_names[] = {
 	{WS_ARCH_CLS_DENSE, "classifier dense"},
 	{WS_ARCH_CLASSIFIER, "classifier"},
 	{WS_ARCH_CHOICE, "multiple-choice classifier"},
+	{WS_ARCH_HEAD_TRANSFORM, "head transform"},
+	{WS_ARCH_CLS_CONCAT, "classifier"},
 };
 
 static const char *const norm_names[] = {
@@ -681,7 +705,10 @@ ws_formula_print_text(FILE *out, const struct ws_arch *a, const struct ws_formul
 						if (ws_template_in_block(r, k))
 							nk += n_kind[k];
 					cnt = nk;
-					if (r->scope == WS_SC_EXPERT) {
+					if (r->scope == WS_SC_LAYER1 && nk) {
+						cnt = nk - 1;  /* every block but the first */
+						snprintf(nb, sizeof nb, "%llu", (unsigned long long)cnt);
+					} else if (r->scope == WS_SC_EXPERT) {
 						cnt = nk * a->num_experts;
 						snprintf(nb, sizeof nb, "%llu \xc3\x97 %llu", (unsigned long long)nk,
 							 (unsigned long long)a->num_experts);
@@ -1111,7 +1138,8 @@ cmp_layers(struct cmp *c)
 		}
 		uint64_t want = 0, lack = 0, first = 0;
 		for (uint64_t l = 0; l < a->num_layers; l++) {
-			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)) ||
+			    (l == 0 && r->scope == WS_SC_LAYER1))
 				continue;
 			want++;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
@@ -1131,7 +1159,8 @@ cmp_layers(struct cmp *c)
 			continue;
 		}
 		for (uint64_t l = first; l < a->num_layers; l++) {
-			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)))
+			if (!c->present[l] || !ws_template_in_block(r, ws_arch_layer_block(a, l)) ||
+			    (l == 0 && r->scope == WS_SC_LAYER1))
 				continue;
 			bool have = ws_rs_has(&c->mask[2 * l + b], role) ||
 				    (free_kind && ws_rs_has(&c->mask[2 * l + !b], role));
@@ -1288,9 +1317,11 @@ cmp_siblings(struct cmp *c)
 		return -1;
 	for (int k = 0; k < WS_BK_COUNT; k++) {
 		size_t n = 0;
+		/* block 0 counted as if it held what only the later ones do */
+		uint64_t lack0 = c->f ? c->f->first_less : 0;
 		for (uint64_t l = 0; l < a->num_layers; l++)
 			if (c->present[l] && ws_arch_layer_block(a, l) == k)
-				v[n++] = c->ltot[l];
+				v[n++] = c->ltot[l] + (l ? 0 : lack0);
 		if (n < 3)
 			continue;  /* no majority to speak of */
 		qsort(v, n, sizeof *v, u64_cmp);
@@ -1306,7 +1337,7 @@ cmp_siblings(struct cmp *c)
 		char g[32], e[32];
 		for (uint64_t l = 0; l < a->num_layers; l++) {
 			if (!c->present[l] || ws_arch_layer_block(a, l) != k ||
-			    c->ltot[l] == mode || odd++ >= FINDING_CAP)
+			    c->ltot[l] + (l ? 0 : lack0) == mode || odd++ >= FINDING_CAP)
 				continue;
 			if (ws_model_add_finding(c->m, WS_SEV_WARNING, "layer-inconsistent", NULL, -1,
 						 (int32_t)l, true, mode, c->ltot[l],

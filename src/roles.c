@@ -182,6 +182,27 @@ static const role_line lines[] = {
 	HF("siglip*", "head.mlp.fc1{K}", ATTN_POOL),
 	HF("siglip*", "head.mlp.fc2{K}", ATTN_POOL),
 	HF("siglip*", "head{K}", PROJECTOR),
+	/* DINOv2's mask token and register tokens */
+	HF("", "embeddings.mask_token", MASK_TOKEN),
+	HF("", "embeddings.register_tokens", REGISTER_TOKENS),
+	/* ModernBERT's embeddings, final norm and heads (head.dense and
+	 * head.norm before the classifier or the masked-LM decoder) */
+	HF("modernbert", "embeddings.tok_embeddings{K}", EMBED),
+	HF("modernbert", "embeddings.norm{K}", EMBED_NORM),
+	HF("modernbert", "final_norm{K}", FINAL_NORM),
+	HF("modernbert", "head.dense{K}", MLM_TRANSFORM),
+	HF("modernbert", "head.norm{K}", MLM_TRANSFORM),
+	HF("modernbert", "decoder.bias", MLM_BIAS),
+	HF("modernbert", "decoder{K}", LM_HEAD),
+	/* nomic-bert's embedding norm */
+	HF("nomic_bert", "emb_ln{K}", EMBED_NORM),
+	/* DeBERTa-v2's relative positions (and their norm); the masked-LM
+	 * head of its non-legacy layout */
+	HF("deberta-v2", "encoder.rel_embeddings{K}", POS_EMBED),
+	HF("deberta-v2", "encoder.LayerNorm{K}", EMBED_NORM),
+	HF("deberta-v2", "lm_predictions.lm_head.dense{K}", MLM_TRANSFORM),
+	HF("deberta-v2", "lm_predictions.lm_head.LayerNorm{K}", MLM_TRANSFORM),
+	HF("deberta-v2", "lm_predictions.lm_head.bias", MLM_BIAS),
 	HF("", "word_embeddings_layernorm{K}", EMBED_NORM),
 	HF("", "embeddings.LayerNorm{K}", EMBED_NORM),
 	HF("", "norm{K}", FINAL_NORM),
@@ -260,6 +281,21 @@ static const role_line lines[] = {
 	HF("", "encoder.layer.{L}.attention.attention.key{K}", ATTN_K),
 	HF("", "encoder.layer.{L}.attention.attention.value{K}", ATTN_V),
 	HF("", "encoder.layer.{L}.layernorm_after{K}", FFN_NORM),
+	/* DeBERTa's projections (and those of the relative positions);
+	 * BERT's relative_key distance table */
+	HF("", "encoder.layer.{L}.attention.self.query_proj{K}", ATTN_Q),
+	HF("", "encoder.layer.{L}.attention.self.key_proj{K}", ATTN_K),
+	HF("", "encoder.layer.{L}.attention.self.value_proj{K}", ATTN_V),
+	HF("", "encoder.layer.{L}.attention.self.pos_key_proj{K}", ATTN_K),
+	HF("", "encoder.layer.{L}.attention.self.pos_query_proj{K}", ATTN_Q),
+	HF("", "encoder.layer.{L}.attention.self.distance_embedding{K}", POS_EMBED),
+	/* DINOv2's layers: ViT's with norm1 / norm2, an mlp, layer scales */
+	HF("", "encoder.layer.{L}.norm1{K}", ATTN_NORM),
+	HF("", "encoder.layer.{L}.norm2{K}", FFN_NORM),
+	HF("", "encoder.layer.{L}.layer_scale1.lambda1", LAYER_SCALE),
+	HF("", "encoder.layer.{L}.layer_scale2.lambda1", LAYER_SCALE),
+	HF("", "encoder.layer.{L}.mlp.fc1{K}", FFN_UP),
+	HF("", "encoder.layer.{L}.mlp.fc2{K}", FFN_DOWN),
 	HF("", "encoder.layer.{L}.*{K}", OTHER),
 	/* DistilBERT's (distilbert.transformer.layer.N, both prefixes
 	 * stripped) */
@@ -273,6 +309,14 @@ static const role_line lines[] = {
 	HF("distilbert", "layer.{L}.output_layer_norm{K}", FFN_POST_NORM),
 	HF("distilbert", "layer.{L}.*{K}", OTHER),
 
+	/* nomic-bert's post-norm layers: fused qkv, SwiGLU fc11 / fc12 / fc2 */
+	HF("nomic_bert", "encoder.layers.{L}.attn.Wqkv{K}", ATTN_QKV),
+	HF("nomic_bert", "encoder.layers.{L}.attn.out_proj{K}", ATTN_O),
+	HF("nomic_bert", "encoder.layers.{L}.mlp.fc11{K}", FFN_UP),
+	HF("nomic_bert", "encoder.layers.{L}.mlp.fc12{K}", FFN_GATE),
+	HF("nomic_bert", "encoder.layers.{L}.mlp.fc2{K}", FFN_DOWN),
+	HF("nomic_bert", "encoder.layers.{L}.norm1{K}", ATTN_POST_NORM),
+	HF("nomic_bert", "encoder.layers.{L}.norm2{K}", FFN_POST_NORM),
 	/* ChatGLM: blocks under encoder.layers, fused SwiGLU up-projection. */
 	HF("chatglm", "encoder.layers.{L}.input_layernorm{K}", ATTN_NORM),
 	HF("chatglm", "encoder.layers.{L}.self_attention.query_key_value{K}", ATTN_QKV),
@@ -463,6 +507,12 @@ static const role_line lines[] = {
 	HF("", "{B}.feed_forward.shared_expert.up_proj{K}", MOE_SHARED_UP),
 	HF("", "{B}.feed_forward.shared_expert.down_proj{K}", MOE_SHARED_DOWN),
 
+	/* ModernBERT: Wqkv as above, Wo, a fused gated MLP (Wi) */
+	HF("modernbert", "{B}.attn.Wo{K}", ATTN_O),
+	HF("modernbert", "{B}.mlp_norm{K}", FFN_NORM),
+	HF("modernbert", "{B}.mlp.Wi{K}", FFN_GATE_UP),
+	HF("modernbert", "{B}.mlp.Wo{K}", FFN_DOWN),
+
 	/* Unknown tensors keep their block index; a quantization side tail
 	 * still makes them quant_aux. */
 	HF("", "{B}.*{K}", OTHER),
@@ -472,6 +522,10 @@ static const role_line lines[] = {
 	GG("", "token_embd{K}", EMBED),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),
+	/* encoders (bert, nomic-bert): token types, a reranker's classifier */
+	GG("", "token_types{K}", TYPE_EMBED),
+	GG("", "cls.output{K}", CLASSIFIER),
+	GG("", "cls{K}", CLASSIFIER),
 	GG("", "output_norm{K}", FINAL_NORM),
 	GG("", "output{K}", LM_HEAD),
 	GG("", "rope_freqs{K}", BUFFER),
@@ -516,6 +570,7 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.layer_output_norm{K}", FFN_POST_NORM),
 	/* Fused gate+up stored as ffn_up ([d, 2F]). */
 	GG("phi3 chatglm glm4", "blk.{L}.ffn_up{K}", FFN_GATE_UP),
+	GG("jina-bert-v2", "blk.{L}.ffn_up{K}", FFN_GATE_UP),
 	GG("", "blk.{L}.ffn_gate{K}", FFN_GATE),
 	GG("", "blk.{L}.ffn_up{K}", FFN_UP),
 	GG("", "blk.{L}.ffn_down{K}", FFN_DOWN),
@@ -836,6 +891,7 @@ static const struct { const char *s; size_t len; } wrappers[] = {
 	/* a dual encoder's towers */
 	{ "text_model.", 11 }, { "vision_model.", 13 },
 	{ "backbone.", 9 },   /* Mamba, Mamba-2, Nemotron-H */
+	{ "deberta.", 8 }, { "dinov2.", 7 }, { "dinov2_with_registers.", 22 },
 };
 
 static size_t

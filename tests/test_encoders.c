@@ -795,3 +795,326 @@ Test(encoders, vit_model_file_under_a_classifier_config)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== DeBERTa-v2, ModernBERT, nomic-bert, DINOv2, BERT relative_key ==== */
+
+/*
+ * Released configs transcribed under testdata/encoders/ (count-relevant
+ * keys as the Hub's config.json has them), their totals by formula, as
+ * checked full-size sparse checkpoints with the released names, and with
+ * block 5 dropped (a layer-gap and exit 1).
+ *   microsoft/deberta-v3-base (no architectures: DebertaV2Model; relative
+ *     attention over 256 buckets, share_att_key, no absolute positions,
+ *     no token types): embeddings 128,100·768 + its LayerNorm 1,536;
+ *     12 BERT-base layers 85,054,464; rel_embeddings 512·768 = 393,216
+ *     and their LayerNorm 1,536: 183,831,552 ("86M backbone, 98M
+ *     embedding" in the model card).
+ *   answerdotai/ModernBERT-base (ModernBertForMaskedLM): embeddings
+ *     50,368·768 + norm 768; 22 blocks of Wqkv 3·768² + Wo 768² + Wi
+ *     2·1,152·768 + Wo 768·1,152 + two norms of 768, block 0 without its
+ *     attention norm: 110,330,112; final norm 768: ModernBertModel
+ *     149,014,272 (the published count); the masked-LM head (dense 768²,
+ *     norm 768, decoder bias 50,368, decoder tied) 640,960 more:
+ *     149,655,232.
+ *   nomic-ai/nomic-embed-text-v1.5 (NomicBertModel, no biases): embeddings
+ *     30,528·768 + types 2·768 + emb_ln 1,536; 12 blocks of Wqkv 3·768² +
+ *     out_proj 768² + fc11, fc12, fc2 3·3,072·768 + two LayerNorms 3,072
+ *     (9,440,256 each): 136,731,648 ("137M").
+ *   facebook/dinov2-base (518 px, patch 14: 1,369 patches): patch conv
+ *     768·3·14·14 + 768, class and mask tokens 2·768, positions 1,370·768;
+ *     12 layers of 7,089,408 (ViT-base's and two layer scales of 768);
+ *     final LayerNorm 1,536: 86,580,480.
+ */
+static const struct {
+	const char *file;
+	uint64_t total;
+} single_fixtures[] = {
+	{"encoders/microsoft__deberta-v3-base.json", 183831552ull},
+	{"encoders/answerdotai__ModernBERT-base.json", 149655232ull},
+	{"encoders/nomic-ai__nomic-embed-text-v1.5.json", 136731648ull},
+	{"encoders/facebook__dinov2-base.json", 86580480ull},
+};
+
+Test(encoders, single_component_released)
+{
+	for (size_t i = 0; i < sizeof single_fixtures / sizeof single_fixtures[0]; i++) {
+		char *p = ws_testdata_path(single_fixtures[i].file);
+		cJSON *cfg = ws_load_json(p);
+		struct ws_arch a;
+		struct ws_formula f;
+		ws_formula_of(cfg, &a, &f);
+		cr_expect_eq(f.total, single_fixtures[i].total, "%s: %llu", single_fixtures[i].file,
+			     (unsigned long long)f.total);
+		ws_formula_free(&f);
+		ws_arch_free(&a);
+		cJSON_Delete(cfg);
+
+		char *dir = ws_tmpdir();
+		char *model = ws_join(dir, "model"), *bad = ws_join(dir, "bad");
+		mkmodel(model, p, NULL, NULL, NULL);
+		cJSON_Delete(check_model(model, single_fixtures[i].total, ""));
+		expect_no_other_role(model);
+		/* a planted defect: block 5 dropped */
+		mkmodel(bad, p, "--plant", "missing-block", NULL);
+		ws_run r = ws_run_cli("check", bad, "--json", NULL);
+		cr_expect_eq(r.status, 1, "%s: exit %d", single_fixtures[i].file, r.status);
+		cr_expect(ws_contains(r.out, "\"layer-gap\"") && ws_contains(r.out, "block 5 of"), "%s: %s",
+			  single_fixtures[i].file, r.out);
+		ws_run_free(&r);
+		free(bad);
+		free(model);
+		ws_rmtree(dir);
+		free(dir);
+		free(p);
+	}
+}
+
+#define DEBERTA3(cls, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"deberta-v2\", \"hidden_size\": 768," \
+	" \"intermediate_size\": 3072, \"max_position_embeddings\": 512, \"relative_attention\": true," \
+	" \"position_buckets\": 256, \"norm_rel_ebd\": \"layer_norm\", \"share_att_key\": true," \
+	" \"pos_att_type\": \"p2c|c2p\", \"max_relative_positions\": -1, \"position_biased_input\": false," \
+	" \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"type_vocab_size\": 0, \"vocab_size\": 128100" extra "}"
+#define MODERNBERT(cls, d, f, heads, layers, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"modernbert\", \"hidden_size\": " #d \
+	", \"intermediate_size\": " #f ", \"num_attention_heads\": " #heads ", \"num_hidden_layers\": " #layers \
+	", \"vocab_size\": 50368, \"max_position_embeddings\": 8192, \"norm_bias\": false," \
+	" \"attention_bias\": false, \"mlp_bias\": false, \"decoder_bias\": true, \"classifier_bias\": false" extra "}"
+#define DINOV2(cls, type, d, heads, layers, extra) \
+	"{\"architectures\": [\"" cls "\"], \"model_type\": \"" type "\", \"hidden_size\": " #d \
+	", \"num_attention_heads\": " #heads ", \"num_hidden_layers\": " #layers ", \"image_size\": 518," \
+	" \"patch_size\": 14, \"mlp_ratio\": 4, \"qkv_bias\": true, \"use_swiglu_ffn\": false" extra "}"
+
+/*
+ * Other classes and sizes of the same families.
+ *   DebertaV2ForMaskedLM (legacy cls.predictions head: dense 768² + 768,
+ *     LayerNorm 1,536, bias 128,100; decoder tied): 184,551,780.
+ *   DebertaV2ForSequenceClassification of 3 labels (ContextPooler dense
+ *     768² + 768 beside the body, classifier 3·768 + 3): 184,424,451.
+ *   deberta-v3-large (d 1,024, F 4,096, 24 layers): 131,174,400 + 2,048 +
+ *     302,309,376 + 524,288 + 2,048 = 434,012,160 ("435M").
+ *   DeBERTa without share_att_key, both pos_att_type parts as a list,
+ *     absolute positions and two token types, the span of
+ *     max_position_embeddings (1,024 relative rows), no rel norm:
+ *     98,380,800 + 393,216 + 1,536 + 1,536 + 85,054,464 + 12 × 2 ×
+ *     590,592 (pos_key_proj, pos_query_proj) + 786,432 = 198,792,192.
+ *   ModernBertModel of ModernBERT-large (d 1,024, F 2,624, 28 blocks):
+ *     394,781,696 (published); its ForMaskedLM (dense 1,024², norm 1,024,
+ *     bias 50,368) 395,881,664.  ModernBertForSequenceClassification of
+ *     ModernBERT-base, 2 labels: head 768² + 768, classifier 2·768 + 2:
+ *     149,606,402.
+ *   dinov2-small (d 384, 6 heads) 22,056,576; dinov2-large (d 1,024, 24
+ *     layers) 304,368,640 (published); Dinov2ForImageClassification of
+ *     dinov2-small with 1,000 labels (classifier over 2 × 384 inputs,
+ *     769,000): 22,825,576; dinov2-with-registers-base (4 registers of
+ *     768) 86,583,552.
+ *   bert-base-uncased as BertModel with position_embedding_type
+ *     relative_key_query: 109,482,240 + 12 × (2·512 - 1)·64 = 110,267,904.
+ */
+static const struct released singles[] = {
+	{"deberta-v3-base as DebertaV2ForMaskedLM", DEBERTA3("DebertaV2ForMaskedLM", ""), 184551780ull},
+	{"deberta-v3-base, 3-label sequence classifier",
+	 DEBERTA3("DebertaV2ForSequenceClassification", LABELS3), 184424451ull},
+	{"deberta-v3-large",
+	 "{\"model_type\": \"deberta-v2\", \"hidden_size\": 1024, \"intermediate_size\": 4096,"
+	 " \"max_position_embeddings\": 512, \"relative_attention\": true, \"position_buckets\": 256,"
+	 " \"norm_rel_ebd\": \"layer_norm\", \"share_att_key\": true, \"pos_att_type\": \"p2c|c2p\","
+	 " \"max_relative_positions\": -1, \"position_biased_input\": false, \"num_attention_heads\": 16,"
+	 " \"num_hidden_layers\": 24, \"type_vocab_size\": 0, \"vocab_size\": 128100}",
+	 434012160ull},
+	{"deberta, unshared position projections",
+	 "{\"architectures\": [\"DebertaV2Model\"], \"model_type\": \"deberta-v2\", \"hidden_size\": 768,"
+	 " \"intermediate_size\": 3072, \"max_position_embeddings\": 512, \"relative_attention\": true,"
+	 " \"pos_att_type\": [\"p2c\", \"c2p\"], \"max_relative_positions\": -1, \"position_biased_input\": true,"
+	 " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"type_vocab_size\": 2, \"vocab_size\": 128100}",
+	 198792192ull},
+	{"ModernBERT-base as ModernBertModel", MODERNBERT("ModernBertModel", 768, 1152, 12, 22, ""), 149014272ull},
+	{"ModernBERT-large as ModernBertModel", MODERNBERT("ModernBertModel", 1024, 2624, 16, 28, ""), 394781696ull},
+	{"ModernBERT-large", MODERNBERT("ModernBertForMaskedLM", 1024, 2624, 16, 28, ""), 395881664ull},
+	{"ModernBERT-base, 2-label sequence classifier",
+	 MODERNBERT("ModernBertForSequenceClassification", 768, 1152, 12, 22, LABELS2), 149606402ull},
+	{"dinov2-small", DINOV2("Dinov2Model", "dinov2", 384, 6, 12, ""), 22056576ull},
+	{"dinov2-large", DINOV2("Dinov2Model", "dinov2", 1024, 16, 24, ""), 304368640ull},
+	{"dinov2-small, 1000-label image classifier",
+	 DINOV2("Dinov2ForImageClassification", "dinov2", 384, 6, 12, ", \"num_labels\": 1000"), 22825576ull},
+	{"dinov2-with-registers-base",
+	 DINOV2("Dinov2WithRegistersModel", "dinov2_with_registers", 768, 12, 12, ", \"num_register_tokens\": 4"),
+	 86583552ull},
+	{"bert-base-uncased with relative_key_query",
+	 ENC("BertModel", "bert", 768, 3072, 12, 12, 30522, 512, 2, ", \"position_embedding_type\": \"relative_key_query\""),
+	 110267904ull},
+};
+
+Test(encoders, single_component_variants)
+{
+	for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
+		uint64_t t = total_of_json(singles[i].json);
+		cr_expect_eq(t, singles[i].total, "%s: %llu, expected %llu", singles[i].what,
+			     (unsigned long long)t, (unsigned long long)singles[i].total);
+		check_generated(singles[i].json, singles[i].total);
+	}
+}
+
+/* The readings behind those totals, role by role. */
+Test(encoders, single_component_roles)
+{
+	struct ws_arch a;
+	struct ws_formula f;
+	cJSON *cfg = cJSON_Parse(DEBERTA3("DebertaV2Model", ""));
+	ws_formula_of(cfg, &a, &f);
+	/* no absolute table: pos_embed is the 512 relative rows alone */
+	cr_expect_eq(a.rel_rows, 512);
+	cr_expect_eq(f.by_role[WS_ROLE_POS_EMBED], 512ull * 768);
+	cr_expect_eq(f.by_role[WS_ROLE_TYPE_EMBED], 0);
+	cr_expect_eq(f.by_role[WS_ROLE_EMBED_NORM], 4ull * 768);   /* embeddings' and rel_embeddings' */
+	cr_expect_eq(f.by_role[WS_ROLE_ATTN_K], 12ull * (768 * 768 + 768));  /* shared keys: no pos_key_proj */
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+
+	cfg = cJSON_Parse(MODERNBERT("ModernBertModel", 768, 1152, 12, 22, ""));
+	ws_formula_of(cfg, &a, &f);
+	cr_expect_eq(f.by_role[WS_ROLE_ATTN_NORM], 21ull * 768, "block 0 has no attention norm");
+	cr_expect_eq(f.first_less, 768);
+	cr_expect_eq(f.by_layer[0] + 768, f.by_layer[1]);
+	cr_expect_eq(f.by_role[WS_ROLE_FFN_GATE_UP], 22ull * 2 * 1152 * 768);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+
+	cfg = cJSON_Parse(DINOV2("Dinov2WithRegistersModel", "dinov2_with_registers", 768, 12, 12, ""));
+	ws_formula_of(cfg, &a, &f);
+	cr_expect_eq(a.num_registers, 4, "DINOv2-with-registers' class default");
+	cr_expect_eq(f.by_role[WS_ROLE_REGISTER_TOKENS], 4ull * 768);
+	cr_expect_eq(f.by_role[WS_ROLE_MASK_TOKEN], 768);
+	cr_expect_eq(f.by_role[WS_ROLE_LAYER_SCALE], 12ull * 2 * 768);
+	cr_expect_eq(a.intermediate_size, 4ull * 768);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+}
+
+/* What the catalogue does not model is said, not counted wrong: DINOv2's
+ * SwiGLU MLP (the giant model), DeBERTa-v2's convolution beside the
+ * first layer (deberta-v2-xlarge's conv_kernel_size 3). */
+Test(encoders, single_component_unsupported)
+{
+	static const char *const cfgs[] = {
+		"{\"model_type\": \"dinov2\", \"hidden_size\": 1536, \"num_attention_heads\": 24,"
+		" \"num_hidden_layers\": 40, \"image_size\": 518, \"patch_size\": 14, \"mlp_ratio\": 4,"
+		" \"use_swiglu_ffn\": true}",
+		"{\"model_type\": \"deberta-v2\", \"hidden_size\": 1536, \"intermediate_size\": 6144,"
+		" \"num_attention_heads\": 24, \"num_hidden_layers\": 24, \"vocab_size\": 128100,"
+		" \"relative_attention\": true, \"position_buckets\": 256, \"conv_kernel_size\": 3}",
+	};
+	for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+		cJSON *cfg = cJSON_Parse(cfgs[i]);
+		struct ws_arch a;
+		ws_error err = {0};
+		cr_assert_eq(ws_arch_from_config(cfg, "config.json", &a, &err), 0, "%s", err.message);
+		cr_expect(!a.known && a.unsupported, "%s", cfgs[i]);
+		ws_arch_free(&a);
+		cJSON_Delete(cfg);
+	}
+}
+
+/* flops of an encoder: both ways over the whole input, no KV cache; the
+ * masked-LM head's matrices only (its LayerNorm is no matrix).
+ *   BertForMaskedLM of bert-base-uncased: the body 84,934,656, the
+ *   transform 768² = 589,824, the tied decoder 30,522·768 = 23,440,896:
+ *   108,965,376 MACs a token; b = 12 × (768 + 768) = 18,432. */
+Test(encoders, flops_of_an_encoder)
+{
+	const char *cfg = "{\"architectures\": [\"BertForMaskedLM\"], \"model_type\": \"bert\"}";
+	char *dir = ws_tmpdir();
+	char *p = ws_write_file(dir, "config.src.json", cfg, strlen(cfg));
+	char *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL, NULL);
+	ws_run r = ws_run_cli("flops", model, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "%s", r.out);
+	const cJSON *sel = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "selections"), 0);
+	const cJSON *macs = cJSON_GetObjectItem(sel, "macs");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(macs, "a")), 108965376.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(macs, "a_by_role"), "mlm_transform")),
+		     589824.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(macs, "b")), 18432.0, "%s", r.out);
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(sel, "kv_cache_bytes_per_token")), 0.0, "%s", r.out);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "no KV cache") && ws_contains(r.out, "KV cache: none"), "%s", r.out);
+	cr_expect(!ws_contains(r.out, "head: none"), "a masked-LM class has a head: %s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	/* a base-model class says it has no head */
+	const char *base = "{\"architectures\": [\"BertModel\"], \"model_type\": \"bert\", \"num_hidden_layers\": 2}";
+	p = ws_write_file(dir, "base.json", base, strlen(base));
+	model = ws_join(dir, "base");
+	mkmodel(model, p, NULL, NULL, NULL);
+	r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "head: none (a base-model class"), "%s", r.out);
+	ws_run_free(&r);
+	free(model);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Encoders as llama.cpp's converter writes them (general.architecture
+ * bert or nomic-bert): the body only, token types as token_types,
+ * post-norm blocks' attn_output_norm and layer_output_norm, a reranker's
+ * classifier as cls (its dense layer, here BERT's pooler) and cls.output.
+ *   bge-small-en-v1.5's sizes as BertModel (d 384, F 1,536, 12 layers):
+ *     33,212,160, without the pooler the safetensors file holds, as
+ *     llama.cpp's loader reports it ("model params = 33.21 M", 197
+ *     tensors).
+ *   nomic-embed-text-v1.5: 136,731,648, as in safetensors.
+ *   cross-encoder/ms-marco-MiniLM-L-6-v2 (BertForSequenceClassification,
+ *     one label): MiniLM-L6's 22,713,216 and cls.output 385: 22,713,601.
+ *   jina-embeddings-v2-base-en's sizes as jina-bert-v2 (its own config
+ *     says model_type bert: the GGUF name is the type here): no positions
+ *     (ALiBi), the GEGLU input side fused in ffn_up [2 × 3,072, 768]
+ *     without a bias, ffn_down with one: 23,445,504 + 1,536 + 1,536 +
+ *     12 × 9,444,096 = 136,777,728. */
+Test(encoders, gguf_encoders)
+{
+	static const struct released cases[] = {
+		{"bge-small as BertModel",
+		 ENC("BertModel", "bert", 384, 1536, 12, 12, 30522, 512, 2, ""), 33212160ull},
+		{"nomic-embed-text-v1.5", NULL, 136731648ull},
+		{"ms-marco-MiniLM-L-6-v2",
+		 ENC("BertForSequenceClassification", "bert", 384, 1536, 12, 6, 30522, 512, 2,
+		     ", \"id2label\": {\"0\": \"LABEL_0\"}"),
+		 22713601ull},
+		{"jina-embeddings-v2-base-en",
+		 "{\"model_type\": \"jina-bert-v2\", \"hidden_size\": 768, \"intermediate_size\": 3072,"
+		 " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"vocab_size\": 30528,"
+		 " \"max_position_embeddings\": 8192, \"type_vocab_size\": 2}",
+		 136777728ull},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *dir = ws_tmpdir();
+		char *p = cases[i].json ? ws_write_file(dir, "config.src.json", cases[i].json, strlen(cases[i].json))
+					: ws_testdata_path("encoders/nomic-ai__nomic-embed-text-v1.5.json");
+		char *model = ws_join(dir, "model"), *bad = ws_join(dir, "bad");
+		mkmodel(model, p, "--format", "gguf", NULL);
+		cJSON_Delete(check_model(model, cases[i].total, ""));
+		expect_no_other_role(model);
+		ws_run r = ws_run_cli("flops", model, "--json", NULL);
+		cr_expect(ws_contains(r.out, "\"kv_cache_bytes_per_token\":0"), "%s: %s", cases[i].what, r.out);
+		ws_run_free(&r);
+		mkmodel4(bad, p, "--format", "gguf", "--plant", "missing-block");
+		r = ws_run_cli("check", bad, "--json", NULL);
+		cr_expect_eq(r.status, 1, "%s", cases[i].what);
+		cr_expect(ws_contains(r.out, "block 5 of"), "%s: %s", cases[i].what, r.out);
+		ws_run_free(&r);
+		free(bad);
+		free(model);
+		free(p);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

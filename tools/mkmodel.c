@@ -180,6 +180,7 @@ typedef struct cfg {
 	struct ws_arch main_arch;
 	ws_switches aflags;    /* the library's switches for this config */
 	bool plain_mlp;        /* up and down only (catalogue family) */
+	bool fused_mlp;        /* gate and up in one matrix (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
 	/* an encoder (a catalogue entry with classes): the class whose
 	 * layout is written and the parts it adds, the body's name prefix */
@@ -193,6 +194,8 @@ typedef struct cfg {
 	const struct stack_names *sn;
 	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
+	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
+	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
@@ -361,6 +364,8 @@ typedef struct encoder {
 	const char *rtd[2];    /* ELECTRA's discriminator head (ForPreTraining) */
 	bool patches;          /* an image encoder: patch, class token and
 				* position parameters, a final LayerNorm (ViT) */
+	bool pooler_top;       /* the pooler beside the body, not in it (DeBERTa's
+				* ContextPooler) */
 } encoder;
 
 #define BERT_LAYER \
@@ -373,23 +378,36 @@ typedef struct encoder {
 #define ROBERTA_CLS {"classifier.dense", "classifier.out_proj"}
 
 static const encoder encoders[] = {
-	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}, false},
-	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false},
-	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false},
+	{"bert", "bert.", BERT_LAYER, BERT_MLM, ROBERTA_CLS, {NULL, NULL}, false, false},
+	{"roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false, false},
+	{"xlm-roberta", "roberta.", BERT_LAYER, ROBERTA_MLM, ROBERTA_CLS, {NULL, NULL}, false, false},
 	{"distilbert", "distilbert.", "transformer.layer.",
 	 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "ffn.lin1", "ffn.lin2"},
 	 {"sa_layer_norm", "output_layer_norm"}, false,
 	 {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.weight"},
-	 {"pre_classifier", "classifier"}, {NULL, NULL}, false},
+	 {"pre_classifier", "classifier"}, {NULL, NULL}, false, false},
 	{"electra", "electra.", BERT_LAYER,
 	 {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head.bias",
 	  "generator_lm_head.weight"},
-	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}, false},
+	 ROBERTA_CLS, {"discriminator_predictions.dense", "discriminator_predictions.dense_prediction"}, false, false},
 	{"vit", "vit.", "encoder.layer.",
 	 {"attention.attention.query", "attention.attention.key", "attention.attention.value",
 	  "attention.output.dense", "intermediate.dense", "output.dense"},
 	 {"layernorm_before", "layernorm_after"}, false, {NULL, NULL, NULL, NULL}, {NULL, "classifier"},
-	 {NULL, NULL}, true},
+	 {NULL, NULL}, true, false},
+	{"deberta-v2", "deberta.", "encoder.layer.",
+	 {"attention.self.query_proj", "attention.self.key_proj", "attention.self.value_proj",
+	  "attention.output.dense", "intermediate.dense", "output.dense"},
+	 {"attention.output.LayerNorm", "output.LayerNorm"}, true, BERT_MLM, {NULL, "classifier"},
+	 {NULL, NULL}, false, true},
+	{"dinov2", "dinov2.", "encoder.layer.",
+	 {"attention.attention.query", "attention.attention.key", "attention.attention.value",
+	  "attention.output.dense", "mlp.fc1", "mlp.fc2"},
+	 {"norm1", "norm2"}, false, {NULL, NULL, NULL, NULL}, {NULL, "classifier"}, {NULL, NULL}, true, false},
+	{"dinov2_with_registers", "dinov2_with_registers.", "encoder.layer.",
+	 {"attention.attention.query", "attention.attention.key", "attention.attention.value",
+	  "attention.output.dense", "mlp.fc1", "mlp.fc2"},
+	 {"norm1", "norm2"}, false, {NULL, NULL, NULL, NULL}, {NULL, "classifier"}, {NULL, NULL}, true, false},
 };
 
 /* A LayerNorm of width d: weight and bias, or TF-era gamma and beta. */
@@ -398,9 +416,9 @@ enc_norm(gen *g, const char *pre, uint64_t d)
 {
 	char n[128];
 	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "gamma" : "weight");
-	top(g, n, NULL, d, 0);
+	top(g, n, n, d, 0);
 	snprintf(n, sizeof n, "%s.%s", pre, g->legacy_norms ? "beta" : "bias");
-	top(g, n, NULL, d, 0);
+	top(g, n, n, d, 0);
 }
 
 /* A linear layer: weight [out, in] and bias [out]. */
@@ -409,9 +427,9 @@ enc_linear(gen *g, const char *pre, uint64_t out, uint64_t in)
 {
 	char n[128];
 	snprintf(n, sizeof n, "%s.weight", pre);
-	top(g, n, NULL, out, in);
+	top(g, n, n, out, in);
 	snprintf(n, sizeof n, "%s.bias", pre);
-	top(g, n, NULL, out, 0);
+	top(g, n, n, out, 0);
 }
 
 static bool
@@ -438,6 +456,15 @@ vit_embeddings(gen *g, const char *body)
 	push(g, 3, cls, 0, n);
 	snprintf(n, sizeof n, "%sembeddings.position_embeddings", body);
 	push(g, 3, pos, 0, n);
+	if (ws_sw_has(&c->aflags, WS_ARCH_MASK_TOKEN)) {   /* DINOv2: [1, d] */
+		snprintf(n, sizeof n, "%sembeddings.mask_token", body);
+		top(g, n, NULL, 1, d);
+	}
+	if (ws_sw_has(&c->aflags, WS_ARCH_REGISTERS)) {    /* [1, registers, d] */
+		uint64_t reg[3] = {1, c->registers, d};
+		snprintf(n, sizeof n, "%sembeddings.register_tokens", body);
+		push(g, 3, reg, 0, n);
+	}
 }
 
 /* A BERT-style encoder as its class saves it: the body (under its
@@ -458,9 +485,11 @@ build_encoder(gen *g)
 	}
 	ENC_NAME("%sembeddings.word_embeddings.weight", body);
 	top(g, n, NULL, c->vocab, w);
-	ENC_NAME("%sembeddings.position_embeddings.weight", body);
-	top(g, n, NULL, c->positions, w);
-	if (e->types) {
+	if (ws_sw_has(&c->aflags, WS_ARCH_LEARNED_POS)) {
+		ENC_NAME("%sembeddings.position_embeddings.weight", body);
+		top(g, n, NULL, c->positions, w);
+	}
+	if (e->types && ws_sw_has(&c->aflags, WS_ARCH_TYPE_EMBED)) {
 		ENC_NAME("%sembeddings.token_type_embeddings.weight", body);
 		top(g, n, NULL, c->type_vocab, w);
 	}
@@ -488,13 +517,44 @@ layers:
 				enc_norm(g, n, d);
 			}
 		}
+		uint64_t hq = c->heads * c->head_dim;
+		/* DeBERTa's projections of the relative positions, unless the
+		 * layer's own q and k serve (share_att_key) */
+		bool rel = ws_sw_has(&c->aflags, WS_ARCH_REL_EMBED) && !ws_sw_has(&c->aflags, WS_ARCH_SHARE_ATT_KEY);
+		if (rel && ws_sw_has(&c->aflags, WS_ARCH_POS_C2P)) {
+			ENC_NAME("%s%s%" PRIu64 ".attention.self.pos_key_proj", body, e->layers, L);
+			enc_linear(g, n, hq, d);
+		}
+		if (rel && ws_sw_has(&c->aflags, WS_ARCH_POS_P2C)) {
+			ENC_NAME("%s%s%" PRIu64 ".attention.self.pos_query_proj", body, e->layers, L);
+			enc_linear(g, n, hq, d);
+		}
+		/* BERT relative_key: [2 · positions - 1, head_dim] */
+		if (ws_sw_has(&c->aflags, WS_ARCH_REL_DIST)) {
+			ENC_NAME("%s%s%" PRIu64 ".attention.self.distance_embedding.weight", body, e->layers, L);
+			top(g, n, NULL, 2 * c->positions - 1, c->head_dim);
+		}
+		if (ws_sw_has(&c->aflags, WS_ARCH_LAYER_SCALE)) {
+			ENC_NAME("%s%s%" PRIu64 ".layer_scale1.lambda1", body, e->layers, L);
+			top(g, n, NULL, d, 0);
+			ENC_NAME("%s%s%" PRIu64 ".layer_scale2.lambda1", body, e->layers, L);
+			top(g, n, NULL, d, 0);
+		}
+	}
+	if (ws_sw_has(&c->aflags, WS_ARCH_REL_EMBED)) {
+		ENC_NAME("%sencoder.rel_embeddings.weight", body);
+		top(g, n, NULL, c->rel_rows, d);
+	}
+	if (ws_sw_has(&c->aflags, WS_ARCH_REL_EMBED_NORM)) {
+		ENC_NAME("%sencoder.LayerNorm", body);
+		enc_norm(g, n, d);
 	}
 	if (e->patches) {
 		ENC_NAME("%slayernorm", body);
 		enc_norm(g, n, d);
 	}
 	if (has_part(c, WS_ARCH_POOLER)) {
-		ENC_NAME("%spooler.dense", body);
+		ENC_NAME("%spooler.dense", e->pooler_top ? "" : body);
 		enc_linear(g, n, c->pooler_out, d);
 	}
 	if (has_part(c, WS_ARCH_MLM)) {
@@ -518,7 +578,164 @@ layers:
 		enc_linear(g, out, c->labels, d);
 	if (has_part(c, WS_ARCH_CHOICE))
 		enc_linear(g, out, 1, d);
+	if (has_part(c, WS_ARCH_CLS_CONCAT))   /* class token and mean patch */
+		enc_linear(g, out, c->labels, 2 * d);
 #undef ENC_NAME
+}
+
+/* A linear layer with a bias only when `bias`. */
+static void
+enc_linear_b(gen *g, const char *pre, uint64_t out, uint64_t in, bool bias)
+{
+	char n[128];
+	snprintf(n, sizeof n, "%s.weight", pre);
+	top(g, n, n, out, in);
+	if (bias) {
+		snprintf(n, sizeof n, "%s.bias", pre);
+		top(g, n, n, out, 0);
+	}
+}
+
+/* A LayerNorm with a bias only when `bias`. */
+static void
+enc_norm_b(gen *g, const char *pre, uint64_t d, bool bias)
+{
+	enc_linear_b(g, pre, d, 0, bias);
+}
+
+/* An encoder as llama.cpp's converter writes it (bert, nomic-bert): the
+ * body only, a reranker's classifier as cls and cls.output; post-norm
+ * blocks (attn_output_norm, layer_output_norm). */
+static void
+build_encoder_gguf(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->inter, hq = c->heads * c->head_dim;
+	bool qb = ws_sw_has(&c->aflags, WS_ARCH_QKV_BIAS), ob = ws_sw_has(&c->aflags, WS_ARCH_O_BIAS);
+	bool mb = ws_sw_has(&c->aflags, WS_ARCH_MLP_BIAS);
+	char n[96];
+	top(g, NULL, "token_embd.weight", c->vocab, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_LEARNED_POS))
+		top(g, NULL, "position_embd.weight", c->positions, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_TYPE_EMBED))
+		top(g, NULL, "token_types.weight", c->type_vocab, d);
+	enc_norm(g, "token_embd_norm", d);
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+#define GG_LIN(name, out, in, bias) \
+		do { \
+			snprintf(n, sizeof n, "blk.%" PRIu64 "." name, L); \
+			enc_linear_b(g, n, out, in, bias); \
+		} while (0)
+		if (ws_sw_has(&c->aflags, WS_ARCH_FUSED_QKV)) {
+			GG_LIN("attn_qkv", 3 * hq, d, qb);
+		} else {
+			GG_LIN("attn_q", hq, d, qb);
+			GG_LIN("attn_k", hq, d, qb);
+			GG_LIN("attn_v", hq, d, qb);
+		}
+		GG_LIN("attn_output", d, hq, ob);
+		GG_LIN("attn_output_norm", d, 0, true);
+		/* a fused gated MLP is one ffn_up of 2 × intermediate rows */
+		bool ub = mb && !ws_sw_has(&c->aflags, WS_ARCH_NO_UP_BIAS);
+		GG_LIN("ffn_up", c->fused_mlp ? 2 * f : f, d, ub);
+		if (!c->plain_mlp && !c->fused_mlp)
+			GG_LIN("ffn_gate", f, d, ub);
+		GG_LIN("ffn_down", d, f, mb);
+		GG_LIN("layer_output_norm", d, 0, true);
+#undef GG_LIN
+	}
+	if (has_part(c, WS_ARCH_CLASSIFIER)) {
+		if (has_part(c, WS_ARCH_CLS_DENSE) || has_part(c, WS_ARCH_POOLER))
+			enc_linear(g, "cls", d, d);
+		enc_linear(g, "cls.output", c->labels, d);
+	}
+}
+
+/* ModernBERT as its class saves it (the body under model. unless the
+ * class is the base model): pre-norm blocks, block 0 without attn_norm,
+ * fused Wqkv and Wi (2 × intermediate rows), final_norm; the heads'
+ * dense + norm (head.*), the decoder's bias, a classifier. */
+static void
+build_modernbert(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->inter, hq = c->heads * c->head_dim;
+	const char *body = strcmp(c->enc_suffix, "Model") ? "model." : "";
+	bool nb = !ws_sw_has(&c->aflags, WS_ARCH_NO_NORM_BIAS);
+	bool ab = ws_sw_has(&c->aflags, WS_ARCH_QKV_BIAS), mb = ws_sw_has(&c->aflags, WS_ARCH_MLP_BIAS);
+	char n[160];
+	snprintf(n, sizeof n, "%sembeddings.tok_embeddings.weight", body);
+	top(g, n, NULL, c->vocab, d);
+	snprintf(n, sizeof n, "%sembeddings.norm", body);
+	enc_norm_b(g, n, d, nb);
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+		if (L) {
+			snprintf(n, sizeof n, "%slayers.%" PRIu64 ".attn_norm", body, L);
+			enc_norm_b(g, n, d, nb);
+		}
+		snprintf(n, sizeof n, "%slayers.%" PRIu64 ".attn.Wqkv", body, L);
+		enc_linear_b(g, n, 3 * hq, d, ab);
+		snprintf(n, sizeof n, "%slayers.%" PRIu64 ".attn.Wo", body, L);
+		enc_linear_b(g, n, d, hq, ab);
+		snprintf(n, sizeof n, "%slayers.%" PRIu64 ".mlp_norm", body, L);
+		enc_norm_b(g, n, d, nb);
+		snprintf(n, sizeof n, "%slayers.%" PRIu64 ".mlp.Wi", body, L);
+		enc_linear_b(g, n, 2 * f, d, mb);
+		snprintf(n, sizeof n, "%slayers.%" PRIu64 ".mlp.Wo", body, L);
+		enc_linear_b(g, n, d, f, mb);
+	}
+	snprintf(n, sizeof n, "%sfinal_norm", body);
+	enc_norm_b(g, n, d, nb);
+	if (has_part(c, WS_ARCH_MLM) || has_part(c, WS_ARCH_HEAD_TRANSFORM)) {
+		enc_linear_b(g, "head.dense", d, d, !ws_sw_has(&c->aflags, WS_ARCH_NO_HEAD_DENSE_BIAS));
+		enc_norm_b(g, "head.norm", d, nb);
+	}
+	if (has_part(c, WS_ARCH_MLM)) {
+		if (!ws_sw_has(&c->aflags, WS_ARCH_NO_MLM_BIAS))
+			top(g, "decoder.bias", NULL, c->vocab, 0);
+		if (!c->tied)
+			top(g, "decoder.weight", NULL, c->vocab, d);
+	}
+	if (has_part(c, WS_ARCH_CLASSIFIER))
+		enc_linear(g, "classifier", c->labels, d);
+}
+
+/* nomic-bert (NomicBertModel, no prefix): token and type embeddings and
+ * emb_ln; post-norm blocks of a fused Wqkv, out_proj, SwiGLU fc11 / fc12
+ * / fc2, norm1 and norm2; biases as the config says. */
+static void
+build_nomic(gen *g)
+{
+	const cfg *c = g->c;
+	uint64_t d = c->hidden, f = c->inter, hq = c->heads * c->head_dim;
+	bool ab = ws_sw_has(&c->aflags, WS_ARCH_QKV_BIAS), mb = ws_sw_has(&c->aflags, WS_ARCH_MLP_BIAS);
+	char n[160];
+	top(g, "embeddings.word_embeddings.weight", NULL, c->vocab, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_TYPE_EMBED))
+		top(g, "embeddings.token_type_embeddings.weight", NULL, c->type_vocab, d);
+	enc_norm(g, "emb_ln", d);
+	for (uint64_t L = 0; L < c->layers; L++) {
+		if (g->plant == P_MISSING_BLOCK && L == 5)
+			continue;
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".attn.Wqkv", L);
+		enc_linear_b(g, n, 3 * hq, d, ab);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".attn.out_proj", L);
+		enc_linear_b(g, n, d, hq, ab);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".mlp.fc11", L);
+		enc_linear_b(g, n, f, d, mb);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".mlp.fc12", L);
+		enc_linear_b(g, n, f, d, mb);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".mlp.fc2", L);
+		enc_linear_b(g, n, d, f, mb);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".norm1", L);
+		enc_norm(g, n, d);
+		snprintf(n, sizeof n, "encoder.layers.%" PRIu64 ".norm2", L);
+		enc_norm(g, n, d);
+	}
 }
 
 /* ==== families ==== */
@@ -1346,7 +1563,14 @@ build(gen *g)
 		return;
 	}
 	if (c->enc) {
-		build_encoder(g);
+		if (g->gguf)
+			build_encoder_gguf(g);
+		else if (c->eb == EB_MODERNBERT)
+			build_modernbert(g);
+		else if (c->eb == EB_NOMIC)
+			build_nomic(g);
+		else
+			build_encoder(g);
 		return;
 	}
 	if (c->sn) {
@@ -1477,6 +1701,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->shared_inter = a->shared_intermediate_size;
 	c->first_dense = a->first_k_dense;
 	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
+	c->fused_mlp = a->mlp == WS_MLP_GATED_FUSED;
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
 	c->gguf = e ? e->gguf : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
@@ -1494,10 +1719,17 @@ static const char *class_override;
 static void
 from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 {
+	static const encoder own = {"", "", "", {NULL}, {NULL}, false, {NULL}, {NULL}, {NULL}, false, false};
 	c->enc = NULL;
+	c->eb = !strcmp(a->architecture, "modernbert") ? EB_MODERNBERT
+	      : !strcmp(a->architecture, "nomic_bert") ? EB_NOMIC : EB_TABLE;
 	for (size_t i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
 		if (!strcmp(encoders[i].type, a->architecture))
 			c->enc = &encoders[i];
+	if (!c->enc && c->eb == EB_TABLE && e->gguf)
+		c->eb = EB_GGUF_ONLY;  /* a type llama.cpp names (jina-bert-v2) */
+	if (c->eb != EB_TABLE)
+		c->enc = &own;   /* a builder of its own */
 	if (!c->enc)
 		die("model_type '%s': no encoder layout", a->architecture);
 	from_catalogue(c, a);
@@ -1509,6 +1741,8 @@ from_encoder(cfg *c, const struct ws_arch *a, const struct ws_cat_entry *e)
 	c->pooler_out = a->pooler_output_size ? a->pooler_output_size : a->hidden_size;
 	c->v_image = a->image_size;
 	c->v_patch = a->patch_size;
+	c->rel_rows = a->rel_rows;
+	c->registers = a->num_registers;
 	const char *name = class_override ? class_override : a->cls;
 	const struct ws_cat_class *k = NULL;
 	if (ws_cat_by_class(name, &k) != e)
@@ -2134,8 +2368,10 @@ main(int argc, char **argv)
 	const char *raw;
 	size_t raw_len;
 	read_cfg(config, &c, &raw, &raw_len);
-	if (c.enc && (gguf || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
-		die("%s: an encoder is safetensors only, without --fp8, --tie-head-copy or that defect", config);
+	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
+	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
+		die("%s: an encoder without --fp8, --tie-head-copy or that defect, in GGUF only as llama.cpp converts it",
+		    config);
 	if (!c.enc && (class_override || legacy_norms || position_ids))
 		die("--class, --legacy-norms and --position-ids are for encoders");
 	if (c.fam->block == BK_MLA && !c.nope)

@@ -150,6 +150,35 @@ static const struct ws_cat_class dual_classes[] = {
 	{NULL, WS_HEAD_NONE, NOSW},
 };
 
+/* DeBERTa-v2's (v3's alike): no pooler in the body; the sequence and
+ * multiple-choice heads pool the first token through their own dense
+ * layer (ContextPooler, saved as pooler.dense beside the body). */
+static const struct ws_cat_class deberta_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CLASSIFIER)},
+	{"ForMultipleChoice", WS_HEAD_NONE, SW(WS_ARCH_POOLER, WS_ARCH_CHOICE)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{"ForQuestionAnswering", WS_HEAD_NONE, SW(WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* ModernBERT's: every head starts with a dense layer and a norm (head.*);
+ * the masked-LM decoder is the tied embedding with a bias. */
+static const struct ws_cat_class modernbert_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForMaskedLM", WS_HEAD_LM, SW(WS_ARCH_MLM)},
+	{"ForSequenceClassification", WS_HEAD_NONE, SW(WS_ARCH_HEAD_TRANSFORM, WS_ARCH_CLASSIFIER)},
+	{"ForTokenClassification", WS_HEAD_NONE, SW(WS_ARCH_HEAD_TRANSFORM, WS_ARCH_CLASSIFIER)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* nomic-bert's (remote code): the embedding model without a pooler */
+static const struct ws_cat_class nomic_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
 /* The components of wrappers: the main one first, then the others by
  * the module prefixes transformers saves them under (before and after
  * its 4.52 refactor). */
@@ -187,6 +216,18 @@ static const struct ws_cat_projector projectors[] = {
 	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 };
+/* DINOv2's: no pooler; the image classifier reads the class token and
+ * the mean of the patch tokens side by side (2 × hidden inputs). */
+static const struct ws_cat_class dinov2_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{"ForImageClassification", WS_HEAD_NONE, SW(WS_ARCH_CLS_CONCAT)},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
+/* BERT's relative_key and relative_key_query: a distance table in every
+ * layer's self-attention (RoBERTa, XLM-R and ELECTRA copy it) */
+#define REL_KEY {{"position_embedding_type", "relative_key", SW(WS_ARCH_REL_DIST)}, \
+		 {"position_embedding_type", "relative_key_query", SW(WS_ARCH_REL_DIST)}}
 
 /* A post-norm encoder: a LayerNorm after attention and after the MLP,
  * none before them or at the end; learned positions, token types and an
@@ -304,21 +345,21 @@ static const struct ws_cat_entry entries[] = {
 	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Mamba",
 	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
 	  D("conv_kernel", 4), D("expand", 2)},
-	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mamba_stack},
 	/* FalconMamba: Mamba's tensors (its B, C and dt RMS norms have no
 	 * weights of their own) */
 	{{"falcon_mamba"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
 	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "FalconMamba",
 	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
 	  D("conv_kernel", 4), D("expand", 2)},
-	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mamba_stack},
 	/* Mamba-2: a norm and a Mamba-2 mixer per layer (Mamba2Config's
 	 * defaults are Mamba-Codestral-7B's sizes) */
 	{{"mamba2"}, "mamba2", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_SSM_CONV_BIAS),
 	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "Mamba2",
 	 {D("num_heads", 128), D("vocab_size", 32768), D("hidden_size", 4096), D("state_size", 128),
 	  D("num_hidden_layers", 64), D("expand", 2), D("conv_kernel", 4), D("n_groups", 8)},
-	 WS_SLIDE_ALL, 0, NULL, {{0}}, &mamba2_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mamba2_stack},
 	/* Nemotron-H: one norm and one mixer per layer (Mamba-2, attention,
 	 * or a squared-ReLU MLP of up and down), as its pattern spells;
 	 * NemotronHConfig's defaults are Nemotron-H-8B's sizes */
@@ -328,7 +369,7 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),
 	  D("num_attention_heads", 32), D("head_dim", 128), D("num_key_value_heads", 8), D("ssm_state_size", 128),
 	  D("mamba_num_heads", 128), D("mamba_n_groups", 8), D("mamba_head_dim", 64), D("mamba_d_conv", 4)},
-	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, &nemotron_h_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, .stack = &nemotron_h_stack},
 	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
 	 * feed-forwards placed by period and offset */
 	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),
@@ -337,7 +378,7 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("num_experts_per_tok", 2), D("num_experts", 16),
 	  D("expert_layer_period", 2), D("expert_layer_offset", 1), D("attn_layer_period", 8), D("attn_layer_offset", 4),
 	  D("mamba_d_state", 16), D("mamba_d_conv", 4), D("mamba_expand", 2)},
-	 WS_SLIDE_ALL, 0, NULL, {{0}}, &jamba_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &jamba_stack},
 	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
 	 * the output gate, per-head q/k norms), MoE with a gated shared
 	 * expert, one MTP block (mtp.*) its config does not count */
@@ -350,15 +391,15 @@ static const struct ws_cat_entry entries[] = {
 	  D("linear_num_key_heads", 16), D("linear_num_value_heads", 32), D("decoder_sparse_step", 1),
 	  D("moe_intermediate_size", 512), D("shared_expert_intermediate_size", 512), D("num_experts_per_tok", 10),
 	  D("num_experts", 512), D("full_attention_interval", 4), D("num_nextn_predict_layers", 1)},
-	 WS_SLIDE_ALL, 0, NULL, {{0}}, &qwen3_next_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &qwen3_next_stack},
 
 	/* Encoders: the body is the entry, the head the class's line */
-	{{"bert"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes},
+	{{"bert"}, "bert", WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, "Bert", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, bert_classes, {{0}}, REL_KEY},
 	{{"roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes},
+	 WS_FIX_NONE, "Roberta", BERT_DEFAULTS(50265), WS_SLIDE_ALL, 0, roberta_classes, {{0}}, REL_KEY},
 	{{"xlm-roberta"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ENCODER), SW(WS_ARCH_TIED), {{0}}, false,
-	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes},
+	 WS_FIX_NONE, "XLMRoberta", BERT_DEFAULTS(30522), WS_SLIDE_ALL, 0, roberta_classes, {{0}}, REL_KEY},
 	/* DistilBERT: BERT's layer without token types; its config spells
 	 * the widths dim and hidden_dim (sinusoidal positions are still a
 	 * stored table) */
@@ -376,7 +417,7 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 30522), D("embedding_size", 128), D("hidden_size", 256), D("intermediate_size", 1024),
 	  D("num_hidden_layers", 12), D("num_attention_heads", 4), D("max_position_embeddings", 512),
 	  D("type_vocab_size", 2)},
-	 WS_SLIDE_ALL, 0, electra_classes},
+	 WS_SLIDE_ALL, 0, electra_classes, {{0}}, REL_KEY},
 	/* ViT: an image encoder (patches, a class token, their positions)
 	 * of pre-norm layers with biases and a final LayerNorm; ViTConfig's
 	 * defaults are vit-base-patch16-224's sizes */
@@ -401,7 +442,7 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 32)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes},
 	{{"clip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "CLIP",
-	 {D("projection_dim", 512)}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, NULL, clip_parts},
+	 {D("projection_dim", 512)}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, .parts = clip_parts},
 	/* SigLIP's: CLIP's layers; the text tower ends in a head of its
 	 * own, the vision tower has no class token and no norm before its
 	 * layers, a biased patch convolution and, unless the config says
@@ -417,14 +458,89 @@ static const struct ws_cat_entry entries[] = {
 	  D("num_attention_heads", 12), D("num_channels", 3), D("image_size", 224), D("patch_size", 16)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes},
 	{{"siglip"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Siglip",
-	 {{0}}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, NULL, siglip_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, dual_classes, {{0}}, .parts = siglip_parts},
 
 	/* Multimodal wrappers: a text decoder, a vision tower and a
 	 * projector, each read from its own sub-config */
 	{{"llava"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Llava",
-	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, NULL, llava_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_parts},
 	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
-	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, NULL, gemma3_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
+	/* DeBERTa-v2 / v3: BERT's post-norm layer; DebertaV2Config's
+	 * defaults: absolute positions (position_biased_input), no token
+	 * types, no relative attention.  With relative_attention, one table
+	 * of relative positions for all layers (encoder.rel_embeddings) and,
+	 * unless share_att_key, projections of it per layer as pos_att_type
+	 * names them (c2p: a key, p2c: a query) */
+	{{"deberta-v2"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_TIED, WS_ARCH_LEARNED_POS),
+	 {{"position_biased_input", SW(WS_ARCH_LEARNED_POS)}, {"relative_attention", SW(WS_ARCH_REL_EMBED)},
+	  {"share_att_key", SW(WS_ARCH_SHARE_ATT_KEY)}},
+	 false, WS_FIX_NONE, "DebertaV2",
+	 {D("vocab_size", 128100), D("hidden_size", 1536), D("intermediate_size", 6144),
+	  D("num_hidden_layers", 24), D("num_attention_heads", 24), D("max_position_embeddings", 512),
+	  D("type_vocab_size", 0)},
+	 WS_SLIDE_ALL, 0, deberta_classes, {{0}},
+	 {{"pos_att_type", "c2p", SW(WS_ARCH_POS_C2P)}, {"pos_att_type", "p2c", SW(WS_ARCH_POS_P2C)},
+	  {"norm_rel_ebd", "layer_norm", SW(WS_ARCH_REL_EMBED_NORM)}}},
+	/* ModernBERT: pre-norm layers with a fused qkv and a fused gated MLP
+	 * (Wi holds both halves), rotary positions, a final norm; block 0
+	 * has no attention norm (the embedding norm precedes it).  Biases
+	 * as norm_bias, attention_bias, mlp_bias, decoder_bias and
+	 * classifier_bias say (ModernBertConfig: only the decoder's) */
+	{{"modernbert"}, NULL, WS_NORM_LAYER, WS_MLP_GATED_FUSED,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_EMBED_NORM, WS_ARCH_FIRST_NO_NORM),
+	 SW(WS_ARCH_TIED, WS_ARCH_NO_NORM_BIAS, WS_ARCH_NO_HEAD_DENSE_BIAS),
+	 {{"norm_bias", SW(WS_ARCH_NO_NORM_BIAS), true}, {"attention_bias", SW(QKVO)},
+	  {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}, {"decoder_bias", SW(WS_ARCH_NO_MLM_BIAS), true},
+	  {"classifier_bias", SW(WS_ARCH_NO_HEAD_DENSE_BIAS), true}},
+	 false, WS_FIX_NONE, "ModernBert",
+	 {D("vocab_size", 50368), D("hidden_size", 768), D("intermediate_size", 1152),
+	  D("num_hidden_layers", 22), D("num_attention_heads", 12), D("max_position_embeddings", 8192)},
+	 WS_SLIDE_ALL, 0, modernbert_classes},
+	/* nomic-bert (NomicBertConfig, remote code, GPT-2's key names): a
+	 * post-norm BERT layer with a fused qkv (Wqkv) and a SwiGLU MLP
+	 * (fc11, fc12, fc2), rotary positions, token types; biases as
+	 * qkv_proj_bias and mlp_fc1_bias / mlp_fc2_bias say */
+	{{"nomic_bert"}, "nomic-bert", WS_NORM_LAYER, WS_MLP_GATED,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM,
+	    WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_TIED, QKVO, WS_ARCH_MLP_BIAS),
+	 {{"qkv_proj_bias", SW(QKVO)}, {"mlp_fc1_bias", SW(WS_ARCH_MLP_BIAS)},
+	  {"mlp_fc2_bias", SW(WS_ARCH_MLP_BIAS)}},
+	 true, WS_FIX_NONE, "NomicBert",
+	 {D("vocab_size", 30528), D("n_embd", 768), D("n_layer", 12), D("n_head", 12),
+	  D("n_positions", 2048), D("type_vocab_size", 2)},
+	 WS_SLIDE_ALL, 0, nomic_classes},
+	/* JinaBERT v2 as llama.cpp converts it (its Hugging Face config says
+	 * model_type bert, remote code): BERT's post-norm layer, ALiBi (no
+	 * positions), a GEGLU MLP whose fused input side (gated_layers, the
+	 * GGUF's ffn_up of 2 × intermediate rows) has no bias */
+	{{"jina-bert-v2"}, "jina-bert-v2", WS_NORM_LAYER, WS_MLP_GATED_FUSED,
+	 SW(ALLB, WS_ARCH_TYPE_EMBED, WS_ARCH_EMBED_NORM, WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS,
+	    WS_ARCH_NO_FINAL_NORM, WS_ARCH_NO_UP_BIAS),
+	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, "JinaBert",
+	 {D("type_vocab_size", 2)}, WS_SLIDE_ALL, 0, nomic_classes},
+	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
+	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
+	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */
+	{{"dinov2"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_MASK_TOKEN),
+	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, true, WS_FIX_NONE, "Dinov2",
+	 {D("hidden_size", 768), D("num_hidden_layers", 12), D("num_attention_heads", 12),
+	  D("image_size", 224), D("patch_size", 16), D("num_channels", 3)},
+	 WS_SLIDE_ALL, 0, dinov2_classes},
+	/* DINOv2 with registers: the same and num_register_tokens learned
+	 * tokens (without positions) */
+	{{"dinov2_with_registers"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_MASK_TOKEN,
+	    WS_ARCH_REGISTERS),
+	 SW(WS_ARCH_QKV_BIAS), {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}}, true, WS_FIX_NONE, "Dinov2WithRegisters",
+	 {D("hidden_size", 768), D("num_hidden_layers", 12), D("num_attention_heads", 12),
+	  D("image_size", 224), D("patch_size", 16), D("num_channels", 3), D("num_register_tokens", 4)},
+	 WS_SLIDE_ALL, 0, dinov2_classes},
 };
 
 const struct ws_cat_projector *

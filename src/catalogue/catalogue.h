@@ -27,6 +27,16 @@ enum ws_cat_fixup {
 struct ws_cat_opt {
 	const char *key;   /* a config boolean: true sets, false clears */
 	ws_switches flags;
+	bool off;          /* the other way round: true clears, false sets
+			    * (norm_bias false: WS_ARCH_NO_NORM_BIAS) */
+};
+
+/* A config string naming parts ("p2c|c2p", or a list of strings): the
+ * switches are set when one of its items is `token`. */
+struct ws_cat_sopt {
+	const char *key;
+	const char *token;
+	ws_switches flags;
 };
 
 enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
@@ -142,10 +152,11 @@ struct ws_cat_entry {
 	enum ws_mlp_kind mlp;
 	ws_switches flags;     /* set, and no config key clears them */
 	ws_switches defaults;     /* set unless a config key says otherwise */
-	struct ws_cat_opt opt[3];
+	struct ws_cat_opt opt[5];
 	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
 	enum ws_cat_fixup fixup;
-	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM */
+	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM;
+				* never NULL for a type with classes */
 	struct ws_cat_default defs[WS_CAT_MAX_DEFAULTS];
 	enum ws_cat_slide slide;
 	uint32_t slide_period; /* WS_SLIDE_PATTERN's class default */
@@ -156,6 +167,7 @@ struct ws_cat_entry {
 	/* keys this type's config class spells its own way, read before
 	 * the common spellings of each value */
 	struct ws_cat_alias aliases[WS_CAT_MAX_ALIASES];
+	struct ws_cat_sopt sopt[3];
 	const struct ws_cat_stack *stack; /* NULL: every layer attention */
 	/* a wrapper of several components (ws_cat_part), the main one
 	 * first; NULL: the type is one component */

@@ -26,6 +26,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_SH] = {WS_QOP_LEAF, WS_AK_SSM_HEADS, 0}, [WS_Q_SG] = {WS_QOP_LEAF, WS_AK_SSM_GROUPS, 0},
 	[WS_Q_LKH] = {WS_QOP_LEAF, WS_AK_LIN_K_HEADS, 0}, [WS_Q_LVH] = {WS_QOP_LEAF, WS_AK_LIN_V_HEADS, 0},
 	[WS_Q_LKD] = {WS_QOP_LEAF, WS_AK_LIN_K_DIM, 0}, [WS_Q_LVD] = {WS_QOP_LEAF, WS_AK_LIN_V_DIM, 0},
+	[WS_Q_RR] = {WS_QOP_LEAF, WS_AK_REL_ROWS, 0}, [WS_Q_NR] = {WS_QOP_LEAF, WS_AK_REGISTERS, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -93,11 +94,11 @@ const struct ws_template ws_templates[] = {
 	 * the LM head above (tied unless the config unties it) */
 	{R(POOLER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_PO, WS_Q_D}, NULL},
 	{R(POOLER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POOLER), {WS_Q_PO, WS_Q_NONE}, NULL},
-	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_D}, "dense"},
-	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_DE, WS_Q_NONE}, "dense"},
-	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, "norm"},
-	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, "norm"},
-	{R(MLM_BIAS), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MLM), {WS_Q_V, WS_Q_NONE}, NULL},
+	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TRANSFORM), {WS_Q_DE, WS_Q_D}, "dense"},
+	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TRANSFORM_B), {WS_Q_DE, WS_Q_NONE}, "dense"},
+	{R(MLM_TRANSFORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TRANSFORM, WS_TX_NORM_W), {WS_Q_DE, WS_Q_NONE}, "norm"},
+	{R(MLM_TRANSFORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TRANSFORM, WS_TX_NORM_B), {WS_Q_DE, WS_Q_NONE}, "norm"},
+	{R(MLM_BIAS), B, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_MLM_B), {WS_Q_V, WS_Q_NONE}, NULL},
 	{R(NSP_HEAD), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_NSP), {WS_Q_TWO, WS_Q_D}, NULL},
 	{R(NSP_HEAD), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_NSP), {WS_Q_TWO, WS_Q_NONE}, NULL},
 	{R(CLASSIFIER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CLS_DENSE), {WS_Q_D, WS_Q_D}, "dense"},
@@ -135,8 +136,21 @@ const struct ws_template ws_templates[] = {
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_D}, "linear_2"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_2"},
 
-	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
-	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* DINOv2's classifier reads the class token beside the mean patch */
+	{R(CLASSIFIER), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CLS_CONCAT), {WS_Q_L, WS_Q_D2}, NULL},
+	{R(CLASSIFIER), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CLS_CONCAT), {WS_Q_L, WS_Q_NONE}, NULL},
+	/* DINOv2's mask token and register tokens (no positions of their own) */
+	{R(MASK_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_MASK_TOKEN), {WS_Q_ONE, WS_Q_D}, NULL},
+	{R(REGISTER_TOKENS), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REGISTERS), {WS_Q_ONE, WS_Q_NR, WS_Q_D}, NULL},
+	/* DeBERTa's relative positions: one table the layers share, its norm */
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED), {WS_Q_RR, WS_Q_D}, "rel_embeddings"},
+	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
+	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
+
+	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_NORM), W, WS_SC_LAYER1, WS_SWITCHES(WS_TX_PRE_ATTN_LATER, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(ATTN_NORM), B, WS_SC_LAYER1, WS_SWITCHES(WS_TX_PRE_ATTN_LATER, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_Q), {WS_Q_HQ, WS_Q_D}, NULL},
 	{R(ATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_Q, WS_ARCH_QKV_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
 	/* an output gate (Qwen3-Next): q_proj holds q and the gate */
@@ -160,6 +174,13 @@ const struct ws_template ws_templates[] = {
 	{R(ATTN_IDX_K_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
 	{R(ATTN_IDX_K_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IDK, WS_Q_NONE}, NULL},
 	{R(ATTN_IDX_PROJ), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_INDEXER), {WS_Q_IH, WS_Q_D}, NULL},
+	/* DeBERTa's projections of the relative positions, unless shared */
+	{R(ATTN_K), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_POS_KEY), {WS_Q_HQ, WS_Q_D}, "pos_key_proj"},
+	{R(ATTN_K), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_POS_KEY), {WS_Q_HQ, WS_Q_NONE}, "pos_key_proj"},
+	{R(ATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_POS_QUERY), {WS_Q_HQ, WS_Q_D}, "pos_query_proj"},
+	{R(ATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_POS_QUERY), {WS_Q_HQ, WS_Q_NONE}, "pos_query_proj"},
+	/* BERT relative_key(_query): a distance table per layer */
+	{R(POS_EMBED), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_REL_DIST), {WS_Q_RR, WS_Q_DK}, "distance_embedding"},
 	{R(ATTN_O), W, WS_SC_ATTN, WS_NO_SWITCHES, {WS_Q_D, WS_Q_HO}, NULL},
 	{R(ATTN_O), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_Q_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_QK_NORM_HEAD), {WS_Q_DK, WS_Q_NONE}, NULL},
@@ -175,6 +196,9 @@ const struct ws_template ws_templates[] = {
 	{R(ATTN_POST_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* DINOv2: a learned per-channel scale after attention and the MLP */
+	{R(LAYER_SCALE), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_LAYER_SCALE), {WS_Q_D, WS_Q_NONE}, "layer_scale1"},
+	{R(LAYER_SCALE), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_LAYER_SCALE), {WS_Q_D, WS_Q_NONE}, "layer_scale2"},
 	{R(FFN_POST_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_POST_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 
@@ -218,11 +242,11 @@ const struct ws_template ws_templates[] = {
 	{R(LINATTN_OUT), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_D, WS_Q_LV}, NULL},
 
 	{R(FFN_GATE), W, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_GATE), {WS_Q_F, WS_Q_D}, NULL},
-	{R(FFN_GATE), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_GATE, WS_ARCH_MLP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
+	{R(FFN_GATE), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_GATE, WS_TX_UP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
 	{R(FFN_UP), W, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_UP), {WS_Q_F, WS_Q_D}, NULL},
-	{R(FFN_UP), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_UP, WS_ARCH_MLP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
+	{R(FFN_UP), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_UP, WS_TX_UP_BIAS), {WS_Q_F, WS_Q_NONE}, NULL},
 	{R(FFN_GATE_UP), W, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_FUSED), {WS_Q_F2, WS_Q_D}, NULL},
-	{R(FFN_GATE_UP), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_FUSED, WS_ARCH_MLP_BIAS), {WS_Q_F2, WS_Q_NONE}, NULL},
+	{R(FFN_GATE_UP), B, WS_SC_DENSE, WS_SWITCHES(WS_TX_MLP_FUSED, WS_TX_UP_BIAS), {WS_Q_F2, WS_Q_NONE}, NULL},
 	{R(FFN_DOWN), W, WS_SC_DENSE, WS_NO_SWITCHES, {WS_Q_D, WS_Q_F}, NULL},
 	{R(FFN_DOWN), B, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_MLP_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_ACT), W, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_p"},
@@ -275,10 +299,12 @@ ws_template_features(const struct ws_arch *a)
 
 	if (a->norm != WS_NORM_NONE)
 		ws_sw_set(&f, WS_TX_NORM_W);
-	if (a->norm == WS_NORM_LAYER)
+	if (a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS))
 		ws_sw_set(&f, WS_TX_NORM_B);
 	if (!ws_sw_has(&a->flags, WS_ARCH_NO_PRE_NORM)) {
 		ws_sw_set(&f, WS_TX_PRE_ATTN);
+		ws_sw_set(&f, ws_sw_has(&a->flags, WS_ARCH_FIRST_NO_NORM) ? WS_TX_PRE_ATTN_LATER
+									 : WS_TX_PRE_ATTN_ALL);
 		if (!ws_sw_has(&a->flags, WS_ARCH_PARALLEL))
 			ws_sw_set(&f, WS_TX_PRE_FFN);
 	}
@@ -322,6 +348,20 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_NO_CLS);
 	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
 		ws_sw_set(&f, WS_TX_MTP_OWN);
+	bool rel = ws_sw_has(&a->flags, WS_ARCH_REL_EMBED) && !ws_sw_has(&a->flags, WS_ARCH_SHARE_ATT_KEY);
+	if (rel && ws_sw_has(&a->flags, WS_ARCH_POS_C2P))
+		ws_sw_set(&f, WS_TX_POS_KEY);
+	if (rel && ws_sw_has(&a->flags, WS_ARCH_POS_P2C))
+		ws_sw_set(&f, WS_TX_POS_QUERY);
+	if (ws_sw_has(&a->flags, WS_ARCH_MLM) || ws_sw_has(&a->flags, WS_ARCH_HEAD_TRANSFORM)) {
+		ws_sw_set(&f, WS_TX_TRANSFORM);
+		if (!ws_sw_has(&a->flags, WS_ARCH_NO_HEAD_DENSE_BIAS))
+			ws_sw_set(&f, WS_TX_TRANSFORM_B);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_MLM) && !ws_sw_has(&a->flags, WS_ARCH_NO_MLM_BIAS))
+		ws_sw_set(&f, WS_TX_MLM_B);
+	if (ws_sw_has(&a->flags, WS_ARCH_MLP_BIAS) && !ws_sw_has(&a->flags, WS_ARCH_NO_UP_BIAS))
+		ws_sw_set(&f, WS_TX_UP_BIAS);
 	return f;
 }
 
@@ -339,7 +379,8 @@ ws_template_in_block(const struct ws_template *r, int k)
 	enum ws_mixer mix = WS_BK_MIX(k);
 	enum ws_ffn_kind ffn = WS_BK_FFN(k);
 	switch (r->scope) {
-	case WS_SC_LAYER: return true;
+	case WS_SC_LAYER:
+	case WS_SC_LAYER1: return true;
 	case WS_SC_DENSE: return ffn == WS_FFN_DENSE;
 	case WS_SC_MOE:
 	case WS_SC_EXPERT: return ffn == WS_FFN_MOE;

@@ -30,7 +30,7 @@ enum ws_q {
 	WS_Q_QLORA, WS_Q_KVLORA, WS_Q_NOPE, WS_Q_ROPE, WS_Q_SHN, WS_Q_SHF, WS_Q_IH, WS_Q_IDK,
 	WS_Q_TV, WS_Q_L, WS_Q_E0, WS_Q_C, WS_Q_PS, WS_Q_NP, WS_Q_PO0, WS_Q_THREE, WS_Q_PJ,
 	WS_Q_SI, WS_Q_SN, WS_Q_SK, WS_Q_SR, WS_Q_SH, WS_Q_SG,
-	WS_Q_LKH, WS_Q_LVH, WS_Q_LKD, WS_Q_LVD,
+	WS_Q_LKH, WS_Q_LVH, WS_Q_LKD, WS_Q_LVD, WS_Q_RR, WS_Q_NR,
 	/* composites, defined from earlier entries */
 	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
 	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO, WS_Q_D3, WS_Q_PJD,
@@ -56,6 +56,9 @@ extern const struct ws_qdef ws_qdefs[WS_Q_COUNT];
 enum ws_scope {
 	WS_SC_GLOBAL, WS_SC_LAYER, WS_SC_DENSE, WS_SC_MOE, WS_SC_EXPERT, WS_SC_MTP,
 	WS_SC_ATTN, WS_SC_FFN, WS_SC_MAMBA, WS_SC_MAMBA2, WS_SC_LINEAR, WS_SC_SCONV,
+	/* every block but the first (ModernBERT's attention norm, which
+	 * block 0 leaves to the embedding norm) */
+	WS_SC_LAYER1,
 };
 
 /* Switches: the architecture's own (enum ws_arch_flag), and these,
@@ -81,6 +84,14 @@ enum ws_tx_switch {
 	WS_TX_TOKENS, /* a token embedding table (not an image encoder) */
 	WS_TX_NO_CLS, /* image patches without a class token */
 	WS_TX_MTP_OWN, /* an MTP block with its own embedding and head (DeepSeek-V3) */
+	WS_TX_POS_KEY, /* DeBERTa's own key projection of positions (c2p, not shared) */
+	WS_TX_POS_QUERY, /* ... and query projection (p2c, not shared) */
+	WS_TX_TRANSFORM, /* a head's dense + norm transform (masked LM or not) */
+	WS_TX_TRANSFORM_B, /* ... its dense layer's bias */
+	WS_TX_MLM_B, /* the masked-LM decoder's bias */
+	WS_TX_PRE_ATTN_ALL, /* a norm before attention in every block */
+	WS_TX_PRE_ATTN_LATER, /* ... in every block but the first */
+	WS_TX_UP_BIAS, /* the MLP's gate / up side has biases */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");

@@ -47,6 +47,10 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 			f->topk_unknown ? " (top-k unknown: every expert counted)" : "");
 	if (f->head_from_embedding)
 		fputs("  head: tied, the embedding matrix counted as lm_head\n", out);
+	if (f->no_head)
+		fputs("  head: none (a base-model class ends at the hidden states)\n", out);
+	if (f->bidirectional)
+		fputs("  encoder: attends both ways (b counts every pair of the N tokens), no KV cache\n", out);
 	if (f->sliding_window)
 		fprintf(out, "  sliding window %s: those blocks cost b_sliding*N*min(N, window)\n",
 			ws_fmt_commas(f->sliding_window, b1, sizeof b1));
@@ -87,9 +91,12 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 			if (w->r.bytes_by_dtype[d])
 				fprintf(out, " %s %s", ws_dtype_name((ws_dtype)d),
 					ws_fmt_commas(w->r.bytes_by_dtype[d], b1, sizeof b1));
-		fprintf(out, "\n  KV cache %s bytes per token (%s)\n",
-			ws_fmt_commas(w->r.kv_bytes_per_token, b1, sizeof b1),
-			ws_dtype_name(w->r.kv_dtype));
+		if (f->bidirectional)
+			fputs("\n  KV cache: none (an encoder)\n", out);
+		else
+			fprintf(out, "\n  KV cache %s bytes per token (%s)\n",
+				ws_fmt_commas(w->r.kv_bytes_per_token, b1, sizeof b1),
+				ws_dtype_name(w->r.kv_dtype));
 		if (w->r.state_bytes)
 			fprintf(out, "  KV cache in %llu of %llu blocks; recurrent state %s bytes per sequence "
 				"(F32), constant in N\n", (unsigned long long)w->r.kv_blocks,

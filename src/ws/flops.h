@@ -80,6 +80,8 @@ typedef struct ws_flops_model {
 	uint64_t num_experts, experts_per_tok; /* 0, 0 when dense */
 	bool topk_unknown;         /* MoE tensors but no top-k: all counted */
 	bool head_from_embedding;  /* no head stored: the tied embedding */
+	bool no_head;              /* a base-model class: it ends at the hidden states */
+	bool bidirectional;        /* an encoder: every pair attended, no KV cache */
 	ws_dtype default_kv_dtype; /* the model's float dtype */
 } ws_flops_model;
 

@@ -97,6 +97,23 @@ enum ws_arch_flag {
 	WS_ARCH_SSM_DT_NORMS,     /* Jamba's dt / B / C RMSNorms */
 	WS_ARCH_ATTN_GATE,        /* an output gate: q_proj twice as wide (Qwen3-Next) */
 	WS_ARCH_MTP_FC,           /* an MTP block of fc + norms (Qwen3-Next), no own embedding */
+	WS_ARCH_BIDIRECTIONAL,    /* an encoder: attends both ways, caches no keys */
+	WS_ARCH_REL_EMBED,        /* one relative-position table for all layers (DeBERTa) */
+	WS_ARCH_REL_EMBED_NORM,   /* its LayerNorm (norm_rel_ebd layer_norm) */
+	WS_ARCH_POS_C2P,          /* content-to-position attention: keys of positions */
+	WS_ARCH_POS_P2C,          /* position-to-content attention: queries of positions */
+	WS_ARCH_SHARE_ATT_KEY,    /* positions through the layer's own q and k */
+	WS_ARCH_REL_DIST,         /* a distance table per layer (BERT relative_key) */
+	WS_ARCH_FIRST_NO_NORM,    /* block 0 has no norm before attention (ModernBERT) */
+	WS_ARCH_NO_NORM_BIAS,     /* LayerNorms without a bias (config norm_bias false) */
+	WS_ARCH_HEAD_TRANSFORM,   /* a dense + norm head before the output (ModernBERT) */
+	WS_ARCH_NO_HEAD_DENSE_BIAS, /* that dense layer without a bias */
+	WS_ARCH_NO_MLM_BIAS,      /* a masked-LM decoder without its bias */
+	WS_ARCH_LAYER_SCALE,      /* a learned scale after attention and MLP (DINOv2) */
+	WS_ARCH_MASK_TOKEN,       /* a learned mask token (DINOv2) */
+	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
+	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
+	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -194,6 +211,7 @@ enum ws_arch_key {
 	WS_AK_SSM_INNER, WS_AK_SSM_STATE, WS_AK_SSM_CONV, WS_AK_SSM_RANK,
 	WS_AK_SSM_HEADS, WS_AK_SSM_GROUPS,
 	WS_AK_LIN_K_HEADS, WS_AK_LIN_V_HEADS, WS_AK_LIN_K_DIM, WS_AK_LIN_V_DIM,
+	WS_AK_REL_ROWS, WS_AK_REGISTERS,
 	WS_AK_COUNT
 };
 
@@ -274,6 +292,10 @@ struct ws_arch {
 	 * all attention; NULL: attention, dense or MoE by the rules above */
 	uint8_t *layer_block;
 	uint64_t n_layer_block;
+	/* rows of a relative-position table: DeBERTa's shared one (2 ×
+	 * buckets or span), BERT relative_key's per layer (2 × positions - 1) */
+	uint64_t rel_rows;
+	uint64_t num_registers;     /* register tokens (DINOv2 with registers) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -375,6 +397,7 @@ struct ws_formula {
 	/* per-role counts of one layer of each block kind (WS_BK) */
 	uint64_t layer_role[WS_BK_COUNT][WS_ROLE_COUNT];
 	uint64_t per_expert;        /* parameters of one routed expert */
+	uint64_t first_less;        /* block 0 holds this many fewer (ModernBERT) */
 };
 
 /*

@@ -90,6 +90,8 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(TYPE_EMBED, "type_embed", EMBED, NONE)                  \
 	X(PATCH_EMBED, "patch_embed", EMBED, NONE)                \
 	X(CLS_TOKEN, "cls_token", EMBED, NONE)                    \
+	X(MASK_TOKEN, "mask_token", EMBED, NONE)                  \
+	X(REGISTER_TOKENS, "register_tokens", EMBED, NONE)        \
 	X(EMBED_NORM, "embed_norm", EMBED, NONE)                  \
 	X(ATTN_NORM, "attn_norm", NORMS, NONE)                    \
 	X(ATTN_Q, "attn_q", ATTN, DENSE)                          \
@@ -113,6 +115,7 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(FFN_NORM, "ffn_norm", NORMS, NONE)                      \
 	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
 	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
+	X(LAYER_SCALE, "layer_scale", NORMS, NONE)                \
 	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
 	X(FFN_UP, "ffn_up", MLP, DENSE)                           \
 	X(FFN_DOWN, "ffn_down", MLP, DENSE)                       \
