@@ -813,7 +813,7 @@ role_compared(int role)
 static bool
 kind_free(int role)
 {
-	return role == WS_ROLE_MOE_ROUTER_BIAS || role == WS_ROLE_ATTN_SINKS;
+	return role == WS_ROLE_MOE_ROUTER_BIAS || role == WS_ROLE_ATTN_SINKS || role == WS_ROLE_LOGIT_BIAS;
 }
 
 /* The rule for a tensor: block kind k (0 dense, 1 MoE) or -1 global. */

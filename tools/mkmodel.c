@@ -1215,6 +1215,13 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 		T(2, a->vocab_size, d, 0, 0, "%sembeddings.token_embedding.weight", pre);
 		T(2, a->max_position_embeddings, d, 0, 0, "%sembeddings.position_embedding.weight", pre);
 	}
+	if (g->position_ids) {
+		/* older transformers saved the position ids buffer too */
+		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
+		T(2, 1, img ? a->num_patches + ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) : a->max_position_embeddings,
+		  0, 0, "%sembeddings.position_ids", pre);
+		g->v[g->n - 1].dt = &dtypes[4];
+	}
 	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
 					  "self_attn.out_proj", "mlp.fc1", "mlp.fc2"};
 	for (uint64_t L = 0; L < a->num_layers; L++) {
@@ -2372,8 +2379,8 @@ main(int argc, char **argv)
 	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
 		die("%s: an encoder without --fp8, --tie-head-copy or that defect, in GGUF only as llama.cpp converts it",
 		    config);
-	if (!c.enc && (class_override || legacy_norms || position_ids))
-		die("--class, --legacy-norms and --position-ids are for encoders");
+	if (!c.enc && (class_override || legacy_norms || (position_ids && !c.towers_only)))
+		die("--class and --legacy-norms are for encoders, --position-ids for encoders and towers");
 	if (c.fam->block == BK_MLA && !c.nope)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
