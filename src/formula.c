@@ -398,8 +398,18 @@ ws_layer_json(const char *component, uint64_t layer, const char *kind, uint64_t 
 	return NULL;
 }
 
+static cJSON *
+formula_json(const struct ws_arch *a, const struct ws_formula *f, const char *name);
+
 cJSON *
 ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
+{
+	return formula_json(a, f, WS_MAIN_COMPONENT);
+}
+
+/* ... with the main component named `name` (an mmproj's is its tower) */
+static cJSON *
+formula_json(const struct ws_arch *a, const struct ws_formula *f, const char *name)
 {
 	cJSON *o = cJSON_CreateObject(), *roles = NULL, *layers = NULL, *comps = NULL;
 	bool ok = o != NULL;
@@ -415,18 +425,18 @@ ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
 			ok = ws_json_add_u64(roles, role_names[r], f->by_role[r]) != NULL;
 	ok = ok && (layers = cJSON_AddArrayToObject(o, "by_layer"));
 	for (uint64_t i = 0; ok && i < f->num_layers; i++) {
-		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, i, ws_arch_layer_kind(a, i), f->by_layer[i]);
+		cJSON *n = ws_layer_json(name, i, ws_arch_layer_kind(a, i), f->by_layer[i]);
 		ok = n && cJSON_AddItemToArray(layers, n);
 	}
 	/* the MTP layers after the last, alike: the MTP total shared */
 	uint64_t nm = a->num_nextn_predict_layers;
 	for (uint64_t i = 0; ok && f->mtp && nm && i < nm; i++) {
-		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, f->num_layers + i, ws_arch_layer_kind(a, f->num_layers + i),
+		cJSON *n = ws_layer_json(name, f->num_layers + i, ws_arch_layer_kind(a, f->num_layers + i),
 					 f->mtp / nm);
 		ok = n && cJSON_AddItemToArray(layers, n);
 	}
 	ok = ok && (comps = cJSON_AddObjectToObject(o, "by_component"));
-	ok = ok && ws_json_add_u64(comps, WS_MAIN_COMPONENT, f->total);
+	ok = ok && ws_json_add_u64(comps, name, f->total);
 	if (ok)
 		return o;
 	cJSON_Delete(o);
@@ -454,11 +464,12 @@ ws_model_formula_json(const ws_model *m)
 		if (!ok)
 			return NULL;  /* each is below 2^64 only apart: no total */
 	}
-	cJSON *o = ws_formula_to_json(m->arch, &sum);
+	const char *main_name = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
+	cJSON *o = formula_json(m->arch, &sum, main_name);
 	cJSON *layers = o ? cJSON_GetObjectItemCaseSensitive(o, "by_layer") : NULL;
 	cJSON *comps = o ? cJSON_GetObjectItemCaseSensitive(o, "by_component") : NULL;
 	cJSON *mine = any ? ws_json_u64(m->formula->total) : NULL;
-	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, WS_MAIN_COMPONENT, mine)));
+	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, main_name, mine)));
 	if (!ok)
 		cJSON_Delete(mine);
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {

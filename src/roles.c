@@ -588,6 +588,23 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.ffn_up_shexp{K}", MOE_SHARED_UP),
 	GG("", "blk.{L}.ffn_down_shexp{K}", MOE_SHARED_DOWN),
 	GG("", "blk.{L}.ffn_gate_inp_shexp{K}", MOE_SHARED_ROUTER),
+	/* llama.cpp's vision files (mmproj): the tower under v. (its
+	 * projector's mm.* tensors are the projector component's) */
+	GG("", "v.patch_embd{K}", PATCH_EMBED),
+	GG("", "v.class_embd", CLS_TOKEN),
+	GG("", "v.position_embd{K}", POS_EMBED),
+	GG("", "v.pre_ln{K}", EMBED_NORM),
+	GG("", "v.post_ln{K}", FINAL_NORM),
+	GG("", "v.blk.{L}.ln1{K}", ATTN_NORM),
+	GG("", "v.blk.{L}.ln2{K}", FFN_NORM),
+	GG("", "v.blk.{L}.attn_q{K}", ATTN_Q),
+	GG("", "v.blk.{L}.attn_k{K}", ATTN_K),
+	GG("", "v.blk.{L}.attn_v{K}", ATTN_V),
+	GG("", "v.blk.{L}.attn_out{K}", ATTN_O),
+	GG("", "v.blk.{L}.ffn_up{K}", FFN_UP),
+	GG("", "v.blk.{L}.ffn_gate{K}", FFN_GATE),
+	GG("", "v.blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("", "v.blk.{L}.*{K}", OTHER),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),
 };

@@ -447,7 +447,11 @@ static const row rows[] = {
 	W(GF, "llama", "token_embd.weight.lora_a", LORA_A, -1, -1),
 	/* unknown */
 	W(GF, "mamba", "blk.0.ssm_conv1d.weight", OTHER, 0, -1),
-	W(GF, "llama", "v.blk.0.attn_q.weight", OTHER, -1, -1),
+	W(GF, "llama", "x.blk.0.attn_q.weight", OTHER, -1, -1),
+	/* a vision file's (mmproj) tower */
+	W(GF, "clip", "v.blk.0.attn_q.weight", ATTN_Q, 0, -1),
+	W(GF, "clip", "v.blk.3.ln2.weight", FFN_NORM, 3, -1),
+	W(GF, "clip", "v.class_embd", CLS_TOKEN, -1, -1),
 	/* HF names in a GGUF are not GGUF names */
 	W(GF, "llama", "model.layers.0.self_attn.q_proj.weight", OTHER, -1, -1),
 	/* and GGUF names in a safetensors file are not HF names */

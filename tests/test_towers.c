@@ -281,3 +281,51 @@ Test(towers, malformed_vision_config_is_an_input_error)
 	free(cfg);
 	free(dir);
 }
+
+/* llama.cpp's vision file (mmproj) of a wrapper's tower and projector:
+ * the formula from its clip.* keys, the block count as the file says. */
+static void
+expect_mmproj(const char *cfgname, const char *drop, unsigned long long tower, unsigned long long proj)
+{
+	char *cfg = shared_config(cfgname);
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--format", "mmproj",
+			drop ? "--mmproj-drop" : NULL, (char *)drop, NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	char *file = ws_join(model, "mmproj.gguf");
+	cJSON *j = check_json(file, 0);
+	const struct part p[] = {{"vision", tower}, {"mm", proj}};
+	expect_components(j, tower + proj, p, 2);
+	cr_expect_eq(cJSON_GetArraySize(at(j, "findings")), 0);
+	cr_expect_str_eq(at(at(j, "arch"), "source")->valuestring, "gguf");
+	cJSON_Delete(j);
+	expect_roles(file);
+	ws_rmtree(dir);
+	free(file);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(towers, mmproj_gguf_of_a_siglip_tower)
+{
+	/* Gemma 3's tower and projector, as the safetensors count them */
+	expect_mmproj("google__gemma-3-4b-it", NULL, 416866032ull, 2950272ull);
+}
+
+Test(towers, mmproj_gguf_with_a_block_dropped)
+{
+	/* block_count one less than the source tower: one 15,239,504-
+	 * parameter block less, as the file's keys say */
+	expect_mmproj("google__gemma-3-4b-it", "1", 416866032ull - 15239504ull, 2950272ull);
+}
+
+Test(towers, mmproj_gguf_of_a_clip_tower)
+{
+	/* LLaVA-1.5's: class token and pre-norm kept, the MLP projector */
+	expect_mmproj("llava-hf__llava-1.5-7b-hf", NULL, 303507456ull, 20979712ull);
+}
