@@ -1959,8 +1959,7 @@ struct infer {
 static const uint64_t *
 shape_of(const ws_tensor *t, uint32_t *n)
 {
-	*n = t->logical_shape ? t->logical_ndim : t->ndim;
-	return t->logical_shape ? t->logical_shape : t->shape;
+	return ws_tensor_logical(t, n);
 }
 
 /* The family and the embedding in one pass over the tensors (each pass

@@ -873,8 +873,9 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 			exp_elems = UINT64_MAX;
 	}
 	/* a packed quantized weight is compared by its unpacked shape */
-	uint32_t nd = t->logical_shape ? t->logical_ndim : t->ndim, n = nd;
-	const uint64_t *shape = t->logical_shape ? t->logical_shape : t->shape, *s = shape;
+	uint32_t nd, n;
+	const uint64_t *shape = ws_tensor_logical(t, &nd), *s = shape;
+	n = nd;
 	bool bad = false;
 	char eb[96], ab[160];
 
@@ -913,7 +914,7 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 	if (t->layer >= 0)
 		snprintf(where, sizeof where, " of block %d", (int)t->layer);
 	if (ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", t->name, (int)t->role,
-				 t->layer, true, exp_elems, t->logical_shape ? t->params : t->elements,
+				 t->layer, true, exp_elems, t->logical ? t->params : t->elements,
 				 "%s %s%s has shape %s; the architecture implies %s%s",
 				 role_names[t->role], kind_word(t->kind), where, ab,
 				 r->scope == WS_SC_EXPERT ? per : "", eb) < 0)
@@ -1043,8 +1044,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 				return -1;
 			continue;
 		}
-		uint32_t snd = t->logical_shape ? t->logical_ndim : t->ndim;
-		const uint64_t *sh = t->logical_shape ? t->logical_shape : t->shape;
+		uint32_t snd;
+		const uint64_t *sh = ws_tensor_logical(t, &snd);
 		bool moe = k >= 0 && WS_BK_FFN(k) == WS_FFN_MOE;
 		if (r->scope == WS_SC_EXPERT && moe && snd == ws_template_rank(r) + 1) {
 			if (c->n_stacks++ == 0)

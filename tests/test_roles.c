@@ -621,6 +621,66 @@ Test(roles, cache_keeps_indices)
 	ws_model_free(m);
 }
 
+/* ws_roles_assign answers a name of a shape it has just seen by comparing
+ * it with the last such name; names of one length that differ outside a
+ * digit segment (w1/w2, 1a/12, seven digits) or only by their numbers,
+ * in turn and shuffled, must all get what the single-name path gives. */
+Test(roles, shape_slots_agree)
+{
+	/* a <n> b <m> c */
+	static const struct { const char *a, *b, *c; } forms[] = {
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w1.weight" },
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w2.weight" },
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w3.weight" },
+		{ "model.layers.", ".mlp.experts.", ".gate_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", ".down_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", ".up_proj.weight_scale" },
+		{ "model.layers.", ".mlp.experts.", "a.up_proj.weight" },
+		{ "model.layers.", ".mlp.experts.a", ".up_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", "0000.up_proj.weight" },
+		{ "model.layers.", ".x", ".self_attn.q_proj.weight" },
+		{ "model.layers.", ".", ".self_attn.q_proj.weight" },
+		{ "layers.", ".", "" },
+		{ "h.", ".attn.c_attn.weight", "" },
+		{ "blk.", ".ffn_gate.", ".weight" },
+	};
+	enum { NF = sizeof forms / sizeof forms[0], N = 6000 };
+	static char buf[N][96];
+	const char *names[N];
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < N; i++) {
+		/* runs in turn for the first half, then at random */
+		size_t f = i < N / 2 ? i % NF : 0;
+		int a = (int)(i / NF % 12), b = (int)(i / NF / 12 % 130);
+		if (i >= N / 2) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			f = (size_t)(x % NF);
+			a = (int)(x >> 20) % 13 * ((x >> 40) % 2 ? 1 : 99);
+			b = (int)(x >> 30) % 1100;
+		}
+		snprintf(buf[i], sizeof buf[i], "%s%d%s%d%s", forms[f].a, a, forms[f].b, b,
+			 forms[f].c);
+		names[i] = buf[i];
+	}
+	for (int fmt = 0; fmt < 2; fmt++) {
+		ws_model *m = model_of((ws_format)fmt, "mixtral", names, N, 1);
+		cr_assert_eq(ws_roles_assign(m, -1), 0);
+		for (size_t i = 0; i < N; i++) {
+			ws_role role;
+			int32_t layer, expert;
+			ws_kind kind;
+			ws_role_classify((ws_format)fmt, "mixtral", names[i], strlen(names[i]),
+					 &role, &layer, &expert, &kind);
+			ws_tensor *t = &m->tensors[i];
+			cr_assert_eq(t->role, role, "%s", names[i]);
+			cr_assert_eq(t->layer, layer, "%s", names[i]);
+			cr_assert_eq(t->expert, expert, "%s", names[i]);
+			cr_assert_eq(t->kind, kind, "%s", names[i]);
+		}
+		ws_model_free(m);
+	}
+}
+
 /* DeepSeek-V3: model.layers.<num_hidden_layers> is the MTP layer. */
 Test(roles, mtp_layer)
 {
