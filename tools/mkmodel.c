@@ -2373,6 +2373,17 @@ static const struct {
 	{"missing-ssm", P_MISSING_SSM},
 };
 
+/* What read_cfg allocated. */
+static void
+free_cfg(cfg *c)
+{
+	free(c->blocks);
+	for (size_t i = 0; i < WS_CAT_MAX_PARTS; i++)
+		ws_arch_free(&c->part_arch[i]);
+	if (c->towers_only)
+		ws_arch_free(&c->main_arch);
+}
+
 static void
 usage(void)
 {
@@ -2494,6 +2505,7 @@ main(int argc, char **argv)
 
 	if (mmproj) {
 		write_mmproj(dir, &c, dt, mmproj_drop);
+		free_cfg(&c);
 		free((void *)raw);
 		return 0;
 	}
@@ -2524,6 +2536,7 @@ main(int argc, char **argv)
 			write_sentence_transformers(dir, &c);
 	}
 	free(g.v);
+	free_cfg(&c);
 	free((void *)raw);
 	free((void *)meta_key);
 	return 0;
