@@ -33,12 +33,19 @@
 
 /* ==== names ==== */
 
-/* The suffixes that end a factor's name; what precedes is the module. */
-static const char *const markers[] = {
-	".lora_embedding_A", ".lora_embedding_B", ".lora_magnitude_vector", ".lora_A", ".lora_B",
-	".lora_a", ".lora_b", ".lora_down", ".lora_up", ".lora_mid", ".alpha", ".dora_scale",
-	".hada_", ".lokr_", ".m",
+/* The suffixes that end a factor's name; what precedes is the module.
+ * Each starts with '.', which module_len relies on. */
+#define MARKER(s) {s, sizeof s - 1}
+static const struct marker {
+	char s[24];
+	size_t n;
+} markers[] = {
+	MARKER(".lora_embedding_A"), MARKER(".lora_embedding_B"), MARKER(".lora_magnitude_vector"),
+	MARKER(".lora_A"), MARKER(".lora_B"), MARKER(".lora_a"), MARKER(".lora_b"),
+	MARKER(".lora_down"), MARKER(".lora_up"), MARKER(".lora_mid"), MARKER(".alpha"),
+	MARKER(".dora_scale"), MARKER(".hada_"), MARKER(".lokr_"), MARKER(".m"),
 };
+#undef MARKER
 
 static bool
 is_factor_role(ws_role r)
@@ -47,25 +54,73 @@ is_factor_role(ws_role r)
 	       r == WS_ROLE_LORA_EMBED_A || r == WS_ROLE_LORA_EMBED_B || r == WS_ROLE_LORA_ALPHA;
 }
 
-/* Length of the module part of a factor's name (0: none). */
+/* Whether a marker starts at name[i] (a '.'). */
+static bool
+marker_at(const char *name, size_t len, size_t i)
+{
+	/* the markers' second bytes; ".layers" and ".mlp" are common */
+	switch (i + 1 < len ? name[i + 1] : 0) {
+	case 'a': case 'd': case 'h':
+		break;
+	case 'l':
+		if (i + 2 < len && name[i + 2] == 'o')
+			break;
+		return false;
+	case 'm':
+		if (i + 2 == len)
+			break;
+		return false;
+	default:
+		return false;
+	}
+	for (size_t k = 0; k < sizeof markers / sizeof markers[0]; k++) {
+		const struct marker *mk = &markers[k];
+		if (mk->n > len - i)
+			continue;
+		size_t j = 1; /* byte by byte: most differ in the first few */
+		while (j < mk->n && name[i + j] == mk->s[j])
+			j++;
+		if (j < mk->n)
+			continue;
+		/* ".m" only as the whole last segment (mlx DoRA) */
+		if (mk->n == 2 && mk->s[1] == 'm' && i + mk->n != len)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* Length of the module part of a factor's name (0: none): the last
+ * position (from 1) where a marker starts.  Every marker starts with '.':
+ * the dots are found eight bytes a step from the end, as a header of
+ * 46,848 names asks this of each of them. */
 static size_t
 module_len(const char *name, size_t len)
 {
-	size_t best = 0;
-	for (size_t k = 0; k < sizeof markers / sizeof markers[0]; k++) {
-		size_t ml = strlen(markers[k]);
-		for (size_t i = len >= ml ? len - ml + 1 : 0; i-- > 0;) {
-			if (memcmp(name + i, markers[k], ml))
-				continue;
-			/* ".m" only as the whole last segment (mlx DoRA) */
-			if (!strcmp(markers[k], ".m") && i + ml != len)
-				continue;
-			if (i > best)
-				best = i;
-			break;
+	const uint64_t lows = 0x7f7f7f7f7f7f7f7full, dots = 0x2e2e2e2e2e2e2e2eull;
+	size_t end = len;
+	for (; end >= 9; end -= 8) {
+		uint64_t w;
+		memcpy(&w, name + end - 8, 8);
+		w ^= dots;
+		uint64_t z = ~(((w & lows) + lows) | w | lows); /* high bit of each '.' byte */
+		while (z) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			unsigned bit = (unsigned)__builtin_ctzll(z);
+			size_t i = end - 8 + 7 - bit / 8;
+#else
+			unsigned bit = 63u - (unsigned)__builtin_clzll(z);
+			size_t i = end - 8 + bit / 8;
+#endif
+			if (marker_at(name, len, i))
+				return i;
+			z &= ~(1ull << bit);
 		}
 	}
-	return best;
+	while (end-- > 1)
+		if (name[end] == '.' && marker_at(name, len, end))
+			return end;
+	return 0;
 }
 
 static const char peft_prefix[] = "base_model.model.";
@@ -152,9 +207,18 @@ ws_adapter_detect(const ws_model *m)
 	}
 	if (m->config || !m->n_tensors)
 		return false;
-	uint64_t n = 0;
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		n += name_is_factor(m->tensors[i].name, m->tensors[i].name_len);
+	/* stop once the half is reached or out of reach */
+	uint64_t n = 0, other = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		if (name_is_factor(m->tensors[i].name, m->tensors[i].name_len))
+			n++;
+		else
+			other++;
+		if (n * 2 >= m->n_tensors)
+			return true;
+		if (other * 2 > m->n_tensors)
+			return false;
+	}
 	return n * 2 >= m->n_tensors;
 }
 
