@@ -83,6 +83,11 @@ typedef struct scan {
 	uint64_t wbase;
 	size_t wn, wcap;
 	struct st_names *ns;
+	/* the name added to ns one member late (pend: there is one), so the
+	 * slot prefetched for it has a whole member's parse to arrive */
+	uint64_t pend_i;
+	uint32_t pend_h;
+	bool pend;
 	/* the data ranges seen so far, while each begins where the one
 	 * before ended (as writers lay them out): the first's begin and the
 	 * last's end; t->offset is set as they come */
@@ -1249,9 +1254,17 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	/* the header's end is the data's start; parse_file sets it again
 	 * when the ranges are not one chain from 0 within the file */
 	t->offset = s->base + s->len + e->begin;
-	if (!names)
-		return s->ns && !names_add(s->ns, ti - s->first, hash)
-		       ? fail(s, "duplicate tensor name") : 0;
+	if (!names) {
+		if (!s->ns)
+			return 0;
+		uint64_t pi = s->pend_i;
+		uint32_t ph = s->pend_h;
+		bool had = s->pend;
+		s->pend_i = ti - s->first;
+		s->pend_h = hash;
+		s->pend = true;
+		return had && !names_add(s->ns, pi, ph) ? fail(s, "duplicate tensor name") : 0;
+	}
 	int added = ws_strset_add_hashed(names, name, kl, hash);
 	if (added < 0)
 		return ws_err_oom(s->err, s->file);
@@ -1312,7 +1325,10 @@ struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
 				       .listing_index = 32u << 10};
 
 typedef struct piece {
-	scan s;
+	/* a cache line of its own: the threads write their scans' fields as
+	 * they go, and read the name set's pointers at every name */
+	_Alignas(64) scan s;
+	struct st_names ns;
 	uint32_t file_idx;
 	size_t stop;       /* the next piece's first key; 0 = the end */
 	bool first;
@@ -1367,12 +1383,16 @@ run_piece(void *arg)
 			skip_ws(s);
 			if (s->pos >= pc->stop) {
 				pc->rc = s->pos == pc->stop ? 0 : -1;
-				return NULL;
+				goto flush;
 			}
 		}
 	}
 	if (!pc->stop && !expect(s, '}'))
 		pc->rc = scan_end(s);
+flush:
+	/* the last name, which no later member added */
+	if (!pc->rc && s->pend && !names_add(s->ns, s->pend_i, s->pend_h))
+		pc->rc = -1;
 	return NULL;
 }
 
@@ -1534,7 +1554,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		pc->s.we = ev->v + w;
 		pc->s.wbase = first_tensor + w;
 		pc->s.wcap = room[k];
-		pc->s.ns = &ns;
+		pc->ns = ns;
+		pc->s.ns = &pc->ns;
 		pc->s.dcap = 16;
 		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
 		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
