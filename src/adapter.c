@@ -187,6 +187,48 @@ name_is_factor(const char *n, size_t len)
 	return module_len(n, len) > 0 && !(len >= 2 && !memcmp(n + len - 2, ".m", 2));
 }
 
+/* Bytes of x that are ASCII digits: their high bits (exact per byte). */
+static uint64_t
+digit_bytes(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull,
+		       lows = 0x7f7f7f7f7f7f7f7full;
+	uint64_t lo = (x & lows) | highs;
+	uint64_t ge0 = (lo - ones * '0') & highs, ge10 = (lo - ones * ('9' + 1)) & highs;
+	return ge0 & ~ge10 & ~x & highs;
+}
+
+/* Do a and b (n bytes each) differ only where both hold digits?  Then
+ * one is a factor's name exactly when the other is: no marker holds a
+ * digit, so every marker lies on bytes they share. */
+static bool
+same_but_digits(const char *a, const char *b, size_t n)
+{
+	const uint64_t highs = 0x8080808080808080ull, lows = 0x7f7f7f7f7f7f7f7full;
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i] && !((unsigned)(a[i] - '0') < 10 && (unsigned)(b[i] - '0') < 10))
+				return false;
+		return true;
+	}
+	/* whole words, the last one overlapping the one before */
+	for (size_t i = 0;; i += 8) {
+		if (i + 8 > n)
+			i = n - 8;
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		uint64_t d = x ^ y;
+		if (d) {
+			uint64_t differ = ~(((d & lows) + lows) | d | lows) ^ highs; /* nonzero bytes */
+			if (differ & ~(digit_bytes(x) & digit_bytes(y)))
+				return false;
+		}
+		if (i + 8 == n)
+			return true;
+	}
+}
+
 bool
 ws_adapter_detect(const ws_model *m)
 {
@@ -207,10 +249,33 @@ ws_adapter_detect(const ws_model *m)
 	}
 	if (m->config || !m->n_tensors)
 		return false;
-	/* stop once the half is reached or out of reach */
+	/* stop once the half is reached or out of reach; a name like one of
+	 * the last few (an expert's gate, up and down) takes its answer */
+	enum { RECENT = 4 };
+	struct {
+		const char *name;
+		size_t len;
+		bool factor;
+	} recent[RECENT] = {{NULL, 0, false}};
+	unsigned next = 0;
 	uint64_t n = 0, other = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		if (name_is_factor(m->tensors[i].name, m->tensors[i].name_len))
+		const char *name = m->tensors[i].name;
+		size_t len = m->tensors[i].name_len;
+		unsigned r = 0;
+		while (r < RECENT && !(recent[r].name && recent[r].len == len &&
+				       same_but_digits(recent[r].name, name, len)))
+			r++;
+		bool factor;
+		if (r < RECENT) {
+			factor = recent[r].factor;
+		} else {
+			factor = name_is_factor(name, len);
+			recent[next % RECENT].name = name;
+			recent[next % RECENT].len = len;
+			recent[next++ % RECENT].factor = factor;
+		}
+		if (factor)
 			n++;
 		else
 			other++;
