@@ -1126,12 +1126,15 @@ reserve_for(scan *s, st_vec *ev, ws_strset *names, size_t len)
 
 /* The names of a header scanned in pieces, in one open-addressing table
  * that the pieces fill at once, so a name meets its twin from any piece
- * as it is added.  A slot is 0 or the tensor's slot number in the shared
- * arrays + 1 (high half) and its name's hash (low half), claimed by
- * compare-and-swap after the tensor's name is written. */
+ * as it is added.  A slot is 0 or, in 32 bits, the tensor's slot number
+ * in the shared arrays + 1 (the bits of mask: the set has more slots
+ * than tensors) and the rest of its name's hash (the bits above), claimed
+ * by compare-and-swap after the tensor's name is written.  Four bytes a
+ * slot keep the set and the entries in one huge page on a 46,848-tensor
+ * header. */
 typedef struct st_names {
-	_Atomic uint64_t *slots;
-	size_t mask;
+	_Atomic uint32_t *slots;
+	uint32_t mask;
 	const ws_tensor *t;   /* slot number 0 of the shared tensor array */
 } st_names;
 
@@ -1141,16 +1144,16 @@ static bool
 names_add(st_names *ns, uint64_t i, uint32_t h)
 {
 	const ws_tensor *t = &ns->t[i];
-	uint64_t v = (i + 1) << 32 | h;
+	uint32_t tag = h & ~ns->mask, v = tag | (uint32_t)(i + 1);
 	for (size_t j = h & ns->mask;; j = (j + 1) & ns->mask) {
-		uint64_t cur = atomic_load_explicit(&ns->slots[j], memory_order_acquire);
+		uint32_t cur = atomic_load_explicit(&ns->slots[j], memory_order_acquire);
 		if (!cur && atomic_compare_exchange_strong_explicit(&ns->slots[j], &cur, v,
 								    memory_order_acq_rel,
 								    memory_order_acquire))
 			return true;
 		/* taken (cur: by whom, if it was just now) */
-		if ((uint32_t)cur == h) {
-			const ws_tensor *o = &ns->t[(cur >> 32) - 1];
+		if ((cur & ~ns->mask) == tag) {
+			const ws_tensor *o = &ns->t[(cur & ns->mask) - 1];
 			if (o->name_len == t->name_len && !memcmp(o->name, t->name, t->name_len))
 				return false;
 		}
@@ -1514,6 +1517,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	size_t set_cap = 1024;
 	while (set_cap / 2 < total + last_len / 100 + 1)
 		set_cap *= 2;
+	if (set_cap > (size_t)1 << 31)
+		return 1; /* slot numbers in 32-bit slots (no header under the limit comes near) */
 	room[n - 1] = set_cap / 4 * 3 - total;
 	if (room[n - 1] > WS_ST_MAX_TENSORS(last_len))
 		room[n - 1] = WS_ST_MAX_TENSORS(last_len);
@@ -1536,7 +1541,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	 * thread takes page faults stalls both (mmap_lock).  The set and the
 	 * entries share a region, the set first: what is used of both is in
 	 * one huge page on this header. */
-	st_names ns = {.mask = set_cap - 1};
+	st_names ns = {.mask = (uint32_t)(set_cap - 1)};
 	size_t set_bytes = set_cap * sizeof *ns.slots;
 	ev->region_bytes = set_bytes + total * sizeof *ev->v;
 	if (ws_model_reserve_tensors(m, total) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
