@@ -11,6 +11,9 @@
  * with the modules the config selects.
  */
 #include <regex.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +207,25 @@ digit_bytes(uint64_t x)
 static bool
 same_but_digits(const char *a, const char *b, size_t n)
 {
+#ifdef __SSE2__
+	if (n >= 16) {
+		/* 16 bytes a step, the last ending at the end */
+		const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+		for (size_t i = 0;; i += 16) {
+			if (i + 16 > n)
+				i = n - 16;
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+			__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+			__m128i dx = _mm_and_si128(_mm_cmpgt_epi8(x, lo), _mm_cmplt_epi8(x, hi));
+			__m128i dy = _mm_and_si128(_mm_cmpgt_epi8(y, lo), _mm_cmplt_epi8(y, hi));
+			__m128i ok = _mm_or_si128(_mm_cmpeq_epi8(x, y), _mm_and_si128(dx, dy));
+			if (_mm_movemask_epi8(ok) != 0xFFFF)
+				return false;
+			if (i + 16 == n)
+				return true;
+		}
+	}
+#endif
 	const uint64_t highs = 0x8080808080808080ull, lows = 0x7f7f7f7f7f7f7f7full;
 	if (n < 8) {
 		for (size_t i = 0; i < n; i++)
@@ -257,18 +279,23 @@ ws_adapter_detect(const ws_model *m)
 		size_t len;
 		bool factor;
 	} recent[RECENT] = {{NULL, 0, false}};
-	unsigned next = 0;
+	unsigned next = 0, hit = RECENT - 1;
 	uint64_t n = 0, other = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const char *name = m->tensors[i].name;
 		size_t len = m->tensors[i].name_len;
-		unsigned r = 0;
-		while (r < RECENT && !(recent[r].name && recent[r].len == len &&
-				       same_but_digits(recent[r].name, name, len)))
-			r++;
+		/* from the one after the last match: names come in turn */
+		unsigned r = 0, at = hit + 1;
+		for (; r < RECENT; r++, at++) {
+			at %= RECENT;
+			if (recent[at].name && recent[at].len == len &&
+			    same_but_digits(recent[at].name, name, len))
+				break;
+		}
 		bool factor;
 		if (r < RECENT) {
-			factor = recent[r].factor;
+			factor = recent[at].factor;
+			hit = at;
 		} else {
 			factor = name_is_factor(name, len);
 			recent[next % RECENT].name = name;
