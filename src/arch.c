@@ -776,6 +776,7 @@ stack_mixer(const struct ws_cat_stack *s, uint8_t kind)
 	case WS_LK_MAMBA2: return WS_MIX_MAMBA2;
 	case WS_LK_LINEAR: return WS_MIX_LINEAR;
 	case WS_LK_CONV: return WS_MIX_CONV;
+	case WS_LK_HYBRID: return WS_MIX_PARALLEL;
 	default: return WS_MIX_ATTN;
 	}
 }
@@ -812,8 +813,10 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	}
 	if (!a->keys[WS_AK_SSM_RANK])
 		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
-	/* the inner width: its own key, heads × head width, else expand × hidden */
-	if (s->inner && (r = cfg_u64(c, s->inner, &v)) != 0) {
+	/* the inner width: its own key, heads × head width, else expand ×
+	 * hidden (a null inner key, too: not the class default) */
+	const cJSON *inner_it = s->inner ? cJSON_GetObjectItemCaseSensitive(c->text ? c->text : c->root, s->inner) : NULL;
+	if (s->inner && !cJSON_IsNull(inner_it) && (r = cfg_u64(c, s->inner, &v)) != 0) {
 		if (r < 0)
 			return -1;
 		set_field(a, WS_AK_SSM_INNER, v, s->inner);
@@ -1096,7 +1099,7 @@ ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
 		static const enum ws_layer_kind by_mix[WS_MIX_COUNT] = {
 			[WS_MIX_ATTN] = WS_LK_ATTENTION, [WS_MIX_MAMBA] = WS_LK_MAMBA,
 			[WS_MIX_MAMBA2] = WS_LK_MAMBA2, [WS_MIX_LINEAR] = WS_LK_LINEAR,
-			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_MAMBA2,
+			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_HYBRID,
 		};
 		int k = a->layer_block[i];
 		if (WS_BK_MIX(k) == WS_MIX_NONE)

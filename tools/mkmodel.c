@@ -1342,6 +1342,8 @@ static const stack_names stacks[] = {
 	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
 	 "self_attn.", NULL, "feed_forward.", "router", NULL},
+	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
 	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
 };
@@ -1365,7 +1367,7 @@ ssm_dropped(const gen *g, uint64_t L)
 		return false;
 	for (uint64_t i = 1; i < g->c->layers; i++) {
 		enum ws_mixer m = WS_BK_MIX(g->c->blocks[i]);
-		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR)
+		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR || m == WS_MIX_PARALLEL || m == WS_MIX_CONV)
 			return i == L;
 	}
 	return false;
@@ -1409,7 +1411,7 @@ mamba2_mixer(gen *g, uint64_t L, const char *p)
 	uint64_t conv = i + 2 * c->ssm_groups * c->ssm_state;
 	if (!ssm_dropped(g, L))
 		sblk(g, L, p, "in_proj.weight", 2, i + conv + h, d, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_IN_BIAS))
 		sblk(g, L, p, "in_proj.bias", 1, i + conv + h, 0, 0);
 	sblk(g, L, p, "conv1d.weight", 3, conv, 1, c->ssm_conv);
 	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
@@ -1417,9 +1419,10 @@ mamba2_mixer(gen *g, uint64_t L, const char *p)
 	sblk(g, L, p, "dt_bias", 1, h, 0, 0);
 	sblk(g, L, p, "A_log", 1, h, 0, 0);
 	sblk(g, L, p, "D", 1, h, 0, 0);
-	sblk(g, L, p, "norm.weight", 1, i, 0, 0);
+	if (!ws_sw_has(f, WS_ARCH_SSM_NO_NORM))
+		sblk(g, L, p, "norm.weight", 1, i, 0, 0);
 	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_OUT_BIAS))
 		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
 }
 
@@ -1502,6 +1505,10 @@ stack_block(gen *g, uint64_t L, int kind)
 	case WS_MIX_ATTN: stack_attention(g, L, sn->attn); break;
 	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
 	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
+	case WS_MIX_PARALLEL:
+		stack_attention(g, L, sn->attn);
+		mamba2_mixer(g, L, sn->ssm);
+		break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
 	case WS_MIX_NONE: break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);

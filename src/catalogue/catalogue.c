@@ -50,6 +50,13 @@ static const struct ws_cat_stack jamba_stack = {
 	.period = "attn_layer_period", .offset = "attn_layer_offset",
 	.expert_period = "expert_layer_period", .expert_offset = "expert_layer_offset",
 };
+/* Falcon-H1: attention and a Mamba-2 mixer side by side in every
+ * layer, then a dense MLP; the SSM's width is mamba_d_ssm (null:
+ * mamba_expand × hidden) */
+static const struct ws_cat_stack falcon_h1_stack = {
+	.mixer = WS_MIX_PARALLEL, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2,
+	.inner = "mamba_d_ssm", .ssm_heads = "mamba_n_heads",
+};
 /* Qwen3-Next: Gated DeltaNet layers, full attention every
  * full_attention_interval-th (a config's layer_types wins) */
 static const struct ws_cat_stack qwen3_next_stack = {
@@ -379,6 +386,21 @@ static const struct ws_cat_entry entries[] = {
 	  D("expert_layer_period", 2), D("expert_layer_offset", 1), D("attn_layer_period", 8), D("attn_layer_offset", 4),
 	  D("mamba_d_state", 16), D("mamba_d_conv", 4), D("mamba_expand", 2)},
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &jamba_stack},
+	/* Falcon-H1: each layer's attention (LlamaAttention) and Mamba-2
+	 * mixer read one normed input (input_layernorm), a SwiGLU
+	 * feed_forward after pre_ff_layernorm.  Its multipliers (mup) are
+	 * config scalars, no tensors; the gated norm only with
+	 * mamba_rms_norm; FalconH1Config's defaults */
+	{{"falcon_h1"}, "falcon-h1", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_SSM_CONV_BIAS, WS_ARCH_SSM_NO_NORM),
+	 {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)},
+	  {"mamba_proj_bias", SW(WS_ARCH_SSM_IN_BIAS)}, {"projectors_bias", SW(WS_ARCH_SSM_OUT_BIAS)},
+	  {"mamba_rms_norm", SW(WS_ARCH_SSM_NO_NORM), true}},
+	 false, WS_FIX_NONE, "FalconH1",
+	 {D("vocab_size", 128000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 8192),
+	  D("mamba_d_ssm", 1024), D("mamba_n_heads", 128), D("mamba_n_groups", 1), D("mamba_d_state", 256),
+	  D("mamba_d_conv", 4), D("mamba_expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &falcon_h1_stack},
 	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
 	 * the output gate, per-head q/k norms), MoE with a gated shared
 	 * expert, one MTP block (mtp.*) its config does not count */
@@ -565,6 +587,7 @@ static const struct {
 	[WS_LK_MOE] = {"moe", NULL},
 	[WS_LK_DENSE] = {"dense", NULL},
 	[WS_LK_MTP] = {"mtp", NULL},
+	[WS_LK_HYBRID] = {"hybrid", "hybrid"},
 };
 
 const char *

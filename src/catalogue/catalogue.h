@@ -152,7 +152,7 @@ struct ws_cat_entry {
 	enum ws_mlp_kind mlp;
 	ws_switches flags;     /* set, and no config key clears them */
 	ws_switches defaults;     /* set unless a config key says otherwise */
-	struct ws_cat_opt opt[5];
+	struct ws_cat_opt opt[6];
 	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
 	enum ws_cat_fixup fixup;
 	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM;
@@ -197,6 +197,7 @@ const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const 
 enum ws_layer_kind {
 	WS_LK_ATTENTION = 0, WS_LK_SLIDING, WS_LK_MAMBA, WS_LK_MAMBA2,
 	WS_LK_LINEAR, WS_LK_CONV, WS_LK_MOE, WS_LK_DENSE, WS_LK_MTP,
+	WS_LK_HYBRID, /* attention and Mamba-2 side by side (Falcon-H1) */
 	WS_LK_COUNT
 };
 const char *ws_layer_kind_name(enum ws_layer_kind k);

@@ -222,14 +222,16 @@ const struct ws_template ws_templates[] = {
 	 * head; the conv over x, B and C; a gated RMSNorm over the inner width */
 	{R(SSM_IN), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SIN, WS_Q_D}, NULL},
 	{R(SSM_IN), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_SIN, WS_Q_NONE}, NULL},
+	{R(SSM_IN), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_IN_BIAS), {WS_Q_SIN, WS_Q_NONE}, "in_proj bias"},
 	{R(SSM_CONV), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SCD, WS_Q_ONE, WS_Q_SK}, NULL},
 	{R(SSM_CONV), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_SCD, WS_Q_NONE}, NULL},
 	{R(SSM_DT), B, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "dt_bias"},
 	{R(SSM_A), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "A_log"},
 	{R(SSM_D), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "D"},
-	{R(SSM_NORM), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_NONE}, NULL},
+	{R(SSM_NORM), W, WS_SC_MAMBA2, WS_SWITCHES(WS_TX_SSM_NORM), {WS_Q_SI, WS_Q_NONE}, NULL},
 	{R(SSM_OUT), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_D, WS_Q_SI}, NULL},
 	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_OUT_BIAS), {WS_Q_D, WS_Q_NONE}, "out_proj bias"},
 	/* Gated DeltaNet (Qwen3-Next linear_attn): q, k, v, z in one
 	 * projection, beta and a per value head in another, a conv over q,
 	 * k, v, a gated RMSNorm over one value head */
@@ -348,6 +350,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_NO_CLS);
 	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
 		ws_sw_set(&f, WS_TX_MTP_OWN);
+	if (!ws_sw_has(&a->flags, WS_ARCH_SSM_NO_NORM))
+		ws_sw_set(&f, WS_TX_SSM_NORM);
 	bool rel = ws_sw_has(&a->flags, WS_ARCH_REL_EMBED) && !ws_sw_has(&a->flags, WS_ARCH_SHARE_ATT_KEY);
 	if (rel && ws_sw_has(&a->flags, WS_ARCH_POS_C2P))
 		ws_sw_set(&f, WS_TX_POS_KEY);

@@ -114,6 +114,10 @@ enum ws_arch_flag {
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
+	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
+	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
+	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
+	WS_ARCH_SHARED_MLP,       /* a shared MLP beside the experts (Granite-4.0-H shared_mlp) */
 	WS_ARCH_SWITCH_COUNT
 };
 
