@@ -473,6 +473,9 @@ static const role_line lines[] = {
 	HF("", "{B}.block_sparse_moe.experts.{E}.w3{K}", MOE_UP),
 	HF("", "{B}.block_sparse_moe.experts.{E}.w2{K}", MOE_DOWN),
 	HF("", "{B}.block_sparse_moe.router.layer{K}", MOE_ROUTER),
+	/* Granite's shared MLP: the block's dense MLP, gate and up fused */
+	HF("", "{B}.shared_mlp.input_linear{K}", FFN_GATE_UP),
+	HF("", "{B}.shared_mlp.output_linear{K}", FFN_DOWN),
 	HF("", "{B}.block_sparse_moe.input_linear{K}", MOE_GATE_UP),
 	HF("", "{B}.block_sparse_moe.output_linear{K}", MOE_DOWN),
 	/* MoE: Qwen2/3-MoE, OLMoE, DeepSeek-V2/V3, gpt-oss. */

@@ -1333,19 +1333,24 @@ typedef struct stack_names {
 	const char *attn, *lin;  /* attention's, Gated DeltaNet's */
 	const char *ffn, *router;
 	const char *mtp;         /* the MTP block's prefix (Qwen3-Next) */
+	/* Granite's fused layout: the shared MLP's prefix (input_linear
+	 * holds gate and up), the MoE's (router.layer, stacked experts) */
+	const char *shared_fused, *moe_fused;
 } stack_names;
 
 static const stack_names stacks[] = {
-	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
+	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", "router", NULL},
+	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL},
 	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", NULL, NULL},
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL},
+	{"granitemoehybrid", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", "mamba.",
+	 "self_attn.", NULL, NULL, NULL, NULL, "shared_mlp.", "block_sparse_moe."},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
-	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
+	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL},
 };
 
 /* A tensor of block L named pre + name, of rank nd. */
@@ -1466,6 +1471,22 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 	const stack_names *sn = c->sn;
 	uint64_t d = c->hidden;
 	char pre[64], post[64];
+	if (sn->shared_fused) {
+		/* the shared MLP in every block, fused experts beside it */
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, 2 * c->dense_inter, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, d, c->dense_inter);
+		if (k != WS_FFN_MOE)
+			return;
+		snprintf(pre, sizeof pre, "%srouter.layer.weight", sn->moe_fused);
+		blk(g, L, pre, NULL, c->experts, d);
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, 2 * c->moe_inter, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, d, c->moe_inter);
+		return;
+	}
 	if (k == WS_FFN_DENSE && c->plain_mlp) {
 		snprintf(pre, sizeof pre, "%sup_proj.weight", sn->ffn);
 		blk(g, L, pre, NULL, c->dense_inter, d);

@@ -57,6 +57,12 @@ static const struct ws_cat_stack falcon_h1_stack = {
 	.mixer = WS_MIX_PARALLEL, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2,
 	.inner = "mamba_d_ssm", .ssm_heads = "mamba_n_heads",
 };
+/* Granite-4.0-H: Mamba-2 layers, attention where layer_types says;
+ * every layer's feed-forward the shared MLP, MoE beside it when the
+ * config has experts */
+static const struct ws_cat_stack granite_h_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "mamba_n_heads",
+};
 /* Qwen3-Next: Gated DeltaNet layers, full attention every
  * full_attention_interval-th (a config's layer_types wins) */
 static const struct ws_cat_stack qwen3_next_stack = {
@@ -401,6 +407,22 @@ static const struct ws_cat_entry entries[] = {
 	  D("mamba_d_ssm", 1024), D("mamba_n_heads", 128), D("mamba_n_groups", 1), D("mamba_d_state", 256),
 	  D("mamba_d_conv", 4), D("mamba_expand", 2)},
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &falcon_h1_stack},
+	/* Granite-4.0-H (GraniteMoeHybrid): Mamba-2 (BambaMixer: in_proj and
+	 * out_proj biases by mamba_proj_bias, a gated norm) or attention per
+	 * layer_types, a fused shared MLP (shared_mlp.input_linear holds
+	 * gate and up) of shared_intermediate_size in every layer, and with
+	 * num_local_experts > 0 fused experts of intermediate_size beside
+	 * it (block_sparse_moe); GraniteMoeHybridConfig's defaults */
+	{{"granitemoehybrid"}, "granitehybrid", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_MOE_FUSED, WS_ARCH_SHARED_MLP),
+	 SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"attention_bias", SW(QKVO)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}, {"mamba_proj_bias", SW(WS_ARCH_SSM_BIAS)}},
+	 false, WS_FIX_NONE, "GraniteMoeHybrid",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("max_position_embeddings", 2048), D("num_local_experts", 8),
+	  D("num_experts_per_tok", 2), D("shared_intermediate_size", 1024), D("mamba_n_heads", 128),
+	  D("mamba_n_groups", 1), D("mamba_d_state", 256), D("mamba_d_conv", 4), D("mamba_expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_INTER, "shared_intermediate_size"}, {WS_AK_MOE_INTER, "intermediate_size"}},
+	 .stack = &granite_h_stack},
 	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
 	 * the output gate, per-head q/k norms), MoE with a gated shared
 	 * expert, one MTP block (mtp.*) its config does not count */

@@ -254,6 +254,10 @@ const struct ws_template ws_templates[] = {
 	{R(FFN_ACT), W, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_p"},
 	{R(FFN_ACT), W, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_n"},
 
+	/* a MoE block's shared MLP of the dense width (Granite-4.0-H:
+	 * fused gate and up) */
+	{R(FFN_GATE_UP), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_SHARED_MLP), {WS_Q_F2, WS_Q_D}, "shared_mlp"},
+	{R(FFN_DOWN), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_SHARED_MLP), {WS_Q_D, WS_Q_F}, "shared_mlp"},
 	{R(MOE_ROUTER), W, WS_SC_MOE, WS_NO_SWITCHES, {WS_Q_E, WS_Q_D}, NULL},
 	{R(MOE_ROUTER), B, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
 	{R(MOE_ROUTER_BIAS), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_SCORE_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
