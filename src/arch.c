@@ -127,12 +127,14 @@ static int read_sopts(struct cfg *c, const struct ws_cat_entry *t);
 static int read_encoder_late(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
+static int fix_ff_adjust(struct cfg *c);
 
 static const fixup_fn fixups[] = {
 	[WS_FIX_NONE] = NULL,
 	[WS_FIX_FALCON] = fix_falcon,
 	[WS_FIX_DEEPSEEK] = fix_deepseek,
 	[WS_FIX_LLAMA4] = fix_llama4,
+	[WS_FIX_FF_ADJUST] = fix_ff_adjust,
 };
 
 /* ==== config.json ==== */
@@ -736,13 +738,59 @@ fix_llama4(struct cfg *c)
 	return 0;
 }
 
+/* LFM2's feed-forward width with block_auto_adjust_ff_dim: two thirds
+ * of intermediate_size, times block_ffn_dim_multiplier (unless null),
+ * then rounded up to a multiple of block_multiple_of, as Lfm2MLP sizes
+ * w1, w3 and w2. */
+static int
+fix_ff_adjust(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	bool adjust = false;
+	uint64_t of = 0;
+	int r;
+	if ((r = cfg_bool(c, "block_auto_adjust_ff_dim", &adjust)) < 0)
+		return -1;
+	if (!adjust)
+		return 0;
+	/* int(2 * F / 3), without overflow */
+	uint64_t f = a->intermediate_size / 3 * 2 + a->intermediate_size % 3 * 2 / 3;
+	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(c->text ? c->text : c->root, "block_ffn_dim_multiplier");
+	if (!cJSON_IsNull(raw)) {
+		double m = 1.0;
+		const cJSON *it = cfg_item(c, "block_ffn_dim_multiplier");
+		if (it && !cJSON_IsNumber(it))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_ffn_dim_multiplier': expected a number, got %s",
+				      json_type_name(it));
+		if (it)
+			m = it->valuedouble;
+		if (!(m >= 0 && m * (double)f < 9.0e15))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_ffn_dim_multiplier': %g is out of range", m);
+		f = (uint64_t)(m * (double)f);
+		if ((r = cfg_u64(c, "block_multiple_of", &of)) < 0)
+			return -1;
+		if (r > 0 && of == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_multiple_of': must be positive");
+		if (of && !ws_add_u64(f, of - 1, &f))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_multiple_of': %llu is too large", (unsigned long long)of);
+		if (of)
+			f = f / of * of;
+	}
+	a->intermediate_size = f;
+	return 0;
+}
+
 static int read_fields(struct cfg *c, const struct cfg_key *keys, size_t n_keys);
 
 /* The sizes of the state-space and linear-attention mixers, by every
  * spelling the config classes use. */
 static const struct cfg_key ssm_keys[] = {
 	{WS_AK_SSM_STATE, {"state_size", "mamba_d_state", "ssm_state_size"}},
-	{WS_AK_SSM_CONV, {"conv_kernel", "mamba_d_conv", "linear_conv_kernel_dim"}},
+	{WS_AK_SSM_CONV, {"conv_kernel", "mamba_d_conv", "linear_conv_kernel_dim", "conv_L_cache"}},
 	{WS_AK_SSM_HEADS, {"mamba_n_heads"}},
 	{WS_AK_SSM_GROUPS, {"n_groups", "mamba_n_groups"}},
 	{WS_AK_LIN_K_HEADS, {"linear_num_key_heads"}},
@@ -860,6 +908,26 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 		free(b);
 		return -1;
 	}
+	/* a list of the layers the placed mixer is in: marked in b first */
+	const cJSON *idx = s->indices && !a->layer_types ? cfg_item(c, s->indices) : NULL;
+	if (idx && !cJSON_IsArray(idx)) {
+		free(b);
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': expected an array, got %s",
+			      s->indices, json_type_name(idx));
+	}
+	const cJSON *el;
+	cJSON_ArrayForEach(el, idx) {
+		if (num_value(c, s->indices, el, &v) < 0) {
+			free(b);
+			return -1;
+		}
+		if (v >= a->num_layers) {
+			free(b);
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu of %llu",
+				      s->indices, (unsigned long long)v, (unsigned long long)a->num_layers);
+		}
+		b[v] = 1;
+	}
 	const char *pat = s->pattern ? cfg_str(c, s->pattern) : NULL;
 	if (pat && strlen(pat) != a->num_layers) {
 		free(b);
@@ -888,6 +956,8 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			mix = i % period == offset ? s->placed : s->mixer;
 		} else if (interval) {
 			mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
+		} else if (idx) {
+			mix = b[i] ? s->placed : s->other;
 		}
 		if (ffn != WS_FFN_NONE && !pat)
 			ffn = ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE;

@@ -226,6 +226,13 @@ static const role_line lines[] = {
 	HF("nemotron_h", "{B}.mixer.o_proj{K}", ATTN_O),
 	HF("nemotron_h", "{B}.mixer.up_proj{K}", FFN_UP),
 	HF("nemotron_h", "{B}.mixer.down_proj{K}", FFN_DOWN),
+	/* LFM2: the norm before the mixer, the final norm, the short
+	 * convolution (conv.in_proj, conv.conv, conv.out_proj) */
+	HF("lfm2", "embedding_norm{K}", FINAL_NORM),
+	HF("lfm2", "{B}.operator_norm{K}", ATTN_NORM),
+	HF("lfm2", "{B}.conv.in_proj{K}", SSM_IN),
+	HF("lfm2", "{B}.conv.conv{K}", SSM_CONV),
+	HF("lfm2", "{B}.conv.out_proj{K}", SSM_OUT),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
 	 * RoBERTa-style lm_head (dense, layer_norm, decoder and its own
 	 * bias), classifiers. */

@@ -1336,21 +1336,30 @@ typedef struct stack_names {
 	/* Granite's fused layout: the shared MLP's prefix (input_linear
 	 * holds gate and up), the MoE's (router.layer, stacked experts) */
 	const char *shared_fused, *moe_fused;
+	const char *conv;        /* the short convolution's prefix (LFM2) */
+	/* names other than llama's: attention's q, k, v, o and its q / k
+	 * norms; the MLP's gate, up and down (NULL: llama's) */
+	const char *const *attn_names, *const *ffn_names;
 } stack_names;
 
+static const char *const lfm2_attn[] = {"q_proj", "k_proj", "v_proj", "out_proj", "q_layernorm", "k_layernorm"};
+static const char *const lfm2_ffn[] = {"w1", "w3", "w2"};
+
 static const stack_names stacks[] = {
-	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL, NULL, NULL},
+	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL},
+	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL, NULL, NULL, NULL},
 	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL},
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 	{"granitemoehybrid", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", "mamba.",
-	 "self_attn.", NULL, NULL, NULL, NULL, "shared_mlp.", "block_sparse_moe."},
+	 "self_attn.", NULL, NULL, NULL, NULL, "shared_mlp.", "block_sparse_moe.", NULL, NULL, NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
-	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL},
+	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL, NULL, NULL, NULL},
+	{"lfm2", "model.", "embed_tokens", "embedding_norm", "operator_norm", "ffn_norm", NULL,
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, "conv.", lfm2_attn, lfm2_ffn},
 };
 
 /* A tensor of block L named pre + name, of rank nd. */
@@ -1447,20 +1456,44 @@ gdn_mixer(gen *g, uint64_t L, const char *p)
 	sblk(g, L, p, "out_proj.weight", 2, d, v, 0);
 }
 
+/* LFM2's gated short convolution: in_proj to B, C, x; a depthwise conv */
+static void
+sconv_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	bool bias = ws_sw_has(&c->aflags, WS_ARCH_SSM_BIAS);
+	uint64_t d = c->hidden;
+	if (!ssm_dropped(g, L))
+		sblk(g, L, p, "in_proj.weight", 2, 3 * d, d, 0);
+	if (bias)
+		sblk(g, L, p, "in_proj.bias", 1, 3 * d, 0, 0);
+	sblk(g, L, p, "conv.weight", 3, d, 1, c->ssm_conv);
+	if (ws_sw_has(&c->aflags, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv.bias", 1, d, 0, 0);
+	sblk(g, L, p, "out_proj.weight", 2, d, d, 0);
+	if (bias)
+		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+}
+
 static void
 stack_attention(gen *g, uint64_t L, const char *p)
 {
 	const cfg *c = g->c;
 	const ws_switches *f = &c->aflags;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim, d = c->hidden;
+	static const char *const llama[] = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"};
+	const char *const *nm = c->sn->attn_names ? c->sn->attn_names : llama;
+	char n[6][40];
+	for (int i = 0; i < 6; i++)
+		snprintf(n[i], sizeof n[i], "%s.weight", nm[i]);
 	/* an output gate doubles q_proj */
-	sblk(g, L, p, "q_proj.weight", 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
-	sblk(g, L, p, "k_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "v_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "o_proj.weight", 2, d, q, 0);
+	sblk(g, L, p, n[0], 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
+	sblk(g, L, p, n[1], 2, kv, d, 0);
+	sblk(g, L, p, n[2], 2, kv, d, 0);
+	sblk(g, L, p, n[3], 2, d, q, 0);
 	if (ws_sw_has(f, WS_ARCH_QK_NORM_HEAD)) {
-		sblk(g, L, p, "q_norm.weight", 1, c->head_dim, 0, 0);
-		sblk(g, L, p, "k_norm.weight", 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[4], 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[5], 1, c->head_dim, 0, 0);
 	}
 }
 
@@ -1492,6 +1525,13 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 		blk(g, L, pre, NULL, c->dense_inter, d);
 		snprintf(pre, sizeof pre, "%sdown_proj.weight", sn->ffn);
 		blk(g, L, pre, NULL, d, c->dense_inter);
+		return;
+	}
+	if (k == WS_FFN_DENSE && sn->ffn_names) {
+		for (int i = 0; i < 3; i++) {
+			snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->ffn_names[i]);
+			blk(g, L, pre, NULL, i < 2 ? c->dense_inter : d, i < 2 ? d : c->dense_inter);
+		}
 		return;
 	}
 	if (k == WS_FFN_DENSE) {
@@ -1531,6 +1571,7 @@ stack_block(gen *g, uint64_t L, int kind)
 		mamba2_mixer(g, L, sn->ssm);
 		break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
+	case WS_MIX_CONV: sconv_mixer(g, L, sn->conv); break;
 	case WS_MIX_NONE: break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}

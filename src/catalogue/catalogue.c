@@ -63,6 +63,13 @@ static const struct ws_cat_stack falcon_h1_stack = {
 static const struct ws_cat_stack granite_h_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "mamba_n_heads",
 };
+/* LFM2: short-convolution layers and attention where layer_types or
+ * full_attn_idxs says (neither: every layer attention, as Lfm2Config
+ * reads it), a SwiGLU feed-forward in every layer */
+static const struct ws_cat_stack lfm2_stack = {
+	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
+	.indices = "full_attn_idxs", .other = WS_MIX_CONV,
+};
 /* Qwen3-Next: Gated DeltaNet layers, full attention every
  * full_attention_interval-th (a config's layer_types wins) */
 static const struct ws_cat_stack qwen3_next_stack = {
@@ -423,6 +430,20 @@ static const struct ws_cat_entry entries[] = {
 	  D("mamba_n_groups", 1), D("mamba_d_state", 256), D("mamba_d_conv", 4), D("mamba_expand", 2)},
 	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_INTER, "shared_intermediate_size"}, {WS_AK_MOE_INTER, "intermediate_size"}},
 	 .stack = &granite_h_stack},
+	/* LFM2: per layer a gated short convolution (conv.in_proj to B, C
+	 * and x, a depthwise conv of conv_L_cache taps, out_proj; biases by
+	 * conv_bias) or attention (out_proj, per-head q/k layernorms),
+	 * operator_norm before it, a SwiGLU (w1, w3, w2) after ffn_norm whose
+	 * width block_auto_adjust_ff_dim derives, the final norm named
+	 * embedding_norm; Lfm2Config's defaults (tie_embedding, block_ff_dim
+	 * as the original configs spell them) */
+	{{"lfm2"}, "lfm2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED),
+	 {{"conv_bias", SW(WS_ARCH_SSM_BIAS, WS_ARCH_SSM_CONV_BIAS)}, {"tie_embedding", SW(WS_ARCH_TIED)}},
+	 false, WS_FIX_FF_ADJUST, "Lfm2",
+	 {D("vocab_size", 65536), D("hidden_size", 2560), D("intermediate_size", 12288), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 128000),
+	  D("conv_L_cache", 3), D("block_multiple_of", 256), DTRUE("block_auto_adjust_ff_dim")},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_INTER, "block_ff_dim"}}, .stack = &lfm2_stack},
 	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
 	 * the output gate, per-head q/k norms), MoE with a gated shared
 	 * expert, one MTP block (mtp.*) its config does not count */

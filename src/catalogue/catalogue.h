@@ -22,6 +22,7 @@ enum ws_cat_fixup {
 	WS_FIX_FALCON,     /* multi_query / n_head_kv / new_decoder layouts */
 	WS_FIX_DEEPSEEK,   /* topk_method noaux_tc: router score bias */
 	WS_FIX_LLAMA4,     /* intermediate_size_mlp, one shared expert */
+	WS_FIX_FF_ADJUST,  /* LFM2's block_auto_adjust_ff_dim: 2/3, a multiplier, rounded up */
 };
 
 struct ws_cat_opt {
@@ -143,6 +144,10 @@ struct ws_cat_stack {
 	 * before the common spellings); with a head width the inner width
 	 * is heads × head width */
 	const char *ssm_heads, *ssm_head_dim;
+	/* a list of the layers `placed` is in (LFM2's full_attn_idxs), the
+	 * others `other` */
+	const char *indices;
+	uint8_t other;
 };
 
 struct ws_cat_entry {

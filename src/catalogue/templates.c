@@ -232,6 +232,14 @@ const struct ws_template ws_templates[] = {
 	{R(SSM_OUT), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_D, WS_Q_SI}, NULL},
 	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_OUT_BIAS), {WS_Q_D, WS_Q_NONE}, "out_proj bias"},
+	/* LFM2's gated short convolution: in_proj to B, C and x, a
+	 * depthwise conv over the hidden width, out_proj */
+	{R(SSM_IN), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D3, WS_Q_D}, NULL},
+	{R(SSM_IN), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D3, WS_Q_NONE}, NULL},
+	{R(SSM_CONV), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D, WS_Q_ONE, WS_Q_SK}, NULL},
+	{R(SSM_CONV), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(SSM_OUT), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D, WS_Q_D}, NULL},
+	{R(SSM_OUT), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	/* Gated DeltaNet (Qwen3-Next linear_attn): q, k, v, z in one
 	 * projection, beta and a per value head in another, a conv over q,
 	 * k, v, a gated RMSNorm over one value head */
