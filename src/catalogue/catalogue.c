@@ -28,8 +28,11 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 /* Stacks that are not all attention (catalogue.h). */
+/* Mamba, FalconMamba: a config's intermediate_size is the inner width
+ * (it outlives the class's expand × hidden: falcon-mamba-7b says expand
+ * 16 beside intermediate_size 8,192, and loads as 8,192) */
 static const struct ws_cat_stack mamba_stack = {
-	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA,
+	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA, .inner = "intermediate_size",
 };
 /* Mamba-2: its config's num_heads are the SSM's heads */
 static const struct ws_cat_stack mamba2_stack = {
