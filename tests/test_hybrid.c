@@ -251,3 +251,212 @@ Test(hybrid, nemotron_h_pattern)
 	free(model);
 	free(dir);
 }
+
+/* ==== Falcon-H1, Granite-4.0-H, LFM2, FalconMamba ==== */
+
+/* The formula of a config file. */
+static void
+formula_of_file(const char *path, struct ws_arch *a, struct ws_formula *f)
+{
+	FILE *fp = fopen(path, "rb");
+	cr_assert(fp, "%s", path);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	formula_of_text(buf, a, f);
+}
+
+/* Released configs transcribed under testdata/hybrid (README there names
+ * each source) and the totals they give. */
+static const struct {
+	const char *file;
+	uint64_t total, active;
+	const char *kind0, *kind_last; /* layer 0's and the last layer's kind */
+	const char *plant_role;        /* the role missing-ssm takes from block 1 */
+} released[] = {
+	{"hybrid/tiiuae__falcon-mamba-7b.json", 7272665088ull, 7272665088ull, "mamba", "mamba", "ssm_in"},
+	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", 7585513568ull, 7585513568ull, "hybrid", "hybrid", "ssm_in"},
+	{"hybrid/tiiuae__Falcon-H1-Tiny-90M-Base.json", 91131072ull, 91131072ull, "hybrid", "hybrid", "ssm_in"},
+	{"hybrid/ibm-granite__granite-4.0-h-small.json", 32207337984ull, 8803121664ull, "mamba2", "mamba2",
+	 "ssm_in"},
+	{"hybrid/LiquidAI__LFM2-1.2B.json", 1170340608ull, 1170340608ull, "conv", "conv", "ssm_in"},
+};
+
+Test(hybrid, released_formula_totals)
+{
+	for (size_t i = 0; i < sizeof released / sizeof released[0]; i++) {
+		char *p = ws_testdata_path(released[i].file);
+		struct ws_arch a;
+		struct ws_formula f;
+		formula_of_file(p, &a, &f);
+		cr_expect_eq(f.total, released[i].total, "%s: %llu", p, (unsigned long long)f.total);
+		cr_expect_eq(f.active, released[i].active, "%s: active %llu", p, (unsigned long long)f.active);
+		cr_expect_str_eq(ws_arch_layer_kind(&a, 0), released[i].kind0, "%s", p);
+		cr_expect_str_eq(ws_arch_layer_kind(&a, a.num_layers - 1), released[i].kind_last, "%s", p);
+		ws_formula_free(&f);
+		ws_arch_free(&a);
+		free(p);
+	}
+}
+
+/* A missing-tensor finding of role in block `layer`? */
+static bool
+has_missing(const char *json, const char *role, int layer)
+{
+	cJSON *j = cJSON_Parse(json);
+	bool named = false;
+	const cJSON *fd;
+	cJSON_ArrayForEach(fd, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(fd, "code");
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(fd, "role");
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(fd, "layer");
+		if (cJSON_IsString(code) && !strcmp(code->valuestring, "missing-tensor") && cJSON_IsString(r) &&
+		    !strcmp(r->valuestring, role) && cJSON_IsNumber(l) && l->valuedouble == layer)
+			named = true;
+	}
+	cJSON_Delete(j);
+	return named;
+}
+
+/* Each released config as a full-size sparse checkpoint with the released
+ * tensor names checks clean with its total; without block 1's mixer
+ * input projection it names that block. */
+Test(hybrid, released_checkpoints_check, .timeout = 120)
+{
+	for (size_t i = 0; i < sizeof released / sizeof released[0]; i++) {
+		char *p = ws_testdata_path(released[i].file);
+		char *dir = ws_tmpdir(), *good = ws_join(dir, "good"), *bad = ws_join(dir, "bad");
+		mkmodel(good, p, NULL, NULL);
+		mkmodel(bad, p, "--plant", "missing-ssm");
+		char expect[32];
+		snprintf(expect, sizeof expect, "%llu", (unsigned long long)released[i].total);
+		ws_run r = ws_run_cli("check", good, "--expect-params", expect, NULL);
+		cr_expect_eq(r.status, 0, "%s: %s%s", p, r.out, r.err);
+		ws_run_free(&r);
+		r = ws_run_cli("check", bad, "--json", NULL);
+		cr_expect_eq(r.status, 1, "%s: %s%s", p, r.out, r.err);
+		cr_expect(has_missing(r.out, released[i].plant_role, 1), "%s: %s", p, r.out);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(good);
+		free(bad);
+		free(dir);
+		free(p);
+	}
+}
+
+/* Falcon-H1: mamba_d_ssm null is mamba_expand × hidden (not the class's
+ * 1,024); mamba_rms_norm adds the gated norm; the biases apart */
+Test(hybrid, falcon_h1_config_rules)
+{
+	static const char base[] = "{\"model_type\": \"falcon_h1\", \"hidden_size\": 256, \"num_hidden_layers\": 2,"
+				   " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 512,"
+				   " \"vocab_size\": 1000, \"mamba_n_heads\": 8, \"mamba_d_state\": 16";
+	char cfg[512];
+	struct ws_arch a;
+	struct ws_formula f;
+	snprintf(cfg, sizeof cfg, "%s, \"mamba_d_ssm\": null}", base);
+	formula_of_text(cfg, &a, &f);
+	cr_expect_eq(a.ssm_inner, 512);
+	uint64_t no_norm = f.total;
+	cr_expect_eq(f.by_role[WS_ROLE_SSM_NORM], 0);
+	cr_expect_eq(f.by_role[WS_ROLE_ATTN_Q], 2 * 256 * 256);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 1), "hybrid");
+	cr_expect(ws_arch_layer_attends(&a, 1));
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	snprintf(cfg, sizeof cfg, "%s, \"mamba_d_ssm\": null, \"mamba_rms_norm\": true, \"projectors_bias\": true}", base);
+	formula_of_text(cfg, &a, &f);
+	cr_expect_eq(f.by_role[WS_ROLE_SSM_NORM], 2 * 512);
+	cr_expect_eq(f.total, no_norm + 2 * 512 + 2 * 256, "%llu", (unsigned long long)f.total);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	/* absent: the class default, 1,024 */
+	snprintf(cfg, sizeof cfg, "%s}", base);
+	formula_of_text(cfg, &a, &f);
+	cr_expect_eq(a.ssm_inner, 1024);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+}
+
+/* Granite-4.0-H: all Mamba without layer_types; without experts the
+ * shared MLP is the whole feed-forward */
+Test(hybrid, granite_h_dense_and_moe)
+{
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of_text("{\"model_type\": \"granitemoehybrid\", \"hidden_size\": 256, \"num_hidden_layers\": 3,"
+			" \"num_attention_heads\": 4, \"vocab_size\": 1000, \"mamba_n_heads\": 8,"
+			" \"num_local_experts\": 0, \"shared_intermediate_size\": 384}", &a, &f);
+	for (uint64_t i = 0; i < 3; i++)
+		cr_expect_str_eq(ws_arch_layer_kind(&a, i), "mamba2");
+	cr_expect_eq(f.by_role[WS_ROLE_FFN_GATE_UP], 3ull * 2 * 384 * 256);
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_ROUTER], 0);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	formula_of_text("{\"model_type\": \"granitemoehybrid\", \"hidden_size\": 256, \"num_hidden_layers\": 2,"
+			" \"num_attention_heads\": 4, \"vocab_size\": 1000, \"mamba_n_heads\": 8,"
+			" \"layer_types\": [\"attention\", \"mamba\"], \"num_local_experts\": 4,"
+			" \"num_experts_per_tok\": 2, \"intermediate_size\": 64, \"shared_intermediate_size\": 384}", &a, &f);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 0), "attention");
+	cr_expect(ws_arch_layer_is_moe(&a, 0));
+	cr_expect_eq(f.by_role[WS_ROLE_FFN_GATE_UP], 2ull * 2 * 384 * 256);
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_GATE_UP], 2ull * 4 * 2 * 64 * 256);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+}
+
+/* LFM2: layer_types or full_attn_idxs; the feed-forward width adjusted
+ * (2/3, multiplier, multiple) unless block_auto_adjust_ff_dim is false */
+Test(hybrid, lfm2_layers_and_ff_width)
+{
+	struct ws_arch a;
+	struct ws_formula f;
+	static const char *const same[] = {
+		"{\"model_type\": \"lfm2\", \"hidden_size\": 256, \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+		" \"intermediate_size\": 1000, \"full_attn_idxs\": [1, 3]}",
+		"{\"model_type\": \"lfm2\", \"hidden_size\": 256, \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+		" \"block_ff_dim\": 1000, \"layer_types\": [\"conv\", \"full_attention\", \"conv\", \"full_attention\"]}",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		formula_of_text(same[i], &a, &f);
+		cr_expect_str_eq(ws_arch_layer_kind(&a, 0), "conv", "%s", same[i]);
+		cr_expect_str_eq(ws_arch_layer_kind(&a, 1), "attention", "%s", same[i]);
+		cr_expect_not(ws_arch_layer_attends(&a, 2));
+		/* int(2 × 1000 / 3) = 666, rounded up to 768 */
+		cr_expect_eq(a.intermediate_size, 768, "%llu", (unsigned long long)a.intermediate_size);
+		cr_expect_eq(f.by_role[WS_ROLE_SSM_IN], 2ull * 3 * 256 * 256);
+		ws_formula_free(&f);
+		ws_arch_free(&a);
+	}
+	formula_of_text("{\"model_type\": \"lfm2\", \"hidden_size\": 256, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+			" \"intermediate_size\": 1000, \"block_auto_adjust_ff_dim\": false}", &a, &f);
+	cr_expect_eq(a.intermediate_size, 1000);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 0), "attention");  /* neither list: all attention */
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON *c = cJSON_Parse("{\"model_type\": \"lfm2\", \"num_hidden_layers\": 4, \"full_attn_idxs\": [1, 4]}");
+	ws_error err = {0};
+	cr_expect_eq(ws_arch_from_config(c, "c.json", &a, &err), -1);
+	cr_expect(ws_contains(err.message, "full_attn_idxs"), "%s", err.message);
+	cJSON_Delete(c);
+}
+
+/* inspect's per-layer table names each run's block kind in a hybrid stack */
+Test(hybrid, per_layer_kind_in_text)
+{
+	char *p = ws_testdata_path("hybrid/LiquidAI__LFM2-1.2B.json");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, p, NULL, NULL);
+	ws_run r = ws_run_cli("inspect", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "layers 0-1 "), "%s", r.out);
+	cr_expect(ws_contains(r.out, "conv dense"), "%s", r.out);
+	cr_expect(ws_contains(r.out, "attention dense"), "%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(p);
+}
