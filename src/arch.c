@@ -158,7 +158,7 @@ static const struct cfg_key {
 	{WS_AK_TOPK, {"num_experts_per_tok", "experts_per_token", "moe_topk"}},
 	{WS_AK_MOE_INTER, {"moe_intermediate_size"}},
 	{WS_AK_SHARED_N, {"n_shared_experts"}},
-	{WS_AK_SHARED_INTER, {"shared_expert_intermediate_size"}},
+	{WS_AK_SHARED_INTER, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}},
 	{WS_AK_FIRST_DENSE, {"first_k_dense_replace"}},
 	{WS_AK_Q_LORA, {"q_lora_rank"}},
 	{WS_AK_KV_LORA, {"kv_lora_rank"}},
@@ -888,6 +888,10 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			if (r > 0)
 				a->keys[WS_AK_SSM_INNER] = expand_keys[i];
 		}
+	}
+	if (s->unmodelled && cfg_positive(c, s->unmodelled)) {
+		a->known = false;
+		a->unsupported = s->unmodelled_why;
 	}
 	if ((r = cfg_period(c, s->expert_period, s->expert_offset, &period, &offset)) < 0)
 		return -1;

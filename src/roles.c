@@ -226,6 +226,13 @@ static const role_line lines[] = {
 	HF("nemotron_h", "{B}.mixer.o_proj{K}", ATTN_O),
 	HF("nemotron_h", "{B}.mixer.up_proj{K}", FFN_UP),
 	HF("nemotron_h", "{B}.mixer.down_proj{K}", FFN_DOWN),
+	/* ... and its MoE (Nemotron-3: E layers) */
+	HF("nemotron_h", "{B}.mixer.gate.e_score_correction_bias", MOE_ROUTER_BIAS),
+	HF("nemotron_h", "{B}.mixer.gate{K}", MOE_ROUTER),
+	HF("nemotron_h", "{B}.mixer.experts.{E}.up_proj{K}", MOE_UP),
+	HF("nemotron_h", "{B}.mixer.experts.{E}.down_proj{K}", MOE_DOWN),
+	HF("nemotron_h", "{B}.mixer.shared_experts.up_proj{K}", MOE_SHARED_UP),
+	HF("nemotron_h", "{B}.mixer.shared_experts.down_proj{K}", MOE_SHARED_DOWN),
 	/* LFM2: the norm before the mixer, the final norm, the short
 	 * convolution (conv.in_proj, conv.conv, conv.out_proj) */
 	HF("lfm2", "embedding_norm{K}", FINAL_NORM),

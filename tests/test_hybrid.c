@@ -460,3 +460,52 @@ Test(hybrid, per_layer_kind_in_text)
 	free(dir);
 	free(p);
 }
+
+/* Nemotron-H's E letter (Nemotron-3): a MoE layer of squared-ReLU
+ * experts (up and down, no gate), shared experts alike, a router with a
+ * score-correction bias; a checkpoint checks, one with a latent MoE
+ * (moe_latent_size) is said to be unmodelled */
+Test(hybrid, nemotron_h_moe_letter)
+{
+	static const char cfg[] =
+		"{\"model_type\": \"nemotron_h\", \"architectures\": [\"NemotronHForCausalLM\"], \"hidden_size\": 256,"
+		" \"num_hidden_layers\": 6, \"hybrid_override_pattern\": \"ME*EME\", \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"head_dim\": 64, \"mamba_num_heads\": 8, \"mamba_head_dim\": 32,"
+		" \"ssm_state_size\": 16, \"n_groups\": 2, \"vocab_size\": 1000, \"n_routed_experts\": 8,"
+		" \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 96, \"moe_shared_expert_intermediate_size\": 192,"
+		" \"n_shared_experts\": 1, \"moe_latent_size\": null, \"intermediate_size\": 512}";
+	struct ws_arch a;
+	struct ws_formula f;
+	formula_of_text(cfg, &a, &f);
+	cr_expect_str_eq(ws_arch_layer_kind(&a, 1), "moe");
+	cr_expect(ws_arch_layer_is_moe(&a, 3));
+	cr_expect_not(ws_arch_layer_is_moe(&a, 2));
+	/* 3 MoE layers: router 8 × 256 and its bias 8, experts 8 × 2 × 96 × 256, shared 2 × 192 × 256 */
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_GATE], 0);
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_UP], 3ull * 8 * 96 * 256);
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_SHARED_UP], 3ull * 192 * 256);
+	cr_expect_eq(f.by_role[WS_ROLE_MOE_ROUTER_BIAS], 3ull * 8);
+	cr_expect_eq(f.total, 2624968ull, "%llu", (unsigned long long)f.total);
+	cr_expect_eq(f.active, 1740232ull, "%llu", (unsigned long long)f.active);
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *p = ws_write_file(dir, "nemotron3.json", cfg, strlen(cfg));
+	mkmodel(model, p, NULL, NULL);
+	ws_run r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(p);
+	free(model);
+	free(dir);
+	cJSON *c = cJSON_Parse("{\"model_type\": \"nemotron_h\", \"num_hidden_layers\": 2, \"hybrid_override_pattern\": \"ME\","
+			       " \"n_routed_experts\": 8, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 96,"
+			       " \"moe_latent_size\": 1024}");
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(c, "c.json", &a, &err), 0, "%s", err.message);
+	cr_expect_not(a.known);
+	cr_expect(a.unsupported && ws_contains(a.unsupported, "moe_latent_size"));
+	ws_arch_free(&a);
+	cJSON_Delete(c);
+}

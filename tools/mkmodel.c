@@ -1349,7 +1349,7 @@ static const stack_names stacks[] = {
 	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", "gate", NULL, NULL, NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
 	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL, NULL, NULL, NULL},
 	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
@@ -1540,11 +1540,22 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 	}
 	snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->router);
 	blk(g, L, pre, NULL, c->experts, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_ROUTER_SCORE_BIAS)) {
+		snprintf(pre, sizeof pre, "%s%s.e_score_correction_bias", sn->ffn, sn->router);
+		blk(g, L, pre, NULL, c->experts, 0);
+	}
 	snprintf(pre, sizeof pre, "%sexperts.", sn->ffn);
-	experts(g, L, pre, "gate_proj.weight", NULL, c->moe_inter, d);
+	if (!c->plain_mlp)
+		experts(g, L, pre, "gate_proj.weight", NULL, c->moe_inter, d);
 	experts(g, L, pre, "up_proj.weight", NULL, c->moe_inter, d);
 	experts(g, L, pre, "down_proj.weight", NULL, d, c->moe_inter);
-	if (c->shared_n) {
+	if (c->shared_n && c->plain_mlp) {
+		/* squared-ReLU shared experts (Nemotron-H): up and down */
+		snprintf(post, sizeof post, "%sshared_experts.up_proj.weight", sn->ffn);
+		blk(g, L, post, NULL, c->shared_inter * c->shared_n, d);
+		snprintf(post, sizeof post, "%sshared_experts.down_proj.weight", sn->ffn);
+		blk(g, L, post, NULL, d, c->shared_inter * c->shared_n);
+	} else if (c->shared_n) {
 		snprintf(post, sizeof post, "%sshared_expert.", sn->ffn);
 		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "");
 		if (ws_sw_has(&c->aflags, WS_ARCH_SHARED_GATE)) {

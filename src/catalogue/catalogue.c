@@ -38,13 +38,16 @@ static const struct ws_cat_stack mamba_stack = {
 static const struct ws_cat_stack mamba2_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
 };
-/* Nemotron-H: a letter per layer, each one mixer or one MLP */
+/* Nemotron-H: a letter per layer, each one mixer or one MLP; E
+ * (Nemotron-3) a MoE of squared-ReLU experts and shared experts */
 static const struct ws_cat_stack nemotron_h_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2,
 	.pattern = "hybrid_override_pattern",
 	.letters = {{'M', WS_MIX_MAMBA2, WS_FFN_NONE}, {'*', WS_MIX_ATTN, WS_FFN_NONE},
-		    {'-', WS_MIX_NONE, WS_FFN_DENSE}},
+		    {'-', WS_MIX_NONE, WS_FFN_DENSE}, {'E', WS_MIX_NONE, WS_FFN_MOE}},
 	.ssm_heads = "mamba_num_heads", .ssm_head_dim = "mamba_head_dim",
+	.unmodelled = "moe_latent_size",
+	.unmodelled_why = "moe_latent_size (experts in a latent width, fc1/fc2_latent_proj) is not modelled",
 };
 /* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
  * feed-forward every expert_layer_period-th, dense elsewhere */
@@ -386,7 +389,7 @@ static const struct ws_cat_entry entries[] = {
 	/* Nemotron-H: one norm and one mixer per layer (Mamba-2, attention,
 	 * or a squared-ReLU MLP of up and down), as its pattern spells;
 	 * NemotronHConfig's defaults are Nemotron-H-8B's sizes */
-	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL), SW(WS_ARCH_SSM_CONV_BIAS),
+	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL, WS_ARCH_ROUTER_SCORE_BIAS), SW(WS_ARCH_SSM_CONV_BIAS),
 	 {{"attention_bias", SW(QKVO)}, {"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}},
 	 false, WS_FIX_NONE, "NemotronH",
 	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),

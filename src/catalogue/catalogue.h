@@ -148,6 +148,9 @@ struct ws_cat_stack {
 	 * others `other` */
 	const char *indices;
 	uint8_t other;
+	/* a config key whose positive value adds tensors the templates do
+	 * not describe, and what to say of it */
+	const char *unmodelled, *unmodelled_why;
 };
 
 struct ws_cat_entry {

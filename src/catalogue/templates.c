@@ -269,14 +269,14 @@ const struct ws_template ws_templates[] = {
 	{R(MOE_ROUTER), W, WS_SC_MOE, WS_NO_SWITCHES, {WS_Q_E, WS_Q_D}, NULL},
 	{R(MOE_ROUTER), B, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
 	{R(MOE_ROUTER_BIAS), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_SCORE_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
-	{R(MOE_SHARED_GATE), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_FS, WS_Q_D}, NULL},
+	{R(MOE_SHARED_GATE), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED_MLP_GATE), {WS_Q_FS, WS_Q_D}, NULL},
 	{R(MOE_SHARED_UP), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_FS, WS_Q_D}, NULL},
 	{R(MOE_SHARED_DOWN), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_D, WS_Q_FS}, NULL},
 	{R(MOE_SHARED_ROUTER), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED_GATE), {WS_Q_ONE, WS_Q_D}, NULL},
-	{R(MOE_GATE), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT), {WS_Q_FE, WS_Q_D}, NULL},
+	{R(MOE_GATE), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_GATE), {WS_Q_FE, WS_Q_D}, NULL},
 	{R(MOE_UP), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT), {WS_Q_FE, WS_Q_D}, NULL},
 	/* gpt-oss in GGUF: the converter splits the fused experts, biases too */
-	{R(MOE_GATE), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
+	{R(MOE_GATE), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_GATE, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
 	{R(MOE_UP), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
 	{R(MOE_GATE_UP), W, WS_SC_EXPERT, WS_SWITCHES(WS_ARCH_MOE_FUSED), {WS_Q_FE2, WS_Q_D}, NULL},
 	{R(MOE_GATE_UP), B, WS_SC_EXPERT, WS_SWITCHES(WS_ARCH_MOE_FUSED, WS_ARCH_MOE_BIAS), {WS_Q_FE2, WS_Q_NONE}, NULL},
@@ -338,13 +338,20 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_MLP_UP);
 	if (a->mlp == WS_MLP_GATED_FUSED)
 		ws_sw_set(&f, WS_TX_MLP_FUSED);
-	if (a->shared_experts) {
+	/* Granite's shared MLP is the block's dense MLP (its own templates) */
+	if (a->shared_experts && !ws_sw_has(&a->flags, WS_ARCH_SHARED_MLP)) {
 		ws_sw_set(&f, WS_TX_SHARED);
 		if (ws_sw_has(&a->flags, WS_ARCH_SHARED_GATE))
 			ws_sw_set(&f, WS_TX_SHARED_GATE);
+		/* a plain MLP's experts (Nemotron-H's squared ReLU): up and down */
+		if (a->mlp != WS_MLP_PLAIN)
+			ws_sw_set(&f, WS_TX_SHARED_MLP_GATE);
 	}
-	if (!ws_sw_has(&a->flags, WS_ARCH_MOE_FUSED))
+	if (!ws_sw_has(&a->flags, WS_ARCH_MOE_FUSED)) {
 		ws_sw_set(&f, WS_TX_MOE_SPLIT);
+		if (a->mlp != WS_MLP_PLAIN)
+			ws_sw_set(&f, WS_TX_MOE_GATE);
+	}
 	if (a->index_heads && a->index_head_dim)
 		ws_sw_set(&f, WS_TX_INDEXER);
 	/* a component of layers alone (a projector) has no table, final
