@@ -1706,6 +1706,195 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 	}
 }
 
+/* A per-layer integer array of n entries (llama.cpp writes
+ * head_count_kv and feed_forward_length so for hybrid stacks): 1 read
+ * into *out (malloc'd), 0 absent or a scalar, -1 invalid. */
+static int
+gguf_layer_array(const ws_model *m, const struct ws_arch *a, const char *suffix, uint64_t n,
+		 uint64_t **out, ws_error *err)
+{
+	char key[160];
+	snprintf(key, sizeof key, "%s%s", a->key_prefix, suffix);
+	const ws_kv *kv = ws_model_find_kv(m, key);
+	*out = NULL;
+	if (!kv || kv->type != WS_V_ARRAY)
+		return 0;
+	if (kv->arr_count != n)
+		return ws_err(err, WS_EXIT_INPUT, a->src_path, "GGUF key '%s': %llu entries for %llu blocks", key,
+			      (unsigned long long)kv->arr_count, (unsigned long long)n);
+	uint64_t *v = calloc((size_t)(n ? n : 1), sizeof *v);
+	if (!v)
+		return ws_err_oom(err, a->src_path);
+	for (uint64_t i = 0; i < n; i++) {
+		bool neg;
+		if (!arr_elem(kv, i, &v[i], &neg) || neg) {
+			free(v);
+			return ws_err(err, WS_EXIT_INPUT, a->src_path,
+				      "GGUF key '%s': expected non-negative integers", key);
+		}
+	}
+	*out = v;
+	return 1;
+}
+
+/* A hybrid or state-space stack in GGUF: the mixers' sizes from the
+ * {arch}.ssm.* keys (which field each fills is the stack's data), then
+ * each layer's block kind: attention where the per-layer head_count_kv
+ * is not 0 (or every full_attention_interval-th layer), an MLP-only
+ * layer where a pattern stack's per-layer feed_forward_length is not 0,
+ * MoE where the block has a router (ffn_gate_inp). */
+static int
+gguf_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s, ws_error *err)
+{
+	static const struct ws_cat_gkey mamba_keys[] = {
+		{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+		{"ssm.state_size", WS_AK_SSM_STATE}, {"ssm.group_count", WS_AK_SSM_GROUPS},
+		{"ssm.time_step_rank", WS_AK_SSM_RANK}, {NULL, 0},
+	};
+	uint64_t v, interval = 0;
+	int r;
+	for (const struct ws_cat_gkey *k = s->gguf_keys ? s->gguf_keys : mamba_keys; k->suffix; k++) {
+		if ((r = gguf_u64(m, a, k->suffix, &v, err)) == -1)
+			return -1;
+		if (r != 0)
+			set_field(a, (enum ws_arch_key)k->field, v, k->suffix);
+	}
+	if ((r = gguf_u64(m, a, "shortconv.l_cache", &v, err)) == -1)
+		return -1;
+	if (r != 0)
+		set_field(a, WS_AK_SSM_CONV, v, "shortconv.l_cache");
+	if (a->lin_v_heads && a->ssm_inner)  /* inner_size is the value width */
+		set_field(a, WS_AK_LIN_V_DIM, a->ssm_inner / a->lin_v_heads, "ssm.inner_size");
+	if ((r = gguf_u64(m, a, "full_attention_interval", &v, err)) == -1)
+		return -1;
+	if (r != 0)
+		interval = v;
+	uint64_t n = a->num_layers;
+	if (n > WS_ARCH_MAX_LAYERS)
+		return 0;  /* arch_finish says so */
+	uint64_t *kv = NULL, *ff = NULL;
+	if (gguf_layer_array(m, a, "attention.head_count_kv", n, &kv, err) < 0 ||
+	    gguf_layer_array(m, a, "feed_forward_length", n, &ff, err) < 0) {
+		free(kv);
+		return -1;
+	}
+	uint8_t *b = calloc((size_t)(n ? n : 1), 1);
+	if (!b) {
+		free(kv);
+		free(ff);
+		return ws_err_oom(err, a->src_path);
+	}
+	char name[96];
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t mix = s->mixer, ffn = s->ffn;
+		if (s->pattern) {
+			/* one mixer or one feed-forward a layer */
+			ffn = WS_FFN_NONE;
+			if (kv && kv[i])
+				mix = WS_MIX_ATTN;
+			else if (ff && ff[i])
+				mix = WS_MIX_NONE, ffn = a->num_experts ? WS_FFN_MOE : WS_FFN_DENSE;
+			else
+				mix = s->ssm;
+		} else {
+			if (kv)
+				mix = kv[i] ? WS_MIX_ATTN : s->indices ? s->other : s->mixer;
+			else if (interval)
+				mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
+			if (ffn != WS_FFN_NONE) {
+				snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.weight", (unsigned long long)i);
+				ffn = a->num_experts && has_tensor(m, name) ? WS_FFN_MOE : WS_FFN_DENSE;
+			}
+		}
+		b[i] = (uint8_t)WS_BK(mix, ffn);
+	}
+	/* the arrays' sizes: those of the layers that have them */
+	for (uint64_t i = 0; kv && i < n; i++)
+		if (kv[i]) {
+			set_field(a, WS_AK_KV_HEADS, kv[i], "attention.head_count_kv");
+			break;
+		}
+	for (uint64_t i = 0; ff && i < n; i++)
+		if (ff[i]) {
+			set_field(a, WS_AK_INTER, ff[i], "feed_forward_length");
+			break;
+		}
+	free(kv);
+	free(ff);
+	free(a->layer_block);
+	a->layer_block = b;
+	a->n_layer_block = n;
+	return 0;
+}
+
+/* A stack's optional tensors, probed in the first block of the kind
+ * that has them (a hybrid's block 0 may be a Mamba layer). */
+static void
+gguf_probe_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s)
+{
+	char name[96];
+	uint64_t fr = a->num_layers, fa = a->num_layers, ff = a->num_layers;
+	for (uint64_t i = a->num_layers; i-- > 0;) {
+		int k = ws_arch_layer_block(a, i);
+		enum ws_mixer mx = WS_BK_MIX(k);
+		if (mx == WS_MIX_MAMBA || mx == WS_MIX_MAMBA2 || mx == WS_MIX_PARALLEL || mx == WS_MIX_LINEAR ||
+		    mx == WS_MIX_CONV)
+			fr = i;
+		if (mx == WS_MIX_ATTN || mx == WS_MIX_PARALLEL)
+			fa = i;
+		if (WS_BK_FFN(k) != WS_FFN_NONE)
+			ff = i;
+	}
+#define BLK(i, sfx) (snprintf(name, sizeof name, "blk.%llu.%s", (unsigned long long)(i), sfx), name)
+	if (fr < a->num_layers) {
+		bool in_b = has_tensor(m, BLK(fr, "ssm_in.bias")) || has_tensor(m, BLK(fr, "shortconv.in_proj.bias"));
+		bool out_b = has_tensor(m, BLK(fr, "ssm_out.bias")) || has_tensor(m, BLK(fr, "shortconv.out_proj.bias"));
+		ws_sw_put(&a->flags, WS_ARCH_SSM_BIAS, in_b && out_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_IN_BIAS, in_b && !out_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_OUT_BIAS, out_b && !in_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_CONV_BIAS, has_tensor(m, BLK(fr, "ssm_conv1d.bias")) ||
+							     has_tensor(m, BLK(fr, "shortconv.conv.bias")));
+		ws_sw_put(&a->flags, WS_ARCH_SSM_DT_NORMS, has_tensor(m, BLK(fr, "ssm_dt_norm.weight")));
+		enum ws_mixer mx = WS_BK_MIX(ws_arch_layer_block(a, fr));
+		if (mx == WS_MIX_MAMBA2 || mx == WS_MIX_PARALLEL)
+			ws_sw_put(&a->flags, WS_ARCH_SSM_NO_NORM, !has_tensor(m, BLK(fr, "ssm_norm.weight")));
+		/* Gated DeltaNet's q, k, v apart from z (attn_qkv, attn_gate) */
+		ws_sw_put(&a->flags, WS_ARCH_LIN_SPLIT, mx == WS_MIX_LINEAR && has_tensor(m, BLK(fr, "attn_gate.weight")));
+	}
+	if (fa < a->num_layers && !ws_sw_has(&a->flags, WS_ARCH_MLA)) {
+		const ws_tensor *qn = find_tensor(m, BLK(fa, "attn_q_norm.weight"));
+		uint64_t dk = a->head_dim ? a->head_dim : a->num_heads ? a->hidden_size / a->num_heads : 0;
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_HEAD);
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_FULL);
+		if (qn)
+			ws_sw_set(&a->flags, qn->elements == dk ? WS_ARCH_QK_NORM_HEAD : WS_ARCH_QK_NORM_FULL);
+		ws_sw_put(&a->flags, WS_ARCH_FUSED_QKV, has_tensor(m, BLK(fa, "attn_qkv.weight")));
+		bool qb = has_tensor(m, BLK(fa, "attn_q.bias")) || has_tensor(m, BLK(fa, "attn_qkv.bias"));
+		bool ob = has_tensor(m, BLK(fa, "attn_output.bias"));
+		ws_sw_put(&a->flags, WS_ARCH_QKV_BIAS, qb);
+		ws_sw_put(&a->flags, WS_ARCH_O_BIAS, ob);
+	}
+	if (ff < a->num_layers) {
+		ws_sw_put(&a->flags, WS_ARCH_MLP_BIAS, has_tensor(m, BLK(ff, "ffn_down.bias")));
+		/* the converter splits fused gate and up (Granite's shared MLP) */
+		if (a->mlp == WS_MLP_GATED_FUSED &&
+		    (has_tensor(m, BLK(ff, "ffn_gate.weight")) || has_tensor(m, BLK(ff, "ffn_gate_shexp.weight"))))
+			a->mlp = WS_MLP_GATED;
+		/* ... into shared experts in a MoE block, else the block's MLP
+		 * (whose width feed_forward_length does not say: its rows do) */
+		if (ws_sw_has(&a->flags, WS_ARCH_SHARED_MLP)) {
+			ws_sw_clear(&a->flags, WS_ARCH_SHARED_MLP);
+			const ws_tensor *g = find_tensor(m, BLK(ff, "ffn_gate.weight"));
+			if (g && g->ndim == 2)
+				set_field(a, WS_AK_INTER, g->shape[0], "ffn_gate rows");
+		}
+	}
+	/* LFM2's final norm under the embedding norm's name */
+	if (s->gguf_final_norm && has_tensor(m, s->gguf_final_norm))
+		ws_sw_clear(&a->flags, WS_ARCH_EMBED_NORM);
+#undef BLK
+}
+
 int
 ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
@@ -1736,7 +1925,7 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		int r = gguf_u64(m, out, gguf_keys[i].suffix, &v, err);
 		if (r == -1)
 			return -1;
-		if (r == -2 && t) {
+		if (r == -2 && t && !t->stack) {
 			out->known = false;
 			out->unsupported = "per-layer sizes (an array) are not modelled";
 		}
@@ -1777,8 +1966,12 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		out->qk_rope_head_dim = 0;
 		out->keys[WS_AK_QK_ROPE] = NULL;
 	}
+	if (t->stack && gguf_stack(m, out, t->stack, err) < 0)
+		return -1;
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	if (t->stack && m->n_tensors)
+		gguf_probe_stack(m, out, t->stack);
 	if (t->classes) {
 		/* an encoder: llama.cpp's converter keeps the body, and a
 		 * reranker's classifier as cls (its dense layer) and

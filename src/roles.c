@@ -537,6 +537,8 @@ static const role_line lines[] = {
 
 	/* ---- GGUF names (llama.cpp gguf-py TENSOR_NAMES) ---- */
 	GG("", "token_embd{K}", EMBED),
+	/* LFM2's final norm (embedding_norm) under the embedding norm's name */
+	GG("lfm2", "token_embd_norm{K}", FINAL_NORM),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),
 	/* encoders (bert, nomic-bert): token types, a reranker's classifier */
@@ -554,6 +556,17 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.*.lora_b", LORA_B),
 	GG("", "*.lora_a", LORA_A),
 	GG("", "*.lora_b", LORA_B),
+	/* Qwen3-Next's Gated DeltaNet under llama.cpp's ssm_* names, its q,
+	 * k, v and z as attn_qkv and attn_gate (its full attention has
+	 * attn_q / attn_k / attn_v) */
+	GG("qwen3next", "blk.{L}.attn_qkv{K}", LINATTN_QKVZ),
+	GG("qwen3next", "blk.{L}.attn_gate{K}", LINATTN_QKVZ),
+	GG("qwen3next", "blk.{L}.ssm_ba{K}", LINATTN_BA),
+	GG("qwen3next", "blk.{L}.ssm_conv1d{K}", LINATTN_CONV),
+	GG("qwen3next", "blk.{L}.ssm_dt{K}", LINATTN_DT),
+	GG("qwen3next", "blk.{L}.ssm_a{K}", LINATTN_A),
+	GG("qwen3next", "blk.{L}.ssm_norm{K}", LINATTN_NORM),
+	GG("qwen3next", "blk.{L}.ssm_out{K}", LINATTN_OUT),
 	GG("", "blk.{L}.attn_norm{K}", ATTN_NORM),
 	/* Falcon-40B: ln_attn is attn_norm_2 and ln_mlp attn_norm; both are
 	 * [d] + bias, so mapping attn_norm_2 to ffn_norm keeps role totals. */
@@ -605,6 +618,22 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.ffn_up_shexp{K}", MOE_SHARED_UP),
 	GG("", "blk.{L}.ffn_down_shexp{K}", MOE_SHARED_DOWN),
 	GG("", "blk.{L}.ffn_gate_inp_shexp{K}", MOE_SHARED_ROUTER),
+	/* State-space and short-convolution mixers (llama.cpp's ssm_*,
+	 * shortconv.*) */
+	GG("", "blk.{L}.ssm_in{K}", SSM_IN),
+	GG("", "blk.{L}.ssm_conv1d{K}", SSM_CONV),
+	GG("", "blk.{L}.ssm_x{K}", SSM_X),
+	GG("", "blk.{L}.ssm_dt{K}", SSM_DT),
+	GG("", "blk.{L}.ssm_a{K}", SSM_A),
+	GG("", "blk.{L}.ssm_d{K}", SSM_D),
+	GG("", "blk.{L}.ssm_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_dt_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_b_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_c_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_out{K}", SSM_OUT),
+	GG("", "blk.{L}.shortconv.in_proj{K}", SSM_IN),
+	GG("", "blk.{L}.shortconv.conv{K}", SSM_CONV),
+	GG("", "blk.{L}.shortconv.out_proj{K}", SSM_OUT),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),
 };

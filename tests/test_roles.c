@@ -445,8 +445,17 @@ static const row rows[] = {
 	W(GF, "llama", "blk.3.attn_q.weight.lora_a", LORA_A, 3, -1),
 	W(GF, "llama", "blk.3.attn_q.weight.lora_b", LORA_B, 3, -1),
 	W(GF, "llama", "token_embd.weight.lora_a", LORA_A, -1, -1),
+	/* llama.cpp's state-space and short-convolution mixers; Qwen3-Next's
+	 * Gated DeltaNet under them; LFM2's final norm */
+	W(GF, "mamba", "blk.0.ssm_conv1d.weight", SSM_CONV, 0, -1),
+	W(GF, "mamba", "blk.2.ssm_a", SSM_A, 2, -1),
+	W(GF, "jamba", "blk.1.ssm_dt_norm.weight", SSM_NORM, 1, -1),
+	W(GF, "qwen3next", "blk.0.attn_qkv.weight", LINATTN_QKVZ, 0, -1),
+	W(GF, "qwen3next", "blk.0.attn_gate.weight", LINATTN_QKVZ, 0, -1),
+	W(GF, "qwen3next", "blk.0.ssm_conv1d.weight", LINATTN_CONV, 0, -1),
+	W(GF, "lfm2", "blk.0.shortconv.in_proj.weight", SSM_IN, 0, -1),
+	W(GF, "lfm2", "token_embd_norm.weight", FINAL_NORM, -1, -1),
 	/* unknown */
-	W(GF, "mamba", "blk.0.ssm_conv1d.weight", OTHER, 0, -1),
 	W(GF, "llama", "v.blk.0.attn_q.weight", OTHER, -1, -1),
 	/* HF names in a GGUF are not GGUF names */
 	W(GF, "llama", "model.layers.0.self_attn.q_proj.weight", OTHER, -1, -1),

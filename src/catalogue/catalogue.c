@@ -27,6 +27,21 @@
  * table, so the warning about it is off here. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* The GGUF keys llama.cpp's converter writes for a stack's mixers: a
+ * Mamba-2's ssm.time_step_rank is its head count; Gated DeltaNet's state
+ * is the key head width, its groups the key heads, its rank the value
+ * heads (and inner_size the value width) */
+static const struct ws_cat_gkey mamba2_gguf[] = {
+	{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+	{"ssm.state_size", WS_AK_SSM_STATE}, {"ssm.group_count", WS_AK_SSM_GROUPS},
+	{"ssm.time_step_rank", WS_AK_SSM_HEADS}, {NULL, 0},
+};
+static const struct ws_cat_gkey gdn_gguf[] = {
+	{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+	{"ssm.state_size", WS_AK_LIN_K_DIM}, {"ssm.group_count", WS_AK_LIN_K_HEADS},
+	{"ssm.time_step_rank", WS_AK_LIN_V_HEADS}, {NULL, 0},
+};
+
 /* Stacks that are not all attention (catalogue.h). */
 /* Mamba, FalconMamba: a config's intermediate_size is the inner width
  * (it outlives the class's expand × hidden: falcon-mamba-7b says expand
@@ -37,6 +52,7 @@ static const struct ws_cat_stack mamba_stack = {
 /* Mamba-2: its config's num_heads are the SSM's heads */
 static const struct ws_cat_stack mamba2_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
+	.gguf_keys = mamba2_gguf,
 };
 /* Nemotron-H: a letter per layer, each one mixer or one MLP; E
  * (Nemotron-3) a MoE of squared-ReLU experts and shared experts */
@@ -48,6 +64,7 @@ static const struct ws_cat_stack nemotron_h_stack = {
 	.ssm_heads = "mamba_num_heads", .ssm_head_dim = "mamba_head_dim",
 	.unmodelled = "moe_latent_size",
 	.unmodelled_why = "moe_latent_size (experts in a latent width, fc1/fc2_latent_proj) is not modelled",
+	.gguf_keys = mamba2_gguf,
 };
 /* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
  * feed-forward every expert_layer_period-th, dense elsewhere */
@@ -61,26 +78,27 @@ static const struct ws_cat_stack jamba_stack = {
  * mamba_expand × hidden) */
 static const struct ws_cat_stack falcon_h1_stack = {
 	.mixer = WS_MIX_PARALLEL, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2,
-	.inner = "mamba_d_ssm", .ssm_heads = "mamba_n_heads",
+	.inner = "mamba_d_ssm", .ssm_heads = "mamba_n_heads", .gguf_keys = mamba2_gguf,
 };
 /* Granite-4.0-H: Mamba-2 layers, attention where layer_types says;
  * every layer's feed-forward the shared MLP, MoE beside it when the
  * config has experts */
 static const struct ws_cat_stack granite_h_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "mamba_n_heads",
+	.gguf_keys = mamba2_gguf,
 };
 /* LFM2: short-convolution layers and attention where layer_types or
  * full_attn_idxs says (neither: every layer attention, as Lfm2Config
  * reads it), a SwiGLU feed-forward in every layer */
 static const struct ws_cat_stack lfm2_stack = {
 	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
-	.indices = "full_attn_idxs", .other = WS_MIX_CONV,
+	.indices = "full_attn_idxs", .other = WS_MIX_CONV, .gguf_final_norm = "token_embd_norm.weight",
 };
 /* Qwen3-Next: Gated DeltaNet layers, full attention every
  * full_attention_interval-th (a config's layer_types wins) */
 static const struct ws_cat_stack qwen3_next_stack = {
 	.mixer = WS_MIX_LINEAR, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
-	.interval = "full_attention_interval",
+	.interval = "full_attention_interval", .gguf_keys = gdn_gguf,
 };
 
 /* The head each class suffix adds; first match wins, so LMHeadModel
@@ -374,7 +392,7 @@ static const struct ws_cat_entry entries[] = {
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mamba_stack},
 	/* FalconMamba: Mamba's tensors (its B, C and dt RMS norms have no
 	 * weights of their own) */
-	{{"falcon_mamba"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
+	{{"falcon_mamba"}, "mamba", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
 	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "FalconMamba",
 	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
 	  D("conv_kernel", 4), D("expand", 2)},

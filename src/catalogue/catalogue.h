@@ -123,6 +123,13 @@ struct ws_cat_letter {
 	uint8_t ffn;      /* enum ws_ffn_kind */
 };
 
+/* A GGUF key of a stack's mixer sizes ("ssm.state_size") and the field
+ * it fills; a list ends with a NULL suffix. */
+struct ws_cat_gkey {
+	const char *suffix;
+	uint8_t field;    /* enum ws_arch_key */
+};
+
 /*
  * A stack that is not all attention: each layer's mixer and whether it
  * has a feed-forward, from what the config says (a layer_types list
@@ -151,6 +158,12 @@ struct ws_cat_stack {
 	/* a config key whose positive value adds tensors the templates do
 	 * not describe, and what to say of it */
 	const char *unmodelled, *unmodelled_why;
+	/* the GGUF keys of its mixers' sizes (NULL: Mamba's, where
+	 * ssm.time_step_rank is the dt rank) */
+	const struct ws_cat_gkey *gguf_keys;
+	/* the final norm's GGUF name when llama.cpp's converter gives it
+	 * another's (LFM2's embedding_norm: token_embd_norm) */
+	const char *gguf_final_norm;
 };
 
 struct ws_cat_entry {

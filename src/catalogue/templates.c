@@ -243,7 +243,10 @@ const struct ws_template ws_templates[] = {
 	/* Gated DeltaNet (Qwen3-Next linear_attn): q, k, v, z in one
 	 * projection, beta and a per value head in another, a conv over q,
 	 * k, v, a gated RMSNorm over one value head */
-	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LQKVZ, WS_Q_D}, NULL},
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_TX_LIN_FUSED), {WS_Q_LQKVZ, WS_Q_D}, NULL},
+	/* ... or, as llama.cpp converts it, q, k, v (attn_qkv) and z (attn_gate) */
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_ARCH_LIN_SPLIT), {WS_Q_LCD, WS_Q_D}, "qkv"},
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_ARCH_LIN_SPLIT), {WS_Q_LV, WS_Q_D}, "gate"},
 	{R(LINATTN_BA), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LBA, WS_Q_D}, NULL},
 	{R(LINATTN_CONV), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LCD, WS_Q_ONE, WS_Q_SK}, NULL},
 	{R(LINATTN_DT), B, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LVH, WS_Q_NONE}, "dt_bias"},
@@ -371,6 +374,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_MTP_OWN);
 	if (!ws_sw_has(&a->flags, WS_ARCH_SSM_NO_NORM))
 		ws_sw_set(&f, WS_TX_SSM_NORM);
+	if (!ws_sw_has(&a->flags, WS_ARCH_LIN_SPLIT))
+		ws_sw_set(&f, WS_TX_LIN_FUSED);
 	bool rel = ws_sw_has(&a->flags, WS_ARCH_REL_EMBED) && !ws_sw_has(&a->flags, WS_ARCH_SHARE_ATT_KEY);
 	if (rel && ws_sw_has(&a->flags, WS_ARCH_POS_C2P))
 		ws_sw_set(&f, WS_TX_POS_KEY);

@@ -118,6 +118,7 @@ enum ws_arch_flag {
 	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
 	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
 	WS_ARCH_SHARED_MLP,       /* a shared MLP beside the experts (Granite-4.0-H shared_mlp) */
+	WS_ARCH_LIN_SPLIT,        /* Gated DeltaNet's qkv and z apart (llama.cpp's attn_qkv, attn_gate) */
 	WS_ARCH_SWITCH_COUNT
 };
 
