@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ws/error.h"
 #include "ws/model.h"
@@ -508,4 +509,121 @@ Test(hybrid, nemotron_h_moe_letter)
 	cr_expect(a.unsupported && ws_contains(a.unsupported, "moe_latent_size"));
 	ws_arch_free(&a);
 	cJSON_Delete(c);
+}
+
+/* The GGUF llama.cpp's converter writes (mkmodel --format gguf): each
+ * layer's kind read back from the per-layer head_count_kv, a pattern's
+ * feed_forward_length or full_attention_interval, the mixers' sizes from
+ * {arch}.ssm.*; the totals those of the safetensors form (Qwen3-Next's
+ * without its MTP block, which the converter drops) */
+static const struct {
+	const char *file;      /* under testdata/, or a real config under ../shared */
+	bool shared;
+	uint64_t total;
+	int attn_layer;        /* a layer that attends, or -1 */
+	int other_layer;       /* one that does not */
+	const char *other_kind;
+	const char *plant_role;
+} gguf_cases[] = {
+	{"hybrid/tiiuae__falcon-mamba-7b.json", false, 7272665088ull, -1, 1, "mamba", "ssm_in"},
+	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", false, 7585513568ull, 1, -1, NULL, "ssm_in"},
+	{"hybrid/ibm-granite__granite-4.0-h-small.json", false, 32207337984ull, 5, 6, "mamba2", "ssm_in"},
+	{"hybrid/LiquidAI__LFM2-1.2B.json", false, 1170340608ull, 2, 3, "conv", "ssm_in"},
+	{"configs/state-spaces__mamba-130m-hf.json", true, 129135360ull, -1, 0, "mamba", "ssm_in"},
+	{"configs/ai21labs__AI21-Jamba-Mini-1.5.json", true, 51570323328ull, 4, 5, "mamba", "ssm_in"},
+	{"configs/Qwen__Qwen3-Next-80B-A3B-Instruct.json", true, 79674391296ull, 3, 4, "linear_attention", NULL},
+};
+
+static char *
+case_path(size_t i)
+{
+	if (!gguf_cases[i].shared)
+		return ws_testdata_path(gguf_cases[i].file);
+	const char *sh = getenv("WS_SHARED");
+	if (!sh)
+		return NULL;
+	char *dir = ws_join(sh, "realdata"), *p = ws_join(dir, gguf_cases[i].file);
+	free(dir);
+	return p;
+}
+
+/* layer_kind of block `layer` in ls --json */
+static bool
+ls_kind(const char *json, int layer, const char *kind)
+{
+	cJSON *j = cJSON_Parse(json);
+	bool ok = false;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "layer");
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(t, "layer_kind");
+		if (cJSON_IsNumber(l) && l->valuedouble == layer && cJSON_IsString(k) && !strcmp(k->valuestring, kind))
+			ok = true;
+	}
+	cJSON_Delete(j);
+	return ok;
+}
+
+Test(hybrid, gguf_forms_check, .timeout = 180)
+{
+	for (size_t i = 0; i < sizeof gguf_cases / sizeof gguf_cases[0]; i++) {
+		char *p = case_path(i);
+		if (!p || access(p, R_OK) != 0) {
+			free(p);
+			continue;  /* a real config without WS_SHARED */
+		}
+		char *dir = ws_tmpdir(), *good = ws_join(dir, "good"), *bad = ws_join(dir, "bad");
+		char *argv[] = {getenv("WS_MKMODEL"), good, p, "--format", "gguf", NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel %s: %s", p, r.err);
+		ws_run_free(&r);
+		char *argv2[] = {getenv("WS_MKMODEL"), bad, p, "--format", "gguf", "--plant", "missing-ssm", NULL};
+		r = ws_run_argv(argv2);
+		cr_assert_eq(r.status, 0, "mkmodel %s: %s", p, r.err);
+		ws_run_free(&r);
+		char expect[32];
+		snprintf(expect, sizeof expect, "%llu", (unsigned long long)gguf_cases[i].total);
+		r = ws_run_cli("check", good, "--expect-params", expect, NULL);
+		cr_expect_eq(r.status, 0, "%s: %s%s", p, r.out, r.err);
+		ws_run_free(&r);
+		r = ws_run_cli("ls", good, "--json", NULL);
+		if (gguf_cases[i].attn_layer >= 0)
+			cr_expect(ls_kind(r.out, gguf_cases[i].attn_layer,
+					  gguf_cases[i].other_layer < 0 ? "hybrid" : "attention"),
+				  "%s: layer %d", p, gguf_cases[i].attn_layer);
+		if (gguf_cases[i].other_layer >= 0)
+			cr_expect(ls_kind(r.out, gguf_cases[i].other_layer, gguf_cases[i].other_kind), "%s: layer %d", p,
+				  gguf_cases[i].other_layer);
+		ws_run_free(&r);
+		r = ws_run_cli("check", bad, "--json", NULL);
+		cr_expect_eq(r.status, 1, "%s: %s%s", p, r.out, r.err);
+		if (gguf_cases[i].plant_role)
+			cr_expect(has_missing(r.out, gguf_cases[i].plant_role, 1), "%s: %s", p, r.out);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(good);
+		free(bad);
+		free(dir);
+		free(p);
+	}
+}
+
+/* A per-layer head_count_kv of another length than block_count: the
+ * metadata is unusable, said naming the key */
+Test(hybrid, gguf_layer_array_length)
+{
+	char *p = ws_testdata_path("hybrid/LiquidAI__LFM2-1.2B.json");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "m");
+	char *argv[] = {getenv("WS_MKMODEL"), model, p, "--format", "gguf", "--meta", "block_count=15", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("check", model, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "'lfm2.attention.head_count_kv': 16 entries for 15 blocks"), "%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(p);
 }
