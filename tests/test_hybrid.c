@@ -627,3 +627,43 @@ Test(hybrid, gguf_layer_array_length)
 	free(dir);
 	free(p);
 }
+
+/* Nemotron-H in GGUF: llama.cpp's nemotron_h (NemotronHConfig's defaults
+ * with the 8B pattern) and, with experts, nemotron_h_moe; the MLP-only
+ * and MoE layers told by the per-layer feed_forward_length */
+Test(hybrid, gguf_nemotron_h)
+{
+	static const struct {
+		const char *cfg;
+		uint64_t total;
+		const char *arch;
+	} cases[] = {
+		{"{\"model_type\": \"nemotron_h\", \"architectures\": [\"NemotronHForCausalLM\"],"
+		 " \"hybrid_override_pattern\": \"M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-\"}",
+		 8100852736ull, "\"nemotron_h\""},
+		{"{\"model_type\": \"nemotron_h\", \"architectures\": [\"NemotronHForCausalLM\"], \"hidden_size\": 256,"
+		 " \"num_hidden_layers\": 6, \"hybrid_override_pattern\": \"ME*EME\", \"num_attention_heads\": 4,"
+		 " \"num_key_value_heads\": 2, \"head_dim\": 64, \"mamba_num_heads\": 8, \"mamba_head_dim\": 32,"
+		 " \"ssm_state_size\": 16, \"n_groups\": 2, \"vocab_size\": 1000, \"n_routed_experts\": 8,"
+		 " \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 96, \"moe_shared_expert_intermediate_size\": 192,"
+		 " \"n_shared_experts\": 1, \"intermediate_size\": 512}",
+		 2624968ull, "\"nemotron_h_moe\""},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *dir = ws_tmpdir(), *model = ws_join(dir, "m");
+		char *p = ws_write_file(dir, "config.json", cases[i].cfg, strlen(cases[i].cfg));
+		mkmodel(model, p, "--format", "gguf");
+		char expect[32];
+		snprintf(expect, sizeof expect, "%llu", (unsigned long long)cases[i].total);
+		ws_run r = ws_run_cli("check", model, "--expect-params", expect, NULL);
+		cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+		ws_run_free(&r);
+		r = ws_run_cli("meta", model, "--key", "general.architecture", NULL);
+		cr_expect(ws_contains(r.out, cases[i].arch), "%s", r.out);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(p);
+		free(model);
+		free(dir);
+	}
+}

@@ -1818,7 +1818,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
 	c->fused_mlp = a->mlp == WS_MLP_GATED_FUSED;
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
-	c->gguf = e ? e->gguf : NULL;
+	c->gguf = e ? (a->num_experts && e->gguf_moe ? e->gguf_moe : e->gguf) : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
 	c->step_offset = a->moe_step_offset;
 	c->nextn = a->num_nextn_predict_layers;

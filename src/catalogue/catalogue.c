@@ -413,7 +413,8 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),
 	  D("num_attention_heads", 32), D("head_dim", 128), D("num_key_value_heads", 8), D("ssm_state_size", 128),
 	  D("mamba_num_heads", 128), D("mamba_n_groups", 8), D("mamba_head_dim", 64), D("mamba_d_conv", 4)},
-	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, .stack = &nemotron_h_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, .stack = &nemotron_h_stack,
+	 .gguf_moe = "nemotron_h_moe"},
 	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
 	 * feed-forwards placed by period and offset */
 	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),
@@ -751,7 +752,8 @@ const struct ws_cat_entry *
 ws_cat_by_gguf(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(entries); i++)
-		if (entries[i].gguf && strcmp(entries[i].gguf, name) == 0)
+		if ((entries[i].gguf && strcmp(entries[i].gguf, name) == 0) ||
+		    (entries[i].gguf_moe && strcmp(entries[i].gguf_moe, name) == 0))
 			return &entries[i];
 	return NULL;
 }

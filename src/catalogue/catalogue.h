@@ -193,6 +193,9 @@ struct ws_cat_entry {
 	/* a wrapper of several components (ws_cat_part), the main one
 	 * first; NULL: the type is one component */
 	const struct ws_cat_part *parts;
+	/* the general.architecture llama.cpp's converter writes for this
+	 * type with experts, when another (nemotron_h_moe), or NULL */
+	const char *gguf_moe;
 };
 
 
