@@ -667,3 +667,40 @@ Test(hybrid, gguf_nemotron_h)
 		free(dir);
 	}
 }
+
+/* flops: Falcon-H1's layers keep a KV cache and a Mamba-2 state each;
+ * LFM2 a KV cache in its 6 attention layers, a conv window (L_cache - 1
+ * inputs of the hidden width, F32) in its 10 short-convolution layers */
+Test(hybrid, flops_parallel_and_short_conv)
+{
+	static const struct {
+		const char *file;
+		double kv, blocks, state;
+	} cases[] = {
+		/* 24 × (k, v: 2 heads × 64) × 2 bytes; 24 × ((768 + 2 × 64) × 3 + 768 × 64) × 4 */
+		{"hybrid/tiiuae__Falcon-H1-Tiny-90M-Base.json", 24.0 * 256 * 2, 24, 24.0 * (896 * 3 + 768 * 64) * 4},
+		/* 6 × (8 heads × 64) × 2 × 2 bytes; 10 × 2,048 × 2 × 4 */
+		{"hybrid/LiquidAI__LFM2-1.2B.json", 6.0 * 1024 * 2, 6, 10.0 * 2048 * 2 * 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = ws_testdata_path(cases[i].file);
+		char *dir = ws_tmpdir(), *model = ws_join(dir, "m");
+		mkmodel(model, p, NULL, NULL);
+		ws_run r = ws_run_cli("flops", model, "--json", NULL);
+		cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+		const cJSON *kv = cJSON_GetObjectItemCaseSensitive(s, "kv_cache_bytes_per_token");
+		const cJSON *kb = cJSON_GetObjectItemCaseSensitive(s, "kv_blocks");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(s, "recurrent_state_bytes_per_sequence");
+		cr_expect(cJSON_IsNumber(kv) && kv->valuedouble == cases[i].kv, "%s: %s", p, r.out);
+		cr_expect(cJSON_IsNumber(kb) && kb->valuedouble == cases[i].blocks, "%s: %s", p, r.out);
+		cr_expect(cJSON_IsNumber(st) && st->valuedouble == cases[i].state, "%s: %s", p, r.out);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(model);
+		free(dir);
+		free(p);
+	}
+}
