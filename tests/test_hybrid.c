@@ -456,6 +456,13 @@ Test(hybrid, per_layer_kind_in_text)
 	cr_expect(ws_contains(r.out, "conv dense"), "%s", r.out);
 	cr_expect(ws_contains(r.out, "attention dense"), "%s", r.out);
 	ws_run_free(&r);
+	/* ls names each block's kind beside its index */
+	r = ws_run_cli("ls", model, "--layer", "2", NULL);
+	cr_expect(ws_contains(r.out, "attention 2"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", model, "--layer", "3", NULL);
+	cr_expect(ws_contains(r.out, "conv 3"), "%s", r.out);
+	ws_run_free(&r);
 	ws_rmtree(dir);
 	free(model);
 	free(dir);
