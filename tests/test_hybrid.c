@@ -637,7 +637,8 @@ Test(hybrid, gguf_layer_array_length)
 
 /* Nemotron-H in GGUF: llama.cpp's nemotron_h (NemotronHConfig's defaults
  * with the 8B pattern) and, with experts, nemotron_h_moe; the MLP-only
- * and MoE layers told by the per-layer feed_forward_length */
+ * and MoE layers told by the per-layer feed_forward_length; Mamba-2
+ * (ssm.time_step_rank its head count) */
 Test(hybrid, gguf_nemotron_h)
 {
 	static const struct {
@@ -655,6 +656,8 @@ Test(hybrid, gguf_nemotron_h)
 		 " \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 96, \"moe_shared_expert_intermediate_size\": 192,"
 		 " \"n_shared_experts\": 1, \"intermediate_size\": 512}",
 		 2624968ull, "\"nemotron_h_moe\""},
+		/* and Mamba-2 (Mamba2Config's defaults) */
+		{"{\"model_type\": \"mamba2\", \"architectures\": [\"Mamba2ForCausalLM\"]}", 7285403648ull, "\"mamba2\""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *dir = ws_tmpdir(), *model = ws_join(dir, "m");
