@@ -1784,7 +1784,21 @@ gguf_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s, w
 		free(ff);
 		return ws_err_oom(err, a->src_path);
 	}
-	char name[96];
+	/* the blocks with a router, in one pass over the tensors (a
+	 * has_tensor per block would be blocks × tensors) */
+	static const char gate_inp[] = ".ffn_gate_inp.weight";
+	for (uint64_t t = 0; a->num_experts && t < m->n_tensors; t++) {
+		const char *nm = m->tensors[t].name;
+		size_t len = m->tensors[t].name_len, gl = sizeof gate_inp - 1;
+		if (len <= 4 + gl || memcmp(nm, "blk.", 4) != 0 || memcmp(nm + len - gl, gate_inp, gl) != 0)
+			continue;
+		uint64_t idx = 0;
+		size_t k = 4;
+		while (k < len - gl && nm[k] >= '0' && nm[k] <= '9' && idx < n)
+			idx = idx * 10 + (uint64_t)(nm[k++] - '0');
+		if (k == len - gl && k > 4 && idx < n)
+			b[idx] = 1;
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		uint8_t mix = s->mixer, ffn = s->ffn;
 		if (s->pattern) {
@@ -1801,10 +1815,8 @@ gguf_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s, w
 				mix = kv[i] ? WS_MIX_ATTN : s->indices ? s->other : s->mixer;
 			else if (interval)
 				mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
-			if (ffn != WS_FFN_NONE) {
-				snprintf(name, sizeof name, "blk.%llu.ffn_gate_inp.weight", (unsigned long long)i);
-				ffn = a->num_experts && has_tensor(m, name) ? WS_FFN_MOE : WS_FFN_DENSE;
-			}
+			if (ffn != WS_FFN_NONE)
+				ffn = b[i] ? WS_FFN_MOE : WS_FFN_DENSE;
 		}
 		b[i] = (uint8_t)WS_BK(mix, ffn);
 	}
