@@ -927,7 +927,7 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 		}
 		if (v >= a->num_layers) {
 			free(b);
-			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu of %llu",
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu, of %llu layers",
 				      s->indices, (unsigned long long)v, (unsigned long long)a->num_layers);
 		}
 		b[v] = 1;
