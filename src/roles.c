@@ -377,6 +377,10 @@ static const role_line lines[] = {
 	HF("", "{B}.mixer.A_log{K}", SSM_A),
 	HF("", "{B}.mixer.D{K}", SSM_D),
 	HF("", "{B}.mixer.norm{K}", SSM_NORM),
+	/* Falcon-H1's mup_vector: its config's multipliers spread over
+	 * in_proj's rows, a buffer transformers rebuilds (not persistent);
+	 * a re-saved copy that holds it holds no parameter */
+	HF("", "{B}.mamba.mup_vector", BUFFER),
 	HF("", "{B}.mamba.in_proj{K}", SSM_IN),
 	HF("", "{B}.mamba.conv1d{K}", SSM_CONV),
 	HF("", "{B}.mamba.x_proj{K}", SSM_X),

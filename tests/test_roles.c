@@ -85,6 +85,21 @@ static const row rows[] = {
 	B(ST, "phi", "lm_head.bias", LM_HEAD, -1, -1),
 	W(ST, "phi-msft", "transformer.h.3.mixer.Wqkv.weight", ATTN_QKV, 3, -1),
 	W(ST, "phi-msft", "transformer.h.3.mixer.out_proj.weight", ATTN_O, 3, -1),
+	/* hybrid stacks: Falcon-H1's mup_vector a buffer, its mixer's
+	 * tensors; Granite-4.0-H's shared MLP; LFM2's short convolution and
+	 * norms; Nemotron-3's MoE layer */
+	W(ST, "falcon_h1", "model.layers.2.mamba.mup_vector", BUFFER, 2, -1),
+	W(ST, "falcon_h1", "model.layers.2.mamba.in_proj.weight", SSM_IN, 2, -1),
+	W(ST, "falcon_h1", "model.layers.2.pre_ff_layernorm.weight", FFN_NORM, 2, -1),
+	W(ST, "granitemoehybrid", "model.layers.1.shared_mlp.input_linear.weight", FFN_GATE_UP, 1, -1),
+	W(ST, "granitemoehybrid", "model.layers.1.shared_mlp.output_linear.weight", FFN_DOWN, 1, -1),
+	W(ST, "lfm2", "model.layers.0.conv.conv.weight", SSM_CONV, 0, -1),
+	W(ST, "lfm2", "model.layers.0.conv.in_proj.weight", SSM_IN, 0, -1),
+	W(ST, "lfm2", "model.layers.0.operator_norm.weight", ATTN_NORM, 0, -1),
+	W(ST, "lfm2", "model.embedding_norm.weight", FINAL_NORM, -1, -1),
+	B(ST, "nemotron_h", "backbone.layers.1.mixer.gate.e_score_correction_bias", MOE_ROUTER_BIAS, 1, -1),
+	W(ST, "nemotron_h", "backbone.layers.1.mixer.experts.5.up_proj.weight", MOE_UP, 1, 5),
+	W(ST, "nemotron_h", "backbone.layers.1.mixer.shared_experts.down_proj.weight", MOE_SHARED_DOWN, 1, -1),
 	W(ST, "phi-msft", "transformer.h.3.ln.weight", ATTN_NORM, 3, -1),
 	W(ST, "phi-msft", "transformer.embd.wte.weight", EMBED, -1, -1),
 	W(ST, "phi-msft", "lm_head.ln.weight", FINAL_NORM, -1, -1),
