@@ -277,7 +277,7 @@ static const struct {
 	const char *plant_role;        /* the role missing-ssm takes from block 1 */
 } released[] = {
 	{"hybrid/tiiuae__falcon-mamba-7b.json", 7272665088ull, 7272665088ull, "mamba", "mamba", "ssm_in"},
-	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", 7585513568ull, 7585513568ull, "hybrid", "hybrid", "ssm_in"},
+	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", 7585648736ull, 7585648736ull, "hybrid", "hybrid", "ssm_in"},
 	{"hybrid/tiiuae__Falcon-H1-Tiny-90M-Base.json", 91131072ull, 91131072ull, "hybrid", "hybrid", "ssm_in"},
 	{"hybrid/ibm-granite__granite-4.0-h-small.json", 32207337984ull, 8803121664ull, "mamba2", "mamba2",
 	 "ssm_in"},
@@ -533,7 +533,7 @@ static const struct {
 	const char *plant_role;
 } gguf_cases[] = {
 	{"hybrid/tiiuae__falcon-mamba-7b.json", false, 7272665088ull, -1, 1, "mamba", "ssm_in"},
-	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", false, 7585513568ull, 1, -1, NULL, "ssm_in"},
+	{"hybrid/tiiuae__Falcon-H1-7B-Instruct.json", false, 7585648736ull, 1, -1, NULL, "ssm_in"},
 	{"hybrid/ibm-granite__granite-4.0-h-small.json", false, 32207337984ull, 5, 6, "mamba2", "ssm_in"},
 	{"hybrid/LiquidAI__LFM2-1.2B.json", false, 1170340608ull, 2, 3, "conv", "ssm_in"},
 	{"configs/state-spaces__mamba-130m-hf.json", true, 129135360ull, -1, 0, "mamba", "ssm_in"},
