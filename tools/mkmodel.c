@@ -47,7 +47,13 @@
  * the MTP layer model.layers.<num_hidden_layers>.* in safetensors only).
  * Other model types of the catalogue with RMS norms and a gated or plain
  * MLP are built from the library's reading of the config (switches, q/k
- * norms, biases, MoE, xIELU's scalars and buffers).
+ * norms, biases, MoE, xIELU's scalars and buffers).  Hybrid and
+ * state-space stacks (table `stacks`: Mamba, FalconMamba, Mamba-2,
+ * Nemotron-H, Jamba, Falcon-H1, Granite-4.0-H, Qwen3-Next, LFM2) get each
+ * layer's block kind from the library too; in GGUF as llama.cpp converts
+ * them: ssm_* / shortconv.* tensors (convs squeezed, Mamba-2's A and D
+ * [heads, 1], its norm per group), {arch}.ssm.* keys, per-layer
+ * head_count_kv (and a pattern's feed_forward_length) arrays.
  *
  * Defects (--plant):
  *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
@@ -59,6 +65,8 @@
  *                        random bytes different from the embedding's
  *                        (real data: small configs only)
  *   tied-identical-head  an lm_head with the embedding's random bytes
+ *   missing-ssm          the mixer input projection of the first
+ *                        recurrent layer after block 0 dropped
  * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
  * same (zero) bytes as the embedding's hole, at any size.
  *
@@ -2223,15 +2231,13 @@ gguf_stack_keys(buf *kv, uint64_t *nkv, const cfg *c, const char *arch)
 {
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
 	const struct ws_cat_stack *st = e ? e->stack : NULL;
-	bool mamba1 = false, mamba2 = false, gdn = false, sconv = false, attn = false, other = false;
+	bool mamba1 = false, mamba2 = false, gdn = false, sconv = false;
 	for (uint64_t L = 0; L < c->layers; L++) {
 		enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
 		mamba1 |= m == WS_MIX_MAMBA;
 		mamba2 |= m == WS_MIX_MAMBA2 || m == WS_MIX_PARALLEL;
 		gdn |= m == WS_MIX_LINEAR;
 		sconv |= m == WS_MIX_CONV;
-		attn |= m == WS_MIX_ATTN || m == WS_MIX_PARALLEL;
-		other |= m != WS_MIX_ATTN && m != WS_MIX_PARALLEL;
 	}
 	if (mamba1 || mamba2) {
 		kv_u32(kv, nkv, arch, "ssm.conv_kernel", c->ssm_conv);
@@ -2273,8 +2279,6 @@ gguf_stack_keys(buf *kv, uint64_t *nkv, const cfg *c, const char *arch)
 	}
 	if (!ff_array)
 		kv_u32(kv, nkv, arch, "feed_forward_length", c->dense_inter);
-	(void)attn;
-	(void)other;
 }
 
 static const char *
