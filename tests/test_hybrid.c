@@ -503,6 +503,14 @@ Test(hybrid, nemotron_h_moe_letter)
 	ws_run r = ws_run_cli("check", model, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	ws_run_free(&r);
+	/* expert 2 of the first MoE layer (block 1) dropped: named */
+	char *bad = ws_join(dir, "bad");
+	mkmodel(bad, p, "--plant", "missing-expert");
+	r = ws_run_cli("check", bad, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "block 1 has no moe_up weight for expert 2"), "%s", r.out);
+	ws_run_free(&r);
+	free(bad);
 	ws_rmtree(dir);
 	free(p);
 	free(model);
