@@ -131,6 +131,21 @@ ws_components_assign(ws_model *m)
 	return 0;
 }
 
+void
+ws_component_release(ws_component *c)
+{
+	if (c->arch) {
+		ws_arch_free(c->arch);
+		free(c->arch);
+	}
+	if (c->formula_of) {
+		ws_formula_free(c->formula_of);
+		free(c->formula_of);
+	}
+	c->arch = NULL;
+	c->formula_of = NULL;
+}
+
 static int
 component_index(const ws_model *m, const char *name)
 {
@@ -211,16 +226,8 @@ ws_model_select_component(ws_model *m, const char *name, ws_error *err)
 	/* the others' are freed with their component records */
 	for (uint32_t i = 0; i < m->n_components; i++) {
 		ws_component *o = &m->components[i];
-		if (o == c)
-			continue;
-		if (o->arch) {
-			ws_arch_free(o->arch);
-			free(o->arch);
-		}
-		if (o->formula_of) {
-			ws_formula_free(o->formula_of);
-			free(o->formula_of);
-		}
+		if (o != c)
+			ws_component_release(o);
 	}
 	m->components[0] = *c;
 	m->components[0].arch = NULL;
