@@ -661,6 +661,26 @@ read_encoder_late(struct cfg *c)
 		if (r > 0)
 			a->keys[WS_AK_INTER] = "mlp_ratio";
 	}
+	if (ws_sw_has(&a->flags, WS_ARCH_REL_BIAS)) {
+		/* T5's relative bias: a row per bucket, a column per head */
+		if ((r = cfg_u64(c, "relative_attention_num_buckets", &v)) < 0)
+			return -1;
+		if (r == 0 || v == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'relative_attention_num_buckets' %s", r ? "must be positive" : "is missing");
+		set_field(a, WS_AK_REL_ROWS, v, "relative_attention_num_buckets");
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		/* Whisper's first convolution reads num_mel_bins channels */
+		if ((r = cfg_u64(c, "num_mel_bins", &v)) < 0)
+			return -1;
+		if (r == 0 || v == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'num_mel_bins' %s", r ? "must be positive" : "is missing");
+		set_field(a, WS_AK_CHANNELS, v, "num_mel_bins");
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_GATED_MLP) && a->mlp == WS_MLP_PLAIN)
+		a->mlp = WS_MLP_GATED;
 	bool swiglu = false;
 	if (cfg_bool(c, "use_swiglu_ffn", &swiglu) < 0)
 		return -1;
@@ -1293,6 +1313,20 @@ fail:
 	return -1;
 }
 
+/* The stack of wrapper w that the config's class (entry by_cls) names
+ * alone, T5EncoderModel's: a part of w reading w's own config; else NULL. */
+static const struct ws_cat_entry *
+stack_alone(const struct ws_cat_entry *w, const struct ws_cat_entry *by_cls)
+{
+	if (!w || !w->parts || !by_cls || by_cls == w)
+		return NULL;
+	for (size_t i = 0; i < WS_CAT_MAX_PARTS && w->parts[i].kind; i++)
+		if (w->parts[i].config && !w->parts[i].config[0] && w->parts[i].type &&
+		    ws_cat_by_model_type(w->parts[i].type) == by_cls)
+			return by_cls;
+	return NULL;
+}
+
 /* A string model_type, or "" when absent; -1 with err when not a string. */
 static int
 model_type_of(const cJSON *config, const char *path, const char *key, const char **out, ws_error *err)
@@ -1331,8 +1365,16 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	/* A wrapper of components: the main one is its text model, read
 	 * from its sub-config as its own type (the wrapper's keys beside) */
 	const struct ws_cat_entry *w = ws_cat_by_model_type(name);
+	const struct ws_cat_entry *alone = stack_alone(w, by_cls);
+	if (alone) {
+		/* one stack of an encoder-decoder saved alone (T5EncoderModel) */
+		name = alone->names[0];
+		w = NULL;
+	}
 	const struct ws_cat_part *main_part = w && w->parts && w->parts[0].config ? &w->parts[0] : NULL;
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, main_part ? main_part->config : "text_config");
+	/* a part reading the wrapper's own config ("") has no sub-config */
+	const cJSON *tc = main_part && !main_part->config[0] ? NULL
+		: cJSON_GetObjectItemCaseSensitive(config, main_part ? main_part->config : "text_config");
 	if (cJSON_IsObject(tc)) {
 		/* A multimodal wrapper: count its language model. */
 		c.text = tc;
@@ -1354,10 +1396,13 @@ ws_arch_config_parts(const cJSON *config)
 {
 	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
 	const struct ws_cat_entry *e = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
-	const char *cls = cJSON_IsString(mt) ? NULL : config_class(config);
+	const char *cls = config_class(config);
 	const struct ws_cat_class *klass;
-	if (cls)
-		e = ws_cat_by_class(cls, &klass);
+	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
+	if (!cJSON_IsString(mt))
+		e = by_cls;
+	else if (stack_alone(e, by_cls))
+		return NULL;
 	return e ? e->parts : NULL;
 }
 
@@ -1367,7 +1412,7 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 {
 	static const cJSON empty = {.type = cJSON_Object};
 	arch_init(out, "config.json", config_path);
-	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(config, p->config);
+	const cJSON *sub = p->config[0] ? cJSON_GetObjectItemCaseSensitive(config, p->config) : config;
 	if (sub && !cJSON_IsObject(sub) && !cJSON_IsNull(sub))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config key '%s': expected an object, got %s",
 			      p->config, json_type_name(sub));
@@ -1375,9 +1420,9 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	if (!cJSON_IsObject(sub))
 		sub = &empty;
 	const char *name;
-	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
+	if (model_type_of(sub, config_path, p->config[0] ? p->config : NULL, &name, err) < 0)
 		return -1;
-	if (!ws_cat_by_model_type(name))
+	if (!p->config[0] || !ws_cat_by_model_type(name))
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
 	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};

@@ -286,6 +286,13 @@ static const struct flag_name {
 	{WS_ARCH_LAYER_SCALE, "layer_scale"},
 	{WS_ARCH_MASK_TOKEN, "mask_token"},
 	{WS_ARCH_REGISTERS, "register_tokens"},
+	{WS_ARCH_XATTN, "cross_attention"},
+	{WS_ARCH_REL_BIAS, "relative_bias"},
+	{WS_ARCH_REL_BIAS_LAYERS, "relative_bias_per_layer"},
+	{WS_ARCH_NO_TOKENS, "no_token_table"},
+	{WS_ARCH_POS_OFFSET, "positions_offset_2"},
+	{WS_ARCH_CONV_STEM, "conv_stem"},
+	{WS_ARCH_NO_K_BIAS, "no_k_bias"},
 };
 
 /* An encoder class's parts, as the text summary names them. */

@@ -22,6 +22,11 @@
  * as the class has them), or of --class NAME (a BertForPreTraining file
  * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
  * TF-era gamma / beta; --position-ids stores the position_ids buffer.
+ * Encoder-decoders (t5, mt5, umt5, bart, mbart, whisper; safetensors):
+ * both stacks from the library's reading of the config, the shared
+ * table in the decoder's module; --ignored also stores what the class
+ * ignores on load (T5's relative bias in the first cross-attention);
+ * missing-tower-layer drops the encoder's block 1.
  * --st writes a sentence-transformers folder around the model
  * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
  * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
@@ -196,6 +201,7 @@ typedef struct cfg {
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
+	bool encdec;           /* an encoder-decoder: parts reading one config */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
@@ -213,6 +219,7 @@ typedef struct gen {
 	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
 	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
 	bool position_ids;     /* the position_ids buffer (--position-ids) */
+	bool ignored;          /* what a part's class ignores on load (--ignored) */
 	const cfg *c;
 } gen;
 
@@ -1320,6 +1327,130 @@ parts(gen *g)
 	}
 }
 
+/* ==== encoder-decoders ==== */
+
+/* One stack of an encoder-decoder under `pre` as transformers saves it,
+ * from the library's reading of the config: T5's names when the stack
+ * has a relative bias (block.N.layer.K), else BART's and Whisper's
+ * (layers.N.self_attn ...); `shared` names the token table the stacks
+ * share (the decoder holds it), NULL when the stack has its own. */
+static void
+encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+	     const char *head)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, hq = a->num_heads * a->head_dim;
+	uint64_t hk = a->num_kv_heads * a->head_dim;
+	bool t5 = ws_sw_has(&a->flags, WS_ARCH_REL_BIAS), gated = a->mlp == WS_MLP_GATED;
+	bool bias = ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS), kbias = bias && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS);
+	bool nb = a->norm == WS_NORM_LAYER;
+	char n[192];
+#define T(nd, x, y, z, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, 0))
+	if (shared)
+		T(2, a->vocab_size, d, 0, "%s", shared);
+	else if (!ws_sw_has(&a->flags, WS_ARCH_NO_TOKENS))
+		T(2, a->vocab_size, d, 0, "%sembed_tokens.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		T(3, d, a->num_channels, 3, "%sconv1.weight", pre);
+		T(1, d, 0, 0, "%sconv1.bias", pre);
+		T(3, d, d, 3, "%sconv2.weight", pre);
+		T(1, d, 0, 0, "%sconv2.bias", pre);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_POS_OFFSET))
+		T(2, a->max_position_embeddings + 2, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_LEARNED_POS))
+		T(2, a->max_position_embeddings, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
+		T(1, d, 0, 0, "%slayernorm_embedding.weight", pre);
+		T(1, d, 0, 0, "%slayernorm_embedding.bias", pre);
+	}
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !decoder)
+			continue;
+		if (t5) {
+			static const char *const qkvo[] = {"q", "k", "v", "o"};
+			char b[96];
+			snprintf(b, sizeof b, "%sblock.%" PRIu64 ".layer.", pre, L);
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%s0.SelfAttention.relative_attention_bias.weight", b);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s0.SelfAttention.%s.weight", b, qkvo[i]);
+			T(1, d, 0, 0, "%s0.layer_norm.weight", b);
+			if (decoder) {
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s1.EncDecAttention.%s.weight", b,
+					  qkvo[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%s1.EncDecAttention.relative_attention_bias.weight", b);
+				T(1, d, 0, 0, "%s1.layer_norm.weight", b);
+			}
+			int k = decoder ? 2 : 1;
+			if (gated) {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_0.weight", b, k);
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_1.weight", b, k);
+			} else {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi.weight", b, k);
+			}
+			T(2, d, f, 0, "%s%d.DenseReluDense.wo.weight", b, k);
+			T(1, d, 0, 0, "%s%d.layer_norm.weight", b, k);
+			continue;
+		}
+		static const char *const att[] = {"self_attn", "encoder_attn"};
+		static const char *const proj[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+		for (int x = 0; x < 1 + decoder; x++) {
+			for (int i = 0; i < 4; i++) {
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%slayers.%" PRIu64 ".%s.%s.weight", pre, L,
+				  att[x], proj[i]);
+				if (i == 1 ? kbias : bias)
+					T(1, i == 3 ? d : i ? hk : hq, 0, 0, "%slayers.%" PRIu64 ".%s.%s.bias", pre, L, att[x],
+					  proj[i]);
+			}
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.weight", pre, L, att[x]);
+			if (nb)
+				T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.bias", pre, L, att[x]);
+		}
+		T(2, f, d, 0, "%slayers.%" PRIu64 ".fc1.weight", pre, L);
+		T(1, f, 0, 0, "%slayers.%" PRIu64 ".fc1.bias", pre, L);
+		T(2, d, f, 0, "%slayers.%" PRIu64 ".fc2.weight", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".fc2.bias", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.weight", pre, L);
+		if (nb)
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.bias", pre, L);
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		T(1, d, 0, 0, "%s%s.weight", pre, t5 ? "final_layer_norm" : "layer_norm");
+		if (nb)
+			T(1, d, 0, 0, "%s%s.bias", pre, t5 ? "final_layer_norm" : "layer_norm");
+	}
+	if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+		T(2, a->vocab_size, d, 0, "%s", head);
+	/* BART's ForConditionalGeneration keeps a bias over the vocabulary as a buffer */
+	if (decoder && !a->no_head && ws_sw_has(&a->flags, WS_ARCH_POS_OFFSET))
+		T(2, 1, a->vocab_size, 0, "final_logits_bias");
+#undef T
+}
+
+/* The decoder (the main part) and the encoder, each under its first
+ * prefix; the table is the decoder's `shared` when the wrapper takes the
+ * encoder's own away, and the head sits at the top (lm_head, Whisper's
+ * proj_out). */
+static void
+encdec(gen *g)
+{
+	const cfg *c = g->c;
+	const struct ws_cat_part *dp = &c->parts_of[0], *ep = &c->parts_of[1];
+	const struct ws_arch *enc = &c->part_arch[1];
+	char shared[128], base[96];
+	const char *dpre = dp->prefixes[0] ? dp->prefixes[0] : "";
+	size_t n = strlen(dpre), k = strlen("decoder.");
+	/* model.decoder. -> model. */
+	snprintf(base, sizeof base, "%.*s", (int)(n >= k ? n - k : 0), dpre);
+	snprintf(shared, sizeof shared, "%sshared.weight", base);
+	bool share = ws_sw_has(&ep->adds, WS_ARCH_NO_TOKENS);
+	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
+	encdec_stack(g, ep->prefixes[0], enc, false, NULL, NULL);
+	encdec_stack(g, dpre, &c->main_arch, true, share ? shared : NULL, head);
+}
+
 /* ==== hybrid and state-space stacks ==== */
 
 /* Where a stack type keeps its tensors (Hugging Face names); NULL: the
@@ -1555,6 +1686,10 @@ static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->encdec) {
+		encdec(g);
+		return;
+	}
 	if (c->towers_only) {
 		/* a dual encoder's text tower, or a tower alone */
 		tower(g, ws_sw_has(&c->main_arch.flags, WS_ARCH_PATCHES) ? "vision_model." : "text_model.",
@@ -1778,6 +1913,18 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
 			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
+	}
+	/* an encoder-decoder: its stacks read the wrapper's own config */
+	if (a.known && c->parts_of && c->parts_of[0].config && !c->parts_of[0].config[0] &&
+	    c->parts_of[1].kind) {
+		if (!c->part_arch[1].known)
+			die("%s: the encoder has no formula to write it from", path);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		cJSON_Delete(j);
+		return;
 	}
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */
@@ -2296,7 +2443,7 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false;
+	bool legacy_norms = false, position_ids = false, st = false, ignored = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
@@ -2304,8 +2451,9 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
-		    !strcmp(a, "--st")) {
+		    !strcmp(a, "--st") || !strcmp(a, "--ignored")) {
 			st = st || !strcmp(a, "--st");
+			ignored = ignored || !strcmp(a, "--ignored");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
@@ -2389,10 +2537,13 @@ main(int argc, char **argv)
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 
+	if (c.encdec && (gguf || fp8 || head_copy || (plant != P_NONE && plant != P_MISSING_TOWER_LAYER)))
+		die("%s: an encoder-decoder in safetensors only, without --fp8, --tie-head-copy or that defect",
+		    config);
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
-		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids,
+		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids, .ignored = ignored,
 		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;
