@@ -468,6 +468,21 @@ ws_model_formula_json(const ws_model *m)
 	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, WS_MAIN_COMPONENT, mine)));
 	if (!ok)
 		cJSON_Delete(mine);
+	/* the main component under its own name (an encoder-decoder's
+	 * decoder), when it is not the text decoder's */
+	const char *mn = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
+	if (ok && strcmp(mn, WS_MAIN_COMPONENT)) {
+		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(comps, WS_MAIN_COMPONENT);
+		ok = it && cJSON_AddItemToObject(comps, mn, it);
+		if (!ok)
+			cJSON_Delete(it);
+		cJSON *x;
+		cJSON_ArrayForEach(x, layers) {
+			cJSON *cn = cJSON_GetObjectItemCaseSensitive(x, "component");
+			if (ok && cJSON_IsString(cn) && !strcmp(cn->valuestring, WS_MAIN_COMPONENT))
+				ok = cJSON_SetValuestring(cn, mn) != NULL;
+		}
+	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_formula *f = co->formula_of;

@@ -460,7 +460,8 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 	cJSON *bl = cJSON_AddArrayToObject(pa, "by_layer");
 	const struct ws_arch *ar = m->arch && m->arch->known ? m->arch : NULL;
 	for (int32_t l = 0; bl && l < s.n_layers; l++)
-		cJSON_AddItemToArray(bl, ws_layer_json(WS_MAIN_COMPONENT, (uint64_t)l,
+		cJSON_AddItemToArray(bl, ws_layer_json(m->n_components && m->components[0].main ? m->components[0].name
+										   : WS_MAIN_COMPONENT, (uint64_t)l,
 							ar ? ws_arch_layer_kind(ar, (uint64_t)l) : NULL,
 							s.params_by_layer[l]));
 	/* then every other component's blocks (a tower's layer 3 is not
@@ -668,8 +669,11 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		roles = main_roles;
 	}
 	/* one table: what the tensors hold beside what the formula expects */
-	fprintf(f, "\nby role%-12s parameters%s\n", m->n_components > 1 ? " (text)" : "",
-		fo ? "        expected" : "");
+	/* the main component's name: static (the catalogue's, or "text") */
+	char lab[40] = "";
+	if (m->n_components > 1)
+		snprintf(lab, sizeof lab, " (%.24s)", m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT);
+	fprintf(f, "\nby role%-12s parameters%s\n", lab, fo ? "        expected" : "");
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		/* the MTP layers are expected apart (formula.mtp), when stored */
 		uint64_t exp = !fo ? 0 : r != WS_ROLE_MTP ? fo->by_role[r] : roles[r] ? fo->mtp : 0;
