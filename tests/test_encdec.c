@@ -191,3 +191,44 @@ Test(encdec, encoder_alone)
 	free(dir);
 	free(p);
 }
+
+/* flops: the top level is the decoder's per token; components[] holds
+ * the decoder (per token, with its cross-attention: c = 12 blocks x
+ * (768 + 768), the input's K and V 12 x 2 x 768 x 768 MACs per input
+ * token, cached 12 x 2 x 768 BF16 values per input token) and the
+ * encoder (per input sequence: 12 x (4 x 768 x 768 + 3 x 768 x 2,048)
+ * MACs a token, b 18,432, no KV cache).  flan-t5-base's sizes. */
+Test(encdec, flops_per_component)
+{
+	char *p = ws_shared_path("configs/google__flan-t5-base.json");
+	if (!p)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = make_model(dir, p, NULL, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 2);
+	const cJSON *dec = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 0), "selection");
+	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 1), "selection");
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 0), "per")->valuestring, "token");
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 1), "per")->valuestring,
+			 "input_sequence");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(dec, "cross_attention");
+	cr_expect_eq(u64_at(x, "macs_c"), 18432ull);
+	cr_expect_eq(u64_at(x, "macs_a_per_input_token"), 14155776ull);
+	cr_expect_eq(u64_at(x, "kv_cache_bytes_per_input_token"), 36864ull);
+	cr_expect_eq(u64_at(dec, "kv_cache_bytes_per_token"), 36864ull);
+	cr_expect_eq(u64_at(dec, "params"), 162623616ull);
+	const cJSON *em = cJSON_GetObjectItemCaseSensitive(enc, "macs");
+	cr_expect_eq(u64_at(em, "a"), 84934656ull);
+	cr_expect_eq(u64_at(em, "b"), 18432ull);
+	cr_expect_eq(u64_at(enc, "kv_cache_bytes_per_token"), 0ull);
+	cr_expect(!cJSON_GetObjectItemCaseSensitive(enc, "cross_attention"));
+	/* the top level: the decoder's */
+	const cJSON *top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	cr_expect_eq(u64_at(top, "params"), 162623616ull);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(dir);
+	free(model);
+	free(p);
+}
