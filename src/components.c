@@ -363,6 +363,18 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 	}
 	if (part_archs(m, err))
 		return -1;
+	/* a table outside every stack (T5's shared, BART's model.shared):
+	 * the stacks' embed_tokens of its size are copies transformers ties
+	 * to it, one parameter set */
+	uint64_t shared = 0;
+	for (uint64_t i = 0; i < m->n_tensors && !shared; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		bool inside = false;
+		for (uint32_t c = 0; c < m->n_components && !inside; c++)
+			inside = m->components[c].part && part_prefix(m->components[c].part, t->name, t->name_len);
+		if (!inside && t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT && t->layer < 0)
+			shared = t->elements;
+	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
 		uint32_t ix = 0;
@@ -379,6 +391,11 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 		const char *ign = co->part ? co->part->ignored : NULL;
 		if (skip && ign && t->name_len - skip == strlen(ign) && !memcmp(t->name + skip, ign, strlen(ign))) {
 			t->unloaded = true;
+			t->params = 0;
+		}
+		if (skip && shared && t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT &&
+		    t->elements == shared) {
+			t->tied_copy = true;
 			t->params = 0;
 		}
 		t->component = ix;

@@ -1003,8 +1003,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 	for (uint64_t i = 0; i < c->m->n_tensors; i++) {
 		const ws_tensor *t = &c->m->tensors[i];
 		int role = (int)t->role;
-		if (t->unloaded)
-			continue;  /* named by ws_model_mark_unloaded */
+		if (t->unloaded || t->tied_copy)
+			continue;  /* named by ws_model_mark_unloaded; one table counted once */
 		if (c->m->n_components && t->component != c->comp)
 			continue;  /* another component's (each has its own formula) */
 		if (role == WS_ROLE_MTP) {

@@ -401,7 +401,7 @@ set_logical(struct ctx *c, ws_tensor *t, const uint64_t *dims, uint32_t nd)
 	memcpy(copy, dims, nd * sizeof *copy);
 	t->logical_shape = copy;
 	t->logical_ndim = nd;
-	if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded)
+	if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded && !t->tied_copy)
 		t->params = n;
 	c->q->packed++;
 	return true;

@@ -232,3 +232,20 @@ Test(encdec, flops_per_component)
 	free(model);
 	free(p);
 }
+
+/* encoder.embed_tokens and decoder.embed_tokens stored beside T5's
+ * shared table (older writers): one table, counted once, check passes. */
+Test(encdec, tied_copies_counted_once)
+{
+	char *p = ws_testdata_path("encdec/google-t5__t5-small.json");
+	char *dir = ws_tmpdir(), *model = make_model(dir, p, "--tied-copies", NULL);
+	cJSON *j = run_json(0, "check", "--json", model, NULL);
+	cr_expect_eq(u64_at(cJSON_GetObjectItemCaseSensitive(j, "params"), "total"), 60506624ull);
+	cr_expect_eq(u64_at(j, "tensor_count"), 133ull);  /* 131 and the 2 copies */
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(dir);
+	free(model);
+	free(p);
+}

@@ -26,7 +26,8 @@
  * both stacks from the library's reading of the config, the shared
  * table in the decoder's module; --ignored also stores what the class
  * ignores on load (T5's relative bias in the first cross-attention);
- * missing-tower-layer drops the encoder's block 1.
+ * missing-tower-layer drops the encoder's block 1; --tied-copies stores
+ * each stack's embed_tokens beside the shared table, as older writers did.
  * --st writes a sentence-transformers folder around the model
  * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
  * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
@@ -220,6 +221,7 @@ typedef struct gen {
 	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
 	bool position_ids;     /* the position_ids buffer (--position-ids) */
 	bool ignored;          /* what a part's class ignores on load (--ignored) */
+	bool tied_copies;      /* each stack's embed_tokens beside the shared table (--tied-copies) */
 	const cfg *c;
 } gen;
 
@@ -1449,6 +1451,12 @@ encdec(gen *g)
 	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
 	encdec_stack(g, ep->prefixes[0], enc, false, NULL, NULL);
 	encdec_stack(g, dpre, &c->main_arch, true, share ? shared : NULL, head);
+	/* the copies older writers store of the tied table, one per stack */
+	for (int i = 0; share && g->tied_copies && i < 2; i++) {
+		char n2[160];
+		snprintf(n2, sizeof n2, "%sembed_tokens.weight", i ? dpre : ep->prefixes[0]);
+		top_nd(g, n2, 2, c->main_arch.vocab_size, c->main_arch.hidden_size, 0, 0);
+	}
 }
 
 /* ==== hybrid and state-space stacks ==== */
@@ -2443,7 +2451,7 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false, ignored = false;
+	bool legacy_norms = false, position_ids = false, st = false, ignored = false, tied_copies = false;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
@@ -2451,7 +2459,8 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
-		    !strcmp(a, "--st") || !strcmp(a, "--ignored")) {
+		    !strcmp(a, "--st") || !strcmp(a, "--ignored") || !strcmp(a, "--tied-copies")) {
+			tied_copies = tied_copies || !strcmp(a, "--tied-copies");
 			st = st || !strcmp(a, "--st");
 			ignored = ignored || !strcmp(a, "--ignored");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
@@ -2544,6 +2553,7 @@ main(int argc, char **argv)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
 		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids, .ignored = ignored,
+		 .tied_copies = tied_copies,
 		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;

@@ -258,6 +258,10 @@ typedef struct ws_tensor {
 	ws_kind kind;
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
+	bool tied_copy;        /* a stored copy of a table another tensor holds
+				* (T5's encoder.embed_tokens beside shared):
+				* one parameter set, counted once (params 0;
+				* role kept; not compared) */
 } ws_tensor;
 
 /* Metadata value types: the GGUF ids (safetensors __metadata__ is STRING). */
