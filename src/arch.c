@@ -1401,8 +1401,15 @@ ws_arch_config_parts(const cJSON *config)
 	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
 	if (!cJSON_IsString(mt))
 		e = by_cls;
-	else if (stack_alone(e, by_cls))
+	else if (stack_alone(e, by_cls)) {
+		/* one stack alone is that part as the main and only one (its
+		 * names read after its prefix: T5's block.N.layer.K need it),
+		 * when it ends the wrapper's list */
+		for (size_t i = 0; i + 1 < WS_CAT_MAX_PARTS && e->parts[i].kind; i++)
+			if (ws_cat_by_model_type(e->parts[i].type) == by_cls && !e->parts[i + 1].kind)
+				return &e->parts[i];
 		return NULL;
+	}
 	return e ? e->parts : NULL;
 }
 
@@ -1483,6 +1490,7 @@ static const struct gguf_key {
 	{WS_AK_NEXTN, "nextn_predict_layers"},
 	{WS_AK_INDEX_HEADS, "attention.indexer.head_count"},
 	{WS_AK_INDEX_HEAD_DIM, "attention.indexer.key_length"},
+	{WS_AK_REL_ROWS, "attention.relative_buckets_count"},
 };
 
 static const uint8_t vtype_size[WS_V_COUNT] = {
@@ -1674,8 +1682,32 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 	}
 }
 
+static int gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part, ws_error *err);
+
 int
 ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	return gguf_read(m, out, NULL, err);
+}
+
+const struct ws_cat_part *
+ws_arch_gguf_parts(const ws_model *m)
+{
+	const struct ws_cat_entry *e = m->arch ? ws_cat_by_gguf(m->arch->architecture) : NULL;
+	return e && e->parts && e->parts[0].config && !e->parts[0].config[0] ? e->parts : NULL;
+}
+
+int
+ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err)
+{
+	return gguf_read(m, out, p, err);
+}
+
+/* Read the GGUF metadata as general.architecture's type, or as part
+ * `part`'s type (a stack of a wrapper: t5's decoder, the main one, and
+ * its encoder). */
+static int
+gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part, ws_error *err)
 {
 	const char *path = m->n_files ? m->files[0].path : m->path;
 	arch_init(out, "gguf", path);
@@ -1694,10 +1726,20 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
-	if (t)
+	/* a wrapper of stacks reading one config: its main one, or the
+	 * part asked for */
+	if (t && t->parts && t->parts[0].config && !t->parts[0].config[0] && !part)
+		part = &t->parts[0];
+	if (part)
+		t = ws_cat_by_model_type(part->type);
+	if (t && !t->parts) {
 		apply_type(out, t);
-	else
+		if (part)
+			ws_sw_or(&out->flags, &part->adds);
+	} else {
+		t = NULL;
 		out->unsupported = "no formula for this GGUF architecture";
+	}
 
 	for (size_t i = 0; i < ARRAY_LEN(gguf_keys); i++) {
 		uint64_t v;
@@ -1747,6 +1789,14 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	/* a gated MLP the type's config string would ask for: told by a
+	 * gate in some stack's first block (t5: enc., dec.) */
+	bool gates = false;
+	for (size_t i = 0; i < ARRAY_LEN(t->sopt) && t->sopt[i].key; i++)
+		gates = gates || ws_sw_has(&t->sopt[i].flags, WS_ARCH_GATED_MLP);
+	if (gates && (has_tensor(m, "blk.0.ffn_gate.weight") || has_tensor(m, "enc.blk.0.ffn_gate.weight") ||
+		      has_tensor(m, "dec.blk.0.ffn_gate.weight")))
+		out->mlp = WS_MLP_GATED;
 	if (t->classes) {
 		/* an encoder: llama.cpp's converter keeps the body, and a
 		 * reranker's classifier as cls (its dense layer) and

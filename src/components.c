@@ -281,7 +281,10 @@ part_archs(ws_model *m, ws_error *err)
 		struct ws_arch *a = calloc(1, sizeof *a);
 		if (!a)
 			return ws_err_oom(err, m->path);
-		int r = co->part->config
+		/* a GGUF's stacks are read from its metadata as their types */
+		int r = co->part->config && !m->config && m->format == WS_FORMAT_GGUF
+			? ws_arch_from_gguf_part(m, co->part, a, err)
+			: co->part->config
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
 			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
 		if (r == -1) {
@@ -388,10 +391,12 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 		ws_component *co = &m->components[ix];
 		if (ix || skip)
 			part_role(m, ix ? co->arch : m->arch, co, t, skip);
-		const char *ign = co->part ? co->part->ignored : NULL;
-		if (skip && ign && t->name_len - skip == strlen(ign) && !memcmp(t->name + skip, ign, strlen(ign))) {
-			t->unloaded = true;
-			t->params = 0;
+		for (int k = 0; skip && co->part && k < 2; k++) {
+			const char *ign = co->part->ignored[k];
+			if (ign && t->name_len - skip == strlen(ign) && !memcmp(t->name + skip, ign, strlen(ign))) {
+				t->unloaded = true;
+				t->params = 0;
+			}
 		}
 		if (skip && shared && t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT &&
 		    t->elements == shared) {

@@ -570,6 +570,27 @@ static const role_line lines[] = {
 	HF("", "*{K}", OTHER),
 
 	/* ---- GGUF names (llama.cpp gguf-py TENSOR_NAMES) ---- */
+	/* T5 as llama.cpp's converter writes it (t5: enc. and dec. stacks,
+	 * read after their prefix; t5encoder keeps enc.): attn_o, the
+	 * relative bias of block 0 (attn_rel_b; the decoder's leftover
+	 * cross_attn_rel_b), the cross-attention */
+	GG("t5*", "*blk.{N}.attn_rel_b{K}", REL_POS_BIAS),
+	GG("t5*", "*blk.{L}.cross_attn_rel_b{K}", REL_POS_BIAS),
+	GG("t5*", "*blk.{L}.cross_attn_q{K}", XATTN_Q),
+	GG("t5*", "*blk.{L}.cross_attn_k{K}", XATTN_K),
+	GG("t5*", "*blk.{L}.cross_attn_v{K}", XATTN_V),
+	GG("t5*", "*blk.{L}.cross_attn_o{K}", XATTN_O),
+	GG("t5*", "*blk.{L}.cross_attn_norm{K}", XATTN_NORM),
+	GG("t5*", "*blk.{L}.attn_o{K}", ATTN_O),
+	GG("t5*", "*blk.{L}.attn_norm{K}", ATTN_NORM),
+	GG("t5*", "*blk.{L}.attn_q{K}", ATTN_Q),
+	GG("t5*", "*blk.{L}.attn_k{K}", ATTN_K),
+	GG("t5*", "*blk.{L}.attn_v{K}", ATTN_V),
+	GG("t5*", "*blk.{L}.ffn_norm{K}", FFN_NORM),
+	GG("t5*", "*blk.{L}.ffn_gate{K}", FFN_GATE),
+	GG("t5*", "*blk.{L}.ffn_up{K}", FFN_UP),
+	GG("t5*", "*blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("t5*", "*output_norm{K}", FINAL_NORM),
 	GG("", "token_embd{K}", EMBED),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),

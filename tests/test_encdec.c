@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -174,7 +175,8 @@ Test(encdec, t5_leftover_bias_is_unloaded)
 }
 
 /* One stack saved alone (T5EncoderModel): one component with the table;
- * flan-t5-base's encoder 84,954,240 + the table 24,674,304. */
+ * flan-t5-base's encoder 84,954,240 + the table 24,674,304, by formula
+ * and as a checkpoint in safetensors and in llama.cpp's t5encoder GGUF. */
 Test(encdec, encoder_alone)
 {
 	char *dir = ws_tmpdir();
@@ -187,8 +189,55 @@ Test(encdec, encoder_alone)
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
 	cr_expect_eq(u64_at(f, "total"), 109628544ull, "%llu", u64_at(f, "total"));
 	cJSON_Delete(j);
+	for (int gguf = 0; gguf < 2; gguf++) {
+		char *sub = ws_join(dir, gguf ? "g" : "s");
+		cr_assert_eq(mkdir(sub, 0755), 0);
+		char *model = make_model(sub, p, gguf ? "--format" : NULL, "gguf");
+		char *file = gguf ? ws_join(model, "model.gguf") : ws_join(model, "");
+		j = run_json(0, "check", "--json", file, NULL);
+		cr_expect_eq(u64_at(cJSON_GetObjectItemCaseSensitive(j, "params"), "total"), 109628544ull);
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+		cJSON_Delete(j);
+		ws_run r = ws_run_cli("ls", "--role", "other", file, NULL);
+		cr_expect(!strchr(strchr(r.out, '\n') ? strchr(r.out, '\n') + 1 : "", '\n'), "role other:\n%s", r.out);
+		ws_run_free(&r);
+		free(file);
+		free(model);
+		free(sub);
+	}
 	ws_rmtree(dir);
 	free(dir);
+	free(p);
+}
+
+/* T5 as llama.cpp converts it (general.architecture t5: token_embd,
+ * enc.blk.N / dec.blk.N, output): the same two components and totals,
+ * the leftover dec.blk.0.cross_attn_rel_b unloaded. */
+Test(encdec, t5_gguf)
+{
+	char *p = ws_shared_path("configs/google__flan-t5-base.json");
+	if (!p)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, p, "--format", "gguf", "--ignored", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	char *file = ws_join(model, "model.gguf");
+	cJSON *j = run_json(0, "check", "--json", file, NULL);
+	cr_expect_eq(u64_at(cJSON_GetObjectItemCaseSensitive(j, "params"), "total"), 247577856ull);
+	cr_expect_eq(u64_at(cJSON_GetObjectItemCaseSensitive(j, "unloaded"), "total"), 384ull);
+	const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), "by_component");
+	cr_expect_eq(u64_at(bc, "decoder"), 162623616ull);
+	cr_expect_eq(u64_at(bc, "encoder"), 84954240ull);
+	cJSON_Delete(j);
+	r = ws_run_cli("ls", "--role", "other", file, NULL);
+	cr_expect(!strchr(strchr(r.out, '\n') ? strchr(r.out, '\n') + 1 : "", '\n'), "role other:\n%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(dir);
+	free(model);
+	free(file);
 	free(p);
 }
 

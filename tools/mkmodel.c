@@ -203,6 +203,7 @@ typedef struct cfg {
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
 	bool encdec;           /* an encoder-decoder: parts reading one config */
+	const struct ws_cat_part *alone; /* one stack of it saved alone (T5EncoderModel) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
@@ -1368,6 +1369,30 @@ encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, con
 	for (uint64_t L = 0; L < a->num_layers; L++) {
 		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !decoder)
 			continue;
+		if (t5 && g->gguf) {
+			/* llama.cpp's names: enc.blk.N / dec.blk.N */
+			static const char *const q4[] = {"q", "k", "v", "o"};
+			const char *sp = decoder ? "dec." : "enc.";
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%sblk.%" PRIu64 ".attn_rel_b.weight", sp, L);
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".attn_norm.weight", sp, L);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".attn_%s.weight", sp, L, q4[i]);
+			if (decoder) {
+				T(1, d, 0, 0, "%sblk.%" PRIu64 ".cross_attn_norm.weight", sp, L);
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".cross_attn_%s.weight",
+					  sp, L, q4[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%sblk.0.cross_attn_rel_b.weight", sp);
+			}
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".ffn_norm.weight", sp, L);
+			if (gated)
+				T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_gate.weight", sp, L);
+			T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_up.weight", sp, L);
+			T(2, d, f, 0, "%sblk.%" PRIu64 ".ffn_down.weight", sp, L);
+			continue;
+		}
 		if (t5) {
 			static const char *const qkvo[] = {"q", "k", "v", "o"};
 			char b[96];
@@ -1418,6 +1443,12 @@ encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, con
 		if (nb)
 			T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.bias", pre, L);
 	}
+	if (t5 && g->gguf) {
+		T(1, d, 0, 0, "%soutput_norm.weight", decoder ? "dec." : "enc.");
+		if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+			T(2, a->vocab_size, d, 0, "output.weight");
+		return;
+	}
 	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
 		T(1, d, 0, 0, "%s%s.weight", pre, t5 ? "final_layer_norm" : "layer_norm");
 		if (nb)
@@ -1439,6 +1470,13 @@ static void
 encdec(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->alone) {
+		/* its own table at the top (shared), its stack under its prefix */
+		bool dec = ws_sw_has(&c->main_arch.flags, WS_ARCH_XATTN);
+		encdec_stack(g, c->alone->prefixes[0], &c->main_arch, dec, g->gguf ? "token_embd.weight" : "shared.weight",
+			     "lm_head.weight");
+		return;
+	}
 	const struct ws_cat_part *dp = &c->parts_of[0], *ep = &c->parts_of[1];
 	const struct ws_arch *enc = &c->part_arch[1];
 	char shared[128], base[96];
@@ -1446,7 +1484,7 @@ encdec(gen *g)
 	size_t n = strlen(dpre), k = strlen("decoder.");
 	/* model.decoder. -> model. */
 	snprintf(base, sizeof base, "%.*s", (int)(n >= k ? n - k : 0), dpre);
-	snprintf(shared, sizeof shared, "%sshared.weight", base);
+	snprintf(shared, sizeof shared, "%s%s", base, g->gguf ? "token_embd.weight" : "shared.weight");
 	bool share = ws_sw_has(&ep->adds, WS_ARCH_NO_TOKENS);
 	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
 	encdec_stack(g, ep->prefixes[0], enc, false, NULL, NULL);
@@ -1922,6 +1960,32 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
 	}
+	/* one stack of an encoder-decoder alone: the config's model_type
+	 * names the wrapper, its class the stack's type */
+	const cJSON *mt0 = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+	const struct ws_cat_entry *w0 = cJSON_IsString(mt0) ? ws_cat_by_model_type(mt0->valuestring) : NULL;
+	for (size_t i = 0; a.known && w0 && w0->parts && i < WS_CAT_MAX_PARTS && w0->parts[i].kind; i++)
+		if (w0->parts[i].config && !w0->parts[i].config[0] && !strcmp(w0->parts[i].type, a.architecture) &&
+		    c->parts_of == &w0->parts[i] && !c->parts_of[1].kind)
+			c->alone = &w0->parts[i];
+	if (c->alone) {
+		const struct ws_cat_entry *se = ws_cat_by_model_type(a.architecture);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		c->gguf = se ? se->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
+		cJSON_Delete(j);
+		return;
+	}
 	/* an encoder-decoder: its stacks read the wrapper's own config */
 	if (a.known && c->parts_of && c->parts_of[0].config && !c->parts_of[0].config[0] &&
 	    c->parts_of[1].kind) {
@@ -1931,6 +1995,18 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->main_arch = a;
 		c->fam = &catalogue_family;
 		c->layers = a.num_layers;
+		/* GGUF: the wrapper's general.architecture and the sizes */
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+		const struct ws_cat_entry *w = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
+		c->gguf = w ? w->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
 		cJSON_Delete(j);
 		return;
 	}
@@ -2285,6 +2361,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
 		}
 	}
+	if (c->encdec)
+		kv_u32(&kv, &nkv, arch, "attention.relative_buckets_count", c->rel_rows);
 	if (ws_sw_has(&c->aflags, WS_ARCH_XIELU)) {
 		/* the converter's per-layer scalars: values, not tensors */
 		static const struct { const char *key; float v; } xielu[] = {
@@ -2546,9 +2624,10 @@ main(int argc, char **argv)
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 
-	if (c.encdec && (gguf || fp8 || head_copy || (plant != P_NONE && plant != P_MISSING_TOWER_LAYER)))
-		die("%s: an encoder-decoder in safetensors only, without --fp8, --tie-head-copy or that defect",
-		    config);
+	if (c.encdec && (fp8 || head_copy || (plant != P_NONE && plant != P_MISSING_TOWER_LAYER)))
+		die("%s: an encoder-decoder without --fp8, --tie-head-copy or that defect", config);
+	if (c.encdec && gguf && !ws_sw_has(&c.main_arch.flags, WS_ARCH_REL_BIAS))
+		die("%s: an encoder-decoder in GGUF only as llama.cpp converts T5", config);
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,

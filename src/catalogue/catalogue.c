@@ -217,11 +217,12 @@ static const struct ws_cat_part gemma3_parts[] = {
  * tied to it, so the encoder's table is not its own (NO_TOKENS); the
  * copies transformers ties to it (encoder.embed_tokens) are one table.
  * T5's old checkpoints keep a relative bias in the decoder's first
- * cross-attention that T5ForConditionalGeneration ignores on load. */
+ * cross-attention that T5ForConditionalGeneration ignores on load.
+ * llama.cpp's GGUF (t5) keeps the stacks under enc. and dec. */
 static const struct ws_cat_part t5_parts[] = {
-	{"decoder", "decoder", "", "t5_decoder", NOSW, {"decoder."},
-	 "block.0.layer.1.EncDecAttention.relative_attention_bias.weight"},
-	{"encoder", "encoder", "", "t5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder."}},
+	{"decoder", "decoder", "", "t5_decoder", NOSW, {"decoder.", "dec."},
+	 {"block.0.layer.1.EncDecAttention.relative_attention_bias.weight", "blk.0.cross_attn_rel_b.weight"}},
+	{"encoder", "encoder", "", "t5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder.", "enc."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 static const struct ws_cat_part umt5_parts[] = {
@@ -600,7 +601,7 @@ static const struct ws_cat_entry entries[] = {
 	 * attention, cross-attention and the MLP, no biases, a relative
 	 * bias in each stack's first self-attention; mT5 is T5 v1.1's
 	 * layout under T5's types */
-	{{"t5_encoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), NOSW, {{0}}, false,
+	{{"t5_encoder"}, "t5encoder", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), NOSW, {{0}}, false,
 	 WS_FIX_NONE, "T5Encoder", T5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
 	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
 	{{"t5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_XATTN), SW(WS_ARCH_TIED),
@@ -613,7 +614,7 @@ static const struct ws_cat_entry entries[] = {
 	 SW(WS_ARCH_REL_BIAS, WS_ARCH_REL_BIAS_LAYERS, WS_ARCH_XATTN), SW(WS_ARCH_TIED), {{0}}, false,
 	 WS_FIX_NONE, NULL, UMT5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
 	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
-	{{"t5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "T5",
+	{{"t5"}, "t5", WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "T5",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = t5_parts},
 	{{"mt5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "MT5",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = t5_parts},

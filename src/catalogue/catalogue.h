@@ -112,7 +112,7 @@ struct ws_cat_part {
 	/* a name (after the prefix) the class ignores on load
 	 * (transformers' keys to ignore when unexpected): stored, counted
 	 * apart (unloaded-tensor), its role kept */
-	const char *ignored;
+	const char *ignored[2];  /* its Hugging Face and GGUF names */
 };
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */

@@ -366,6 +366,11 @@ int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
  * are taken from the tensors present when there are tensors.
  */
 int ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* A GGUF wrapper's stacks (general.architecture t5: its encoder and
+ * decoder, catalogue parts reading one config): the parts, or NULL; one
+ * part's architecture, read from the same metadata as its type. */
+const struct ws_cat_part *ws_arch_gguf_parts(const ws_model *m);
+int ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
 
 /*
  * Infer the architecture from the tensors when neither config.json nor
