@@ -152,7 +152,7 @@ static const role_line lines[] = {
 	 * (DenseReluDense: wi, or wi_0 gate and wi_1 up, then wo); the
 	 * relative bias of a stack's first block serves every block
 	 * (UMT5: one per block) */
-	HF("t5* umt5* bart* mbart*", "shared{K}", EMBED),
+	HF("t5* umt5* bart* mbart* marian*", "shared{K}", EMBED),
 	HF("t5* umt5*", "*embed_tokens{K}", EMBED),
 	HF("t5* umt5*", "*final_layer_norm{K}", FINAL_NORM),
 	HF("umt5*", "*block.{L}.layer.0.SelfAttention.relative_attention_bias{K}", REL_POS_BIAS),
@@ -178,20 +178,20 @@ static const role_line lines[] = {
 	 * (mBART, Whisper, which end each stack in layer_norm); BART's
 	 * final_logits_bias is a buffer; Whisper's conv stem, proj_out its
 	 * head (tied) */
-	HF("bart_encoder bart_decoder", "{B}.self_attn_layer_norm{K}", ATTN_POST_NORM),
-	HF("bart_encoder bart_decoder", "{B}.final_layer_norm{K}", FFN_POST_NORM),
+	HF("bart_encoder bart_decoder marian*", "{B}.self_attn_layer_norm{K}", ATTN_POST_NORM),
+	HF("bart_encoder bart_decoder marian*", "{B}.final_layer_norm{K}", FFN_POST_NORM),
 	HF("bart* mbart* whisper*", "{B}.self_attn_layer_norm{K}", ATTN_NORM),
 	HF("bart* mbart* whisper*", "{B}.final_layer_norm{K}", FFN_NORM),
-	HF("bart* mbart* whisper*", "{B}.encoder_attn_layer_norm{K}", XATTN_NORM),
-	HF("bart* mbart* whisper*", "{B}.encoder_attn.q_proj{K}", XATTN_Q),
-	HF("bart* mbart* whisper*", "{B}.encoder_attn.k_proj{K}", XATTN_K),
-	HF("bart* mbart* whisper*", "{B}.encoder_attn.v_proj{K}", XATTN_V),
-	HF("bart* mbart* whisper*", "{B}.encoder_attn.out_proj{K}", XATTN_O),
-	HF("bart* mbart* whisper*", "{B}.fc1{K}", FFN_UP),
-	HF("bart* mbart* whisper*", "{B}.fc2{K}", FFN_DOWN),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn_layer_norm{K}", XATTN_NORM),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.q_proj{K}", XATTN_Q),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.k_proj{K}", XATTN_K),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.v_proj{K}", XATTN_V),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.out_proj{K}", XATTN_O),
+	HF("bart* mbart* whisper* marian*", "{B}.fc1{K}", FFN_UP),
+	HF("bart* mbart* whisper* marian*", "{B}.fc2{K}", FFN_DOWN),
 	HF("bart* mbart* whisper*", "layernorm_embedding{K}", EMBED_NORM),
 	HF("bart* mbart* whisper*", "layer_norm{K}", FINAL_NORM),
-	HF("bart* mbart* whisper*", "final_logits_bias", BUFFER),
+	HF("bart* mbart* whisper* marian*", "final_logits_bias", BUFFER),
 	HF("whisper*", "conv1{K}", CONV),
 	HF("whisper*", "conv2{K}", CONV),
 	HF("whisper*", "proj_out{K}", LM_HEAD),

@@ -21,7 +21,9 @@
  * norms, 6 x 7,087,872 + 6 x 9,451,776 = 139,420,416; whisper-small:
  * encoder 88,154,112 (convs 185,088 + 1,770,240, positions 1,500 x 768)
  * + decoder 153,580,800 = 241,734,912; mbart-large-cc25 610,851,840;
- * umt5-small (untied, a bias per block) 306,601,984. */
+ * umt5-small (untied, a bias per block) 306,601,984; opus-mt-en-de
+ * (Marian: shared 58,101 x 512, sinusoidal positions stored, 512 x 512
+ * each, 6 x 3,152,384 + 6 x 4,204,032) 74,410,496. */
 static const struct encdec_case {
 	const char *file;      /* under ../shared or testdata */
 	bool shared;
@@ -34,6 +36,7 @@ static const struct encdec_case {
 	{"encdec/openai__whisper-small.json", false, 241734912ull, 153580800ull, 88154112ull},
 	{"encdec/facebook__mbart-large-cc25.json", false, 610851840ull, 458642432ull, 152209408ull},
 	{"encdec/google__umt5-small.json", false, 306601984ull, 287717376ull, 18884608ull},
+	{"encdec/Helsinki-NLP__opus-mt-en-de.json", false, 74410496ull, 55234048ull, 19176448ull},
 };
 
 static char *

@@ -22,7 +22,7 @@
  * as the class has them), or of --class NAME (a BertForPreTraining file
  * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
  * TF-era gamma / beta; --position-ids stores the position_ids buffer.
- * Encoder-decoders (t5, mt5, umt5, bart, mbart, whisper; safetensors):
+ * Encoder-decoders (t5, mt5, umt5, bart, mbart, marian, whisper; t5 in GGUF too):
  * both stacks from the library's reading of the config, the shared
  * table in the decoder's module; --ignored also stores what the class
  * ignores on load (T5's relative bias in the first cross-attention);
@@ -1456,8 +1456,9 @@ encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, con
 	}
 	if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
 		T(2, a->vocab_size, d, 0, "%s", head);
-	/* BART's ForConditionalGeneration keeps a bias over the vocabulary as a buffer */
-	if (decoder && !a->no_head && ws_sw_has(&a->flags, WS_ARCH_POS_OFFSET))
+	/* BART's, mBART's and Marian's ForConditionalGeneration keep a bias
+	 * over the vocabulary as a buffer (Whisper's, keys without bias, not) */
+	if (decoder && !a->no_head && !t5 && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS))
 		T(2, 1, a->vocab_size, 0, "final_logits_bias");
 #undef T
 }
@@ -1480,19 +1481,24 @@ encdec(gen *g)
 	const struct ws_cat_part *dp = &c->parts_of[0], *ep = &c->parts_of[1];
 	const struct ws_arch *enc = &c->part_arch[1];
 	char shared[128], base[96];
-	const char *dpre = dp->prefixes[0] ? dp->prefixes[0] : "";
+	/* a base-model class (BartModel) saves its modules without the
+	 * wrapper's model.: its second prefix when it has one */
+	int k0 = c->main_arch.no_head && !g->gguf && dp->prefixes[1] && ep->prefixes[1] &&
+		 !strncmp(dp->prefixes[0], "model.", 6) ? 1 : 0;
+	const char *dpre = dp->prefixes[k0] ? dp->prefixes[k0] : "";
+	const char *epre = ep->prefixes[k0];
 	size_t n = strlen(dpre), k = strlen("decoder.");
 	/* model.decoder. -> model. */
 	snprintf(base, sizeof base, "%.*s", (int)(n >= k ? n - k : 0), dpre);
 	snprintf(shared, sizeof shared, "%s%s", base, g->gguf ? "token_embd.weight" : "shared.weight");
 	bool share = ws_sw_has(&ep->adds, WS_ARCH_NO_TOKENS);
 	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
-	encdec_stack(g, ep->prefixes[0], enc, false, NULL, NULL);
+	encdec_stack(g, epre, enc, false, NULL, NULL);
 	encdec_stack(g, dpre, &c->main_arch, true, share ? shared : NULL, head);
 	/* the copies older writers store of the tied table, one per stack */
 	for (int i = 0; share && g->tied_copies && i < 2; i++) {
 		char n2[160];
-		snprintf(n2, sizeof n2, "%sembed_tokens.weight", i ? dpre : ep->prefixes[0]);
+		snprintf(n2, sizeof n2, "%sembed_tokens.weight", i ? dpre : epre);
 		top_nd(g, n2, 2, c->main_arch.vocab_size, c->main_arch.hidden_size, 0, 0);
 	}
 }

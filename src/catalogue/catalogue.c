@@ -240,6 +240,11 @@ static const struct ws_cat_part mbart_parts[] = {
 	{"encoder", "encoder", "", "mbart_encoder", SW(WS_ARCH_NO_TOKENS), {"model.encoder.", "encoder."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+static const struct ws_cat_part marian_parts[] = {
+	{"decoder", "decoder", "", "marian_decoder", NOSW, {"model.decoder.", "decoder."}},
+	{"encoder", "encoder", "", "marian_encoder", SW(WS_ARCH_NO_TOKENS), {"model.encoder.", "encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Whisper's decoder has its own table; its encoder reads audio */
 static const struct ws_cat_part whisper_parts[] = {
 	{"decoder", "decoder", "", "whisper_decoder", NOSW, {"model.decoder.", "decoder."}},
@@ -303,6 +308,10 @@ static const struct ws_cat_class dinov2_classes[] = {
 		  {WS_AK_INTER, "encoder_ffn_dim"}}
 #define DEC_KEYS {{WS_AK_LAYERS, "decoder_layers"}, {WS_AK_HEADS, "decoder_attention_heads"}, \
 		  {WS_AK_INTER, "decoder_ffn_dim"}}
+#define MARIAN_DEFAULTS \
+	{D("vocab_size", 58101), D("d_model", 1024), D("max_position_embeddings", 1024), \
+	 D("encoder_layers", 12), D("decoder_layers", 12), D("encoder_attention_heads", 16), \
+	 D("decoder_attention_heads", 16), D("encoder_ffn_dim", 4096), D("decoder_ffn_dim", 4096)}
 /* WhisperConfig's (whisper-tiny's sizes) */
 #define WHISPER_DEFAULTS \
 	{D("vocab_size", 51865), D("num_mel_bins", 80), D("d_model", 384), D("encoder_layers", 4), \
@@ -634,6 +643,15 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = bart_parts},
 	{{"mbart"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "MBart",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mbart_parts},
+	/* Marian: BART's post-norm layers without the embedding norm, its
+	 * sinusoidal positions a stored table of max_position_embeddings
+	 * rows (MarianConfig's defaults) */
+	{{"marian_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS, POST_ONLY), NOSW,
+	 {{0}}, false, WS_FIX_NONE, "MarianEncoder", MARIAN_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes, ENC_KEYS},
+	{{"marian_decoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS, POST_ONLY, WS_ARCH_XATTN),
+	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, NULL, MARIAN_DEFAULTS, WS_SLIDE_ALL, 0, NULL, DEC_KEYS},
+	{{"marian"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Marian",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = marian_parts},
 	/* Whisper: pre-norm layers with biases but on the keys; the encoder
 	 * reads audio features through two convolutions, its positions a
 	 * frozen sinusoidal table stored as a parameter */
