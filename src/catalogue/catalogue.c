@@ -225,6 +225,13 @@ static const struct ws_cat_part t5_parts[] = {
 	{"encoder", "encoder", "", "t5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder.", "enc."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* mT5: T5 v1.1's layout with MT5Config's defaults */
+static const struct ws_cat_part mt5_parts[] = {
+	{"decoder", "decoder", "", "mt5_decoder", NOSW, {"decoder.", "dec."},
+	 {"block.0.layer.1.EncDecAttention.relative_attention_bias.weight", "blk.0.cross_attn_rel_b.weight"}},
+	{"encoder", "encoder", "", "mt5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder.", "enc."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_part umt5_parts[] = {
 	{"decoder", "decoder", "", "umt5_decoder", NOSW, {"decoder."}},
 	{"encoder", "encoder", "", "umt5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder."}},
@@ -295,7 +302,8 @@ static const struct ws_cat_class dinov2_classes[] = {
 	 D("num_layers", 6), D("num_heads", 8), D("relative_attention_num_buckets", 32)}
 #define T5_SOPT {{"feed_forward_proj", "gated-gelu", SW(WS_ARCH_GATED_MLP)}, \
 		 {"feed_forward_proj", "gated-silu", SW(WS_ARCH_GATED_MLP)}}
-/* UMT5Config's (umt5-small's) */
+/* UMT5Config's and MT5Config's (their small models' sizes; MT5's
+ * vocabulary 250,112 as UMT5's default) */
 #define UMT5_DEFAULTS \
 	{D("vocab_size", 250112), D("d_model", 512), D("d_kv", 64), D("d_ff", 1024), \
 	 D("num_layers", 8), D("num_heads", 6), D("relative_attention_num_buckets", 32)}
@@ -608,13 +616,20 @@ static const struct ws_cat_entry entries[] = {
 	/* Encoder-decoders: a wrapper per model_type, its two stacks
 	 * (catalogue parts) types of their own.  T5: RMS norms before
 	 * attention, cross-attention and the MLP, no biases, a relative
-	 * bias in each stack's first self-attention; mT5 is T5 v1.1's
-	 * layout under T5's types */
+	 * bias in each stack's first self-attention */
 	{{"t5_encoder"}, "t5encoder", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), NOSW, {{0}}, false,
 	 WS_FIX_NONE, "T5Encoder", T5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
 	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
 	{{"t5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_XATTN), SW(WS_ARCH_TIED),
 	 {{0}}, false, WS_FIX_NONE, NULL, T5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
+	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	/* MT5Config's defaults: a gated-gelu MLP unless feed_forward_proj
+	 * says otherwise, an untied head */
+	{{"mt5_encoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), SW(WS_ARCH_GATED_MLP),
+	 {{0}}, false, WS_FIX_NONE, "MT5Encoder", UMT5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"mt5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_XATTN), SW(WS_ARCH_GATED_MLP),
+	 {{0}}, false, WS_FIX_NONE, NULL, UMT5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
 	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
 	{{"umt5_encoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_REL_BIAS_LAYERS), NOSW,
 	 {{0}}, false, WS_FIX_NONE, "UMT5Encoder", UMT5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
@@ -626,7 +641,7 @@ static const struct ws_cat_entry entries[] = {
 	{{"t5"}, "t5", WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "T5",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = t5_parts},
 	{{"mt5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "MT5",
-	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = t5_parts},
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mt5_parts},
 	{{"umt5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "UMT5",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = umt5_parts},
 	/* BART: post-norm layers (no final norm); mBART: pre-norm with a
