@@ -293,7 +293,11 @@ struct ws_arch {
 	 * and the patches an image makes, (image / patch)² (derived) */
 	uint64_t num_channels, image_size, patch_size, num_patches;
 	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
-	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP) */
+	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP); an
+				     * mmproj's projector output */
+	/* the components the file describes beside this, the main one
+	 * (catalogue parts: a wrapper's config, an mmproj GGUF), or NULL */
+	const struct ws_cat_part *parts;
 	/* state-space / linear-attention mixers (0: none) */
 	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
 	uint64_t lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim;
@@ -366,10 +370,9 @@ int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
  * are taken from the tensors present when there are tensors.
  */
 int ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
-/* A GGUF wrapper's stacks (general.architecture t5: its encoder and
- * decoder, catalogue parts reading one config): the parts, or NULL; one
- * part's architecture, read from the same metadata as its type. */
-const struct ws_cat_part *ws_arch_gguf_parts(const ws_model *m);
+/* One stack of a GGUF wrapper (general.architecture t5: its encoder and
+ * decoder, catalogue parts reading one config, ws_arch.parts of the
+ * main one's), read from the same metadata as its type. */
 int ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
 
 /*
