@@ -247,7 +247,7 @@ Test(encdec, t5_gguf)
 }
 
 /* flops: the top level is the decoder's per token; components[] holds
- * the decoder (per token, with its cross-attention: c = 12 blocks x
+ * the decoder (per token, its selection's object with its cross-attention: c = 12 blocks x
  * (768 + 768), the input's K and V 12 x 2 x 768 x 768 MACs per input
  * token, cached 12 x 2 x 768 BF16 values per input token) and the
  * encoder (per input sequence: 12 x (4 x 768 x 768 + 3 x 768 x 2,048)
@@ -261,8 +261,7 @@ Test(encdec, flops_per_component)
 	cJSON *j = run_json(0, "flops", "--json", model, NULL);
 	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
 	cr_assert_eq(cJSON_GetArraySize(comps), 2);
-	const cJSON *dec = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 0), "selection");
-	const cJSON *enc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 1), "selection");
+	const cJSON *dec = cJSON_GetArrayItem(comps, 0), *enc = cJSON_GetArrayItem(comps, 1);
 	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 0), "per")->valuestring, "token");
 	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(comps, 1), "per")->valuestring,
 			 "input_sequence");

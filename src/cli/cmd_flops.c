@@ -135,14 +135,12 @@ component_flops(const ws_model *m, const flops_opts *o, cJSON *arr, FILE *text, 
 		}
 		const char *per = f.bidirectional ? "input_sequence" : "token";
 		if (arr) {
-			cJSON *x = cJSON_CreateObject(), *sel = ws_flops_result_to_json(&f, &r, layers,
-											o->has_seq ? &ev : NULL);
-			bool ok = x && sel && cJSON_AddStringToObject(x, "name", co->name) &&
-				  cJSON_AddStringToObject(x, "kind", co->kind) && cJSON_AddStringToObject(x, "per", per) &&
-				  cJSON_AddItemToObject(x, "selection", sel) && cJSON_AddItemToArray(arr, x);
-			if (!ok) {
-				if (!x || !cJSON_GetObjectItemCaseSensitive(x, "selection"))
-					cJSON_Delete(sel);
+			/* a selection's object (every block) with the
+			 * component's name, kind and what N counts */
+			cJSON *x = ws_flops_result_to_json(&f, &r, layers, o->has_seq ? &ev : NULL);
+			bool ok = x && cJSON_AddStringToObject(x, "name", co->name) &&
+				  cJSON_AddStringToObject(x, "kind", co->kind) && cJSON_AddStringToObject(x, "per", per);
+			if (!ok || !cJSON_AddItemToArray(arr, x)) {
 				cJSON_Delete(x);
 				ws_flops_model_free(&f);
 				return ws_err_oom(err, m->path);
