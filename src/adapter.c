@@ -37,7 +37,7 @@
 static const char *const markers[] = {
 	".lora_embedding_A", ".lora_embedding_B", ".lora_magnitude_vector", ".lora_A", ".lora_B",
 	".lora_a", ".lora_b", ".lora_down", ".lora_up", ".lora_mid", ".alpha", ".dora_scale",
-	".hada_", ".lokr_", ".m",
+	".hada_", ".lokr_", ".m", ".token_adapter.trainable_tokens_delta",
 };
 
 static bool
@@ -91,6 +91,34 @@ classify_module(ws_format fmt, const char *arch, const char *mod, size_t len, in
 	return (int)r;
 }
 
+/* kohya / ComfyUI flatten a module path with '_' (lora_unet_..._attn1_to_q,
+ * lora_te1_text_model_encoder_layers_0_self_attn_q_proj): the end of the
+ * flat name says the role (data: a new spelling is a line). */
+static const struct {
+	const char *end;
+	ws_role role;
+} kohya_roles[] = {
+	{"_to_q", WS_ROLE_ATTN_Q}, {"_to_k", WS_ROLE_ATTN_K}, {"_to_v", WS_ROLE_ATTN_V},
+	{"_to_out_0", WS_ROLE_ATTN_O}, {"_q_proj", WS_ROLE_ATTN_Q}, {"_k_proj", WS_ROLE_ATTN_K},
+	{"_v_proj", WS_ROLE_ATTN_V}, {"_out_proj", WS_ROLE_ATTN_O}, {"_o_proj", WS_ROLE_ATTN_O},
+	{"_qkv", WS_ROLE_ATTN_QKV}, {"_ff_net_0_proj", WS_ROLE_FFN_GATE_UP},
+	{"_ff_net_2", WS_ROLE_FFN_DOWN}, {"_mlp_fc1", WS_ROLE_FFN_UP}, {"_mlp_fc2", WS_ROLE_FFN_DOWN},
+	{"_gate_proj", WS_ROLE_FFN_GATE}, {"_up_proj", WS_ROLE_FFN_UP}, {"_down_proj", WS_ROLE_FFN_DOWN},
+};
+
+static int
+kohya_role(const char *mod, size_t len)
+{
+	if (len < 5 || memcmp(mod, "lora_", 5))
+		return -1;
+	for (size_t k = 0; k < sizeof kohya_roles / sizeof kohya_roles[0]; k++) {
+		size_t el = strlen(kohya_roles[k].end);
+		if (len > el && !memcmp(mod + len - el, kohya_roles[k].end, el))
+			return (int)kohya_roles[k].role;
+	}
+	return -1;
+}
+
 int
 ws_adapter_adapts(const ws_model *m, const ws_tensor *t)
 {
@@ -99,7 +127,8 @@ ws_adapter_adapts(const ws_model *m, const ws_tensor *t)
 	size_t ml = module_len(t->name, t->name_len);
 	if (!ml)
 		return -1;
-	return classify_module(m->format, m->arch_name, t->name, ml, NULL, NULL);
+	int r = classify_module(m->format, m->arch_name, t->name, ml, NULL, NULL);
+	return r >= 0 ? r : kohya_role(t->name, ml);
 }
 
 /* ==== detection ==== */
@@ -1308,7 +1337,17 @@ typedef struct amod {
 	int32_t layer, expert;
 	int role;                /* adapted role, -1 unknown */
 	const ws_tensor *a, *b, *mag, *alpha;
+	const ws_tensor *ly[10]; /* LyCORIS parts, as lyco_parts names them */
 } amod;
+
+/* LyCORIS's factor names after the module: LoHa's two Hadamard-multiplied
+ * products (w1_a [out, r] x w1_b [r, in], w2_a x w2_b), LoKr's Kronecker
+ * product of w1 [a, b] and w2 [c, d] (out a * c, in b * d), either given
+ * whole or as a low-rank pair. */
+static const char *const lyco_parts[10] = {
+	".hada_w1_a", ".hada_w1_b", ".hada_w2_a", ".hada_w2_b",
+	".lokr_w1", ".lokr_w1_a", ".lokr_w1_b", ".lokr_w2", ".lokr_w2_a", ".lokr_w2_b",
+};
 
 typedef struct fent {
 	const char *key;
@@ -1413,6 +1452,72 @@ kohya_short(const char *key, size_t len, const char **s, size_t *n)
 	*n = len - start;
 }
 
+/* A pair p [o, r] x q [r, i] (a LyCORIS low-rank pair): chained? */
+static bool
+pair_io(const ws_tensor *p, const ws_tensor *q, uint64_t *o, uint64_t *r, uint64_t *i, bool *chain)
+{
+	if (!p || !q || p->ndim != 2 || q->ndim < 2)
+		return false;
+	*o = p->shape[0];
+	*r = p->shape[1];
+	*i = q->shape[1];
+	*chain = p->shape[1] == q->shape[0];
+	return true;
+}
+
+/* LoHa / LoKr: every part compared, not only the first pair. */
+static int
+check_lyco(actx *x, amod *am, const char *lay, const char *en, uint64_t *rank_seen)
+{
+	const ws_tensor *const *ly = am->ly;
+	const char *tn = NULL;
+	for (int k = 0; k < 10 && !tn; k++)
+		tn = ly[k] ? ly[k]->name : NULL;
+	uint64_t o1, r1, i1, o2, r2, i2;
+	bool c1, c2;
+	if (ly[0] || ly[1] || ly[2] || ly[3]) {
+		if (!pair_io(ly[0], ly[1], &o1, &r1, &i1, &c1) || !pair_io(ly[2], ly[3], &o2, &r2, &i2, &c2))
+			return mismatch(x, tn, am->layer, "%s%s: a LoHa module needs hada_w1_a, hada_w1_b, "
+				       "hada_w2_a and hada_w2_b", lay, en);
+		*rank_seen = r1;
+		if (!c1 || !c2)
+			return mismatch(x, (!c1 ? ly[1] : ly[3])->name, am->layer,
+					"%s%s: the LoHa factors do not chain (w%d_a's rank %llu, w%d_b's %llu)",
+					lay, en, !c1 ? 1 : 2, (unsigned long long)(!c1 ? r1 : r2), !c1 ? 1 : 2,
+					(unsigned long long)(!c1 ? ly[1] : ly[3])->shape[0]);
+		if (o1 != o2 || i1 != i2)
+			return mismatch(x, ly[2]->name, am->layer,
+					"%s%s: LoHa's two products differ (%llu x %llu and %llu x %llu)", lay, en,
+					(unsigned long long)o1, (unsigned long long)i1, (unsigned long long)o2,
+					(unsigned long long)i2);
+		return 0;
+	}
+	/* LoKr: each side whole or as a chained pair */
+	uint64_t side[2][2];
+	for (int s = 0; s < 2; s++) {
+		const ws_tensor *w = ly[4 + 3 * s], *wa = ly[5 + 3 * s], *wb = ly[6 + 3 * s];
+		if (w && w->ndim >= 2) {
+			side[s][0] = w->shape[0];
+			side[s][1] = w->shape[1];
+			continue;
+		}
+		uint64_t o, r, i;
+		bool c;
+		if (!pair_io(wa, wb, &o, &r, &i, &c))
+			return mismatch(x, tn, am->layer, "%s%s: a LoKr module needs lokr_w%d or lokr_w%d_a and _b",
+					lay, en, s + 1, s + 1);
+		if (!c)
+			return mismatch(x, wb->name, am->layer,
+					"%s%s: the LoKr factors do not chain (w%d_a's rank %llu, w%d_b's %llu)", lay,
+					en, s + 1, (unsigned long long)r, s + 1, (unsigned long long)wb->shape[0]);
+		*rank_seen = r;
+		side[s][0] = o;
+		side[s][1] = i;
+	}
+	(void)side;
+	return 0;
+}
+
 static int
 check_module(actx *x, amod *am, uint64_t *rank_seen)
 {
@@ -1434,6 +1539,11 @@ check_module(actx *x, amod *am, uint64_t *rank_seen)
 	bmod *bm = x->b && am->role >= 0 ? find_bmod(x->b, am->role, am->layer, am->expert) : NULL;
 	if (bm)
 		bm->seen = true;
+	for (int k = 0; k < 10; k++)
+		if (am->ly[k]) {
+			rc = check_lyco(x, am, lay, en, rank_seen);
+			goto out;
+		}
 	if (!am->a || !am->b) {
 		if (am->a || am->b)
 			rc = mismatch(x, an, am->layer, "%s%s has its %s factor but not its %s", lay, en,
@@ -1506,6 +1616,9 @@ gather(actx *x, amod **out, size_t *n_out)
 		}
 		if (!is_factor_role(t->role))
 			continue;
+		/* token rows are no A / B pair: counted by the config's indices */
+		if (memmem(t->name, t->name_len, ".trainable_tokens_delta", 23))
+			continue;
 		size_t ml = module_len(t->name, t->name_len);
 		if (!ml)
 			continue;
@@ -1544,6 +1657,11 @@ gather(actx *x, amod **out, size_t *n_out)
 			am->mag = t;
 		else if (t->role == WS_ROLE_LORA_ALPHA)
 			am->alpha = t;
+		for (int k = 0; k < 10; k++) {
+			size_t pl = strlen(lyco_parts[k]);
+			if (t->name_len == f[i].len + pl && !memcmp(t->name + f[i].len, lyco_parts[k], pl))
+				am->ly[k] = t;
+		}
 	}
 	free(f);
 	*out = a;
@@ -1958,6 +2076,18 @@ ws_adapter_to_json(const ws_adapter *a)
 		ws_json_add_u64(e, "factors", a->exp_factors);
 		ws_json_add_u64(e, "magnitudes", a->exp_magnitudes);
 		ws_json_add_u64(e, "saved_modules", a->exp_saved);
+		ws_json_add_u64(e, "token_rows", a->exp_tokens);
+	}
+	/* rank_pattern / alpha_pattern as applied: the modules of each pair */
+	cJSON *g = a->n_groups ? cJSON_AddArrayToObject(o, "by_rank") : NULL;
+	for (uint32_t i = 0; g && i < a->n_groups; i++) {
+		cJSON *e = cJSON_CreateObject();
+		if (!e)
+			break;
+		ws_json_add_u64(e, "rank", a->groups[i].rank);
+		cJSON_AddNumberToObject(e, "alpha", a->groups[i].alpha);
+		ws_json_add_u64(e, "modules", a->groups[i].modules);
+		cJSON_AddItemToArray(g, e);
 	}
 	if (a->n_frozen) {
 		cJSON *f = cJSON_AddObjectToObject(o, "base_layers");
@@ -1997,13 +2127,23 @@ ws_adapter_print_text(FILE *f, const ws_adapter *a)
 	fputs(a->n_targets ? "\n" : "-\n", f);
 	if (a->has_expected) {
 		fprintf(f, "expected       %s", ws_fmt_commas(a->expected, c1, sizeof c1));
-		if (a->exp_magnitudes || a->exp_saved) {
+		if (a->exp_magnitudes || a->exp_saved || a->exp_tokens) {
 			fprintf(f, " = %s factors", ws_fmt_commas(a->exp_factors, c2, sizeof c2));
 			if (a->exp_magnitudes)
 				fprintf(f, " + %s magnitudes", ws_fmt_commas(a->exp_magnitudes, c2, sizeof c2));
 			if (a->exp_saved)
 				fprintf(f, " + %s saved modules", ws_fmt_commas(a->exp_saved, c2, sizeof c2));
+			if (a->exp_tokens)
+				fprintf(f, " + %s token rows", ws_fmt_commas(a->exp_tokens, c2, sizeof c2));
 		}
+		fputc('\n', f);
+	}
+	if (a->n_groups > 1) {
+		fputs("ranks          ", f);
+		for (uint32_t i = 0; i < a->n_groups; i++)
+			fprintf(f, "%s%llu (alpha %g) in %llu modules", i ? ", " : "",
+				(unsigned long long)a->groups[i].rank, a->groups[i].alpha,
+				(unsigned long long)a->groups[i].modules);
 		fputc('\n', f);
 	}
 	if (a->n_frozen)

@@ -109,6 +109,9 @@ static const role_line lines[] = {
 	HF("", "*.lora_B{K}", LORA_B),
 	HF("", "*.lora_embedding_A{K}", LORA_EMBED_A),
 	HF("", "*.lora_embedding_B{K}", LORA_EMBED_B),
+	/* PEFT's trainable_token_indices: the chosen rows of an embedding,
+	 * a delta trained in the embedding's space (as LoRA's embedding B) */
+	HF("", "*.token_adapter.trainable_tokens_delta", LORA_EMBED_B),
 	/* DoRA's magnitudes (PEFT; kohya's dora_scale) */
 	HF("", "{B}.*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
 	HF("", "*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
