@@ -768,6 +768,10 @@ static const char *const block_spells[] = {
 	"mlp.shared_expert.gate_proj", "mlp.shared_expert.up_proj", "mlp.shared_expert.down_proj",
 	"mlp.shared_experts.gate_proj", "mlp.shared_experts.up_proj", "mlp.shared_experts.down_proj",
 	"mlp.shared_expert_gate",
+	/* norms adapt nothing, but tell one family's block from another's
+	 * where the projections' generic names fit both */
+	"input_layernorm", "post_attention_layernorm", "attention.output.LayerNorm", "output.LayerNorm",
+	"ln_1", "ln_2", "norm1", "norm2",
 };
 static const char *const expert_spells[] = {
 	"mlp.experts.#.gate_proj", "mlp.experts.#.up_proj", "mlp.experts.#.down_proj",
@@ -800,25 +804,69 @@ subst(char *buf, size_t n, size_t at, const char *tmpl, int64_t num)
 	return at;
 }
 
+/* The block prefix is the one spelling most of the roles the base's
+ * templates need (a generic line names q_proj for any type: counting
+ * every role would pick Llama's spelling for BERT). */
+typedef struct hint {
+	const char *s;
+	size_t n;
+} hint;
+
+/* Does a hint (a module the adapter names, a target) end with spell, or
+ * (whole) hold it after a dot? */
+static bool
+hinted(const hint *h, size_t nh, const char *spell, bool inside)
+{
+	size_t sl = strlen(spell);
+	for (size_t i = 0; i < nh; i++) {
+		if (!inside) {
+			if (h[i].n >= sl && !memcmp(h[i].s + h[i].n - sl, spell, sl) &&
+			    (h[i].n == sl || h[i].s[h[i].n - sl - 1] == '.'))
+				return true;
+			continue;
+		}
+		for (const char *p = h[i].s; (p = memmem(p, (size_t)(h[i].s + h[i].n - p), spell, sl)); p++)
+			if (p == h[i].s || p[-1] == '.')
+				return true;
+	}
+	return false;
+}
+
 static void
-find_spellings(const char *arch, spelling *sp)
+find_spellings(const char *arch, const bool need[WS_ROLE_COUNT], const hint *hints, size_t nh,
+	       spelling *sp)
 {
 	char name[256];
 	int best = -1;
+	bool spell_hit[sizeof block_spells / sizeof block_spells[0]];
+	for (size_t s = 0; s < sizeof block_spells / sizeof block_spells[0]; s++)
+		spell_hit[s] = hinted(hints, nh, block_spells[s], false);
 	memset(sp, 0, sizeof *sp);
 	for (size_t p = 0; p < sizeof block_prefixes / sizeof block_prefixes[0]; p++) {
 		spelling cur;
+		bool cur_hit[WS_ROLE_COUNT] = {0};
 		memset(&cur, 0, sizeof cur);
 		int n = 0;
 		size_t pl = subst(name, sizeof name, 0, block_prefixes[p], 0);
+		/* the adapter's own names (or its targets) decide where the
+		 * role table accepts several spellings */
+		char head[64];
+		snprintf(head, sizeof head, "%.*s", (int)(strchr(block_prefixes[p], '#') - block_prefixes[p]),
+			 block_prefixes[p]);
+		if (hinted(hints, nh, head, true))
+			n += 1000;
 		for (size_t s = 0; s < sizeof block_spells / sizeof block_spells[0]; s++) {
 			size_t len = subst(name, sizeof name, pl, block_spells[s], 0);
 			int32_t layer = -1;
 			int r = classify_module(WS_FORMAT_SAFETENSORS, arch, name, len, &layer, NULL);
-			if (r > 0 && layer == 0 && !cur.of[r]) {
-				cur.of[r] = block_spells[s];
-				n++;
-			}
+			if (r <= 0 || layer != 0 || (cur.of[r] && (cur_hit[r] || !spell_hit[s])))
+				continue;
+			if (!cur.of[r])
+				n += need[r];
+			if (spell_hit[s] && need[r])
+				n += 10;
+			cur.of[r] = block_spells[s];
+			cur_hit[r] = spell_hit[s];
 		}
 		for (size_t s = 0; s < sizeof expert_spells / sizeof expert_spells[0]; s++) {
 			size_t len = subst(name, sizeof name, pl, expert_spells[s], 0);
@@ -873,6 +921,8 @@ typedef struct base {
 	uint64_t L;              /* layers as the adapter sees them (after
 				  * layer_replication) */
 	size_t *ht, ht_cap;      /* (role, layer, expert) -> module */
+	struct hint *hints;      /* names the adapter uses (owned array) */
+	size_t n_hints;
 	uint64_t *work;
 } base;
 
@@ -1006,7 +1056,11 @@ enumerate(base *b, const acfg *c, ws_error *err)
 	if (layer_map(c, a, &map, &b->L, err))
 		return -1;
 	ws_switches feat = ws_template_features(a);
-	find_spellings(a->architecture, &b->sp);
+	bool need[WS_ROLE_COUNT] = {0};
+	for (size_t i = 0; i < ws_n_templates; i++)
+		if (ws_template_on(&ws_templates[i], &feat) && ws_templates[i].scope != WS_SC_GLOBAL)
+			need[ws_templates[i].role] = true;
+	find_spellings(a->architecture, need, b->hints, b->n_hints, &b->sp);
 	for (size_t i = 0; i < ws_n_templates; i++) {
 		const struct ws_template *t = &ws_templates[i];
 		bmod m = {.role = t->role, .layer = -1, .expert = -1};
@@ -1055,6 +1109,7 @@ base_free(base *b)
 	}
 	free(b->mods);
 	free(b->ht);
+	free(b->hints);
 	memset(b, 0, sizeof *b);
 }
 
@@ -1757,8 +1812,40 @@ check_layers_mlx(actx *x, const amod *a, size_t n)
 	return 0;
 }
 
+/* Hints for the base's spelling: the config's listed targets and the
+ * first modules the adapter's factors name. */
 static int
-resolve_base(const acfg *c, const char *base_path, ws_adapter *ad, base *b, bool *have, ws_error *err)
+set_hints(base *b, const acfg *c, const ws_model *m)
+{
+	size_t cap = 256 + (c && cJSON_IsArray(c->targets) ? (size_t)cJSON_GetArraySize(c->targets) : 0);
+	b->hints = calloc(cap, sizeof *b->hints);
+	if (!b->hints)
+		return -1;
+	const cJSON *it, *tl = c && cJSON_IsArray(c->targets) ? c->targets : NULL;
+	cJSON_ArrayForEach(it, tl) {
+		if (cJSON_IsString(it) && b->n_hints < cap)
+			b->hints[b->n_hints++] = (hint){it->valuestring, strlen(it->valuestring)};
+	}
+	size_t from_file = 0;
+	for (uint64_t i = 0; m && i < m->n_tensors && from_file < 256 && b->n_hints < cap; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		size_t ml = is_factor_role(t->role) ? module_len(t->name, t->name_len) : 0;
+		if (!ml)
+			continue;
+		const char *n = t->name;
+		if (ml > sizeof peft_prefix - 1 && !memcmp(n, peft_prefix, sizeof peft_prefix - 1)) {
+			n += sizeof peft_prefix - 1;
+			ml -= sizeof peft_prefix - 1;
+		}
+		b->hints[b->n_hints++] = (hint){n, ml};
+		from_file++;
+	}
+	return 0;
+}
+
+static int
+resolve_base(const acfg *c, const ws_model *m, const char *base_path, ws_adapter *ad, base *b,
+	     bool *have, ws_error *err)
 {
 	b->work = &ad->work;
 	*have = false;
@@ -1784,6 +1871,8 @@ resolve_base(const acfg *c, const char *base_path, ws_adapter *ad, base *b, bool
 	int r = base_load(b, base_path, err);
 	free(found);
 	b->work = &ad->work;
+	if (!r && set_hints(b, c, m))
+		r = ws_err_oom(err, base_path);
 	if (r || enumerate(b, c, err))
 		return -1;
 	*have = true;
@@ -1862,7 +1951,7 @@ ws_adapter_analyze(ws_model *m, const char *base_path, ws_error *err)
 			}
 		}
 	}
-	if (resolve_base(c, base_path, ad, &b, &have_base, err))
+	if (resolve_base(c, m, base_path, ad, &b, &have_base, err))
 		goto out;
 	x.b = have_base ? &b : NULL;
 	if (c && have_base) {
@@ -2020,7 +2109,7 @@ ws_adapter_formula(const char *config_path, const char *base_path, ws_adapter **
 	ad->rank = c.r;
 	ad->has_alpha = c.has_alpha;
 	ad->alpha = c.alpha;
-	if (resolve_base(&c, base_path, ad, &b, &have, err))
+	if (resolve_base(&c, NULL, base_path, ad, &b, &have, err))
 		goto out;
 	if (!have) {
 		ws_err(err, WS_EXIT_INPUT, config_path, "an adapter's count needs its base: %s", ad->note);

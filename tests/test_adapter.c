@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "ws/adapter.h"
+#include "ws/model.h"
 
 /* Write SPEC to dir/spec.txt and run mktensors OUT < it. */
 static void
@@ -381,6 +383,368 @@ Test(adapter, lora_gguf)
 	cr_assert(has_mismatch(j, 9));
 	cJSON_Delete(j);
 	free(file);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* ==== the config's features, each with a test that fails without it ==== */
+
+/* A PEFT adapter folder: config text, factors from sp. */
+static char *
+peft_dir(const char *root, const char *sub, const char *cfg, spec *sp)
+{
+	char *dir = ws_join(root, sub);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	free(ws_write_file(dir, "adapter_config.json", cfg, strlen(cfg)));
+	char *out = ws_join(dir, "adapter_model.safetensors");
+	mktensors(dir, out, sp->s);
+	free(out);
+	return dir;
+}
+
+/* LoRA factors of one module (PEFT's names under base_model.model.). */
+static void
+peft_mod(spec *sp, const char *mod, unsigned r, unsigned in, unsigned out)
+{
+	add(sp, "t base_model.model.%s.lora_A.weight BF16 %u %u\n", mod, r, in);
+	add(sp, "t base_model.model.%s.lora_B.weight BF16 %u %u\n", mod, out, r);
+}
+
+/* Llama-3-8B's q_proj and v_proj in layers [lo, hi), ranks rq / rv. */
+static void
+llama_qv(spec *sp, int lo, int hi, unsigned rq, unsigned rv)
+{
+	char m[128];
+	for (int l = lo; l < hi; l++) {
+		snprintf(m, sizeof m, "model.layers.%d.self_attn.q_proj", l);
+		peft_mod(sp, m, rq, 4096, 4096);
+		snprintf(m, sizeof m, "model.layers.%d.self_attn.v_proj", l);
+		peft_mod(sp, m, rv, 4096, 1024);
+	}
+}
+
+#define LLAMA_QV(rq, rv) ((double)(rq) * 8192 + (double)(rv) * 5120) /* one layer */
+
+/* A finding of this code whose message holds `text` (NULL: any). */
+static bool
+has_finding(const cJSON *j, const char *sev, const char *text)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(f, "severity");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(f, "message");
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, "adapter-mismatch") && cJSON_IsString(s) &&
+		    !strcmp(s->valuestring, sev) && cJSON_IsString(m) && (!text || strstr(m->valuestring, text)))
+			return true;
+	}
+	return false;
+}
+
+static const cJSON *
+adapter_of(const cJSON *j)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "adapter");
+	cr_assert(a);
+	return a;
+}
+
+/* The cases below share this config head: Llama-3-8B's real key set. */
+#define PEFT_HEAD "{\"peft_type\": \"LORA\", \"base_model_name_or_path\": \"meta-llama/Meta-Llama-3-8B\", " \
+		  "\"lora_dropout\": 0.05, \"fan_in_fan_out\": false, \"inference_mode\": true, "
+
+Test(adapter, rank_and_alpha_pattern)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	const char *cfg = PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"target_modules\": [\"q_proj\", \"v_proj\"], "
+				    "\"rank_pattern\": {\"v_proj\": 8}, \"alpha_pattern\": {\"v_proj\": 64}}";
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 8);
+	char *dir = peft_dir(root, "ok", cfg, &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(j, "params", "total"), 32 * LLAMA_QV(16, 8));
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 32 * LLAMA_QV(16, 8));
+	/* the alphas shown are the patterns' */
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(adapter_of(j), "by_rank");
+	cr_assert_eq(cJSON_GetArraySize(g), 2);
+	bool v64 = false;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, g)
+		v64 = v64 || (num_at(e, "rank", NULL) == 8 && num_at(e, "alpha", NULL) == 64 &&
+			      num_at(e, "modules", NULL) == 32);
+	cr_assert(v64, "no group of rank 8, alpha 64 in 32 modules");
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+
+	/* v_proj at r 16 in layer 3 where the pattern says 8 */
+	sp = (spec){0};
+	llama_qv(&sp, 0, 3, 16, 8);
+	llama_qv(&sp, 3, 4, 16, 16);
+	llama_qv(&sp, 4, 32, 16, 8);
+	dir = peft_dir(root, "bad", cfg, &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert(has_mismatch(j, 3));
+	cJSON_Delete(j);
+	j = run_json(1, "check", dir, NULL); /* the pattern alone, without a base */
+	cr_assert(has_mismatch(j, 3));
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, exclude_layers_and_pattern)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	char cfg[1024];
+#define EXCL_FMT PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"target_modules\": [\"q_proj\", \"v_proj\"], " \
+		 "\"layers_to_transform\": [0, 1, 2, 3], \"layers_pattern\": %s, " \
+		 "\"exclude_modules\": [\"model.layers.2.self_attn.v_proj\"]}"
+	spec sp = {0};
+	llama_qv(&sp, 0, 2, 16, 16);
+	peft_mod(&sp, "model.layers.2.self_attn.q_proj", 16, 4096, 4096);
+	llama_qv(&sp, 3, 4, 16, 16);
+	snprintf(cfg, sizeof cfg, EXCL_FMT, "\"layers\"");
+	char *dir = peft_dir(root, "ok", cfg, &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 4 * 16 * 8192.0 + 3 * 16 * 5120.0);
+	cr_assert_eq(num_at(adapter_of(j), "modules", NULL), 7);
+	cJSON_Delete(j);
+	free(dir);
+	/* layers_pattern naming no layer list of the base: nothing selected */
+	snprintf(cfg, sizeof cfg, EXCL_FMT, "[\"h\", \"blocks\"]");
+	dir = peft_dir(root, "pattern", cfg, &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 0);
+	cr_assert(has_finding(j, "error", "not a module the config targets"));
+	cJSON_Delete(j);
+	free(dir);
+	/* a layer outside layers_to_transform, and the excluded module */
+	spec sp2 = {0};
+	llama_qv(&sp2, 0, 4, 16, 16);
+	llama_qv(&sp2, 5, 6, 16, 16);
+	snprintf(cfg, sizeof cfg, EXCL_FMT, "\"layers\"");
+	dir = peft_dir(root, "extra", cfg, &sp2);
+	j = run_json(1, "check", dir, base);
+	cr_assert(has_mismatch(j, 5));
+	cr_assert(has_mismatch(j, 2));
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+	free(sp2.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+Test(adapter, regex_target_and_unmatched_warning)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	char *dir = peft_dir(root, "re", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+				  "\"target_modules\": \".*\\\\.(q|v)_proj\"}", &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 6815744.0);
+	cr_assert_eq(num_at(adapter_of(j), "modules", NULL), 64);
+	cJSON_Delete(j);
+	free(dir);
+	/* a regex matching k_proj too: its factors are missing */
+	dir = peft_dir(root, "re2", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+			       "\"target_modules\": \".*\\\\.(q|k|v)_proj\"}", &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert(has_finding(j, "error", "k_proj"));
+	cJSON_Delete(j);
+	free(dir);
+	/* a listed name the base lacks: a warning, the check passes */
+	dir = peft_dir(root, "warn", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+				"\"target_modules\": [\"q_proj\", \"v_proj\", \"c_attn\"]}", &sp);
+	j = run_json(0, "check", dir, base);
+	cr_assert(has_finding(j, "warning", "'c_attn'"));
+	cr_assert(!has_finding(j, "warning", "'q_proj'"));
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* Qwen2-0.5B has q / k / v biases: bias lora_only stores the adapted
+ * modules', bias all every one; lora_bias gives B a bias. */
+Test(adapter, biases_qwen2)
+{
+	char *root = ws_tmpdir(), *base = config("qwen2-0.5b-config.json");
+	static const char *const modes[] = {"lora_only", "all"};
+	for (int k = 0; k < 2; k++) {
+		spec sp = {0};
+		char m[128], cfg[512];
+		for (int l = 0; l < 24; l++) {
+			snprintf(m, sizeof m, "model.layers.%d.self_attn.q_proj", l);
+			peft_mod(&sp, m, 8, 896, 896);
+			snprintf(m, sizeof m, "model.layers.%d.self_attn.v_proj", l);
+			peft_mod(&sp, m, 8, 896, 128);
+			add(&sp, "t base_model.model.model.layers.%d.self_attn.q_proj.bias BF16 896\n", l);
+			add(&sp, "t base_model.model.model.layers.%d.self_attn.v_proj.bias BF16 128\n", l);
+			if (k == 1)
+				add(&sp, "t base_model.model.model.layers.%d.self_attn.k_proj.bias BF16 128\n", l);
+		}
+		snprintf(cfg, sizeof cfg, "{\"peft_type\": \"LORA\", \"r\": 8, \"lora_alpha\": 16, \"bias\": \"%s\", "
+			 "\"target_modules\": [\"q_proj\", \"v_proj\"], \"task_type\": \"CAUSAL_LM\"}", modes[k]);
+		char sub[16];
+		snprintf(sub, sizeof sub, "b%d", k);
+		char *dir = peft_dir(root, sub, cfg, &sp);
+		cJSON *j = run_json(0, "check", dir, base);
+		double fac = 24 * (8.0 * (896 + 896) + 8.0 * (896 + 128));
+		double bias = 24 * (k ? 896 + 128 + 128.0 : 896 + 128.0);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "factors"), fac);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "saved_modules"), bias);
+		cr_assert_eq(num_at(j, "params", "total"), fac + bias);
+		cJSON_Delete(j);
+		free(dir);
+		free(sp.s);
+	}
+	/* lora_bias: B's bias, out elements per module */
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	for (int l = 0; l < 32; l++) {
+		add(&sp, "t base_model.model.model.layers.%d.self_attn.q_proj.lora_B.bias BF16 4096\n", l);
+		add(&sp, "t base_model.model.model.layers.%d.self_attn.v_proj.lora_B.bias BF16 1024\n", l);
+	}
+	char *llama = config("llama3-8b-config.json");
+	char *dir = peft_dir(root, "lb", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"lora_bias\": true, "
+				"\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	cJSON *j = run_json(0, "check", dir, llama);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 6815744.0 + 32 * 5120.0);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0 + 32 * 5120.0);
+	cJSON_Delete(j);
+	free(dir);
+	free(llama);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* modules_to_save, and SEQ_CLS's implicit classifier, on a BERT
+ * classifier with 3 labels: full copies, weight and bias. */
+Test(adapter, seq_cls_saves_classifier)
+{
+	char *root = ws_tmpdir(), *base = config("bert-base-cls3-config.json");
+	spec sp = {0};
+	char m[160];
+	for (int l = 0; l < 12; l++) {
+		snprintf(m, sizeof m, "bert.encoder.layer.%d.attention.self.query", l);
+		peft_mod(&sp, m, 8, 768, 768);
+		snprintf(m, sizeof m, "bert.encoder.layer.%d.attention.self.value", l);
+		peft_mod(&sp, m, 8, 768, 768);
+	}
+	add(&sp, "t base_model.model.classifier.weight F32 3 768\nt base_model.model.classifier.bias F32 3\n");
+	const double fac = 12 * 2 * 8.0 * 1536, head = 3 * 768 + 3;
+	static const char *const cfgs[] = {
+		"{\"peft_type\": \"LORA\", \"task_type\": \"SEQ_CLS\", \"r\": 8, \"lora_alpha\": 16, "
+		"\"target_modules\": [\"query\", \"value\"], \"modules_to_save\": null}",
+		"{\"peft_type\": \"LORA\", \"task_type\": null, \"r\": 8, \"lora_alpha\": 16, "
+		"\"target_modules\": [\"query\", \"value\"], \"modules_to_save\": [\"classifier\"]}",
+	};
+	for (int k = 0; k < 2; k++) {
+		char sub[8];
+		snprintf(sub, sizeof sub, "c%d", k);
+		char *dir = peft_dir(root, sub, cfgs[k], &sp);
+		cJSON *j = run_json(0, "check", dir, base);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "saved_modules"), head, "config %d", k);
+		cr_assert_eq(num_at(j, "params", "total"), fac + head);
+		cJSON_Delete(j);
+		free(dir);
+	}
+	/* without SEQ_CLS or modules_to_save the copy is unexplained */
+	char *dir = peft_dir(root, "none", "{\"peft_type\": \"LORA\", \"r\": 8, \"lora_alpha\": 16, "
+				  "\"target_modules\": [\"query\", \"value\"]}", &sp);
+	cJSON *j = run_json(1, "check", dir, base);
+	cr_assert(has_finding(j, "error", "its config and the base imply"));
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* Resized embeddings: PEFT saves the frozen base layer; named, counted
+ * apart from the adapter's total. */
+Test(adapter, base_layer_apart)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	add(&sp, "t base_model.model.model.embed_tokens.base_layer.weight BF16 128256 4096\n");
+	char *dir = peft_dir(root, "bl", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+				"\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0);
+	cr_assert_eq(num_at(adapter_of(j), "base_layers", "total"), 128256.0 * 4096);
+	cr_assert_eq(num_at(adapter_of(j), "base_layers", "tensors"), 1);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("inspect", dir, NULL);
+	cr_assert(ws_contains(r.out, "525,336,576 parameters in 1 tensors"), "%s", r.out);
+	ws_run_free(&r);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* trainable_token_indices: rows of the embedding; layer_replication: the
+ * adapter sees the replicated stack. */
+Test(adapter, tokens_and_replication)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	add(&sp, "t base_model.model.model.embed_tokens.token_adapter.trainable_tokens_delta BF16 3 4096\n");
+	char *dir = peft_dir(root, "tok", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+				 "\"trainable_token_indices\": [128000, 128001, 128009], "
+				 "\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "token_rows"), 3 * 4096.0);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0 + 3 * 4096);
+	cJSON_Delete(j);
+	no_other_roles(dir);
+	free(dir);
+	/* the dict form names the module */
+	dir = peft_dir(root, "tok2", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+				  "\"trainable_token_indices\": {\"embed_tokens\": [1, 2]}, "
+				  "\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "token_rows"), 2 * 4096.0);
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+
+	/* [[0, 16], [8, 32]]: 40 layers */
+	const char *rep = PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"layer_replication\": [[0, 16], [8, 32]], "
+				    "\"target_modules\": [\"q_proj\", \"v_proj\"]}";
+	sp = (spec){0};
+	llama_qv(&sp, 0, 40, 16, 16);
+	dir = peft_dir(root, "rep", rep, &sp);
+	j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), 40 * LLAMA_QV(16, 16));
+	cJSON_Delete(j);
+	free(dir);
+	llama_qv(&sp, 40, 41, 16, 16);
+	dir = peft_dir(root, "rep41", rep, &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert(has_mismatch(j, 40));
+	cJSON_Delete(j);
+	free(dir);
 	free(sp.s);
 	free(base);
 	ws_rmtree(root);
