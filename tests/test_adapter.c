@@ -750,3 +750,87 @@ Test(adapter, tokens_and_replication)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* ==== matching stays linear: a MoE adapter of ~37,000 modules ==== */
+
+/* Qwen3-MoE-like with 256 experts; layers given. */
+static char *
+moe_config(const char *dir, int layers)
+{
+	char cfg[1024];
+	snprintf(cfg, sizeof cfg,
+		 "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\", "
+		 "\"hidden_size\": 2048, \"intermediate_size\": 6144, \"moe_intermediate_size\": 768, "
+		 "\"num_attention_heads\": 32, \"num_key_value_heads\": 4, \"head_dim\": 128, "
+		 "\"num_hidden_layers\": %d, \"num_experts\": 256, \"num_experts_per_tok\": 8, "
+		 "\"decoder_sparse_step\": 1, \"mlp_only_layers\": [], \"vocab_size\": 151936, "
+		 "\"tie_word_embeddings\": false, \"rms_norm_eps\": 1e-06, \"max_position_embeddings\": 40960}",
+		 layers);
+	char name[32];
+	snprintf(name, sizeof name, "base-%d.json", layers);
+	return ws_write_file(dir, name, cfg, strlen(cfg));
+}
+
+static void
+moe_adapter(const char *root, const char *sub, int layers, const char *base, uint64_t *work,
+	    uint64_t *modules)
+{
+	spec sp = {0};
+	char m[160];
+	static const struct { const char *n; unsigned in, out; } attn[] = {
+		{"q_proj", 2048, 4096}, {"k_proj", 2048, 512}, {"v_proj", 2048, 512}, {"o_proj", 4096, 2048}};
+	static const struct { const char *n; unsigned in, out; } ex[] = {
+		{"gate_proj", 2048, 768}, {"up_proj", 2048, 768}, {"down_proj", 768, 2048}};
+	for (int l = 0; l < layers; l++) {
+		for (int k = 0; k < 4; k++) {
+			snprintf(m, sizeof m, "model.layers.%d.self_attn.%s", l, attn[k].n);
+			peft_mod(&sp, m, 4, attn[k].in, attn[k].out);
+		}
+		for (int e = 0; e < 256; e++)
+			for (int k = 0; k < 3; k++) {
+				snprintf(m, sizeof m, "model.layers.%d.mlp.experts.%d.%s", l, e, ex[k].n);
+				peft_mod(&sp, m, 4, ex[k].in, ex[k].out);
+			}
+	}
+	char *dir = peft_dir(root, sub, "{\"peft_type\": \"LORA\", \"r\": 4, \"lora_alpha\": 8, "
+				  "\"rank_pattern\": {\"model.layers.0.self_attn.q_proj\": 4}, "
+				  "\"target_modules\": [\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\", "
+				  "\"gate_proj\", \"up_proj\", \"down_proj\"]}", &sp);
+	free(sp.s);
+	ws_open_opts o = {.base_path = base};
+	ws_model *md = NULL;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(dir, &o, &md, &err), 0, "%s", err.message);
+	cr_assert_eq(ws_model_analyze(md, &err), 0, "%s", err.message);
+	const ws_adapter *ad = md->adapter;
+	cr_assert(ad && ad->base_checked);
+	for (size_t i = 0; i < md->n_findings; i++)
+		cr_assert_neq(md->findings[i].severity, WS_SEV_ERROR, "%s", md->findings[i].message);
+	cr_assert_eq(ad->params, ad->expected);
+	cr_assert_eq(ad->modules, (uint64_t)layers * (4 + 3 * 256));
+	*work = ad->work;
+	*modules = ad->modules;
+	ws_model_free(md);
+	free(dir);
+}
+
+Test(adapter, moe_matching_is_linear, .timeout = 240)
+{
+	char *root = ws_tmpdir();
+	char *b12 = moe_config(root, 12), *b48 = moe_config(root, 48);
+	uint64_t w12, w48, n12, n48;
+	moe_adapter(root, "m12", 12, b12, &w12, &n12);
+	moe_adapter(root, "m48", 48, b48, &w48, &n48);
+	cr_assert_eq(n48, 37056);
+	/* 4x the modules: about 4x the lookups (a scan per module would be
+	 * 16x); and a bounded number of probes per module */
+	double ratio = (double)w48 / (double)w12;
+	cr_assert_lt(ratio, 5.0, "work %llu for %llu modules, %llu for %llu: ratio %.2f",
+		     (unsigned long long)w48, (unsigned long long)n48, (unsigned long long)w12,
+		     (unsigned long long)n12, ratio);
+	cr_assert_lt((double)w48 / (double)n48, 64.0, "%.1f probes per module", (double)w48 / (double)n48);
+	free(b12);
+	free(b48);
+	ws_rmtree(root);
+	free(root);
+}
