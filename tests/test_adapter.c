@@ -834,3 +834,292 @@ Test(adapter, moe_matching_is_linear, .timeout = 240)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* ==== kohya roles, LyCORIS parts, mlx defaults ==== */
+
+static const char *
+adapts_of(const cJSON *ls, const char *name)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ls, "tensors")) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "adapts");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+			return cJSON_IsString(a) ? a->valuestring : "";
+	}
+	cr_assert_fail("no tensor %s", name);
+	return NULL;
+}
+
+Test(adapter, kohya_adapts_and_lycoris)
+{
+	char *root = ws_tmpdir();
+	spec sp = {0};
+	const char *u = "lora_unet_input_blocks_7_1_transformer_blocks_0";
+	const char *te = "lora_te1_text_model_encoder_layers_3";
+	add(&sp, "t %s_attn1_to_q.lora_down.weight F16 8 1280\nt %s_attn1_to_q.lora_up.weight F16 1280 8\n", u, u);
+	add(&sp, "t %s_attn2_to_out_0.lora_down.weight F16 8 1280\nt %s_attn2_to_out_0.lora_up.weight F16 1280 8\n",
+	    u, u);
+	add(&sp, "t %s_ff_net_2.lora_down.weight F16 8 5120\nt %s_ff_net_2.lora_up.weight F16 1280 8\n", u, u);
+	add(&sp, "t %s_self_attn_v_proj.lora_down.weight F16 8 768\nt %s_self_attn_v_proj.lora_up.weight F16 768 8\n",
+	    te, te);
+	add(&sp, "t %s_mlp_fc1.lora_down.weight F16 8 768\nt %s_mlp_fc1.lora_up.weight F16 3072 8\n", te, te);
+	char *file = ws_join(root, "k.safetensors");
+	mktensors(root, file, sp.s);
+	cJSON *j = run_json(0, "ls", file, NULL);
+	char n[256];
+	snprintf(n, sizeof n, "%s_attn1_to_q.lora_down.weight", u);
+	cr_assert_str_eq(adapts_of(j, n), "attn_q");
+	snprintf(n, sizeof n, "%s_attn2_to_out_0.lora_up.weight", u);
+	cr_assert_str_eq(adapts_of(j, n), "attn_o");
+	snprintf(n, sizeof n, "%s_ff_net_2.lora_up.weight", u);
+	cr_assert_str_eq(adapts_of(j, n), "ffn_down");
+	snprintf(n, sizeof n, "%s_self_attn_v_proj.lora_down.weight", te);
+	cr_assert_str_eq(adapts_of(j, n), "attn_v");
+	snprintf(n, sizeof n, "%s_mlp_fc1.lora_down.weight", te);
+	cr_assert_str_eq(adapts_of(j, n), "ffn_up");
+	cJSON_Delete(j);
+	free(file);
+	free(sp.s);
+
+	/* LoHa: w1_a [out, r] x w1_b [r, in], and w2 the same; each part
+	 * compared (a wrong w2_b is named, not only w1's) */
+	for (int bad = 0; bad < 3; bad++) {
+		sp = (spec){0};
+		for (int k = 0; k < 4; k++) {
+			char m[160];
+			snprintf(m, sizeof m, "%s_attn1_to_%c", u, "qkvo"[k]);
+			add(&sp, "t %s.hada_w1_a F16 1280 8\nt %s.hada_w1_b F16 8 1280\n", m, m);
+			unsigned r2 = bad == 1 && k == 2 ? 4 : 8, in2 = bad == 2 && k == 2 ? 640 : 1280;
+			add(&sp, "t %s.hada_w2_a F16 1280 8\nt %s.hada_w2_b F16 %u %u\nt %s.alpha F16\n", m, m, r2,
+			    in2, m);
+		}
+		char name[32];
+		snprintf(name, sizeof name, "loha%d.safetensors", bad);
+		file = ws_join(root, name);
+		mktensors(root, file, sp.s);
+		j = run_json(bad ? 1 : 0, "check", file, NULL);
+		cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(adapter_of(j), "kind")->valuestring, "loha");
+		cr_assert_eq(num_at(adapter_of(j), "rank", NULL), 8);
+		if (bad)
+			cr_assert(has_finding(j, "error", bad == 1 ? "do not chain" : "two products differ"),
+				  "LoHa plant %d", bad);
+		cJSON_Delete(j);
+		free(file);
+		free(sp.s);
+	}
+	/* LoKr: w1 whole, w2 as a pair that must chain */
+	for (int bad = 0; bad < 2; bad++) {
+		sp = (spec){0};
+		add(&sp, "t %s_attn1_to_q.lokr_w1 F16 8 8\nt %s_attn1_to_q.lokr_w2_a F16 160 16\n"
+			 "t %s_attn1_to_q.lokr_w2_b F16 %u 160\nt %s_attn1_to_q.alpha F16\n", u, u, u, bad ? 12u : 16u, u);
+		char name[32];
+		snprintf(name, sizeof name, "lokr%d.safetensors", bad);
+		file = ws_join(root, name);
+		mktensors(root, file, sp.s);
+		j = run_json(bad, "check", file, NULL);
+		cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(adapter_of(j), "kind")->valuestring, "lokr");
+		if (bad)
+			cr_assert(has_finding(j, "error", "LoKr factors do not chain"));
+		cJSON_Delete(j);
+		free(file);
+		free(sp.s);
+	}
+	ws_rmtree(root);
+	free(root);
+}
+
+/* mlx-lm without keys adapts every linear module of the last num_layers
+ * blocks (mlx-lm since its to_lora rewrite); `formula` takes the config. */
+Test(adapter, mlx_default_keys_and_formula)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	char *dir = ws_join(root, "mlx");
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+	const char *cfg = "{\"fine_tune_type\": \"lora\", \"num_layers\": 2, \"model\": \"mlx-community/x\", "
+			  "\"lora_parameters\": {\"rank\": 8, \"scale\": 20.0, \"dropout\": 0.0}}";
+	char *cfgp = ws_write_file(dir, "adapter_config.json", cfg, strlen(cfg));
+	static const struct { const char *m; unsigned in, out; } mods[] = {
+		{"self_attn.q_proj", 4096, 4096}, {"self_attn.k_proj", 4096, 1024},
+		{"self_attn.v_proj", 4096, 1024}, {"self_attn.o_proj", 4096, 4096},
+		{"mlp.gate_proj", 4096, 14336}, {"mlp.up_proj", 4096, 14336}, {"mlp.down_proj", 14336, 4096},
+	};
+	spec sp = {0};
+	for (int l = 30; l < 32; l++)
+		for (int k = 0; k < 7; k++) {
+			add(&sp, "t model.layers.%d.%s.lora_a F32 %u 8\n", l, mods[k].m, mods[k].in);
+			add(&sp, "t model.layers.%d.%s.lora_b F32 8 %u\n", l, mods[k].m, mods[k].out);
+		}
+	char *out = ws_join(dir, "adapters.safetensors");
+	mktensors(dir, out, sp.s);
+	const double want = 2 * 8.0 * (8192 + 5120 + 5120 + 8192 + 18432 * 3);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "total"), want);
+	cr_assert_eq(num_at(adapter_of(j), "modules", NULL), 14);
+	cJSON_Delete(j);
+	j = run_json(0, "formula", cfgp, base);
+	cr_assert_eq(num_at(j, "formula", "total"), want);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("formula", cfgp, "--base", base, NULL);
+	cr_assert(ws_contains(r.out, "1,310,720"), "%s", r.out);
+	ws_run_free(&r);
+	free(out);
+	free(cfgp);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* ==== the base as a checkpoint folder, an HF cache folder, or by name ==== */
+
+Test(adapter, base_folder_and_hf_cache)
+{
+	char *root = ws_tmpdir(), *cfgp = config("llama3-8b-config.json");
+	char *hub = ws_join(root, "hub");
+	char *repo = ws_join(hub, "models--meta-llama--Meta-Llama-3-8B");
+	char *snap = ws_join(repo, "snapshots/0123abcd");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/refs' '%s' && printf 0123abcd > '%s/refs/main'", repo, snap, repo);
+	cr_assert_eq(system(cmd), 0);
+	char *argv[] = {getenv("WS_MKMODEL"), snap, cfgp, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	char *dir = adapter_dir(root, "lora", "peft-lora-llama3-8b-r16-qv.json", "adapter_model.safetensors", &sp);
+	/* a checkpoint folder, the cache folder itself */
+	const char *bases[] = {snap, repo};
+	for (int k = 0; k < 2; k++) {
+		cJSON *j = run_json(0, "check", dir, bases[k]);
+		cr_assert_eq(num_at(adapter_of(j), "base_total", NULL), 8030261248.0, "base %s", bases[k]);
+		cr_assert_eq(num_at(adapter_of(j), "total_with_base", NULL), 8037076992.0);
+		cJSON_Delete(j);
+	}
+	/* base_model_name_or_path found in the HF cache without --base */
+	setenv("HF_HUB_CACHE", hub, 1);
+	cJSON *j = run_json(0, "check", dir, NULL);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(adapter_of(j), "base_checked")));
+	cr_assert_eq(num_at(adapter_of(j), "total_with_base", NULL), 8037076992.0);
+	cJSON_Delete(j);
+	unsetenv("HF_HUB_CACHE");
+	/* ... or as a folder path */
+	char *d2 = ws_join(root, "bypath");
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", d2);
+	cr_assert_eq(system(cmd), 0);
+	char cfg[1024];
+	snprintf(cfg, sizeof cfg, "{\"peft_type\": \"LORA\", \"r\": 16, \"lora_alpha\": 32, "
+		 "\"target_modules\": [\"q_proj\", \"v_proj\"], \"base_model_name_or_path\": \"%s\"}", snap);
+	free(d2);
+	d2 = peft_dir(root, "bypath", cfg, &sp);
+	j = run_json(0, "check", d2, NULL);
+	cr_assert_eq(num_at(adapter_of(j), "base_total", NULL), 8030261248.0);
+	cJSON_Delete(j);
+	/* absent: not checked, and said why */
+	unsetenv("HF_HOME");
+	setenv("HF_HUB_CACHE", root, 1);
+	j = run_json(0, "check", dir, NULL);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(adapter_of(j), "base_checked")));
+	cr_assert(ws_contains(cJSON_GetObjectItemCaseSensitive(adapter_of(j), "base_note")->valuestring,
+			      "meta-llama/Meta-Llama-3-8B"));
+	cJSON_Delete(j);
+	unsetenv("HF_HUB_CACHE");
+	free(d2);
+	free(dir);
+	free(sp.s);
+	free(snap);
+	free(repo);
+	free(hub);
+	free(cfgp);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* ==== docs and the ls column ==== */
+
+Test(adapter, base_documented)
+{
+	static const char *const cmds[] = {"inspect", "ls", "check", "formula"};
+	for (size_t i = 0; i < 4; i++) {
+		ws_run r = ws_run_cli(cmds[i], "--help", NULL);
+		cr_assert(ws_contains(r.out, "--base PATH"), "%s --help: %s", cmds[i], r.out);
+		ws_run_free(&r);
+	}
+	/* the man page: each command's section holds --base */
+	char *man = ws_testdata_path("../src/weightscan.1");
+	FILE *f = fopen(man, "r");
+	cr_assert(f, "%s", man);
+	char line[1024], cur[32] = "";
+	bool seen[4] = {0};
+	while (fgets(line, sizeof line, f)) {
+		for (size_t i = 0; i < 4; i++) {
+			char head[48];
+			snprintf(head, sizeof head, ".BI \"%s ", cmds[i]);
+			if (!strncmp(line, head, strlen(head)))
+				snprintf(cur, sizeof cur, "%s", cmds[i]);
+		}
+		if (!strncmp(line, ".BI \"", 5) && !strstr(line, cur))
+			cur[0] = 0;
+		if (strstr(line, "\\-\\-base"))
+			for (size_t i = 0; i < 4; i++)
+				seen[i] = seen[i] || !strcmp(cur, cmds[i]);
+	}
+	fclose(f);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert(seen[i], "the man page's %s section does not mention --base", cmds[i]);
+	free(man);
+}
+
+/* Columns a line takes on a terminal (UTF-8 continuation bytes take none). */
+static size_t
+columns(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+Test(adapter, ls_text_aligned)
+{
+	char *root = ws_tmpdir();
+	spec sp = {0};
+	llama_qv(&sp, 0, 2, 16, 16);
+	add(&sp, "t base_model.model.model.norm.weight BF16 4096\n");
+	char *dir = peft_dir(root, "a", PEFT_HEAD "\"r\": 16, \"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	ws_run r = ws_run_cli("ls", dir, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert(ws_contains(r.out, "lora_a \xe2\x86\x92 attn_q"), "%s", r.out);
+	/* the layer column ends at the same column on every line */
+	size_t want = 0;
+	int lines = 0;
+	for (char *p = r.out, *nl; (nl = strchr(p, '\n')); p = nl + 1, lines++) {
+		/* name, two spaces, role, two spaces, layer: the third field */
+		char *q = p;
+		for (int field = 0; field < 2; field++) {
+			q = strstr(q, "  ");
+			cr_assert(q && q < nl);
+			while (*q == ' ')
+				q++;
+		}
+		char *end = q;
+		while (*end != ' ')
+			end++;
+		size_t col = columns(p, (size_t)(end - p));
+		if (!lines)
+			want = col;
+		cr_assert_eq(col, want, "line %d misaligned:\n%s", lines, r.out);
+	}
+	cr_assert_gt(lines, 4);
+	ws_run_free(&r);
+	free(dir);
+	free(sp.s);
+	ws_rmtree(root);
+	free(root);
+}
