@@ -812,16 +812,26 @@ typedef struct hint {
 	size_t n;
 } hint;
 
+/* Does a dotted name end with another (whole segments)? */
+static bool
+ends_with_segs(const char *a, size_t an, const char *b, size_t bn)
+{
+	return an >= bn && !memcmp(a + an - bn, b, bn) && (an == bn || a[an - bn - 1] == '.');
+}
+
 /* Does a hint (a module the adapter names, a target) end with spell, or
- * (whole) hold it after a dot? */
+ * spell with it (a short target name), or (inside) hold it after a dot?
+ * An expert spell is compared by its part after the expert's number. */
 static bool
 hinted(const hint *h, size_t nh, const char *spell, bool inside)
 {
+	const char *hash = strchr(spell, '#');
+	if (!inside && hash && hash[1] == '.')
+		spell = hash + 2;
 	size_t sl = strlen(spell);
 	for (size_t i = 0; i < nh; i++) {
 		if (!inside) {
-			if (h[i].n >= sl && !memcmp(h[i].s + h[i].n - sl, spell, sl) &&
-			    (h[i].n == sl || h[i].s[h[i].n - sl - 1] == '.'))
+			if (ends_with_segs(h[i].s, h[i].n, spell, sl) || ends_with_segs(spell, sl, h[i].s, h[i].n))
 				return true;
 			continue;
 		}
@@ -868,12 +878,16 @@ find_spellings(const char *arch, const bool need[WS_ROLE_COUNT], const hint *hin
 			cur.of[r] = block_spells[s];
 			cur_hit[r] = spell_hit[s];
 		}
+		bool ex_hit[WS_ROLE_COUNT] = {0};
 		for (size_t s = 0; s < sizeof expert_spells / sizeof expert_spells[0]; s++) {
 			size_t len = subst(name, sizeof name, pl, expert_spells[s], 0);
 			int32_t layer = -1, ex = -1;
 			int r = classify_module(WS_FORMAT_SAFETENSORS, arch, name, len, &layer, &ex);
-			if (r > 0 && ex == 0 && !cur.expert[r])
+			bool hit = hinted(hints, nh, expert_spells[s], false);
+			if (r > 0 && ex == 0 && (!cur.expert[r] || (hit && !ex_hit[r]))) {
 				cur.expert[r] = expert_spells[s];
+				ex_hit[r] = hit;
+			}
 		}
 		if (n > best) {
 			best = n;

@@ -1123,3 +1123,124 @@ Test(adapter, ls_text_aligned)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* ==== real adapter configs of other bases and shapes ==== */
+
+typedef struct rmod {
+	const char *path;  /* "%d" the layer, then "%d" the expert when experts */
+	unsigned in, out, r;
+	int lo, hi;        /* layers [lo, hi); hi 0: every layer */
+	int experts;
+} rmod;
+
+/* Factors (and DoRA magnitudes) for each module; skip_layer / skip_path
+ * leave one module out. */
+static void
+real_spec(spec *sp, const rmod *m, size_t n, int layers, bool dora, int skip_layer, const char *skip_path)
+{
+	char path[192], full[256];
+	for (size_t k = 0; k < n; k++)
+		for (int l = m[k].lo; l < (m[k].hi ? m[k].hi : layers); l++)
+			for (int e = 0; e < (m[k].experts ? m[k].experts : 1); e++) {
+				if (l == skip_layer && skip_path == m[k].path && e == 0)
+					continue;
+				/* the path's "%d"s by hand: -Wformat-nonliteral */
+				size_t o = 0;
+				int nth = 0;
+				for (const char *c = m[k].path; *c && o + 12 < sizeof path; c++) {
+					if (c[0] == '%' && c[1] == 'd') {
+						o += (size_t)snprintf(path + o, sizeof path - o, "%d", nth++ ? e : l);
+						c++;
+					} else {
+						path[o++] = *c;
+					}
+				}
+				path[o] = 0;
+				snprintf(full, sizeof full, "model.layers.%s", path);
+				peft_mod(sp, full, m[k].r, m[k].in, m[k].out);
+				if (dora)
+					add(sp, "t base_model.model.%s.lora_magnitude_vector BF16 %u\n", full, m[k].out);
+			}
+}
+
+static const rmod qwen2_all7[] = {
+	{"%d.self_attn.q_proj", 896, 896, 16, 0, 0, 0}, {"%d.self_attn.k_proj", 896, 128, 16, 0, 0, 0},
+	{"%d.self_attn.v_proj", 896, 128, 16, 0, 0, 0}, {"%d.self_attn.o_proj", 896, 896, 16, 0, 0, 0},
+	{"%d.mlp.gate_proj", 896, 4864, 16, 0, 0, 0}, {"%d.mlp.up_proj", 896, 4864, 16, 0, 0, 0},
+	{"%d.mlp.down_proj", 4864, 896, 16, 0, 0, 0},
+};
+static const rmod gemma_attn[] = {
+	{"%d.self_attn.q_proj", 3072, 4096, 8, 0, 0, 0}, {"%d.self_attn.k_proj", 3072, 4096, 8, 0, 0, 0},
+	{"%d.self_attn.v_proj", 3072, 4096, 8, 0, 0, 0}, {"%d.self_attn.o_proj", 4096, 3072, 8, 0, 0, 0},
+};
+static const rmod mixtral_experts[] = {
+	{"%d.self_attn.q_proj", 4096, 4096, 8, 0, 0, 0}, {"%d.self_attn.k_proj", 4096, 1024, 8, 0, 0, 0},
+	{"%d.self_attn.v_proj", 4096, 1024, 8, 0, 0, 0}, {"%d.self_attn.o_proj", 4096, 4096, 8, 0, 0, 0},
+	{"%d.block_sparse_moe.experts.%d.w1", 4096, 14336, 8, 0, 0, 8},
+	{"%d.block_sparse_moe.experts.%d.w2", 14336, 4096, 8, 0, 0, 8},
+	{"%d.block_sparse_moe.experts.%d.w3", 4096, 14336, 8, 0, 0, 8},
+};
+static const rmod mistral_dora_pattern[] = {
+	{"%d.self_attn.q_proj", 4096, 4096, 16, 0, 0, 0}, {"%d.self_attn.k_proj", 4096, 1024, 16, 0, 0, 0},
+	{"%d.self_attn.v_proj", 4096, 1024, 8, 0, 0, 0}, {"%d.self_attn.o_proj", 4096, 4096, 16, 0, 0, 0},
+	{"%d.mlp.gate_proj", 4096, 14336, 16, 0, 0, 0}, {"%d.mlp.up_proj", 4096, 14336, 16, 0, 0, 0},
+	{"%d.mlp.down_proj", 14336, 4096, 32, 0, 4, 0}, {"%d.mlp.down_proj", 14336, 4096, 16, 4, 32, 0},
+};
+
+static const struct real_case {
+	const char *adapter, *base;
+	const rmod *mods;
+	size_t n;
+	int layers;
+	bool dora;
+	double total, factors;
+} real_cases[] = {
+	{"peft-lora-qwen2-0.5b-r16-all7.json", "qwen2-0.5b-config.json", qwen2_all7, 7, 24, false, 8798208,
+	 8798208},
+	{"peft-lora-gemma-7b-r8-attn.json", "gemma-7b-config.json", gemma_attn, 4, 28, false, 6422528, 6422528},
+	{"peft-lora-mixtral-8x7b-r8-experts.json", "mixtral-8x7b-config.json", mixtral_experts, 7, 32, false,
+	 120061952, 120061952},
+	{"peft-dora-mistral-7b-r16-rank-pattern.json", "mistral-7b-config.json", mistral_dora_pattern, 8, 32, true,
+	 43188224, 41811968},
+};
+
+Test(adapter, real_configs_other_bases, .timeout = 120)
+{
+	char *root = ws_tmpdir();
+	for (size_t i = 0; i < sizeof real_cases / sizeof real_cases[0]; i++) {
+		const struct real_case *rc = &real_cases[i];
+		char *base = config(rc->base), sub[16];
+		spec sp = {0};
+		real_spec(&sp, rc->mods, rc->n, rc->layers, rc->dora, -1, NULL);
+		snprintf(sub, sizeof sub, "r%zu", i);
+		char *dir = adapter_dir(root, sub, rc->adapter, "adapter_model.safetensors", &sp);
+		cJSON *j = run_json(0, "check", dir, base);
+		cr_assert_eq(num_at(j, "params", "total"), rc->total, "%s", rc->adapter);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "total"), rc->total, "%s", rc->adapter);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "factors"), rc->factors, "%s", rc->adapter);
+		cr_assert(!has_finding(j, "warning", NULL), "%s: a warning", rc->adapter);
+		cJSON_Delete(j);
+		char *cfg = ws_join(dir, "adapter_config.json");
+		j = run_json(0, "formula", cfg, base);
+		cr_assert_eq(num_at(j, "formula", "total"), rc->total, "formula %s", rc->adapter);
+		cJSON_Delete(j);
+		free(cfg);
+		no_other_roles(dir);
+		free(dir);
+		free(sp.s);
+
+		/* one module of layer 5 left out: named */
+		sp = (spec){0};
+		real_spec(&sp, rc->mods, rc->n, rc->layers, rc->dora, 5, rc->mods[rc->n - 1].path);
+		snprintf(sub, sizeof sub, "m%zu", i);
+		dir = adapter_dir(root, sub, rc->adapter, "adapter_model.safetensors", &sp);
+		j = run_json(1, "check", dir, base);
+		cr_assert(has_mismatch(j, 5), "%s: the missing module of layer 5 is not named", rc->adapter);
+		cJSON_Delete(j);
+		free(dir);
+		free(sp.s);
+		free(base);
+	}
+	ws_rmtree(root);
+	free(root);
+}
