@@ -323,13 +323,16 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 		(int)w[5], "elements", (int)w[6], "bytes", (int)w[7], "file", "offset");
 	for (size_t i = 0; i < n; i++) {
 		const ws_tensor *t = v[i];
-		/* printf pads by bytes: the role column by columns */
+		/* printf pads by bytes: text columns by display columns */
+		const char *nm = c[i].name ? c[i].name : "?", *fl = c[i].file ? c[i].file : "?";
+		int nw = (int)(w[0] + strlen(nm) - disp_width(nm));
 		int rw = (int)(w[1] + strlen(c[i].role) - disp_width(c[i].role));
-		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0],
-			c[i].name ? c[i].name : "?", rw, c[i].role, (int)w[2],
+		int fw = (int)(w[7] + strlen(fl) - disp_width(fl));
+		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", nw,
+			nm, rw, c[i].role, (int)w[2],
 			c[i].layer, (int)w[3], ws_dtype_name(t->dtype), (int)w[4],
 			c[i].shape ? c[i].shape : "?", (int)w[5], c[i].elements, (int)w[6],
-			c[i].bytes, (int)w[7], c[i].file ? c[i].file : "?", c[i].offset);
+			c[i].bytes, fw, fl, c[i].offset);
 		free(c[i].name);
 		free(c[i].shape);
 		free(c[i].file);
