@@ -1443,6 +1443,12 @@ factor_dims(int layout, const ws_tensor *t, bool is_b, uint64_t *rank, uint64_t 
 		return false;
 	const uint64_t *s = t->shape;
 	bool mlx = layout == L_MLX;
+	if (mlx && t->ndim == 3) {
+		/* mlx-lm's LoRASwitchLinear: A [E, r, in], B [E, out, r] */
+		*rank = is_b ? s[2] : s[1];
+		*io = is_b ? s[1] : s[2];
+		return true;
+	}
 	if (!is_b) {
 		*rank = mlx ? s[1] : s[0];
 		*io = mlx ? s[0] : s[1];
@@ -1608,6 +1614,25 @@ check_module(actx *x, amod *am, uint64_t *rank_seen)
 	bmod *bm = x->b && am->role >= 0 ? find_bmod(x->b, am->role, am->layer, am->expert) : NULL;
 	if (bm)
 		bm->seen = true;
+	/* mlx's stacked experts: one module adapting each of the layer's
+	 * experts (the base has them one by one) */
+	uint64_t stacked = x->layout == L_MLX && am->a && am->a->ndim == 3 && am->expert < 0 ? am->a->shape[0] : 0;
+	if (x->b && am->role >= 0 && stacked) {
+		uint64_t found = 0;
+		for (uint64_t e = 0; e < stacked && e < (uint64_t)INT32_MAX; e++) {
+			bmod *be = find_bmod(x->b, am->role, am->layer, (int32_t)e);
+			if (!be)
+				break;
+			be->seen = true;
+			bm = bm ? bm : be;
+			found++;
+		}
+		if (found != stacked || find_bmod(x->b, am->role, am->layer, (int32_t)stacked)) {
+			rc = mismatch(x, am->a->name, am->layer, "%s%s adapts %llu experts; the base's layer has %s",
+				      lay, en, (unsigned long long)stacked, found != stacked ? "fewer" : "more");
+			goto out;
+		}
+	}
 	for (int k = 0; k < 10; k++)
 		if (am->ly[k]) {
 			rc = check_lyco(x, am, lay, en, rank_seen);

@@ -1244,3 +1244,57 @@ Test(adapter, real_configs_other_bases, .timeout = 120)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* mlx-lm on a MoE base: its default keys take the router and the stacked
+ * experts (LoRASwitchLinear: A [E, r, in], B [E, out, r]) too. */
+Test(adapter, mlx_moe_switch_experts)
+{
+	char *root = ws_tmpdir(), *base = config("mixtral-8x7b-config.json");
+	for (int bad = 0; bad < 2; bad++) {
+		char sub[8];
+		snprintf(sub, sizeof sub, "x%d", bad);
+		char *dir = ws_join(root, sub);
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+		cr_assert_eq(system(cmd), 0);
+		const char *cfg = "{\"fine_tune_type\": \"lora\", \"num_layers\": 1, "
+				  "\"lora_parameters\": {\"rank\": 8, \"scale\": 20.0, \"dropout\": 0.0}}";
+		free(ws_write_file(dir, "adapter_config.json", cfg, strlen(cfg)));
+		spec sp = {0};
+		static const struct { const char *m; unsigned in, out; } dense[] = {
+			{"self_attn.q_proj", 4096, 4096}, {"self_attn.k_proj", 4096, 1024},
+			{"self_attn.v_proj", 4096, 1024}, {"self_attn.o_proj", 4096, 4096},
+			{"block_sparse_moe.gate", 4096, 8},
+		};
+		for (int k = 0; k < 5; k++)
+			add(&sp, "t model.layers.31.%s.lora_a F32 %u 8\nt model.layers.31.%s.lora_b F32 8 %u\n",
+			    dense[k].m, dense[k].in, dense[k].m, dense[k].out);
+		static const struct { const char *m; unsigned in, out; } sw[] = {
+			{"gate_proj", 4096, 14336}, {"up_proj", 4096, 14336}, {"down_proj", 14336, 4096}};
+		for (int k = 0; k < 3; k++) {
+			unsigned e = bad && k == 1 ? 4 : 8;
+			add(&sp, "t model.layers.31.block_sparse_moe.switch_mlp.%s.lora_a F32 %u 8 %u\n", sw[k].m, e,
+			    sw[k].in);
+			add(&sp, "t model.layers.31.block_sparse_moe.switch_mlp.%s.lora_b F32 %u %u 8\n", sw[k].m, e,
+			    sw[k].out);
+		}
+		char *out = ws_join(dir, "adapters.safetensors");
+		mktensors(dir, out, sp.s);
+		cJSON *j = run_json(bad, "check", dir, base);
+		cr_assert_eq(num_at(adapter_of(j), "expected", "total"),
+			     8.0 * (8192 + 5120 + 5120 + 8192 + 4104) + 3 * 8 * 8.0 * 18432);
+		if (bad)
+			cr_assert(has_mismatch(j, 31));
+		else
+			cr_assert_eq(num_at(j, "params", "total"), 3784768.0);
+		cJSON_Delete(j);
+		if (!bad)
+			no_other_roles(dir);
+		free(out);
+		free(dir);
+		free(sp.s);
+	}
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
