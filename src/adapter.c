@@ -1365,6 +1365,56 @@ select_modules(const acfg *c, base *b, ws_adapter *ad, ws_error *err)
 	return 0;
 }
 
+/* A modules_to_save name the base's templates do not describe (a
+ * decoder's sequence-classification score: its width is the labels'):
+ * the adapter's tensors of that module are its count, as stored. */
+static int
+saved_beyond_templates(ws_model *m, const acfg *c, ws_adapter *ad, ws_error *err)
+{
+	matcher *mt = c->mt_save;
+	if (!mt || mt->is_re)
+		return 0;
+	bool *by_base = malloc(mt->set.cap * sizeof *by_base);
+	if (!by_base)
+		return ws_err_oom(err, c->path);
+	memcpy(by_base, mt->hit, mt->set.cap * sizeof *by_base);
+	char key[WS_ROLE_MAX_NAME + 1];
+	uint64_t extra = 0;
+	bool ok = true;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		const char *n = t->name;
+		size_t len = t->name_len;
+		if (is_factor_role(t->role) || len <= sizeof peft_prefix - 1 ||
+		    memcmp(n, peft_prefix, sizeof peft_prefix - 1))
+			continue;
+		n += sizeof peft_prefix - 1;
+		len -= sizeof peft_prefix - 1;
+		const char *dot = memrchr(n, '.', len);
+		if (!dot || (size_t)(dot - n) > WS_ROLE_MAX_NAME)
+			continue;
+		memcpy(key, n, (size_t)(dot - n));
+		key[dot - n] = 0;
+		/* matched by a listed name no base module matched */
+		bool listed = false, base_has = false;
+		size_t kl = strlen(key);
+		for (size_t k = 0; k <= kl; k++) {
+			if (k && key[k - 1] != '.')
+				continue;
+			long slot = sset_find(&mt->set, key + k, kl - k, c->work);
+			listed = listed || slot >= 0;
+			base_has = base_has || (slot >= 0 && by_base[slot]);
+		}
+		if (listed && !base_has)
+			ok = ok && ws_add_u64(extra, t->params, &extra);
+	}
+	free(by_base);
+	if (!ok || !ws_add_u64(ad->exp_saved, extra, &ad->exp_saved) ||
+	    !ws_add_u64(ad->expected, extra, &ad->expected))
+		return ws_err(err, WS_EXIT_INPUT, c->path, "the adapter's count overflows 64 bits");
+	return 0;
+}
+
 /* A target that names no module of the base: PEFT accepts it. */
 static int
 unmatched_targets(ws_model *m, const acfg *c, const base *b)
@@ -1994,7 +2044,8 @@ ws_adapter_analyze(ws_model *m, const char *base_path, ws_error *err)
 		goto out;
 	x.b = have_base ? &b : NULL;
 	if (c && have_base) {
-		if (select_modules(c, &b, ad, err) || unmatched_targets(m, c, &b))
+		if (select_modules(c, &b, ad, err) || unmatched_targets(m, c, &b) ||
+		    saved_beyond_templates(m, c, ad, err))
 			goto out;
 	}
 	if (c && c->layout == L_PEFT && c->targets) {

@@ -1298,3 +1298,31 @@ Test(adapter, mlx_moe_switch_experts)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* A decoder classifier's score (no template: its width is the labels'):
+ * SEQ_CLS saves it, and the adapter's copy is counted as stored. */
+Test(adapter, seq_cls_decoder_score)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-seqcls-config.json");
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	add(&sp, "t base_model.model.score.weight BF16 2 4096\n");
+	char *dir = peft_dir(root, "s", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"task_type\": \"SEQ_CLS\", "
+			       "\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	cJSON *j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(j, "params", "total"), 6815744.0 + 8192);
+	cr_assert_eq(num_at(adapter_of(j), "expected", "saved_modules"), 8192.0);
+	cJSON_Delete(j);
+	free(dir);
+	/* a CAUSAL_LM config does not explain the copy */
+	dir = peft_dir(root, "c", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, \"task_type\": \"CAUSAL_LM\", "
+			       "\"target_modules\": [\"q_proj\", \"v_proj\"]}", &sp);
+	j = run_json(1, "check", dir, base);
+	cr_assert(has_finding(j, "error", "its config and the base imply 6,815,744"));
+	cJSON_Delete(j);
+	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
