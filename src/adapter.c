@@ -1716,6 +1716,11 @@ check_module(actx *x, amod *am, uint64_t *rank_seen)
 		if (rc)
 			goto out;
 	}
+	if (!am->mag && x->c && x->c->dora && am->a->role == WS_ROLE_LORA_A) {
+		rc = mismatch(x, an, am->layer, "%s%s has no magnitude vector; the config says DoRA", lay, en);
+		if (rc)
+			goto out;
+	}
 	if (am->mag && am->mag->elements != out) {
 		rc = mismatch(x, am->mag->name, am->layer, "%s%s: %llu magnitudes for %llu outputs", lay,
 			      en, (unsigned long long)am->mag->elements, (unsigned long long)out);

@@ -248,6 +248,15 @@ Test(adapter, peft_dora_mistral_7b)
 	cr_assert_eq(num_at(ad, "expected", "total"), 43319296.0);
 	cJSON_Delete(j);
 	no_other_roles(dir);
+	/* one magnitude vector left out (layer 9's down_proj): named */
+	char *cut = strstr(sp.s, "t base_model.model.model.layers.9.mlp.down_proj.lora_magnitude_vector");
+	cr_assert(cut);
+	memmove(cut, strchr(cut, '\n') + 1, strlen(strchr(cut, '\n') + 1) + 1);
+	char *d2 = adapter_dir(root, "dora9", "peft-dora-mistral-7b-r16.json", "adapter_model.safetensors", &sp);
+	j = run_json(1, "check", d2, base);
+	cr_assert(has_mismatch(j, 9));
+	cJSON_Delete(j);
+	free(d2);
 	free(sp.s);
 	free(dir);
 	free(base);
