@@ -348,7 +348,10 @@ re_compile(regex_t *re, const char *pat, const char *pre, const char *post)
 		return false;
 	size_t o = (size_t)sprintf(p, "^%s(", pre);
 	for (size_t i = 0; i < n; i++) {
-		if (pat[i] == '\\' && i + 1 < n && (pat[i + 1] == 'd' || pat[i + 1] == 'w')) {
+		if (pat[i] == '(' && i + 2 < n && pat[i + 1] == '?' && pat[i + 2] == ':') {
+			p[o++] = '('; /* Python's non-capturing group: a group here */
+			i += 2;
+		} else if (pat[i] == '\\' && i + 1 < n && (pat[i + 1] == 'd' || pat[i + 1] == 'w')) {
 			o += (size_t)sprintf(p + o, "%s", pat[i + 1] == 'd' ? "[0-9]" : "[A-Za-z0-9_]");
 			i++;
 		} else {

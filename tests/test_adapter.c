@@ -565,6 +565,13 @@ Test(adapter, regex_target_and_unmatched_warning)
 	cr_assert_eq(num_at(adapter_of(j), "modules", NULL), 64);
 	cJSON_Delete(j);
 	free(dir);
+	/* Python's (?:...) and \d */
+	dir = peft_dir(root, "re3", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
+			       "\"target_modules\": \"model\\\\.layers\\\\.\\\\d+\\\\.self_attn\\\\.(?:q|v)_proj\"}", &sp);
+	j = run_json(0, "check", dir, base);
+	cr_assert_eq(num_at(adapter_of(j), "modules", NULL), 64);
+	cJSON_Delete(j);
+	free(dir);
 	/* a regex matching k_proj too: its factors are missing */
 	dir = peft_dir(root, "re2", PEFT_HEAD "\"r\": 16, \"lora_alpha\": 32, "
 			       "\"target_modules\": \".*\\\\.(q|k|v)_proj\"}", &sp);
@@ -1330,6 +1337,49 @@ Test(adapter, seq_cls_decoder_score)
 	cr_assert(has_finding(j, "error", "its config and the base imply 6,815,744"));
 	cJSON_Delete(j);
 	free(dir);
+	free(sp.s);
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
+
+/* Malformed configs: an input error naming the key, never a crash. */
+Test(adapter, malformed_configs)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	static const char *const bad[] = {
+		"\"layers_to_transform\": [-1]", "\"layers_to_transform\": [99999999]",
+		"\"layers_to_transform\": \"all\"", "\"layer_replication\": [[5, 2]]",
+		"\"layer_replication\": [[0, 99]]", "\"layer_replication\": 3", "\"rank_pattern\": []",
+		"\"alpha_pattern\": 2", "\"trainable_token_indices\": \"x\"", "\"exclude_modules\": 7",
+		"\"layers_to_transform\": [1], \"layers_pattern\": 5", "\"r\": -4", "\"r\": 1e300",
+		"\"target_modules\": 12", "\"modules_to_save\": \"lm_head\"",
+	};
+	static const char *const odd[] = {
+		"\"target_modules\": \"((\"", "\"rank_pattern\": {\"[\": 4}", "\"rank_pattern\": {\"q_proj\": \"x\"}",
+		"\"trainable_token_indices\": {\"embed_tokens\": 3}", "\"layers_pattern\": [\"layers\", 4]",
+		"\"layer_replication\": [[0, 32], [0, 32], [0, 32]]",
+	};
+	spec sp = {0};
+	llama_qv(&sp, 0, 32, 16, 16);
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0] + sizeof odd / sizeof odd[0]; k++) {
+		bool is_bad = k < sizeof bad / sizeof bad[0];
+		const char *kv = is_bad ? bad[k] : odd[k - sizeof bad / sizeof bad[0]];
+		char cfg[512], sub[16];
+		/* cJSON reads a key given twice as its first: r and the
+		 * targets only when the case does not give them */
+		snprintf(cfg, sizeof cfg, "{\"peft_type\": \"LORA\", %s%s%s}", kv,
+			 strncmp(kv, "\"r\"", 3) ? ", \"r\": 16" : "",
+			 strncmp(kv, "\"target_modules\"", 16) ? ", \"target_modules\": [\"q_proj\", \"v_proj\"]" : "");
+		snprintf(sub, sizeof sub, "k%zu", k);
+		char *dir = peft_dir(root, sub, cfg, &sp);
+		ws_run r = ws_run_cli("check", dir, "--base", base, NULL);
+		cr_assert_lt(r.status, 4, "%s: exit %d\n%s", kv, r.status, r.err);
+		if (is_bad)
+			cr_assert_eq(r.status, 3, "%s: exit %d\n%s%s", kv, r.status, r.out, r.err);
+		ws_run_free(&r);
+		free(dir);
+	}
 	free(sp.s);
 	free(base);
 	ws_rmtree(root);
