@@ -1385,3 +1385,26 @@ Test(adapter, malformed_configs)
 	ws_rmtree(root);
 	free(root);
 }
+
+/* target_modules absent: PEFT's default per type (the attention's query
+ * and value); all-linear: every linear module of the blocks, no head. */
+Test(adapter, default_and_all_linear_targets)
+{
+	char *root = ws_tmpdir(), *base = config("llama3-8b-config.json");
+	static const struct { const char *targets; double want; } cases[] = {
+		{"", 6815744}, {", \"target_modules\": null", 6815744},
+		{", \"target_modules\": \"all-linear\"", 41943040},
+	};
+	for (size_t k = 0; k < 3; k++) {
+		char cfg[256];
+		snprintf(cfg, sizeof cfg, "{\"peft_type\": \"LORA\", \"r\": 16, \"lora_alpha\": 32%s}", cases[k].targets);
+		char *p = ws_write_file(root, "adapter_config.json", cfg, strlen(cfg));
+		cJSON *j = run_json(0, "formula", p, base);
+		cr_assert_eq(num_at(j, "formula", "total"), cases[k].want, "%s", cfg);
+		cJSON_Delete(j);
+		free(p);
+	}
+	free(base);
+	ws_rmtree(root);
+	free(root);
+}
