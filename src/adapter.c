@@ -1621,14 +1621,10 @@ check_lyco(actx *x, amod *am, const char *lay, const char *en, uint64_t *rank_se
 		return 0;
 	}
 	/* LoKr: each side whole or as a chained pair */
-	uint64_t side[2][2];
 	for (int s = 0; s < 2; s++) {
 		const ws_tensor *w = ly[4 + 3 * s], *wa = ly[5 + 3 * s], *wb = ly[6 + 3 * s];
-		if (w && w->ndim >= 2) {
-			side[s][0] = w->shape[0];
-			side[s][1] = w->shape[1];
+		if (w && w->ndim >= 2)
 			continue;
-		}
 		uint64_t o, r, i;
 		bool c;
 		if (!pair_io(wa, wb, &o, &r, &i, &c))
@@ -1639,10 +1635,9 @@ check_lyco(actx *x, amod *am, const char *lay, const char *en, uint64_t *rank_se
 					"%s%s: the LoKr factors do not chain (w%d_a's rank %llu, w%d_b's %llu)", lay,
 					en, s + 1, (unsigned long long)r, s + 1, (unsigned long long)wb->shape[0]);
 		*rank_seen = r;
-		side[s][0] = o;
-		side[s][1] = i;
+		(void)o;
+		(void)i;
 	}
-	(void)side;
 	return 0;
 }
 
