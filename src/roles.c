@@ -109,6 +109,9 @@ static const role_line lines[] = {
 	HF("", "*.lora_B{K}", LORA_B),
 	HF("", "*.lora_embedding_A{K}", LORA_EMBED_A),
 	HF("", "*.lora_embedding_B{K}", LORA_EMBED_B),
+	/* PEFT's trainable_token_indices: the chosen rows of an embedding,
+	 * a delta trained in the embedding's space (as LoRA's embedding B) */
+	HF("", "*.token_adapter.trainable_tokens_delta", LORA_EMBED_B),
 	/* DoRA's magnitudes (PEFT; kohya's dora_scale) */
 	HF("", "{B}.*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
 	HF("", "*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
@@ -526,6 +529,10 @@ static const role_line lines[] = {
 	HF("", "{B}.block_sparse_moe.router.layer{K}", MOE_ROUTER),
 	HF("", "{B}.block_sparse_moe.input_linear{K}", MOE_GATE_UP),
 	HF("", "{B}.block_sparse_moe.output_linear{K}", MOE_DOWN),
+	/* mlx-lm's stacked experts (SwitchGLU's switch_mlp, [E, out, in]) */
+	HF("", "{B}.*.switch_mlp.gate_proj{K}", MOE_GATE),
+	HF("", "{B}.*.switch_mlp.up_proj{K}", MOE_UP),
+	HF("", "{B}.*.switch_mlp.down_proj{K}", MOE_DOWN),
 	/* MoE: Qwen2/3-MoE, OLMoE, DeepSeek-V2/V3, gpt-oss. */
 	HF("", "{B}.mlp.gate.e_score_correction_bias", MOE_ROUTER_BIAS),
 	HF("", "{B}.mlp.gate{K}", MOE_ROUTER),
