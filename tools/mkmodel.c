@@ -22,6 +22,12 @@
  * as the class has them), or of --class NAME (a BertForPreTraining file
  * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
  * TF-era gamma / beta; --position-ids stores the position_ids buffer.
+ * Encoder-decoders (t5, mt5, umt5, bart, mbart, marian, whisper; t5 in GGUF too):
+ * both stacks from the library's reading of the config, the shared
+ * table in the decoder's module; --ignored also stores what the class
+ * ignores on load (T5's relative bias in the first cross-attention);
+ * missing-tower-layer drops the encoder's block 1; --tied-copies stores
+ * each stack's embed_tokens beside the shared table, as older writers did.
  * --st writes a sentence-transformers folder around the model
  * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
  * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
@@ -47,7 +53,13 @@
  * the MTP layer model.layers.<num_hidden_layers>.* in safetensors only).
  * Other model types of the catalogue with RMS norms and a gated or plain
  * MLP are built from the library's reading of the config (switches, q/k
- * norms, biases, MoE, xIELU's scalars and buffers).
+ * norms, biases, MoE, xIELU's scalars and buffers).  Hybrid and
+ * state-space stacks (table `stacks`: Mamba, FalconMamba, Mamba-2,
+ * Nemotron-H, Jamba, Falcon-H1, Granite-4.0-H, Qwen3-Next, LFM2) get each
+ * layer's block kind from the library too; in GGUF as llama.cpp converts
+ * them: ssm_* / shortconv.* tensors (convs squeezed, Mamba-2's A and D
+ * [heads, 1], its norm per group), {arch}.ssm.* keys, per-layer
+ * head_count_kv (and a pattern's feed_forward_length) arrays.
  *
  * Defects (--plant):
  *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
@@ -59,6 +71,8 @@
  *                        random bytes different from the embedding's
  *                        (real data: small configs only)
  *   tied-identical-head  an lm_head with the embedding's random bytes
+ *   missing-ssm          the mixer input projection of the first
+ *                        recurrent layer after block 0 dropped
  * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
  * same (zero) bytes as the embedding's hole, at any size.
  *
@@ -196,6 +210,8 @@ typedef struct cfg {
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
+	bool encdec;           /* an encoder-decoder: parts reading one config */
+	const struct ws_cat_part *alone; /* one stack of it saved alone (T5EncoderModel) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
@@ -213,6 +229,8 @@ typedef struct gen {
 	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
 	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
 	bool position_ids;     /* the position_ids buffer (--position-ids) */
+	bool ignored;          /* what a part's class ignores on load (--ignored) */
+	bool tied_copies;      /* each stack's embed_tokens beside the shared table (--tied-copies) */
 	const cfg *c;
 } gen;
 
@@ -1327,6 +1345,179 @@ parts(gen *g)
 	}
 }
 
+/* ==== encoder-decoders ==== */
+
+/* One stack of an encoder-decoder under `pre` as transformers saves it,
+ * from the library's reading of the config: T5's names when the stack
+ * has a relative bias (block.N.layer.K), else BART's and Whisper's
+ * (layers.N.self_attn ...); `shared` names the token table the stacks
+ * share (the decoder holds it), NULL when the stack has its own. */
+static void
+encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+	     const char *head)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, hq = a->num_heads * a->head_dim;
+	uint64_t hk = a->num_kv_heads * a->head_dim;
+	bool t5 = ws_sw_has(&a->flags, WS_ARCH_REL_BIAS), gated = a->mlp == WS_MLP_GATED;
+	bool bias = ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS), kbias = bias && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS);
+	bool nb = a->norm == WS_NORM_LAYER;
+	char n[192];
+#define T(nd, x, y, z, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, 0))
+	if (shared)
+		T(2, a->vocab_size, d, 0, "%s", shared);
+	else if (!ws_sw_has(&a->flags, WS_ARCH_NO_TOKENS))
+		T(2, a->vocab_size, d, 0, "%sembed_tokens.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		T(3, d, a->num_channels, 3, "%sconv1.weight", pre);
+		T(1, d, 0, 0, "%sconv1.bias", pre);
+		T(3, d, d, 3, "%sconv2.weight", pre);
+		T(1, d, 0, 0, "%sconv2.bias", pre);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_POS_OFFSET))
+		T(2, a->max_position_embeddings + 2, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_LEARNED_POS))
+		T(2, a->max_position_embeddings, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
+		T(1, d, 0, 0, "%slayernorm_embedding.weight", pre);
+		T(1, d, 0, 0, "%slayernorm_embedding.bias", pre);
+	}
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !decoder)
+			continue;
+		if (t5 && g->gguf) {
+			/* llama.cpp's names: enc.blk.N / dec.blk.N */
+			static const char *const q4[] = {"q", "k", "v", "o"};
+			const char *sp = decoder ? "dec." : "enc.";
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%sblk.%" PRIu64 ".attn_rel_b.weight", sp, L);
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".attn_norm.weight", sp, L);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".attn_%s.weight", sp, L, q4[i]);
+			if (decoder) {
+				T(1, d, 0, 0, "%sblk.%" PRIu64 ".cross_attn_norm.weight", sp, L);
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".cross_attn_%s.weight",
+					  sp, L, q4[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%sblk.0.cross_attn_rel_b.weight", sp);
+			}
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".ffn_norm.weight", sp, L);
+			if (gated)
+				T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_gate.weight", sp, L);
+			T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_up.weight", sp, L);
+			T(2, d, f, 0, "%sblk.%" PRIu64 ".ffn_down.weight", sp, L);
+			continue;
+		}
+		if (t5) {
+			static const char *const qkvo[] = {"q", "k", "v", "o"};
+			char b[96];
+			snprintf(b, sizeof b, "%sblock.%" PRIu64 ".layer.", pre, L);
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%s0.SelfAttention.relative_attention_bias.weight", b);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s0.SelfAttention.%s.weight", b, qkvo[i]);
+			T(1, d, 0, 0, "%s0.layer_norm.weight", b);
+			if (decoder) {
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s1.EncDecAttention.%s.weight", b,
+					  qkvo[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%s1.EncDecAttention.relative_attention_bias.weight", b);
+				T(1, d, 0, 0, "%s1.layer_norm.weight", b);
+			}
+			int k = decoder ? 2 : 1;
+			if (gated) {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_0.weight", b, k);
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_1.weight", b, k);
+			} else {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi.weight", b, k);
+			}
+			T(2, d, f, 0, "%s%d.DenseReluDense.wo.weight", b, k);
+			T(1, d, 0, 0, "%s%d.layer_norm.weight", b, k);
+			continue;
+		}
+		static const char *const att[] = {"self_attn", "encoder_attn"};
+		static const char *const proj[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+		for (int x = 0; x < 1 + decoder; x++) {
+			for (int i = 0; i < 4; i++) {
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%slayers.%" PRIu64 ".%s.%s.weight", pre, L,
+				  att[x], proj[i]);
+				if (i == 1 ? kbias : bias)
+					T(1, i == 3 ? d : i ? hk : hq, 0, 0, "%slayers.%" PRIu64 ".%s.%s.bias", pre, L, att[x],
+					  proj[i]);
+			}
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.weight", pre, L, att[x]);
+			if (nb)
+				T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.bias", pre, L, att[x]);
+		}
+		T(2, f, d, 0, "%slayers.%" PRIu64 ".fc1.weight", pre, L);
+		T(1, f, 0, 0, "%slayers.%" PRIu64 ".fc1.bias", pre, L);
+		T(2, d, f, 0, "%slayers.%" PRIu64 ".fc2.weight", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".fc2.bias", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.weight", pre, L);
+		if (nb)
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.bias", pre, L);
+	}
+	if (t5 && g->gguf) {
+		T(1, d, 0, 0, "%soutput_norm.weight", decoder ? "dec." : "enc.");
+		if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+			T(2, a->vocab_size, d, 0, "output.weight");
+		return;
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		T(1, d, 0, 0, "%s%s.weight", pre, t5 ? "final_layer_norm" : "layer_norm");
+		if (nb)
+			T(1, d, 0, 0, "%s%s.bias", pre, t5 ? "final_layer_norm" : "layer_norm");
+	}
+	if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+		T(2, a->vocab_size, d, 0, "%s", head);
+	/* BART's, mBART's and Marian's ForConditionalGeneration keep a bias
+	 * over the vocabulary as a buffer (Whisper's, keys without bias, not) */
+	if (decoder && !a->no_head && !t5 && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS))
+		T(2, 1, a->vocab_size, 0, "final_logits_bias");
+#undef T
+}
+
+/* The decoder (the main part) and the encoder, each under its first
+ * prefix; the table is the decoder's `shared` when the wrapper takes the
+ * encoder's own away, and the head sits at the top (lm_head, Whisper's
+ * proj_out). */
+static void
+encdec(gen *g)
+{
+	const cfg *c = g->c;
+	if (c->alone) {
+		/* its own table at the top (shared), its stack under its prefix */
+		bool dec = ws_sw_has(&c->main_arch.flags, WS_ARCH_XATTN);
+		encdec_stack(g, c->alone->prefixes[0], &c->main_arch, dec, g->gguf ? "token_embd.weight" : "shared.weight",
+			     "lm_head.weight");
+		return;
+	}
+	const struct ws_cat_part *dp = &c->parts_of[0], *ep = &c->parts_of[1];
+	const struct ws_arch *enc = &c->part_arch[1];
+	char shared[128], base[96];
+	/* a base-model class (BartModel) saves its modules without the
+	 * wrapper's model.: its second prefix when it has one */
+	int k0 = c->main_arch.no_head && !g->gguf && dp->prefixes[1] && ep->prefixes[1] &&
+		 !strncmp(dp->prefixes[0], "model.", 6) ? 1 : 0;
+	const char *dpre = dp->prefixes[k0] ? dp->prefixes[k0] : "";
+	const char *epre = ep->prefixes[k0];
+	size_t n = strlen(dpre), k = strlen("decoder.");
+	/* model.decoder. -> model. */
+	snprintf(base, sizeof base, "%.*s", (int)(n >= k ? n - k : 0), dpre);
+	snprintf(shared, sizeof shared, "%s%s", base, g->gguf ? "token_embd.weight" : "shared.weight");
+	bool share = ws_sw_has(&ep->adds, WS_ARCH_NO_TOKENS);
+	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
+	encdec_stack(g, epre, enc, false, NULL, NULL);
+	encdec_stack(g, dpre, &c->main_arch, true, share ? shared : NULL, head);
+	/* the copies older writers store of the tied table, one per stack */
+	for (int i = 0; share && g->tied_copies && i < 2; i++) {
+		char n2[160];
+		snprintf(n2, sizeof n2, "%sembed_tokens.weight", i ? dpre : epre);
+		top_nd(g, n2, 2, c->main_arch.vocab_size, c->main_arch.hidden_size, 0, 0);
+	}
+}
+
 /* ==== hybrid and state-space stacks ==== */
 
 /* Where a stack type keeps its tensors (Hugging Face names); NULL: the
@@ -1340,27 +1531,56 @@ typedef struct stack_names {
 	const char *attn, *lin;  /* attention's, Gated DeltaNet's */
 	const char *ffn, *router;
 	const char *mtp;         /* the MTP block's prefix (Qwen3-Next) */
+	/* Granite's fused layout: the shared MLP's prefix (input_linear
+	 * holds gate and up), the MoE's (router.layer, stacked experts) */
+	const char *shared_fused, *moe_fused;
+	const char *conv;        /* the short convolution's prefix (LFM2) */
+	/* names other than llama's: attention's q, k, v, o and its q / k
+	 * norms; the MLP's gate, up and down (NULL: llama's) */
+	const char *const *attn_names, *const *ffn_names;
 } stack_names;
 
+static const char *const lfm2_attn[] = {"q_proj", "k_proj", "v_proj", "out_proj", "q_layernorm", "k_layernorm"};
+static const char *const lfm2_ffn[] = {"w1", "w3", "w2"};
+
 static const stack_names stacks[] = {
-	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
+	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", "gate", NULL, NULL, NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", "router", NULL},
+	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"granitemoehybrid", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", "mamba.",
+	 "self_attn.", NULL, NULL, NULL, NULL, "shared_mlp.", "block_sparse_moe.", NULL, NULL, NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
-	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
+	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL, NULL, NULL, NULL},
+	{"lfm2", "model.", "embed_tokens", "embedding_norm", "operator_norm", "ffn_norm", NULL,
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, "conv.", lfm2_attn, lfm2_ffn},
 };
 
-/* A tensor of block L named pre + name, of rank nd. */
+/* A tensor of block L: named pre + name in Hugging Face's layout, gg
+ * (llama.cpp's name) in GGUF's; of rank nd, or gnd in GGUF, where the
+ * converter squeezes or reshapes it (shape gs) */
 static void
-sblk(gen *g, uint64_t L, const char *pre, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3)
+sblk(gen *g, uint64_t L, const char *pre, const char *name, const char *gg, int nd, uint64_t a, uint64_t b,
+     uint64_t c3)
 {
 	char hf[96];
 	uint64_t s[3] = {a, b, c3};
-	snprintf(hf, sizeof hf, "%s%s", pre, name);
-	blk_nd(g, L, hf, NULL, nd, s);
+	snprintf(hf, sizeof hf, "%s%s", pre ? pre : "", name);
+	blk_nd(g, L, hf, gg, nd, s);
+}
+
+static void
+sblk_g(gen *g, uint64_t L, const char *pre, const char *name, const char *gg, int nd, uint64_t a, uint64_t b,
+       uint64_t c3, int gnd, uint64_t ga, uint64_t gb)
+{
+	if (g->gguf)
+		sblk(g, L, pre, name, gg, gnd, ga, gb, 0);
+	else
+		sblk(g, L, pre, name, gg, nd, a, b, c3);
 }
 
 /* Is layer L the one the missing-ssm defect takes a tensor from (the
@@ -1372,12 +1592,14 @@ ssm_dropped(const gen *g, uint64_t L)
 		return false;
 	for (uint64_t i = 1; i < g->c->layers; i++) {
 		enum ws_mixer m = WS_BK_MIX(g->c->blocks[i]);
-		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR)
+		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR || m == WS_MIX_PARALLEL || m == WS_MIX_CONV)
 			return i == L;
 	}
 	return false;
 }
 
+/* Mamba: in_proj to x and z, conv, x_proj to dt, B, C, dt_proj; the
+ * converter squeezes the conv to [inner, kernel] and writes A as A */
 static void
 mamba_mixer(gen *g, uint64_t L, const char *p)
 {
@@ -1385,65 +1607,92 @@ mamba_mixer(gen *g, uint64_t L, const char *p)
 	const ws_switches *f = &c->aflags;
 	uint64_t i = c->ssm_inner, n = c->ssm_state, r = c->ssm_rank, d = c->hidden;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj.weight", 2, 2 * i, d, 0);
+		sblk(g, L, p, "in_proj.weight", "ssm_in.weight", 2, 2 * i, d, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "in_proj.bias", 1, 2 * i, 0, 0);
-	sblk(g, L, p, "conv1d.weight", 3, i, 1, c->ssm_conv);
+		sblk(g, L, p, "in_proj.bias", "ssm_in.bias", 1, 2 * i, 0, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, i, 1, c->ssm_conv, 2, i, c->ssm_conv);
 	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
-		sblk(g, L, p, "conv1d.bias", 1, i, 0, 0);
-	sblk(g, L, p, "x_proj.weight", 2, r + 2 * n, i, 0);
-	sblk(g, L, p, "dt_proj.weight", 2, i, r, 0);
-	sblk(g, L, p, "dt_proj.bias", 1, i, 0, 0);
-	sblk(g, L, p, "A_log", 2, i, n, 0);
-	sblk(g, L, p, "D", 1, i, 0, 0);
+		sblk(g, L, p, "conv1d.bias", "ssm_conv1d.bias", 1, i, 0, 0);
+	sblk(g, L, p, "x_proj.weight", "ssm_x.weight", 2, r + 2 * n, i, 0);
+	sblk(g, L, p, "dt_proj.weight", "ssm_dt.weight", 2, i, r, 0);
+	sblk(g, L, p, "dt_proj.bias", "ssm_dt.bias", 1, i, 0, 0);
+	sblk(g, L, p, "A_log", "ssm_a", 2, i, n, 0);
+	sblk(g, L, p, "D", "ssm_d", 1, i, 0, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_DT_NORMS)) {
-		sblk(g, L, p, "dt_layernorm.weight", 1, r, 0, 0);
-		sblk(g, L, p, "b_layernorm.weight", 1, n, 0, 0);
-		sblk(g, L, p, "c_layernorm.weight", 1, n, 0, 0);
+		sblk(g, L, p, "dt_layernorm.weight", "ssm_dt_norm.weight", 1, r, 0, 0);
+		sblk(g, L, p, "b_layernorm.weight", "ssm_b_norm.weight", 1, n, 0, 0);
+		sblk(g, L, p, "c_layernorm.weight", "ssm_c_norm.weight", 1, n, 0, 0);
 	}
-	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, i, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+		sblk(g, L, p, "out_proj.bias", "ssm_out.bias", 1, d, 0, 0);
 }
 
-/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated norm */
+/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated
+ * norm (the converter: A and D as [heads, 1], the norm per group) */
 static void
 mamba2_mixer(gen *g, uint64_t L, const char *p)
 {
 	const cfg *c = g->c;
 	const ws_switches *f = &c->aflags;
-	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden;
+	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden, gr = c->ssm_groups ? c->ssm_groups : 1;
 	uint64_t conv = i + 2 * c->ssm_groups * c->ssm_state;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj.weight", 2, i + conv + h, d, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "in_proj.bias", 1, i + conv + h, 0, 0);
-	sblk(g, L, p, "conv1d.weight", 3, conv, 1, c->ssm_conv);
+		sblk(g, L, p, "in_proj.weight", "ssm_in.weight", 2, i + conv + h, d, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_IN_BIAS))
+		sblk(g, L, p, "in_proj.bias", "ssm_in.bias", 1, i + conv + h, 0, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, conv, 1, c->ssm_conv, 2, conv, c->ssm_conv);
 	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
-		sblk(g, L, p, "conv1d.bias", 1, conv, 0, 0);
-	sblk(g, L, p, "dt_bias", 1, h, 0, 0);
-	sblk(g, L, p, "A_log", 1, h, 0, 0);
-	sblk(g, L, p, "D", 1, h, 0, 0);
-	sblk(g, L, p, "norm.weight", 1, i, 0, 0);
-	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+		sblk(g, L, p, "conv1d.bias", "ssm_conv1d.bias", 1, conv, 0, 0);
+	sblk(g, L, p, "dt_bias", "ssm_dt.bias", 1, h, 0, 0);
+	sblk_g(g, L, p, "A_log", "ssm_a", 1, h, 0, 0, 2, h, 1);
+	sblk_g(g, L, p, "D", "ssm_d", 1, h, 0, 0, 2, h, 1);
+	if (!ws_sw_has(f, WS_ARCH_SSM_NO_NORM))
+		sblk_g(g, L, p, "norm.weight", "ssm_norm.weight", 1, i, 0, 0, 2, gr, i / gr);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, i, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_OUT_BIAS))
+		sblk(g, L, p, "out_proj.bias", "ssm_out.bias", 1, d, 0, 0);
 }
 
-/* Gated DeltaNet: q, k, v, z; beta and a; conv over q, k, v */
+/* Gated DeltaNet: q, k, v, z; beta and a; conv over q, k, v (the
+ * converter: qkv and z apart, as attn_qkv and attn_gate) */
 static void
 gdn_mixer(gen *g, uint64_t L, const char *p)
 {
 	const cfg *c = g->c;
 	uint64_t k = c->lin_kh * c->lin_kd, v = c->lin_vh * c->lin_vd, d = c->hidden;
+	if (g->gguf) {
+		if (!ssm_dropped(g, L))
+			sblk(g, L, NULL, "", "attn_qkv.weight", 2, 2 * k + v, d, 0);
+		sblk(g, L, NULL, "", "attn_gate.weight", 2, v, d, 0);
+	} else if (!ssm_dropped(g, L)) {
+		sblk(g, L, p, "in_proj_qkvz.weight", NULL, 2, 2 * k + 2 * v, d, 0);
+	}
+	sblk(g, L, p, "in_proj_ba.weight", "ssm_ba.weight", 2, 2 * c->lin_vh, d, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, 2 * k + v, 1, c->ssm_conv, 2, 2 * k + v, c->ssm_conv);
+	sblk(g, L, p, "dt_bias", "ssm_dt.bias", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "A_log", "ssm_a", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "norm.weight", "ssm_norm.weight", 1, c->lin_vd, 0, 0);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, v, 0);
+}
+
+/* LFM2's gated short convolution: in_proj to B, C, x; a depthwise conv */
+static void
+sconv_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	bool bias = ws_sw_has(&c->aflags, WS_ARCH_SSM_BIAS);
+	uint64_t d = c->hidden;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj_qkvz.weight", 2, 2 * k + 2 * v, d, 0);
-	sblk(g, L, p, "in_proj_ba.weight", 2, 2 * c->lin_vh, d, 0);
-	sblk(g, L, p, "conv1d.weight", 3, 2 * k + v, 1, c->ssm_conv);
-	sblk(g, L, p, "dt_bias", 1, c->lin_vh, 0, 0);
-	sblk(g, L, p, "A_log", 1, c->lin_vh, 0, 0);
-	sblk(g, L, p, "norm.weight", 1, c->lin_vd, 0, 0);
-	sblk(g, L, p, "out_proj.weight", 2, d, v, 0);
+		sblk(g, L, p, "in_proj.weight", "shortconv.in_proj.weight", 2, 3 * d, d, 0);
+	if (bias)
+		sblk(g, L, p, "in_proj.bias", "shortconv.in_proj.bias", 1, 3 * d, 0, 0);
+	sblk_g(g, L, p, "conv.weight", "shortconv.conv.weight", 3, d, 1, c->ssm_conv, 2, d, c->ssm_conv);
+	if (ws_sw_has(&c->aflags, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv.bias", "shortconv.conv.bias", 1, d, 0, 0);
+	sblk(g, L, p, "out_proj.weight", "shortconv.out_proj.weight", 2, d, d, 0);
+	if (bias)
+		sblk(g, L, p, "out_proj.bias", "shortconv.out_proj.bias", 1, d, 0, 0);
 }
 
 static void
@@ -1452,14 +1701,21 @@ stack_attention(gen *g, uint64_t L, const char *p)
 	const cfg *c = g->c;
 	const ws_switches *f = &c->aflags;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim, d = c->hidden;
+	static const char *const llama[] = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"};
+	static const char *const gg[] = {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight",
+					 "attn_q_norm.weight", "attn_k_norm.weight"};
+	const char *const *nm = c->sn->attn_names ? c->sn->attn_names : llama;
+	char n[6][40];
+	for (int i = 0; i < 6; i++)
+		snprintf(n[i], sizeof n[i], "%s.weight", nm[i]);
 	/* an output gate doubles q_proj */
-	sblk(g, L, p, "q_proj.weight", 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
-	sblk(g, L, p, "k_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "v_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "o_proj.weight", 2, d, q, 0);
+	sblk(g, L, p, n[0], gg[0], 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
+	sblk(g, L, p, n[1], gg[1], 2, kv, d, 0);
+	sblk(g, L, p, n[2], gg[2], 2, kv, d, 0);
+	sblk(g, L, p, n[3], gg[3], 2, d, q, 0);
 	if (ws_sw_has(f, WS_ARCH_QK_NORM_HEAD)) {
-		sblk(g, L, p, "q_norm.weight", 1, c->head_dim, 0, 0);
-		sblk(g, L, p, "k_norm.weight", 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[4], gg[4], 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[5], gg[5], 1, c->head_dim, 0, 0);
 	}
 }
 
@@ -1468,31 +1724,77 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 {
 	const cfg *c = g->c;
 	const stack_names *sn = c->sn;
-	uint64_t d = c->hidden;
+	uint64_t d = c->hidden, f = c->dense_inter;
 	char pre[64], post[64];
+	if (sn->shared_fused && !g->gguf) {
+		/* the shared MLP in every block, fused experts beside it */
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, 2 * f, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, d, f);
+		if (k != WS_FFN_MOE)
+			return;
+		snprintf(pre, sizeof pre, "%srouter.layer.weight", sn->moe_fused);
+		blk(g, L, pre, NULL, c->experts, d);
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, 2 * c->moe_inter, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, d, c->moe_inter);
+		return;
+	}
+	if (sn->shared_fused && k == WS_FFN_MOE) {
+		/* the converter: the shared MLP as shared experts, gate and up apart */
+		blk(g, L, NULL, "ffn_gate_shexp.weight", f, d);
+		blk(g, L, NULL, "ffn_up_shexp.weight", f, d);
+		blk(g, L, NULL, "ffn_down_shexp.weight", d, f);
+		blk(g, L, NULL, "ffn_gate_inp.weight", c->experts, d);
+		stacked(g, L, NULL, "ffn_gate_exps.weight", c->moe_inter, d);
+		stacked(g, L, NULL, "ffn_up_exps.weight", c->moe_inter, d);
+		stacked(g, L, NULL, "ffn_down_exps.weight", d, c->moe_inter);
+		return;
+	}
 	if (k == WS_FFN_DENSE && c->plain_mlp) {
 		snprintf(pre, sizeof pre, "%sup_proj.weight", sn->ffn);
-		blk(g, L, pre, NULL, c->dense_inter, d);
+		blk(g, L, pre, "ffn_up.weight", f, d);
 		snprintf(pre, sizeof pre, "%sdown_proj.weight", sn->ffn);
-		blk(g, L, pre, NULL, d, c->dense_inter);
+		blk(g, L, pre, "ffn_down.weight", d, f);
+		return;
+	}
+	if (k == WS_FFN_DENSE && sn->ffn_names) {
+		static const char *const gg[] = {"ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"};
+		for (int i = 0; i < 3; i++) {
+			snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->ffn_names[i]);
+			blk(g, L, pre, gg[i], i < 2 ? f : d, i < 2 ? d : f);
+		}
 		return;
 	}
 	if (k == WS_FFN_DENSE) {
-		gated_mlp(g, L, c->dense_inter, sn->ffn, "");
+		gated_mlp(g, L, f, sn->ffn ? sn->ffn : "", "");
 		return;
 	}
 	snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->router);
-	blk(g, L, pre, NULL, c->experts, d);
+	blk(g, L, pre, "ffn_gate_inp.weight", c->experts, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_ROUTER_SCORE_BIAS)) {
+		snprintf(pre, sizeof pre, "%s%s.e_score_correction_bias", sn->ffn, sn->router);
+		blk(g, L, pre, "exp_probs_b.bias", c->experts, 0);
+	}
 	snprintf(pre, sizeof pre, "%sexperts.", sn->ffn);
-	experts(g, L, pre, "gate_proj.weight", NULL, c->moe_inter, d);
-	experts(g, L, pre, "up_proj.weight", NULL, c->moe_inter, d);
-	experts(g, L, pre, "down_proj.weight", NULL, d, c->moe_inter);
-	if (c->shared_n) {
+	if (!c->plain_mlp)
+		experts(g, L, pre, "gate_proj.weight", "ffn_gate_exps.weight", c->moe_inter, d);
+	experts(g, L, pre, "up_proj.weight", "ffn_up_exps.weight", c->moe_inter, d);
+	experts(g, L, pre, "down_proj.weight", "ffn_down_exps.weight", d, c->moe_inter);
+	if (c->shared_n && c->plain_mlp) {
+		/* squared-ReLU shared experts (Nemotron-H): up and down */
+		snprintf(post, sizeof post, "%sshared_experts.up_proj.weight", sn->ffn);
+		blk(g, L, post, "ffn_up_shexp.weight", c->shared_inter * c->shared_n, d);
+		snprintf(post, sizeof post, "%sshared_experts.down_proj.weight", sn->ffn);
+		blk(g, L, post, "ffn_down_shexp.weight", d, c->shared_inter * c->shared_n);
+	} else if (c->shared_n) {
 		snprintf(post, sizeof post, "%sshared_expert.", sn->ffn);
-		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "");
+		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "_shexp");
 		if (ws_sw_has(&c->aflags, WS_ARCH_SHARED_GATE)) {
 			snprintf(post, sizeof post, "%sshared_expert_gate.weight", sn->ffn);
-			blk(g, L, post, NULL, 1, d);
+			blk(g, L, post, "ffn_gate_inp_shexp.weight", 1, d);
 		}
 	}
 }
@@ -1504,12 +1806,17 @@ stack_block(gen *g, uint64_t L, int kind)
 	const stack_names *sn = c->sn;
 	char n[80];
 	snprintf(n, sizeof n, "%s.weight", sn->norm);
-	blk(g, L, n, NULL, c->hidden, 0);
+	blk(g, L, n, "attn_norm.weight", c->hidden, 0);
 	switch (WS_BK_MIX(kind)) {
 	case WS_MIX_ATTN: stack_attention(g, L, sn->attn); break;
 	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
 	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
+	case WS_MIX_PARALLEL:
+		stack_attention(g, L, sn->attn);
+		mamba2_mixer(g, L, sn->ssm);
+		break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
+	case WS_MIX_CONV: sconv_mixer(g, L, sn->conv); break;
 	case WS_MIX_NONE: break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}
@@ -1517,7 +1824,7 @@ stack_block(gen *g, uint64_t L, int kind)
 		return;
 	if (sn->ffn_norm) {  /* else one norm per layer (Nemotron-H) */
 		snprintf(n, sizeof n, "%s.weight", sn->ffn_norm);
-		blk(g, L, n, NULL, c->hidden, 0);
+		blk(g, L, n, "ffn_norm.weight", c->hidden, 0);
 	}
 	stack_ffn(g, L, WS_BK_FFN(kind));
 }
@@ -1529,19 +1836,18 @@ build_stack(gen *g)
 	const stack_names *sn = c->sn;
 	static char blocks[64];  /* g->hf_block outlives this call */
 	char name[96];
-	if (g->gguf)
-		die("%s: no GGUF layout for this stack", c->type);
 	snprintf(blocks, sizeof blocks, "%slayers.", sn->body);
 	g->hf_block = blocks;
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->embed);
-	top(g, name, NULL, c->vocab, c->hidden);
+	top(g, name, "token_embd.weight", c->vocab, c->hidden);
 	for (uint64_t L = 0; L < c->layers; L++)
 		stack_block(g, L, c->blocks[L]);
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->final_norm);
-	top(g, name, NULL, c->hidden, 0);
-	if (sn->mtp && c->nextn) {
+	/* LFM2's final norm: token_embd_norm in llama.cpp's names */
+	top(g, name, sn->conv ? "token_embd_norm.weight" : "output_norm.weight", c->hidden, 0);
+	if (sn->mtp && c->nextn && !g->gguf) {
 		/* the embedding and the hidden state normed and joined, one
-		 * attention block, a norm */
+		 * attention block, a norm (the converter drops them) */
 		snprintf(name, sizeof name, "%sfc.weight", sn->mtp);
 		top(g, name, NULL, c->hidden, 2 * c->hidden);
 		snprintf(name, sizeof name, "%spre_fc_norm_embedding.weight", sn->mtp);
@@ -1555,13 +1861,17 @@ build_stack(gen *g)
 		top(g, name, NULL, c->hidden, 0);
 	}
 	if (!c->tied && !c->no_head)
-		top(g, "lm_head.weight", NULL, c->vocab, c->hidden);
+		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
 }
 
 static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->encdec) {
+		encdec(g);
+		return;
+	}
 	if (c->towers_only) {
 		/* a dual encoder's text tower, or a tower alone */
 		tower(g, ws_sw_has(&c->main_arch.flags, WS_ARCH_PATCHES) ? "vision_model." : "text_model.",
@@ -1710,7 +2020,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
 	c->fused_mlp = a->mlp == WS_MLP_GATED_FUSED;
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
-	c->gguf = e ? e->gguf : NULL;
+	c->gguf = e ? (a->num_experts && e->gguf_moe ? e->gguf_moe : e->gguf) : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
 	c->step_offset = a->moe_step_offset;
 	c->nextn = a->num_nextn_predict_layers;
@@ -1785,6 +2095,56 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
 			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
+	}
+	/* one stack of an encoder-decoder alone: the config's model_type
+	 * names the wrapper, its class the stack's type */
+	const cJSON *mt0 = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+	const struct ws_cat_entry *w0 = cJSON_IsString(mt0) ? ws_cat_by_model_type(mt0->valuestring) : NULL;
+	for (size_t i = 0; a.known && w0 && w0->parts && i < WS_CAT_MAX_PARTS && w0->parts[i].kind; i++)
+		if (w0->parts[i].config && !w0->parts[i].config[0] && !strcmp(w0->parts[i].type, a.architecture) &&
+		    c->parts_of == &w0->parts[i] && !c->parts_of[1].kind)
+			c->alone = &w0->parts[i];
+	if (c->alone) {
+		const struct ws_cat_entry *se = ws_cat_by_model_type(a.architecture);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		c->gguf = se ? se->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
+		cJSON_Delete(j);
+		return;
+	}
+	/* an encoder-decoder: its stacks read the wrapper's own config */
+	if (a.known && c->parts_of && c->parts_of[0].config && !c->parts_of[0].config[0] &&
+	    c->parts_of[1].kind) {
+		if (!c->part_arch[1].known)
+			die("%s: the encoder has no formula to write it from", path);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		/* GGUF: the wrapper's general.architecture and the sizes */
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+		const struct ws_cat_entry *w = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
+		c->gguf = w ? w->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
+		cJSON_Delete(j);
+		return;
 	}
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */
@@ -2075,6 +2435,96 @@ kv_f32_blocks(buf *b, uint64_t *n, const char *key, uint64_t blocks, float v)
 	(*n)++;
 }
 
+/* A u32 per block under {arch}.key (llama.cpp's per-layer head_count_kv
+ * and feed_forward_length of a hybrid stack) */
+static void
+kv_u32_blocks(buf *b, uint64_t *n, const char *arch, const char *key, const uint64_t *v, uint64_t blocks)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.%s", arch, key);
+	put_str(b, k);
+	put_u32(b, GV_ARRAY);
+	put_u32(b, GV_U32);
+	put_u64(b, blocks);
+	for (uint64_t i = 0; i < blocks; i++)
+		put_u32(b, (uint32_t)v[i]);
+	(*n)++;
+}
+
+/* Does a stack write head_count_kv per layer (some layers attend, some
+ * do not, and no interval says which)? */
+static bool
+stack_kv_array(const cfg *c)
+{
+	bool attn = false, other = false, gdn = false;
+	for (uint64_t L = 0; c->sn && L < c->layers; L++) {
+		enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+		attn |= m == WS_MIX_ATTN || m == WS_MIX_PARALLEL;
+		other |= m != WS_MIX_ATTN && m != WS_MIX_PARALLEL;
+		gdn |= m == WS_MIX_LINEAR;
+	}
+	return attn && other && !gdn;
+}
+
+/* The {arch}.ssm.* / shortconv keys and per-layer arrays of a hybrid or
+ * state-space stack, as llama.cpp's converter writes them: the layers'
+ * kinds are only in head_count_kv (0: no attention), feed_forward_length
+ * (a pattern stack's MLP layers) and full_attention_interval. */
+static void
+gguf_stack_keys(buf *kv, uint64_t *nkv, const cfg *c, const char *arch)
+{
+	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
+	const struct ws_cat_stack *st = e ? e->stack : NULL;
+	bool mamba1 = false, mamba2 = false, gdn = false, sconv = false;
+	for (uint64_t L = 0; L < c->layers; L++) {
+		enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+		mamba1 |= m == WS_MIX_MAMBA;
+		mamba2 |= m == WS_MIX_MAMBA2 || m == WS_MIX_PARALLEL;
+		gdn |= m == WS_MIX_LINEAR;
+		sconv |= m == WS_MIX_CONV;
+	}
+	if (mamba1 || mamba2) {
+		kv_u32(kv, nkv, arch, "ssm.conv_kernel", c->ssm_conv);
+		kv_u32(kv, nkv, arch, "ssm.inner_size", c->ssm_inner);
+		kv_u32(kv, nkv, arch, "ssm.state_size", c->ssm_state);
+		kv_u32(kv, nkv, arch, "ssm.time_step_rank", mamba1 ? c->ssm_rank : c->ssm_heads);
+		if (mamba2)
+			kv_u32(kv, nkv, arch, "ssm.group_count", c->ssm_groups);
+	}
+	if (gdn) {
+		kv_u32(kv, nkv, arch, "ssm.conv_kernel", c->ssm_conv);
+		kv_u32(kv, nkv, arch, "ssm.inner_size", c->lin_vd * c->lin_vh);
+		kv_u32(kv, nkv, arch, "ssm.state_size", c->lin_kd);
+		kv_u32(kv, nkv, arch, "ssm.group_count", c->lin_kh);
+		kv_u32(kv, nkv, arch, "ssm.time_step_rank", c->lin_vh);
+		for (uint64_t L = 0; L < c->layers; L++)
+			if (WS_BK_MIX(c->blocks[L]) == WS_MIX_ATTN) {
+				kv_u32(kv, nkv, arch, "full_attention_interval", L + 1);
+				break;
+			}
+	}
+	if (sconv)
+		kv_u32(kv, nkv, arch, "shortconv.l_cache", c->ssm_conv);
+	bool ff_array = false;
+	if (stack_kv_array(c)) {
+		uint64_t *v = xrealloc(NULL, (c->layers ? c->layers : 1) * sizeof *v);
+		for (uint64_t L = 0; L < c->layers; L++) {
+			enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+			v[L] = m == WS_MIX_ATTN || m == WS_MIX_PARALLEL ? c->kv_heads : 0;
+		}
+		kv_u32_blocks(kv, nkv, arch, "attention.head_count_kv", v, c->layers);
+		if (st && st->pattern) {
+			for (uint64_t L = 0; L < c->layers; L++)
+				v[L] = WS_BK_MIX(c->blocks[L]) == WS_MIX_NONE ? (c->experts ? c->moe_inter : c->dense_inter) : 0;
+			kv_u32_blocks(kv, nkv, arch, "feed_forward_length", v, c->layers);
+			ff_array = true;
+		}
+		free(v);
+	}
+	if (!ff_array)
+		kv_u32(kv, nkv, arch, "feed_forward_length", c->dense_inter);
+}
+
 static const char *
 gguf_arch(const cfg *c)
 {
@@ -2139,7 +2589,10 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		kv_u32(&kv, &nkv, arch, "nextn_predict_layers", mtp);
 	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
 	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
-	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
+	if (!c->sn)
+		kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
+	else
+		gguf_stack_keys(&kv, &nkv, c, arch);
 	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
 	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
 	if (mla && g->mla_split) {
@@ -2155,7 +2608,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		kv_u32(&kv, &nkv, arch, "attention.key_length", c->nope + c->rope);
 		kv_u32(&kv, &nkv, arch, "attention.value_length", c->vdim);
 	} else {
-		kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->kv_heads);
+		if (!stack_kv_array(c))
+			kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->kv_heads);
 	}
 	if (mla) {
 		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->rope);
@@ -2175,6 +2629,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
 		}
 	}
+	if (c->encdec)
+		kv_u32(&kv, &nkv, arch, "attention.relative_buckets_count", c->rel_rows);
 	if (ws_sw_has(&c->aflags, WS_ARCH_XIELU)) {
 		/* the converter's per-layer scalars: values, not tensors */
 		static const struct { const char *key; float v; } xielu[] = {
@@ -2380,7 +2836,7 @@ free_cfg(cfg *c)
 	free(c->blocks);
 	for (size_t i = 0; i < WS_CAT_MAX_PARTS; i++)
 		ws_arch_free(&c->part_arch[i]);
-	if (c->towers_only)
+	if (c->towers_only || c->encdec)
 		ws_arch_free(&c->main_arch);
 }
 
@@ -2392,7 +2848,7 @@ usage(void)
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
-	      "               [--st] [--st-dense OUT[:nobias]]...\n"
+	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -2406,7 +2862,8 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false, mmproj = false;
+	bool legacy_norms = false, position_ids = false, st = false, ignored = false, tied_copies = false;
+	bool mmproj = false;
 	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
@@ -2415,8 +2872,10 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
-		    !strcmp(a, "--st")) {
+		    !strcmp(a, "--st") || !strcmp(a, "--ignored") || !strcmp(a, "--tied-copies")) {
+			tied_copies = tied_copies || !strcmp(a, "--tied-copies");
 			st = st || !strcmp(a, "--st");
+			ignored = ignored || !strcmp(a, "--ignored");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
@@ -2509,10 +2968,15 @@ main(int argc, char **argv)
 		free((void *)raw);
 		return 0;
 	}
+	if (c.encdec && (fp8 || head_copy || (plant != P_NONE && plant != P_MISSING_TOWER_LAYER)))
+		die("%s: an encoder-decoder without --fp8, --tie-head-copy or that defect", config);
+	if (c.encdec && gguf && !ws_sw_has(&c.main_arch.flags, WS_ARCH_REL_BIAS))
+		die("%s: an encoder-decoder in GGUF only as llama.cpp converts T5", config);
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
-		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids,
+		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids, .ignored = ignored,
+		 .tied_copies = tied_copies,
 		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;

@@ -116,6 +116,16 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
 	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
 	X(LAYER_SCALE, "layer_scale", NORMS, NONE)                \
+	/* encoder-decoders: the decoder's attention over the encoder's \
+	 * output (k and v read the encoder's tokens, once per input), T5's \
+	 * relative-position bias, a convolution stem (Whisper) */ \
+	X(XATTN_Q, "xattn_q", ATTN, DENSE)                        \
+	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
+	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
+	X(XATTN_O, "xattn_o", ATTN, DENSE)                        \
+	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
+	X(REL_POS_BIAS, "rel_pos_bias", ATTN, NONE)               \
+	X(CONV, "conv", EMBED, DENSE)                             \
 	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
 	X(FFN_UP, "ffn_up", MLP, DENSE)                           \
 	X(FFN_DOWN, "ffn_down", MLP, DENSE)                       \
@@ -247,6 +257,10 @@ typedef struct ws_tensor {
 	uint8_t kind;          /* ws_kind */
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
+	bool tied_copy;        /* a stored copy of a table another tensor holds
+				* (T5's encoder.embed_tokens beside shared):
+				* one parameter set, counted once (params 0;
+				* role kept; not compared) */
 	/* packed quantized weights (ws_quant_apply): the unpacked shape in
 	 * PyTorch order is stored before `shape` (ws_tensor_logical) */
 	bool logical;
@@ -428,6 +442,8 @@ typedef struct ws_open_opts {
 				   * data is short opens (ws_model_truncated
 				   * says which); otherwise it is exit 3 */
 	const char *base_path;    /* --base PATH: an adapter's base */
+	const char *vision_file;  /* an mmproj GGUF joined to a GGUF model as
+				   * its vision components (ws_expand_joined) */
 } ws_open_opts;
 
 /*
@@ -487,6 +503,12 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
  * Returns -1 with err set (exit 4) when memory ran out.
  */
 int ws_expand_path(const char *path, char ***out, size_t *n, ws_error *err);
+/* The same, and each vision file (mmproj GGUF) joined to the models
+ * whose width is its projector's output: *vision lists, beside *out, the
+ * vision file to open each model with (ws_open_opts.vision_file;
+ * malloc'd, or NULL); a joined vision file is not listed apart, and a
+ * folder of one model and its vision file is expanded to that model. */
+int ws_expand_joined(const char *path, char ***out, char ***vision, size_t *n, ws_error *err);
 
 /*
  * Keep only the tensors of component NAME (its name or its kind) and

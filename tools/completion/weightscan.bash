@@ -16,6 +16,7 @@ _weightscan()
 		attn_post_norm ffn_post_norm layer_scale ffn_gate ffn_up ffn_down ffn_gate_up ffn_act
 		moe_router moe_router_bias moe_gate moe_up moe_down moe_gate_up
 		moe_shared_gate moe_shared_up moe_shared_down moe_shared_router
+		xattn_q xattn_k xattn_v xattn_o xattn_norm rel_pos_bias conv
 		ssm_in ssm_conv ssm_x ssm_dt ssm_a ssm_d ssm_norm ssm_out
 		linattn_qkvz linattn_ba linattn_conv linattn_a linattn_dt linattn_norm linattn_out
 		final_norm lm_head mlm_transform mlm_bias pooler nsp_head classifier
