@@ -75,6 +75,9 @@ static const struct field {
 	[WS_AK_LIN_V_DIM] = {"linear_value_head_dim", offsetof(struct ws_arch, lin_v_dim)},
 	[WS_AK_REL_ROWS] = {"relative_position_rows", offsetof(struct ws_arch, rel_rows)},
 	[WS_AK_REGISTERS] = {"num_register_tokens", offsetof(struct ws_arch, num_registers)},
+	[WS_AK_TEMPORAL] = {"temporal_patch_size", offsetof(struct ws_arch, temporal_patch)},
+	[WS_AK_MERGE] = {"merge_size", offsetof(struct ws_arch, merge_size)},
+	[WS_AK_OUT] = {"output_width", offsetof(struct ws_arch, out_width)},
 };
 
 static uint64_t *
@@ -166,6 +169,11 @@ static const struct cfg_key {
 	{WS_AK_INDEX_HEADS, {"index_n_heads"}},
 	{WS_AK_INDEX_HEAD_DIM, {"index_head_dim"}},
 	{WS_AK_PROJ, {"projection_dim", "projection_size"}},
+	/* towers: a patch over frames (Qwen-VL), patches merged before the
+	 * projector; an adapter's output width only by a type's own key */
+	{WS_AK_TEMPORAL, {"temporal_patch_size"}},
+	{WS_AK_MERGE, {"spatial_merge_size"}},
+	{WS_AK_OUT, {NULL}},
 };
 
 /* MoE layer spacing: the key and whether layer i is MoE when
@@ -471,17 +479,28 @@ read_patches(struct cfg *c)
 	};
 	struct ws_arch *a = c->a;
 	uint64_t hw[3][2];
+	/* rotary patches (no position table) come in any size */
+	bool any_size = ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS);
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-		int r = cfg_size2(c, keys[i].key, hw[i]);
+		/* the type's own spelling (Qwen-VL's in_channels) first */
+		const char *key = keys[i].key;
+		for (size_t k = 0; c->entry && k < WS_CAT_MAX_ALIASES && c->entry->aliases[k].key; k++)
+			if (c->entry->aliases[k].field == keys[i].field)
+				key = c->entry->aliases[k].key;
+		int r = cfg_size2(c, key, hw[i]);
 		if (r < 0)
 			return -1;
+		if (r == 0 && i == 1 && any_size) {
+			hw[1][0] = hw[1][1] = 0;
+			continue;
+		}
 		if (r == 0 || hw[i][0] == 0 || hw[i][1] == 0)
-			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", keys[i].key,
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", key,
 				      r ? "must be positive" : "is missing");
 		if (i == 0 && hw[0][0] != hw[0][1])
 			return ws_err(c->err, WS_EXIT_INPUT, c->path,
-				      "config key 'num_channels': one number expected");
-		set_field(a, keys[i].field, hw[i][0], keys[i].key);
+				      "config key '%s': one number expected", key);
+		set_field(a, keys[i].field, hw[i][0], key);
 	}
 	/* ViTConfig's pooler may be narrower or wider than the layers */
 	uint64_t v;
@@ -490,6 +509,8 @@ read_patches(struct cfg *c)
 		return -1;
 	if (r > 0)
 		set_field(a, WS_AK_POOLER_OUT, v, "pooler_output_size");
+	if (!a->image_size)
+		return 0;
 	uint64_t rows = hw[1][0] / hw[2][0], cols = hw[1][1] / hw[2][1];
 	if (rows == 0 || cols == 0)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
@@ -1377,7 +1398,10 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	const char *name;
 	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
 		return -1;
-	if (!ws_cat_by_model_type(name))
+	/* unknown, or the wrapper's own name (SmolVLM's vision_config says
+	 * idefics3): the part's type */
+	const struct ws_cat_entry *se = ws_cat_by_model_type(name);
+	if (!se || se->parts)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
 	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
@@ -1386,7 +1410,7 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 
 int
 ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const struct ws_arch *tower,
-		  struct ws_arch *out, ws_error *err)
+		  const cJSON *config, struct ws_arch *out, ws_error *err)
 {
 	arch_init(out, text->source, text->src_path);
 	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
@@ -1395,14 +1419,31 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		out->unsupported = !pj ? "no layout for this projector" : "a tower it joins has no formula";
 		return 0;
 	}
-	(void)err;
 	out->known = true;
 	out->no_head = true;
 	out->norm = pj->norm;
 	out->flags = pj->flags;
-	/* from the tower's width into the text model's */
+	/* from the tower's width (its adapter's, when it has one) into the
+	 * text model's */
 	set_field(out, WS_AK_HIDDEN, text->hidden_size, text->keys[WS_AK_HIDDEN]);
-	set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
+	if (tower->out_width)
+		set_field(out, WS_AK_EMBED_SIZE, tower->out_width, tower->keys[WS_AK_OUT]);
+	else
+		set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
+	/* patches merged per side before it: the wrapper's key, else the
+	 * tower's own */
+	const cJSON *mg = pj->merge && cJSON_IsObject(config) ? cJSON_GetObjectItemCaseSensitive(config, pj->merge) : NULL;
+	if (mg && !cJSON_IsNull(mg)) {
+		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
+		uint64_t v;
+		if (num_value(&c, pj->merge, mg, &v) < 0)
+			return -1;
+		set_field(out, WS_AK_MERGE, v, pj->merge);
+	} else if (pj->merge) {
+		set_field(out, WS_AK_MERGE, pj->merge_default, NULL);
+	} else if (tower->merge_size) {
+		set_field(out, WS_AK_MERGE, tower->merge_size, tower->keys[WS_AK_MERGE]);
+	}
 	out->num_heads = 1;
 	out->num_kv_heads = 1;
 	out->head_dim = out->v_head_dim = 1;

@@ -283,7 +283,7 @@ part_archs(ws_model *m, ws_error *err)
 			return ws_err_oom(err, m->path);
 		int r = co->part->config
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
-			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
+			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, m->config, a, err) : -2;
 		if (r == -1) {
 			free(a);
 			return -1;
@@ -332,9 +332,15 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 		ws_tensor *t = &m->tensors[i];
 		uint32_t ix = 0;
 		size_t skip = 0;
-		for (uint32_t c = 1; c < m->n_components && !skip; c++)
-			if ((skip = part_prefix(m->components[c].part, t->name, t->name_len)))
+		/* the longest prefix: a merger inside the tower's module
+		 * (visual.merger. in visual.) is a component of its own */
+		for (uint32_t c = 1; c < m->n_components; c++) {
+			size_t n = part_prefix(m->components[c].part, t->name, t->name_len);
+			if (n > skip) {
+				skip = n;
 				ix = c;
+			}
+		}
 		ws_component *co = &m->components[ix];
 		if (ix)
 			part_role(m, co, t, skip);

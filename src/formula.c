@@ -286,6 +286,9 @@ static const struct flag_name {
 	{WS_ARCH_LAYER_SCALE, "layer_scale"},
 	{WS_ARCH_MASK_TOKEN, "mask_token"},
 	{WS_ARCH_REGISTERS, "register_tokens"},
+	{WS_ARCH_NO_PATCH_POS, "rotary_patches"},
+	{WS_ARCH_PIXEL_SHUFFLE_MLP, "pixel_shuffle_adapter"},
+	{WS_ARCH_PROJ_MERGE_MLP, "projector_merger"},
 };
 
 /* An encoder class's parts, as the text summary names them. */

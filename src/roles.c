@@ -182,6 +182,23 @@ static const role_line lines[] = {
 	HF("siglip*", "head.mlp.fc1{K}", ATTN_POOL),
 	HF("siglip*", "head.mlp.fc2{K}", ATTN_POOL),
 	HF("siglip*", "head{K}", PROJECTOR),
+	/* Qwen-VL towers (after visual.): a patch convolution over frames,
+	 * blocks of norm1 / norm2, a fused qkv and its output proj */
+	HF("qwen2_5_vl_vision qwen2_vl_vision", "patch_embed.proj{K}", PATCH_EMBED),
+	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.norm1{K}", ATTN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.norm2{K}", FFN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.attn.qkv{K}", ATTN_QKV),
+	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.attn.proj{K}", ATTN_O),
+	/* Llama 4's tower (after vision_model.): patches through a linear,
+	 * a class token and its positions, norms around the blocks, and
+	 * its adapter */
+	HF("llama4_vision_model", "patch_embedding.linear{K}", PATCH_EMBED),
+	HF("llama4_vision_model", "class_embedding", CLS_TOKEN),
+	HF("llama4_vision_model", "positional_embedding_vlm", POS_EMBED),
+	HF("llama4_vision_model", "layernorm_pre{K}", EMBED_NORM),
+	HF("llama4_vision_model", "layernorm_post{K}", FINAL_NORM),
+	HF("llama4_vision_model", "vision_adapter.mlp.fc1{K}", PROJECTOR),
+	HF("llama4_vision_model", "vision_adapter.mlp.fc2{K}", PROJECTOR),
 	/* DINOv2's mask token and register tokens */
 	HF("", "embeddings.mask_token", MASK_TOKEN),
 	HF("", "embeddings.register_tokens", REGISTER_TOKENS),

@@ -1776,7 +1776,7 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
-			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
+			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], j, &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
 	}
 	/* a tower type (transformers names their sub-configs *_model) is

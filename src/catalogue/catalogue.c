@@ -210,11 +210,51 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* Qwen2.5-VL and Qwen2-VL: the text model at the top level (or, as
+ * newer transformers save it, in text_config), the tower under visual.
+ * and its merger, a projector of its own, under visual.merger. */
+static const struct ws_cat_part qwen2_5_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen2_5_vl_vision", NOSW, {"visual.", "model.visual."}},
+	{"projector", "merger", NULL, "merger_rms", NOSW, {"visual.merger.", "model.visual.merger."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part qwen2_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen2_vl_vision", NOSW, {"visual.", "model.visual."}},
+	{"projector", "merger", NULL, "merger_ln", NOSW, {"visual.merger.", "model.visual.merger."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Idefics3 / SmolVLM: text_model, vision_model and the connector
+ * beside them under model. */
+static const struct ws_cat_part idefics3_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "idefics3_vision", NOSW, {"model.vision_model.", "vision_model."}},
+	{"projector", "connector", NULL, "shuffle_linear", NOSW, {"model.connector.", "connector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Llama 4: the vision model holds its own adapter (vision_adapter) */
+static const struct ws_cat_part llama4_parts[] = {
+	{"text", NULL, "text_config", "llama4_text", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "llama4_vision_model", NOSW,
+	 {"vision_model.", "model.vision_model."}},
+	{"projector", "multi_modal_projector", NULL, "linear", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+
 /* Projector layouts: LLaVA's two linear layers with a GELU between
- * them; Gemma 3's RMS norm over the tower's width and one matrix. */
+ * them; Gemma 3's RMS norm over the tower's width and one matrix;
+ * Llama 4's one matrix; Idefics3's one matrix over scale_factor² tower
+ * outputs side by side (pixel shuffle); the Qwen-VL merger's norm over
+ * the tower width and two linears over 2 x 2 merged patches. */
 static const struct ws_cat_projector projectors[] = {
 	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
+	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -276,7 +316,7 @@ static const struct ws_cat_entry entries[] = {
 	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_FUSED_QKV), NOSW, {{"add_qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"add_bias_linear", SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, NULL, {{0}}},
 	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
 	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA, WS_ARCH_ROUTER_SCORE_BIAS), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
-	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MOE_FUSED), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
+	{{"llama4_text"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MOE_FUSED), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
 	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SINKS, WS_ARCH_MOE_FUSED, WS_ARCH_MOE_BIAS, WS_ARCH_ROUTER_BIAS), SW(QKVO), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "GptOss", {{0}}, WS_SLIDE_EVEN, 0},
 
 	/* The original Falcon code (RWConfig, trust_remote_code): its class
@@ -466,6 +506,50 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_parts},
 	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
+	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
+	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_vl_parts},
+	{{"idefics3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Idefics3",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = idefics3_parts},
+	{{"llama4"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llama4_parts},
+	/* Qwen2.5-VL's tower: pre-norm RMS blocks, a fused qkv and a gated
+	 * MLP with biases, a patch convolution over temporal_patch_size
+	 * frames, rotary positions, no final norm (the merger's ln_q is the
+	 * projector's); window attention changes no parameter */
+	{{"qwen2_5_vl_vision"}, NULL, WS_NORM_RMS, WS_MLP_GATED,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VisionTransformerPretrained",
+	 {D("depth", 32), D("hidden_size", 3584), D("intermediate_size", 3420), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
+	/* Qwen2-VL's: LayerNorm blocks, a plain MLP of mlp_ratio x
+	 * embed_dim; its hidden_size is the text width it feeds */
+	{{"qwen2_vl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VisionTransformerPretrained",
+	 {D("depth", 32), D("embed_dim", 1280), D("mlp_ratio", 4), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes,
+	 {{WS_AK_HIDDEN, "embed_dim"}, {WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
+	/* Idefics3's tower: SigLIP's without the pooling head */
+	{{"idefics3_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Idefics3Vision",
+	 {D("hidden_size", 1152), D("intermediate_size", 3072), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 224), D("patch_size", 32)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes},
+	/* Llama 4's: patches through a linear (an unfolded convolution), a
+	 * class token and its positions, norms before and after the
+	 * LayerNorm blocks, and its adapter (vision_adapter) after a pixel
+	 * shuffle: projector_input_dim, then projector_output_dim wide */
+	{{"llama4_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN, WS_ARCH_EMBED_NORM, WS_ARCH_PIXEL_SHUFFLE_MLP),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Llama4Vision",
+	 {D("hidden_size", 768), D("num_hidden_layers", 34), D("num_attention_heads", 16), D("num_channels", 3),
+	  D("intermediate_size", 5632), D("image_size", 448), D("patch_size", 14),
+	  D("projector_input_dim", 4096), D("projector_output_dim", 4096)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_PROJ, "projector_input_dim"}, {WS_AK_OUT, "projector_output_dim"}}},
 	/* DeBERTa-v2 / v3: BERT's post-norm layer; DebertaV2Config's
 	 * defaults: absolute positions (position_biased_input), no token
 	 * types, no relative attention.  With relative_attention, one table

@@ -77,7 +77,7 @@ struct ws_cat_class {
 
 #define WS_CAT_MAX_NAMES 3
 #define WS_CAT_MAX_DEFAULTS 20
-#define WS_CAT_MAX_ALIASES 2
+#define WS_CAT_MAX_ALIASES 4
 
 /* A config class's own spelling of a value (its attribute_map):
  * DistilBertConfig's `dim` for the hidden size. */
@@ -112,6 +112,10 @@ struct ws_cat_projector {
 	const char *name;
 	enum ws_norm_kind norm;
 	ws_switches flags;
+	/* the wrapper config's key of the patches merged per side before
+	 * it (Idefics3's scale_factor); NULL: the tower's own merge size */
+	const char *merge;
+	uint64_t merge_default; /* its config class's default */
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 

@@ -27,6 +27,8 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_LKH] = {WS_QOP_LEAF, WS_AK_LIN_K_HEADS, 0}, [WS_Q_LVH] = {WS_QOP_LEAF, WS_AK_LIN_V_HEADS, 0},
 	[WS_Q_LKD] = {WS_QOP_LEAF, WS_AK_LIN_K_DIM, 0}, [WS_Q_LVD] = {WS_QOP_LEAF, WS_AK_LIN_V_DIM, 0},
 	[WS_Q_RR] = {WS_QOP_LEAF, WS_AK_REL_ROWS, 0}, [WS_Q_NR] = {WS_QOP_LEAF, WS_AK_REGISTERS, 0},
+	[WS_Q_TP] = {WS_QOP_LEAF, WS_AK_TEMPORAL, 0}, [WS_Q_MG] = {WS_QOP_LEAF, WS_AK_MERGE, 0},
+	[WS_Q_VO] = {WS_QOP_LEAF, WS_AK_OUT, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -62,6 +64,11 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_LQKVZ] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV2},
 	[WS_Q_LBA] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LVH},       /* beta and a per value head */
 	[WS_Q_LCD] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV},        /* conv channels: q, k, v */
+	[WS_Q_T1] = {WS_QOP_ELSE, WS_Q_TP, WS_Q_ONE},        /* frames a patch spans, else 1 */
+	[WS_Q_CT] = {WS_QOP_MUL, WS_Q_C, WS_Q_T1},           /* a patch's channels over its frames */
+	[WS_Q_M1] = {WS_QOP_ELSE, WS_Q_MG, WS_Q_ONE},        /* patches merged per side, else 1 */
+	[WS_Q_E0M] = {WS_QOP_MUL, WS_Q_E0, WS_Q_M1},
+	[WS_Q_E0M2] = {WS_QOP_MUL, WS_Q_E0M, WS_Q_M1},       /* m x m tower outputs side by side */
 };
 
 #define W WS_KIND_WEIGHT
@@ -75,7 +82,7 @@ const struct ws_template ws_templates[] = {
 	/* an image encoder's: a convolution with the patch as its kernel
 	 * and stride, a learned class token, and learned positions for
 	 * every patch and the class token */
-	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_C, WS_Q_PS, WS_Q_PS}, NULL},
+	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_CT, WS_Q_PS, WS_Q_PS}, NULL},
 	{R(PATCH_EMBED), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(CLS_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, NULL},
 	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_NP1, WS_Q_D}, NULL},
@@ -130,7 +137,17 @@ const struct ws_template ws_templates[] = {
 	/* projectors: from a tower's width (e0) into the text width (d) */
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_W), {WS_Q_E0, WS_Q_NONE}, "input norm"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_B), {WS_Q_E0, WS_Q_NONE}, "input norm"},
-	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR), {WS_Q_E0, WS_Q_D}, "linear"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR), {WS_Q_E0M2, WS_Q_D}, "linear"},
+	/* a merger (Qwen-VL): m x m neighbouring patches side by side, a
+	 * linear of that width, then one into the text width */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_E0M2, WS_Q_E0M2}, "merger fc1"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_E0M2, WS_Q_NONE}, "merger fc1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_E0M2}, "merger fc2"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_NONE}, "merger fc2"},
+	/* Llama 4's vision adapter (inside the tower): after a pixel shuffle,
+	 * intermediate-wide inputs to projector_input_dim, then to its output */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_PJ, WS_Q_F}, "vision_adapter fc1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_VO, WS_Q_VO}, "vision_adapter fc2"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_E0}, "linear_1"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_1"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_D}, "linear_2"},
@@ -344,7 +361,8 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_EMBED_PROJ);
 	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !bare)
 		ws_sw_set(&f, WS_TX_TOKENS);
-	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN))
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) &&
+	    !ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS))
 		ws_sw_set(&f, WS_TX_NO_CLS);
 	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
 		ws_sw_set(&f, WS_TX_MTP_OWN);

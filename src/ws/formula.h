@@ -114,6 +114,10 @@ enum ws_arch_flag {
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
+	/* multimodal towers and projectors */
+	WS_ARCH_NO_PATCH_POS,     /* patches without a position table (rotary: Qwen-VL) */
+	WS_ARCH_PIXEL_SHUFFLE_MLP, /* a tower's own adapter after a pixel shuffle (Llama 4) */
+	WS_ARCH_PROJ_MERGE_MLP,   /* a merger: m x m patches' widths through two biased linears */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -212,6 +216,9 @@ enum ws_arch_key {
 	WS_AK_SSM_HEADS, WS_AK_SSM_GROUPS,
 	WS_AK_LIN_K_HEADS, WS_AK_LIN_V_HEADS, WS_AK_LIN_K_DIM, WS_AK_LIN_V_DIM,
 	WS_AK_REL_ROWS, WS_AK_REGISTERS,
+	/* towers: frames a patch spans, patches merged per side, an
+	 * adapter's output width */
+	WS_AK_TEMPORAL, WS_AK_MERGE, WS_AK_OUT,
 	WS_AK_COUNT
 };
 
@@ -296,6 +303,10 @@ struct ws_arch {
 	 * buckets or span), BERT relative_key's per layer (2 × positions - 1) */
 	uint64_t rel_rows;
 	uint64_t num_registers;     /* register tokens (DINOv2 with registers) */
+	/* a video-capable patch: frames it spans (0: an image's 2-D patch);
+	 * patches merged per side before a projector (0: none); a tower
+	 * adapter's output width, the projector's input (0: the hidden size) */
+	uint64_t temporal_patch, merge_size, out_width;
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -349,7 +360,8 @@ struct ws_cat_part;
 int ws_arch_from_part(const struct cJSON *config, const char *config_path,
 		      const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
 int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
-		      const struct ws_arch *tower, struct ws_arch *out, ws_error *err);
+		      const struct ws_arch *tower, const struct cJSON *config,
+		      struct ws_arch *out, ws_error *err);
 
 /*
  * Read the architecture from GGUF metadata ({arch}.block_count, ...);
