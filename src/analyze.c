@@ -196,8 +196,30 @@ compare_parts(ws_model *m)
 		size_t first = m->n_findings;
 		if (ws_model_compare_component(m, i, co->arch, co->formula_of))
 			return -1;
-		for (size_t k = first; k < m->n_findings; k++)
+		for (size_t k = first; k < m->n_findings; k++) {
 			m->findings[k].component = co->name;
+			if (strcmp(co->kind, "projector") || strcmp(m->findings[k].code, "shape-mismatch"))
+				continue;
+			/* a projector's shapes are the widths of the components it
+			 * joins: say which (the tower before it, the main one) */
+			const char *tower = "its tower", *text = m->components[0].name;
+			for (uint32_t t = i; t-- > 1;)
+				if (strcmp(m->components[t].kind, "projector")) {
+					tower = m->components[t].name;
+					break;
+				}
+			char in[32], out[32];
+			ws_fmt_commas(co->arch->embedding_size, in, sizeof in);
+			ws_fmt_commas(co->arch->hidden_size, out, sizeof out);
+			char *old = m->findings[k].message;
+			size_t n = strlen(old) + strlen(tower) + strlen(text) + 128;
+			char *msg = malloc(n);
+			if (!msg)
+				return -1;
+			snprintf(msg, n, "%s (it maps %s's width %s into %s's hidden size %s)", old, tower, in, text, out);
+			free(old);
+			m->findings[k].message = msg;
+		}
 	}
 	return 0;
 }

@@ -962,6 +962,17 @@ rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const stru
 		if (check_shape(NULL, qv, r, t, false) == 0)
 			return r;
 	}
+	/* none fits: the first of the tensor's rank reports it (a
+	 * projector's matrix, not its norm) */
+	uint32_t nd = t->logical_shape ? t->logical_ndim : t->ndim;
+	if (ws_template_rank(first) == nd)
+		return first;
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
+		if (r->role == first->role && r->kind == first->kind && ws_template_on(r, feat) &&
+		    (k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)) && ws_template_rank(r) == nd)
+			return r;
+	}
 	return first;
 }
 

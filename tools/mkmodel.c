@@ -149,7 +149,7 @@ struct dtype;
 typedef struct tensor {
 	char name[96];
 	int nd;
-	uint64_t shape[4];  /* PyTorch order: outermost first */
+	uint64_t shape[5];  /* PyTorch order: outermost first */
 	uint32_t fill;      /* 0: a hole; else the seed of random content */
 	const struct dtype *dt; /* NULL: the checkpoint's dtype */
 } tensor;
@@ -1263,11 +1263,96 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 #undef T
 }
 
+/* A Qwen-VL tower under `pre` (visual.): the patch convolution over
+ * frames (5-D), blocks.N with norm1 / norm2, a fused qkv, proj and the
+ * MLP (gated or plain, by the library's reading), no final norm. */
+static void
+qwen_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, ps = a->patch_size;
+	uint64_t tp = a->temporal_patch ? a->temporal_patch : 1;
+	bool ln = a->norm == WS_NORM_LAYER, gated = a->mlp == WS_MLP_GATED;
+	char n[160];
+	snprintf(n, sizeof n, "%spatch_embed.proj.weight", pre);
+	uint64_t conv[5] = {d, a->num_channels, tp, ps, ps};
+	push(g, 5, conv, 0, n);
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (int k = 1; k <= 2; k++) {
+			T(1, d, 0, "%sblocks.%" PRIu64 ".norm%d.weight", pre, L, k);
+			if (ln)
+				T(1, d, 0, "%sblocks.%" PRIu64 ".norm%d.bias", pre, L, k);
+		}
+		T(2, 3 * d, d, "%sblocks.%" PRIu64 ".attn.qkv.weight", pre, L);
+		T(1, 3 * d, 0, "%sblocks.%" PRIu64 ".attn.qkv.bias", pre, L);
+		T(2, d, d, "%sblocks.%" PRIu64 ".attn.proj.weight", pre, L);
+		T(1, d, 0, "%sblocks.%" PRIu64 ".attn.proj.bias", pre, L);
+		static const char *const gmlp[] = {"gate_proj", "up_proj", "down_proj"};
+		static const char *const pmlp[] = {"fc1", "fc2"};
+		size_t nm = gated ? 3 : 2;
+		for (size_t i = 0; i < nm; i++) {
+			const char *nm_i = gated ? gmlp[i] : pmlp[i];
+			bool down = i + 1 == nm;
+			T(2, down ? d : f, down ? f : d, "%sblocks.%" PRIu64 ".mlp.%s.weight", pre, L, nm_i);
+			T(1, down ? d : f, 0, "%sblocks.%" PRIu64 ".mlp.%s.bias", pre, L, nm_i);
+		}
+	}
+#undef T
+}
+
+/* Llama 4's vision model under `pre`: patches through a linear, the
+ * class token and its positions, norms around model.layers.N, and its
+ * vision_adapter. */
+static void
+llama4_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, ps = a->patch_size;
+	char n[160];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	T(2, d, a->num_channels * ps * ps, "%spatch_embedding.linear.weight", pre);
+	T(1, d, 0, "%sclass_embedding", pre);
+	T(2, a->num_patches + 1, d, "%spositional_embedding_vlm", pre);
+	T(1, d, 0, "%slayernorm_pre.weight", pre);
+	T(1, d, 0, "%slayernorm_pre.bias", pre);
+	T(1, d, 0, "%slayernorm_post.weight", pre);
+	T(1, d, 0, "%slayernorm_post.bias", pre);
+	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+					  "self_attn.o_proj", "mlp.fc1", "mlp.fc2"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			T(2, out, in, "%smodel.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
+			T(1, out, 0, "%smodel.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
+		}
+		static const char *const norms[] = {"input_layernorm", "post_attention_layernorm"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, "%smodel.layers.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			T(1, d, 0, "%smodel.layers.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+		}
+	}
+	T(2, a->projection_dim, f, "%svision_adapter.mlp.fc1.weight", pre);
+	T(2, a->out_width, a->out_width, "%svision_adapter.mlp.fc2.weight", pre);
+#undef T
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
+	/* towers of their own layout, told by the library's switches */
+	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS)) {
+		qwen_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PIXEL_SHUFFLE_MLP)) {
+		llama4_tower(g, p->prefixes[0], a);
+		return;
+	}
 	char pre[96];
 	const char *pp = p->prefixes[0] ? p->prefixes[0] : "";
 	size_t n = strlen(pp);
@@ -1295,11 +1380,32 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		snprintf(n, sizeof n, "%slinear_2.bias", pre);
 		top_nd(g, n, 1, out, 0, 0, 0);
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
+	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
+	/* the layouts' own names (the library counts them by role) */
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
 		top_nd(g, n, 2, in, out, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
+		snprintf(n, sizeof n, "%s%s", pre,
+			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
+		top_nd(g, n, 2, out, wide, 0, 0);
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_IN_NORM)) {
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP)) {
+		snprintf(n, sizeof n, "%sln_q.weight", pre);
+		top_nd(g, n, 1, in, 0, 0, 0);
+		if (a->norm == WS_NORM_LAYER) {
+			snprintf(n, sizeof n, "%sln_q.bias", pre);
+			top_nd(g, n, 1, in, 0, 0, 0);
+		}
+		snprintf(n, sizeof n, "%smlp.0.weight", pre);
+		top_nd(g, n, 2, wide, wide, 0, 0);
+		snprintf(n, sizeof n, "%smlp.0.bias", pre);
+		top_nd(g, n, 1, wide, 0, 0, 0);
+		snprintf(n, sizeof n, "%smlp.2.weight", pre);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%smlp.2.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_IN_NORM)) {
 		snprintf(n, sizeof n, "%smm_soft_emb_norm.weight", pre);
 		top_nd(g, n, 1, in, 0, 0, 0);
 	}
@@ -1769,8 +1875,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		die("%s", err.message);
 	snprintf(c->type, sizeof c->type, "%s", a.architecture);
 	c->no_head = a.no_head;
-	/* a multimodal wrapper keeps the text model under language_model. */
-	c->base = a.no_head ? "" : r != j ? "language_model.model." : "model.";
+	/* a multimodal wrapper keeps the text model under language_model.
+	 * (Idefics3 under model.text_model.) */
+	const cJSON *wmt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+	bool idefics = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "idefics3");
+	c->base = a.no_head ? "" : idefics ? "model.text_model." : r != j ? "language_model.model." : "model.";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
