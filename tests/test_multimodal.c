@@ -1,0 +1,213 @@
+/*
+ * test_multimodal.c - image-text checkpoints as components: the text
+ * decoder, the vision tower (with what its module holds: Llama 4's
+ * adapter) and the projector (Qwen-VL's merger, Idefics3's connector),
+ * each with its own formula from the config, compared with full-size
+ * sparse checkpoints tools/mkmodel writes under the released names;
+ * planted defects name the component.  Real configs from ../shared,
+ * other released models of the families from the config facts
+ * transcribed under testdata/multimodal.
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define MAX_COMP 3
+
+/* A released model: its config, its total and each component's. */
+struct released {
+	const char *file;
+	bool shared;           /* ../shared/realdata (else testdata/multimodal) */
+	unsigned long long total;
+	struct { const char *name; unsigned long long n; } comp[MAX_COMP];
+	unsigned long long text_active;  /* 0: dense */
+};
+
+static const struct released models[] = {
+	{"configs/Qwen__Qwen2.5-VL-7B-Instruct.json", true, 8292166656ull,
+	 {{"text", 7615616512ull}, {"visual", 631975680ull}, {"merger", 44574464ull}}, 0},
+	{"configs/HuggingFaceTB__SmolVLM-Instruct.json", true, 2246272880ull,
+	 {{"text", 1812051968ull}, {"vision_model", 412987248ull}, {"connector", 21233664ull}}, 0},
+	{"configs/meta-llama__Llama-4-Scout-17B-16E-Instruct.json", true, 108641793536ull,
+	 {{"text", 107769861120ull}, {"vision_model", 850960896ull}, {"multi_modal_projector", 20971520ull}},
+	 17172894720ull},
+	{"configs/google__gemma-3-4b-it.json", true, 4300079472ull,
+	 {{"text", 3880263168ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2950272ull}}, 0},
+	{"configs/llava-hf__llava-1.5-7b-hf.json", true, 7063427072ull,
+	 {{"text", 6738939904ull}, {"vision_tower", 303507456ull}, {"multi_modal_projector", 20979712ull}}, 0},
+	/* the same families' other released sizes (published totals) */
+	{"multimodal/Qwen__Qwen2.5-VL-3B-Instruct.json", false, 3754622976ull,
+	 {{"text", 3085938688ull}, {"visual", 631975680ull}, {"merger", 36708608ull}}, 0},
+	{"multimodal/Qwen__Qwen2.5-VL-72B-Instruct.json", false, 73410777344ull,
+	 {{"text", 72706203648ull}, {"visual", 636401664ull}, {"merger", 68172032ull}}, 0},
+	/* Qwen2-VL: LayerNorm blocks, a plain MLP of mlp_ratio x embed_dim,
+	 * the merger's LayerNorm with its bias */
+	{"multimodal/Qwen__Qwen2-VL-7B-Instruct.json", false, 8291375616ull,
+	 {{"text", 7615616512ull}, {"visual", 631183360ull}, {"merger", 44575744ull}}, 0},
+	{"multimodal/Qwen__Qwen2-VL-2B-Instruct.json", false, 2208985600ull,
+	 {{"text", 1543714304ull}, {"visual", 631183360ull}, {"merger", 34087936ull}}, 0},
+	{"multimodal/meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", false, 401583781376ull,
+	 {{"text", 400711848960ull}, {"vision_model", 850960896ull}, {"multi_modal_projector", 20971520ull}},
+	 17184691200ull},
+};
+
+static char *
+config_path(const struct released *r)
+{
+	return r->shared ? ws_shared_path(r->file) : ws_testdata_path(r->file);
+}
+
+static cJSON *
+run_json(int want, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	ws_run r = ws_run_cli(a1, a2, a3, a4, NULL);
+	cr_assert_eq(r.status, want, "%s %s: exit %d: %s%s", a1, a2, r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	ws_run_free(&r);
+	return j;
+}
+
+/* A count of a parsed document (exact below 2^53, which these are). */
+static unsigned long long
+num(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	cr_assert(cJSON_IsNumber(x), "%s.%s is missing", a, b ? b : "");
+	return (unsigned long long)x->valuedouble;
+}
+
+static void
+mkmodel(const char *dir, const char *config, const char *plant)
+{
+	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, plant ? "--plant" : NULL,
+			(char *)plant, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
+	ws_run_free(&r);
+}
+
+/* The formula from each config alone: every component's and the sum. */
+Test(multimodal, formula_from_the_configs)
+{
+	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+		const struct released *m = &models[i];
+		char *cfg = config_path(m);
+		if (!cfg && m->shared)
+			continue;  /* ../shared is absent: the transcribed ones still run */
+		cr_assert(cfg, "%s", m->file);
+		cJSON *j = run_json(0, "formula", "--json", cfg, NULL);
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+		cr_expect_eq(num(f, "total", NULL), m->total, "%s: total %llu", m->file, num(f, "total", NULL));
+		for (int c = 0; c < MAX_COMP; c++)
+			cr_expect_eq(num(f, "by_component", m->comp[c].name), m->comp[c].n, "%s: %s %llu", m->file,
+				     m->comp[c].name, num(f, "by_component", m->comp[c].name));
+		cJSON_Delete(j);
+		free(cfg);
+	}
+}
+
+/* check on a full-size sparse checkpoint with the released names: exit
+ * 0, every component equal to its formula, no finding, no tensor
+ * without a role, the text's active count apart from the towers. */
+static void
+check_released(const struct released *m)
+{
+	char *cfg = config_path(m);
+	if (!cfg && m->shared)
+		cr_skip_test("../shared is absent");
+	cr_assert(cfg, "%s", m->file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "check", "--json", model, NULL);
+	cr_expect_eq(num(j, "params", "total"), m->total, "%s", m->file);
+	cr_expect_eq(num(j, "formula", "total"), m->total, "%s", m->file);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), MAX_COMP, "%s", m->file);
+	for (int c = 0; c < MAX_COMP; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(co, "name");
+		cr_assert(cJSON_IsString(name));
+		cr_expect_str_eq(name->valuestring, m->comp[c].name, "%s", m->file);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"),
+								   "by_component");
+		cr_expect_eq(num(bc, m->comp[c].name, NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+	}
+	if (m->text_active)
+		cr_expect_eq(num(cJSON_GetArrayItem(comps, 0), "active", NULL), m->text_active, "%s", m->file);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s", m->file);
+	cJSON_Delete(j);
+	/* every tensor has a role of its component's own */
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(t, "role");
+		cr_expect(cJSON_IsString(role) && strcmp(role->valuestring, "other"),
+			  "%s: %s has no role", m->file,
+			  cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+	}
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, check_qwen2_5_vl_7b, .timeout = 120) { check_released(&models[0]); }
+Test(multimodal, check_smolvlm, .timeout = 120) { check_released(&models[1]); }
+Test(multimodal, check_llama4_scout, .timeout = 240) { check_released(&models[2]); }
+Test(multimodal, check_qwen2_5_vl_3b_tied, .timeout = 120) { check_released(&models[5]); }
+Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_released(&models[8]); }
+
+/* A planted defect is reported in the component that has it. */
+static void
+check_defect(const struct released *m, const char *plant, const char *code, int comp)
+{
+	char *cfg = config_path(m);
+	if (!cfg && m->shared)
+		return;  /* ../shared is absent */
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, plant);
+	cJSON *j = run_json(1, "check", "--json", model, NULL);
+	const cJSON *f, *found = NULL;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		const cJSON *co = cJSON_GetObjectItemCaseSensitive(f, "component");
+		/* no finding about a component without the defect */
+		cr_expect(cJSON_IsString(co) && !strcmp(co->valuestring, m->comp[comp].name),
+			  "%s %s: a finding about another component: %s", m->file, plant,
+			  cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring);
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, code) && !found)
+			found = f;
+	}
+	cr_assert(found, "%s %s: no %s", m->file, plant, code);
+	const char *msg = cJSON_GetObjectItemCaseSensitive(found, "message")->valuestring;
+	if (!strcmp(code, "layer-gap")) {
+		cr_expect_eq(num(found, "layer", NULL), 1, "%s", msg);
+	} else {
+		/* the projector's mismatch names the tower and the text model */
+		cr_expect(ws_contains(msg, m->comp[1].name) && ws_contains(msg, m->comp[0].name), "%s", msg);
+	}
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, defects_name_the_component, .timeout = 300)
+{
+	static const int which[] = {0, 1, 2, 4, 8};
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
+		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
+	}
+}
