@@ -285,6 +285,15 @@ state_elems(const struct ws_arch *a, uint64_t i, uint64_t *out)
 	return ws_mul_u64(ch, k, &x) && ws_add_u64(x, st, out);
 }
 
+/* Is t the main component's?  The selections are over the main
+ * component's blocks (a tower numbers its own from 0 too); the other
+ * components are costed per image (ws_flops_parts). */
+static bool
+in_main(const ws_model *m, const ws_tensor *t)
+{
+	return m->n_components < 2 || t->component >= m->n_components || m->components[t->component].main;
+}
+
 int
 ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 {
@@ -297,6 +306,8 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	uint64_t max_expert = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
+		if (!in_main(m, t))
+			continue;
 		if (t->role != WS_ROLE_MTP && t->layer > max_layer)
 			max_layer = t->layer;
 		has_head |= t->role == WS_ROLE_LM_HEAD && t->kind == WS_KIND_WEIGHT;
@@ -345,7 +356,7 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if (t->layer < 0 || (uint64_t)t->layer >= f->num_layers || t->role == WS_ROLE_MTP)
+		if (t->layer < 0 || (uint64_t)t->layer >= f->num_layers || t->role == WS_ROLE_MTP || !in_main(m, t))
 			continue;
 		f->blocks[t->layer].present = true;
 		if (t->kind == WS_KIND_WEIGHT && t->ndim >= 2)
@@ -457,8 +468,8 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		uint64_t times = 1, v;
-		if (t->role == WS_ROLE_MTP)
-			continue;      /* not part of a forward pass */
+		if (t->role == WS_ROLE_MTP || !in_main(m, t))
+			continue;      /* not part of a forward pass over tokens */
 		if (t->layer >= 0) {
 			if ((uint64_t)t->layer >= f->num_layers || !runs[t->layer])
 				continue;
@@ -617,4 +628,69 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 						r->bytes_by_dtype[d]);
 	}
 	return o;
+}
+
+/* ==== the other components, per image ==== */
+
+int
+ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (m->n_components < 2)
+		return 0;
+	ws_flops_part *p = calloc(m->n_components, sizeof *p);
+	if (!p)
+		return ws_err_oom(err, m->path);
+	uint64_t tower_tokens = 0;
+	bool ok = true;
+	for (uint32_t c = 0; ok && c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		const struct ws_arch *a = co->arch;
+		if (co->main || !a || !a->known)
+			continue;
+		ws_flops_part *q = &p[(*n)++];
+		q->name = co->name;
+		q->kind = co->kind;
+		bool proj = !strcmp(co->kind, "projector");
+		/* every matrix a token passes through: the blocks', the patch
+		 * convolution's (once per patch), a projector's */
+		for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->component != c || t->kind != WS_KIND_WEIGHT || t->ndim < 2 ||
+			    (unsigned)t->role >= WS_ROLE_COUNT)
+				continue;
+			if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
+			    (proj && t->role == WS_ROLE_PROJECTOR))
+				ok = ws_add_u64(q->a, t->params, &q->a);
+		}
+		if (proj) {
+			/* the tokens per image the config says the text model
+			 * gets (Gemma 3 pools the tower's), else the tower's,
+			 * merged m x m before it */
+			const cJSON *mt = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "mm_tokens_per_image") : NULL;
+			uint64_t mg = a->merge_size ? a->merge_size : 1;
+			q->tokens = tower_tokens / (mg * mg);
+			if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < (double)tower_tokens)
+				q->tokens = (uint64_t)mt->valuedouble;
+		} else {
+			uint64_t hd;
+			q->image_size = a->image_size;
+			q->tokens = a->num_patches ? a->num_patches + ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) : 0;
+			tower_tokens = q->tokens;
+			/* every pair of the image's tokens, in every block */
+			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+			     ws_mul_u64(hd, a->num_layers, &q->b);
+		}
+		uint64_t x, y;
+		ok = ok && ws_mul_u64(q->a, q->tokens, &x) && ws_mul_u64(q->tokens, q->tokens, &y) &&
+		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs);
+	}
+	if (!ok) {
+		free(p);
+		*n = 0;
+		return overflow(err, m);
+	}
+	*out = p;
+	return 0;
 }

@@ -211,3 +211,47 @@ Test(multimodal, defects_name_the_component, .timeout = 300)
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
 	}
 }
+
+/* flops: the text selection over the text blocks alone (its KV cache
+ * too), each other component per image at its config's image size. */
+Test(multimodal, flops_per_component, .timeout = 120)
+{
+	char *cfg = ws_shared_path("configs/llava-hf__llava-1.5-7b-hf.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	/* the text model's 32 blocks and parameters; K and V of 4,096 in
+	 * F16 per block */
+	cr_expect_eq(num(s0, "blocks", NULL), 32);
+	cr_expect_eq(num(s0, "params", NULL), 6738939904ull);
+	cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), 32ull * 2 * 4096 * 2);
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(cs), 2);
+	/* CLIP ViT-L/14 at 336: 576 patches and the class token; a = every
+	 * matrix (the patch convolution's too), b = 24 blocks x 2 x 1,024 */
+	const cJSON *v = cJSON_GetArrayItem(cs, 0);
+	cr_expect_eq(num(v, "tokens_per_image", NULL), 577);
+	cr_expect_eq(num(v, "image_size", NULL), 336);
+	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(v, "macs");
+	unsigned long long a = 24ull * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 1024 * 3 * 14 * 14;
+	cr_expect_eq(num(mv, "a", NULL), a);
+	cr_expect_eq(num(mv, "b", NULL), 24ull * 2 * 1024);
+	cr_expect_eq(num(mv, "per_image", NULL), a * 577 + 24ull * 2 * 1024 * 577 * 577);
+	/* every stored layer counted, though the config reads the one
+	 * before the last: said */
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "vision_feature_layer")));
+	const cJSON *p = cJSON_GetArrayItem(cs, 1);
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(p, "macs"), "a", NULL), 1024ull * 4096 + 4096ull * 4096);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "vision_feature_layer -2") && ws_contains(r.out, "every stored layer is counted"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}

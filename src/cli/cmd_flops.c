@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
 #include "cli.h"
+#include "ws/json.h"
 #include "ws/flops.h"
 #include "ws/formula.h"
 
@@ -111,6 +115,83 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 	}
 }
 
+/* A wrapper config's vision_feature_layer that reads past the last
+ * layer (llava's -2): every stored layer is still counted; NULL when
+ * the config has none, or -1. */
+static const cJSON *
+feature_layer(const ws_model *m)
+{
+	const cJSON *v = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "vision_feature_layer") : NULL;
+	if (cJSON_IsNumber(v) && v->valuedouble == -1)
+		return NULL;
+	return cJSON_IsNumber(v) || cJSON_IsArray(v) ? v : NULL;
+}
+
+static void
+print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (!n)
+		return;
+	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("  ", out);
+		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
+		fprintf(out, " (%s): ", p[i].kind);
+		if (!p[i].tokens) {
+			fprintf(out, "a %s, b %s; no image size in its config, no count per image\n",
+				ws_fmt_commas(p[i].a, b1, sizeof b1), ws_fmt_commas(p[i].b, b2, sizeof b2));
+			continue;
+		}
+		if (p[i].image_size)
+			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
+		fprintf(out, "%s tokens, a %s, b %s: %s MACs per image\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
+			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3),
+			ws_fmt_commas(p[i].macs, b4, sizeof b4));
+	}
+	const cJSON *fl = feature_layer(m);
+	if (fl && cJSON_IsNumber(fl))
+		fprintf(out, "  vision_feature_layer %d: the text model reads an earlier layer's output; every "
+			"stored layer is counted\n", (int)fl->valuedouble);
+	else if (fl)
+		fputs("  vision_feature_layer: the text model reads several layers' outputs; every stored layer "
+		      "is counted\n", out);
+}
+
+static cJSON *
+parts_json(const ws_model *m, const ws_flops_part *p, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(a);
+			return NULL;
+		}
+		cJSON_AddStringToObject(o, "name", p[i].name);
+		cJSON_AddStringToObject(o, "kind", p[i].kind);
+		cJSON_AddStringToObject(o, "per", "image");
+		if (p[i].image_size)
+			ws_json_add_u64(o, "image_size", p[i].image_size);
+		ws_json_add_u64(o, "tokens_per_image", p[i].tokens);
+		cJSON *mc = cJSON_AddObjectToObject(o, "macs");
+		if (mc) {
+			ws_json_add_u64(mc, "a", p[i].a);
+			ws_json_add_u64(mc, "b", p[i].b);
+			if (p[i].tokens)
+				ws_json_add_u64(mc, "per_image", p[i].macs);
+		}
+		/* FLOPs = 2 x MACs, when it fits */
+		if (p[i].tokens && p[i].macs <= UINT64_MAX / 2)
+			ws_json_add_u64(o, "flops_per_image", 2 * p[i].macs);
+		const cJSON *fl = feature_layer(m);
+		if (fl && strcmp(p[i].kind, "projector"))
+			cJSON_AddItemToObject(o, "vision_feature_layer", cJSON_Duplicate(fl, true));
+	}
+	return a;
+}
+
 #define NO_TENSORS_SKIPPED "no tensors: no MACs, FLOPs, KV cache or memory to compute"
 
 static int
@@ -139,6 +220,8 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	ws_error err = {0};
 	ws_model *m = NULL;
 	ws_flops_model f = {0};
+	ws_flops_part *parts = NULL;
+	size_t n_parts = 0;
 	size_t n = o->n_sels ? o->n_sels : 1;
 	flops_row *rows = calloc(n, sizeof *rows);
 	int rc = 0;
@@ -161,7 +244,7 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		free(rows);
 		return rc;
 	}
-	if (ws_flops_model_init(m, &f, &err))
+	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, &parts, &n_parts, &err))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
@@ -195,17 +278,27 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 			}
 			cJSON_AddItemToArray(arr, s);
 		}
+		if (arr && n_parts) {
+			cJSON *pj = parts_json(m, parts, n_parts);
+			if (!pj || !cJSON_AddItemToObject(obj, "components", pj)) {
+				cJSON_Delete(pj);
+				arr = NULL;
+			}
+		}
 		if (!arr || ws_json_print_line(cli->out, obj))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
 	} else {
 		print_text(cli->out, path, m, &f, rows, n, cli->quiet);
+		print_parts(cli->out, m, parts, n_parts);
 	}
+	free(parts);
 	ws_flops_model_free(&f);
 	ws_model_free(m);
 	free(rows);
 	return rc;
 fail:
+	free(parts);
 	ws_flops_model_free(&f);
 	ws_model_free(m);
 	free(rows);
