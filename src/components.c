@@ -238,7 +238,10 @@ part_prefix(const struct ws_cat_part *p, const char *name, size_t len)
 {
 	for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
 		size_t n = strlen(p->prefixes[i]);
-		if (len > n && memcmp(name, p->prefixes[i], n) == 0)
+		/* a module ends in '.'; a prefix without one is a parameter's
+		 * whole name (LLaVA-NeXT's image_newline) */
+		bool whole = n && p->prefixes[i][n - 1] != '.';
+		if ((whole ? len == n : len > n) && memcmp(name, p->prefixes[i], n) == 0)
 			return n;
 	}
 	return 0;

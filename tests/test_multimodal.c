@@ -52,6 +52,10 @@ static const struct released models[] = {
 	{"multimodal/meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", false, 401583781376ull,
 	 {{"text", 400711848960ull}, {"vision_model", 850960896ull}, {"multi_modal_projector", 20971520ull}},
 	 17184691200ull},
+	/* LLaVA-NeXT: image_newline (4,096) beside the projector; the text
+	 * config leans on MistralConfig's defaults */
+	{"multimodal/llava-hf__llava-v1.6-mistral-7b-hf.json", false, 7566747648ull,
+	 {{"text", 7242256384ull}, {"vision_tower", 303507456ull}, {"multi_modal_projector", 20983808ull}}, 0},
 };
 
 static char *
@@ -166,6 +170,7 @@ Test(multimodal, check_smolvlm, .timeout = 120) { check_released(&models[1]); }
 Test(multimodal, check_llama4_scout, .timeout = 240) { check_released(&models[2]); }
 Test(multimodal, check_qwen2_5_vl_3b_tied, .timeout = 120) { check_released(&models[5]); }
 Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_released(&models[8]); }
+Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
 
 /* A planted defect is reported in the component that has it. */
 static void
@@ -205,7 +210,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8};
+	static const int which[] = {0, 1, 2, 4, 8, 10};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);

@@ -1381,6 +1381,8 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
+	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE))
+		top_nd(g, "image_newline", 1, out, 0, 0, 0);
 	/* the layouts' own names (the library counts them by role) */
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);

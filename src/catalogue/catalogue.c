@@ -210,6 +210,15 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* LLaVA-NeXT: LLaVA's, and image_newline beside the projector */
+static const struct ws_cat_part llava_next_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "clip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "mlp2_newline", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector.", "image_newline", "model.image_newline"}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Qwen2.5-VL and Qwen2-VL: the text model at the top level (or, as
  * newer transformers save it, in text_config), the tower under visual.
  * and its merger, a projector of its own, under visual.merger. */
@@ -252,6 +261,7 @@ static const struct ws_cat_projector projectors[] = {
 	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
 	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
@@ -287,7 +297,9 @@ static const struct ws_cat_entry entries[] = {
 	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Llama",
 	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008), D("num_hidden_layers", 32),
 	  D("num_attention_heads", 32), D("max_position_embeddings", 2048)}},
-	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral", {{0}}},
+	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
 	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
@@ -506,6 +518,8 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_parts},
 	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
+	{{"llava_next"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "LlavaNext",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
 	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
 	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",

@@ -144,6 +144,9 @@ const struct ws_template ws_templates[] = {
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_E0M2, WS_Q_NONE}, "merger fc1"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_E0M2}, "merger fc2"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_NONE}, "merger fc2"},
+	/* LLaVA-NeXT's image_newline: a text-width row the model appends
+	 * to each row of image features (stored beside the projector) */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_IMAGE_NEWLINE), {WS_Q_D, WS_Q_NONE}, "image_newline"},
 	/* Llama 4's vision adapter (inside the tower): after a pixel shuffle,
 	 * intermediate-wide inputs to projector_input_dim, then to its output */
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_PJ, WS_Q_F}, "vision_adapter fc1"},
