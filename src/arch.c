@@ -174,6 +174,7 @@ static const struct cfg_key {
 	{WS_AK_TEMPORAL, {"temporal_patch_size"}},
 	{WS_AK_MERGE, {"spatial_merge_size"}},
 	{WS_AK_OUT, {NULL}},
+	{WS_AK_PATCHES, {NULL}},  /* a position table's own count (Qwen3-VL) */
 };
 
 /* MoE layer spacing: the key and whether layer i is MoE when
@@ -480,7 +481,7 @@ read_patches(struct cfg *c)
 	struct ws_arch *a = c->a;
 	uint64_t hw[3][2];
 	/* rotary patches (no position table) come in any size */
-	bool any_size = ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS);
+	bool any_size = ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || a->keys[WS_AK_PATCHES];
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
 		/* the type's own spelling (Qwen-VL's in_channels) first */
 		const char *key = keys[i].key;
@@ -509,7 +510,9 @@ read_patches(struct cfg *c)
 		return -1;
 	if (r > 0)
 		set_field(a, WS_AK_POOLER_OUT, v, "pooler_output_size");
-	if (!a->image_size)
+	/* a position table of its own count (Qwen3-VL's, interpolated to
+	 * the image) keeps it */
+	if (!a->image_size || a->keys[WS_AK_PATCHES])
 		return 0;
 	uint64_t rows = hw[1][0] / hw[2][0], cols = hw[1][1] / hw[2][1];
 	if (rows == 0 || cols == 0)
@@ -1443,6 +1446,26 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		set_field(out, WS_AK_MERGE, pj->merge_default, NULL);
 	} else if (tower->merge_size) {
 		set_field(out, WS_AK_MERGE, tower->merge_size, tower->keys[WS_AK_MERGE]);
+	}
+	/* a list of mergers: its length, at the top level or in a
+	 * sub-config, is the count of its "blocks" (no mixer, no MLP) */
+	const cJSON *list = NULL, *sub;
+	if (pj->count && cJSON_IsObject(config)) {
+		list = cJSON_GetObjectItemCaseSensitive(config, pj->count);
+		cJSON_ArrayForEach(sub, config)
+			if (!list && cJSON_IsObject(sub))
+				list = cJSON_GetObjectItemCaseSensitive(sub, pj->count);
+	}
+	if (list && !cJSON_IsArray(list) && !cJSON_IsNull(list))
+		return ws_err(err, WS_EXIT_INPUT, text->src_path, "config key '%s': expected a list, got %s",
+			      pj->count, json_type_name(list));
+	int nl = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
+	if (nl > 0 && (uint64_t)nl <= WS_ARCH_MAX_LAYERS) {
+		if (!(out->layer_block = malloc((size_t)nl)))
+			return ws_err_oom(err, text->src_path);
+		memset(out->layer_block, WS_BK(WS_MIX_NONE, WS_FFN_NONE), (size_t)nl);
+		out->n_layer_block = (uint64_t)nl;
+		set_field(out, WS_AK_LAYERS, (uint64_t)nl, pj->count);
 	}
 	out->num_heads = 1;
 	out->num_kv_heads = 1;

@@ -263,7 +263,10 @@ part_role(const ws_model *m, const ws_component *co, ws_tensor *t, size_t skip)
 		ws_role_classify(m->format, type, t->name, t->name_len, &role, &layer, &expert, &kind);
 	if (!strcmp(co->kind, "projector") && role != WS_ROLE_BUFFER && role != WS_ROLE_QUANT_AUX) {
 		role = WS_ROLE_PROJECTOR;
-		layer = expert = -1;
+		/* a list of mergers keeps each one's index as its block */
+		if (!co->arch || !co->arch->num_layers)
+			layer = -1;
+		expert = -1;
 	}
 	t->role = role;
 	t->kind = kind;

@@ -290,6 +290,7 @@ static const struct flag_name {
 	{WS_ARCH_PIXEL_SHUFFLE_MLP, "pixel_shuffle_adapter"},
 	{WS_ARCH_PROJ_MERGE_MLP, "projector_merger"},
 	{WS_ARCH_IMAGE_NEWLINE, "image_newline"},
+	{WS_ARCH_PROJ_DEEPSTACK, "deepstack_mergers"},
 };
 
 /* An encoder class's parts, as the text summary names them. */

@@ -184,11 +184,17 @@ static const role_line lines[] = {
 	HF("siglip*", "head{K}", PROJECTOR),
 	/* Qwen-VL towers (after visual.): a patch convolution over frames,
 	 * blocks of norm1 / norm2, a fused qkv and its output proj */
-	HF("qwen2_5_vl_vision qwen2_vl_vision", "patch_embed.proj{K}", PATCH_EMBED),
-	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.norm1{K}", ATTN_NORM),
-	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.norm2{K}", FFN_NORM),
-	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.attn.qkv{K}", ATTN_QKV),
-	HF("qwen2_5_vl_vision qwen2_vl_vision", "{B}.attn.proj{K}", ATTN_O),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "patch_embed.proj{K}", PATCH_EMBED),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.norm1{K}", ATTN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.norm2{K}", FFN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.attn.qkv{K}", ATTN_QKV),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.attn.proj{K}", ATTN_O),
+	HF("qwen3_vl_vision", "pos_embed{K}", POS_EMBED),
+	HF("qwen3_vl_vision", "{B}.mlp.linear_fc1{K}", FFN_UP),
+	HF("qwen3_vl_vision", "{B}.mlp.linear_fc2{K}", FFN_DOWN),
+	/* Qwen3-VL's DeepStack mergers (after their list's prefix): one
+	 * per index */
+	HF("deepstack", "{L}.*{K}", PROJECTOR),
 	/* Llama 4's tower (after vision_model.): patches through a linear,
 	 * a class token and its positions, norms around the blocks, and
 	 * its adapter */

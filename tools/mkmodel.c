@@ -1276,7 +1276,13 @@ qwen_tower(gen *g, const char *pre, const struct ws_arch *a)
 	snprintf(n, sizeof n, "%spatch_embed.proj.weight", pre);
 	uint64_t conv[5] = {d, a->num_channels, tp, ps, ps};
 	push(g, 5, conv, 0, n);
+	/* Qwen3-VL's: a biased convolution, a position table, MLP names */
+	bool v3 = !strcmp(a->architecture, "qwen3_vl_vision");
 #define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
+		T(1, d, 0, "%spatch_embed.proj.bias", pre);
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS))
+		T(2, a->num_patches, d, "%spos_embed.weight", pre);
 	for (uint64_t L = 0; L < a->num_layers; L++) {
 		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
 			continue;
@@ -1290,10 +1296,10 @@ qwen_tower(gen *g, const char *pre, const struct ws_arch *a)
 		T(2, d, d, "%sblocks.%" PRIu64 ".attn.proj.weight", pre, L);
 		T(1, d, 0, "%sblocks.%" PRIu64 ".attn.proj.bias", pre, L);
 		static const char *const gmlp[] = {"gate_proj", "up_proj", "down_proj"};
-		static const char *const pmlp[] = {"fc1", "fc2"};
+		static const char *const pmlp[] = {"fc1", "fc2"}, *const pmlp3[] = {"linear_fc1", "linear_fc2"};
 		size_t nm = gated ? 3 : 2;
 		for (size_t i = 0; i < nm; i++) {
-			const char *nm_i = gated ? gmlp[i] : pmlp[i];
+			const char *nm_i = gated ? gmlp[i] : v3 ? pmlp3[i] : pmlp[i];
 			bool down = i + 1 == nm;
 			T(2, down ? d : f, down ? f : d, "%sblocks.%" PRIu64 ".mlp.%s.weight", pre, L, nm_i);
 			T(1, down ? d : f, 0, "%sblocks.%" PRIu64 ".mlp.%s.bias", pre, L, nm_i);
@@ -1345,7 +1351,7 @@ static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
 	/* towers of their own layout, told by the library's switches */
-	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS)) {
+	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
 		qwen_tower(g, p->prefixes[0], a);
 		return;
 	}
@@ -1392,7 +1398,31 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
 		top_nd(g, n, 2, out, wide, 0, 0);
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP)) {
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
+		for (uint64_t L = 0; L < a->num_layers; L++) {
+			snprintf(n, sizeof n, "%s%" PRIu64 ".norm.weight", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".norm.bias", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc1.weight", pre, L);
+			top_nd(g, n, 2, wide, wide, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc1.bias", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc2.weight", pre, L);
+			top_nd(g, n, 2, out, wide, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc2.bias", pre, L);
+			top_nd(g, n, 1, out, 0, 0, 0);
+		}
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP) && !strcmp(p->type, "merger_v3")) {
+		static const char *const nm[] = {"norm.weight", "norm.bias", "linear_fc1.weight", "linear_fc1.bias",
+						 "linear_fc2.weight", "linear_fc2.bias"};
+		const uint64_t sh[][2] = {{in, 0}, {in, 0}, {wide, wide}, {wide, 0}, {out, wide}, {out, 0}};
+		for (size_t i = 0; i < 6; i++) {
+			snprintf(n, sizeof n, "%s%s", pre, nm[i]);
+			top_nd(g, n, sh[i][1] ? 2 : 1, sh[i][0], sh[i][1], 0, 0);
+		}
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP)) {
 		snprintf(n, sizeof n, "%sln_q.weight", pre);
 		top_nd(g, n, 1, in, 0, 0, 0);
 		if (a->norm == WS_NORM_LAYER) {
@@ -1881,14 +1911,19 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	 * (Idefics3 under model.text_model.) */
 	const cJSON *wmt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
 	bool idefics = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "idefics3");
-	c->base = a.no_head ? "" : idefics ? "model.text_model." : r != j ? "language_model.model." : "model.";
+	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
+	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
+		: r != j ? "language_model.model." : "model.";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
-			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], j, &c->part_arch[i], &err)) < 0)
+			       : ws_arch_projector(p, &a, &c->part_arch[tower], j, &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
+		if (p->config)
+			tower = i;
 	}
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */

@@ -210,6 +210,17 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* Qwen3-VL: the tower under model.visual., its merger and the
+ * DeepStack mergers (one per deepstack_visual_indexes entry), each a
+ * projector into the text width */
+static const struct ws_cat_part qwen3_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen3", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen3_vl_vision", NOSW, {"model.visual.", "visual."}},
+	{"projector", "merger", NULL, "merger_v3", NOSW, {"model.visual.merger.", "visual.merger."}},
+	{"projector", "deepstack_merger_list", NULL, "deepstack", NOSW,
+	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* LLaVA-NeXT: LLaVA's, and image_newline beside the projector */
 static const struct ws_cat_part llava_next_parts[] = {
 	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
@@ -262,6 +273,8 @@ static const struct ws_cat_projector projectors[] = {
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
+	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	{"deepstack", WS_NORM_LAYER, SW(WS_ARCH_PROJ_DEEPSTACK, WS_ARCH_BARE), NULL, 0, "deepstack_visual_indexes"},
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
 	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
@@ -520,6 +533,8 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
 	{{"llava_next"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "LlavaNext",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
+	{{"qwen3_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_parts},
 	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
 	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",
@@ -547,6 +562,17 @@ static const struct ws_cat_entry entries[] = {
 	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes,
 	 {{WS_AK_HIDDEN, "embed_dim"}, {WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
+	/* Qwen3-VL's: LayerNorm blocks, a fused qkv and a plain MLP with
+	 * biases, a biased patch convolution over frames, a learned table
+	 * of num_position_embeddings positions (interpolated to the image) */
+	{{"qwen3_vl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VLVision",
+	 {D("depth", 27), D("hidden_size", 1152), D("intermediate_size", 4304), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 16), D("spatial_merge_size", 2), D("temporal_patch_size", 2),
+	  D("num_position_embeddings", 2304)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes,
+	 {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}, {WS_AK_PATCHES, "num_position_embeddings"}}},
 	/* Idefics3's tower: SigLIP's without the pooling head */
 	{{"idefics3_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS),
 	 NOSW, {{0}}, false, WS_FIX_NONE, "Idefics3Vision",

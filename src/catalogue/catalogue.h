@@ -116,6 +116,10 @@ struct ws_cat_projector {
 	 * it (Idefics3's scale_factor); NULL: the tower's own merge size */
 	const char *merge;
 	uint64_t merge_default; /* its config class's default */
+	/* a config list whose length is its count of blocks (Qwen3-VL's
+	 * deepstack_visual_indexes: one merger each), looked up at the
+	 * top level, then in the sub-configs; NULL: no blocks */
+	const char *count;
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 

@@ -167,6 +167,14 @@ const struct ws_template ws_templates[] = {
 	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
 	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
 
+	/* Qwen3-VL's DeepStack mergers, one per "block": a norm over the
+	 * merged width, then the merger's two linears */
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK, WS_TX_NORM_W), {WS_Q_E0M2, WS_Q_NONE}, "deepstack norm"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK, WS_TX_NORM_B), {WS_Q_E0M2, WS_Q_NONE}, "deepstack norm"},
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_E0M2, WS_Q_E0M2}, "deepstack fc1"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_E0M2, WS_Q_NONE}, "deepstack fc1"},
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_D, WS_Q_E0M2}, "deepstack fc2"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_D, WS_Q_NONE}, "deepstack fc2"},
 	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), W, WS_SC_LAYER1, WS_SWITCHES(WS_TX_PRE_ATTN_LATER, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
@@ -356,8 +364,12 @@ ws_template_features(const struct ws_arch *a)
 	/* a component of layers alone (a projector) has no table, final
 	 * norm or head of its own; its e0 is its input width */
 	bool bare = ws_sw_has(&a->flags, WS_ARCH_BARE);
-	if (bare)
+	if (bare) {
 		ws_sw_clear(&f, WS_TX_UNTIED);
+		/* its "blocks" (a list of mergers) have no block norms */
+		ws_sw_clear(&f, WS_TX_PRE_ATTN_ALL);
+		ws_sw_clear(&f, WS_TX_PRE_ATTN_LATER);
+	}
 	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM) && !bare)
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
 	if (a->embedding_size && a->embedding_size != a->hidden_size && !bare)

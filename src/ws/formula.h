@@ -119,6 +119,7 @@ enum ws_arch_flag {
 	WS_ARCH_PIXEL_SHUFFLE_MLP, /* a tower's own adapter after a pixel shuffle (Llama 4) */
 	WS_ARCH_PROJ_MERGE_MLP,   /* a merger: m x m patches' widths through two biased linears */
 	WS_ARCH_IMAGE_NEWLINE,    /* a learned text-width row after each image row (LLaVA-NeXT) */
+	WS_ARCH_PROJ_DEEPSTACK,   /* a list of mergers normed after the merge, one a "block" (Qwen3-VL) */
 	WS_ARCH_SWITCH_COUNT
 };
 
