@@ -276,3 +276,50 @@ Test(multimodal, flops_per_component, .timeout = 120)
 	free(dir);
 	free(cfg);
 }
+
+/* Hostile values of the keys the multimodal parts read: exit 3 naming
+ * the key, never a crash or a guess. */
+Test(multimodal, hostile_part_keys_name_the_key)
+{
+	static const struct { const char *cfg, *key; } bad[] = {
+		/* Qwen3-VL's list of DeepStack layers */
+		{"{\"model_type\": \"qwen3_vl\", \"text_config\": {\"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256},"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"deepstack_visual_indexes\": 3}}", "deepstack_visual_indexes"},
+		/* Idefics3's scale_factor */
+		{"{\"model_type\": \"idefics3\", \"scale_factor\": \"3\", \"text_config\": {\"model_type\": \"llama\","
+		 " \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2,"
+		 " \"num_attention_heads\": 4, \"vocab_size\": 256}, \"vision_config\": {\"hidden_size\": 32,"
+		 " \"intermediate_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 2,"
+		 " \"patch_size\": 4, \"image_size\": 16}}", "scale_factor"},
+		/* Qwen2.5-VL's tower: its own spellings */
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": -2, \"hidden_size\": 32, \"num_heads\": 2}}", "depth"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2, \"in_channels\": [3, 4]}}",
+		 "in_channels"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"temporal_patch_size\": 1e300}}", "temporal_patch_size"},
+		/* Llama 4's adapter width */
+		{"{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 64,"
+		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
+		 " \"num_attention_heads\": 4, \"vocab_size\": 256, \"num_local_experts\": 2, \"num_experts_per_tok\": 1},"
+		 " \"vision_config\": {\"projector_output_dim\": \"wide\"}}", "projector_output_dim"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *cfg = ws_write_file(dir, "config.json", bad[i].cfg, strlen(bad[i].cfg));
+		ws_run r = ws_run_cli("formula", cfg, NULL);
+		cr_expect_eq(r.status, 3, "%s: exit %d: %s%s", bad[i].key, r.status, r.out, r.err);
+		cr_expect(ws_contains(r.err, bad[i].key), "%s: %s", bad[i].key, r.err);
+		ws_run_free(&r);
+		free(cfg);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
