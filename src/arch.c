@@ -78,6 +78,9 @@ static const struct field {
 	[WS_AK_TEMPORAL] = {"temporal_patch_size", offsetof(struct ws_arch, temporal_patch)},
 	[WS_AK_MERGE] = {"merge_size", offsetof(struct ws_arch, merge_size)},
 	[WS_AK_OUT] = {"output_width", offsetof(struct ws_arch, out_width)},
+	[WS_AK_EXTRA_ROWS] = {"extra_embedding_rows", offsetof(struct ws_arch, extra_rows)},
+	[WS_AK_TILES] = {"max_num_tiles", offsetof(struct ws_arch, max_tiles)},
+	[WS_AK_ASPECTS] = {"aspect_ratio_ids", offsetof(struct ws_arch, aspect_ids)},
 };
 
 static uint64_t *
@@ -130,12 +133,14 @@ static int read_sopts(struct cfg *c, const struct ws_cat_entry *t);
 static int read_encoder_late(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
+static int fix_mllama(struct cfg *c);
 
 static const fixup_fn fixups[] = {
 	[WS_FIX_NONE] = NULL,
 	[WS_FIX_FALCON] = fix_falcon,
 	[WS_FIX_DEEPSEEK] = fix_deepseek,
 	[WS_FIX_LLAMA4] = fix_llama4,
+	[WS_FIX_MLLAMA] = fix_mllama,
 };
 
 /* ==== config.json ==== */
@@ -760,6 +765,30 @@ fix_llama4(struct cfg *c)
 	return 0;
 }
 
+/* Mllama: its text model's embedding holds 8 rows past the vocabulary
+ * (MllamaTextModel's vocab_size + 8); its tower's tile tables are
+ * max_num_tiles wide, one row per supported aspect ratio and one more. */
+static int
+fix_mllama(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v = 4;
+	if (!ws_sw_has(&a->flags, WS_ARCH_TILES)) {
+		set_field(a, WS_AK_EXTRA_ROWS, 8, NULL);
+		return 0;
+	}
+	if (cfg_u64(c, "max_num_tiles", &v) < 0)
+		return -1;
+	set_field(a, WS_AK_TILES, v, "max_num_tiles");
+	/* MllamaVisionConfig's default list has 8 */
+	const cJSON *r = cfg_item(c, "supported_aspect_ratios");
+	if (r && !cJSON_IsArray(r))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'supported_aspect_ratios': expected a list, got %s", json_type_name(r));
+	set_field(a, WS_AK_ASPECTS, (r ? (uint64_t)cJSON_GetArraySize(r) : 8) + 1, "supported_aspect_ratios");
+	return 0;
+}
+
 static int read_fields(struct cfg *c, const struct cfg_key *keys, size_t n_keys);
 
 /* The sizes of the state-space and linear-attention mixers, by every
@@ -834,7 +863,7 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			return -1;
 		set_field(a, WS_AK_SSM_RANK, v, rank_keys[i]);
 	}
-	if (!a->keys[WS_AK_SSM_RANK])
+	if (!a->keys[WS_AK_SSM_RANK] && s->ssm)
 		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
 	/* the inner width: its own key, heads × head width, else expand × hidden */
 	if (s->inner && (r = cfg_u64(c, s->inner, &v)) != 0) {
@@ -881,6 +910,13 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 		free(b);
 		return -1;
 	}
+	/* layers a config list names (Mllama's cross_attention_layers) */
+	const cJSON *lst = s->listed ? cfg_item(c, s->listed) : NULL;
+	if (lst && !cJSON_IsArray(lst)) {
+		free(b);
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': expected a list, got %s",
+			      s->listed, json_type_name(lst));
+	}
 	const char *pat = s->pattern ? cfg_str(c, s->pattern) : NULL;
 	if (pat && strlen(pat) != a->num_layers) {
 		free(b);
@@ -914,6 +950,18 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			ffn = ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE;
 		b[i] = (uint8_t)WS_BK(mix, ffn);
 	}
+	const cJSON *x;
+	cJSON_ArrayForEach(x, lst) {
+		uint64_t i;
+		if (num_value(c, s->listed, x, &i) < 0 || i >= a->num_layers) {
+			free(b);
+			return i >= a->num_layers && cJSON_IsNumber(x)
+				? ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu of %llu",
+					 s->listed, (unsigned long long)i, (unsigned long long)a->num_layers)
+				: -1;
+		}
+		b[i] = (uint8_t)WS_BK(s->placed, WS_BK_FFN(b[i]));
+	}
 	/* set last: the MoE rules above read the plain form */
 	a->layer_block = b;
 	a->n_layer_block = a->num_layers;
@@ -935,8 +983,9 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
-		/* an image encoder has no vocabulary */
-		if (required[i] == WS_AK_VOCAB && ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+		/* an image encoder, or layers alone, has no vocabulary */
+		if (required[i] == WS_AK_VOCAB &&
+		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE)))
 			continue;
 		if (required[i] == WS_AK_HEADS && !attends)
 			continue;
@@ -1105,6 +1154,7 @@ ws_block_kind_name(int k)
 		BKN_(WS_MIX_CONV, "conv dense", "conv MoE", "conv"),
 		BKN_(WS_MIX_PARALLEL, "attention+mamba2 dense", "attention+mamba2 MoE", "attention+mamba2"),
 		BKN_(WS_MIX_NONE, "MLP", "MoE-only", "empty"),
+		BKN_(WS_MIX_XATTN, "cross-attention dense", "cross-attention MoE", "cross-attention"),
 #undef BKN_
 	};
 	return k >= 0 && k < WS_BK_COUNT ? names[k] : "?";
@@ -1121,6 +1171,7 @@ ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
 			[WS_MIX_ATTN] = WS_LK_ATTENTION, [WS_MIX_MAMBA] = WS_LK_MAMBA,
 			[WS_MIX_MAMBA2] = WS_LK_MAMBA2, [WS_MIX_LINEAR] = WS_LK_LINEAR,
 			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_MAMBA2,
+			[WS_MIX_XATTN] = WS_LK_XATTN,
 		};
 		int k = a->layer_block[i];
 		if (WS_BK_MIX(k) == WS_MIX_NONE)
@@ -1404,7 +1455,7 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	/* unknown, or the wrapper's own name (SmolVLM's vision_config says
 	 * idefics3): the part's type */
 	const struct ws_cat_entry *se = ws_cat_by_model_type(name);
-	if (!se || se->parts)
+	if (!se || se->parts || p->own_type)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
 	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};

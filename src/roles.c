@@ -192,6 +192,30 @@ static const role_line lines[] = {
 	HF("qwen3_vl_vision", "pos_embed{K}", POS_EMBED),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc1{K}", FFN_UP),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc2{K}", FFN_DOWN),
+	/* Mllama: the text model's cross-attention layers */
+	HF("mllama_text_model", "{B}.cross_attn.q_proj{K}", XATTN_Q),
+	HF("mllama_text_model", "{B}.cross_attn.k_proj{K}", XATTN_K),
+	HF("mllama_text_model", "{B}.cross_attn.v_proj{K}", XATTN_V),
+	HF("mllama_text_model", "{B}.cross_attn.o_proj{K}", XATTN_O),
+	HF("mllama_text_model", "{B}.cross_attn.q_norm{K}", XATTN_NORM),
+	HF("mllama_text_model", "{B}.cross_attn.k_norm{K}", XATTN_NORM),
+	HF("mllama_text_model", "{B}.cross_attn_attn_gate", XATTN_GATE),
+	HF("mllama_text_model", "{B}.cross_attn_mlp_gate", XATTN_GATE),
+	/* its tower (after vision_model.): patches, class token, gated
+	 * positions and tile tables, norms; the global layers' gates */
+	HF("mllama_vision_model", "patch_embedding{K}", PATCH_EMBED),
+	HF("mllama_vision_model", "class_embedding", CLS_TOKEN),
+	HF("mllama_vision_model", "gated_positional_embedding.embedding", POS_EMBED),
+	HF("mllama_vision_model", "gated_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "gated_positional_embedding.tile_embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "pre_tile_positional_embedding.embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "pre_tile_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "post_tile_positional_embedding.embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "post_tile_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "layernorm_pre{K}", EMBED_NORM),
+	HF("mllama_vision_model", "layernorm_post{K}", FINAL_NORM),
+	HF("mllama_vision_global", "{B}.gate_attn", LAYER_SCALE),
+	HF("mllama_vision_global", "{B}.gate_ffn", LAYER_SCALE),
 	/* Qwen3-VL's DeepStack mergers (after their list's prefix): one
 	 * per index */
 	HF("deepstack", "{L}.*{K}", PROJECTOR),

@@ -61,6 +61,12 @@ static const struct released models[] = {
 	{"multimodal/Qwen__Qwen3-VL-8B-Instruct.json", false, 8767123696ull,
 	 {{"text", 8190735360ull}, {"visual", 415891440ull}, {"merger", 40119040ull},
 	  {"deepstack_merger_list", 120377856ull}}, 0},
+	/* Mllama (Llama 3.2 Vision): 8 cross-attention layers in the text
+	 * stack, the tower's 8 gated global layers a stack of their own, a
+	 * biased projector from vision_output_dim (7,680) */
+	{"multimodal/meta-llama__Llama-3.2-11B-Vision-Instruct.json", false, 10670220835ull,
+	 {{"text", 9775192080ull}, {"global_transformer", 157378576ull}, {"vision_model", 706188803ull},
+	  {"multi_modal_projector", 31461376ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -187,6 +193,44 @@ Test(multimodal, check_qwen2_5_vl_3b_tied, .timeout = 120) { check_released(&mod
 Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_released(&models[8]); }
 Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
 Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
+Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
+
+/* Mllama: the cross-attention layers are a layer kind of their own;
+ * they keep no KV cache per text token, the image's once. */
+Test(multimodal, mllama_cross_attention_layers, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[12].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "inspect", "--json", model, NULL);
+	const cJSON *bl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "formula"), "by_layer");
+	const cJSON *e;
+	int xattn = 0;
+	cJSON_ArrayForEach(e, bl) {
+		const cJSON *co = cJSON_GetObjectItemCaseSensitive(e, "component");
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "layer_kind");
+		if (!cJSON_IsString(co) || strcmp(co->valuestring, "text") || !cJSON_IsString(k))
+			continue;
+		unsigned long long l = num(e, "layer", NULL);
+		bool want = l % 5 == 3;  /* 3, 8, ... 38 */
+		cr_expect_eq(!strcmp(k->valuestring, "cross_attention"), want, "layer %llu: %s", l, k->valuestring);
+		xattn += want;
+	}
+	cr_expect_eq(xattn, 8);
+	cJSON_Delete(j);
+	j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	/* K and V of 8 kv heads x 128 in BF16, in the 32 self-attention layers */
+	cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), 32ull * 2 * 1024 * 2);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "cross_attention");
+	cr_expect_eq(num(x, "blocks", NULL), 8);
+	cr_expect_eq(num(x, "kv_cache_bytes_per_image_token", NULL), 8ull * 2 * 1024 * 2);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
 
 /* A planted defect is reported in the component that has it. */
 static void

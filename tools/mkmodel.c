@@ -195,6 +195,7 @@ typedef struct cfg {
 	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
+	uint64_t extra_rows;   /* embedding rows past the vocabulary (Mllama) */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
 } cfg;
 
@@ -1345,6 +1346,68 @@ llama4_tower(gen *g, const char *pre, const struct ws_arch *a)
 #undef T
 }
 
+/* Mllama's tower layers under pre (transformer. or the global
+ * stack's own prefix): bias-free attention, a biased MLP, LayerNorms,
+ * the global ones' gates. */
+static void
+mllama_layers(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool gated = ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS);
+	char n[160];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	static const char *const proj[] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !gated)
+			continue;
+		for (int i = 0; i < 4; i++)
+			T(2, d, d, "%slayers.%" PRIu64 ".self_attn.%s.weight", pre, L, proj[i]);
+		T(2, f, d, "%slayers.%" PRIu64 ".mlp.fc1.weight", pre, L);
+		T(1, f, 0, "%slayers.%" PRIu64 ".mlp.fc1.bias", pre, L);
+		T(2, d, f, "%slayers.%" PRIu64 ".mlp.fc2.weight", pre, L);
+		T(1, d, 0, "%slayers.%" PRIu64 ".mlp.fc2.bias", pre, L);
+		static const char *const norms[] = {"input_layernorm", "post_attention_layernorm"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, "%slayers.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			T(1, d, 0, "%slayers.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+		}
+		if (gated) {
+			T(1, 1, 0, "%slayers.%" PRIu64 ".gate_attn", pre, L);
+			T(1, 1, 0, "%slayers.%" PRIu64 ".gate_ffn", pre, L);
+		}
+	}
+#undef T
+}
+
+/* Mllama's vision model under pre: the patch convolution, the class
+ * token, gated positions and tile tables, the norms, its local layers
+ * (the global ones are a part of their own). */
+static void
+mllama_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, ps = a->patch_size, np1 = a->num_patches + 1;
+	char n[160], sub[128];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	snprintf(n, sizeof n, "%spatch_embedding.weight", pre);
+	top_nd(g, n, 4, d, a->num_channels, ps, ps);
+	T(1, d, 0, "%sclass_embedding", pre);
+	T(2, np1, d, "%sgated_positional_embedding.embedding", pre);
+	T(1, 1, 0, "%sgated_positional_embedding.gate", pre);
+	T(2, a->aspect_ids, a->max_tiles * np1 * d, "%sgated_positional_embedding.tile_embedding.weight", pre);
+	static const char *const tiles[] = {"pre_tile_positional_embedding", "post_tile_positional_embedding"};
+	for (int k = 0; k < 2; k++) {
+		T(2, a->aspect_ids, a->max_tiles * d, "%s%s.embedding.weight", pre, tiles[k]);
+		T(1, 1, 0, "%s%s.gate", pre, tiles[k]);
+	}
+	T(1, d, 0, "%slayernorm_pre.weight", pre);
+	T(1, d, 0, "%slayernorm_pre.bias", pre);
+	T(1, d, 0, "%slayernorm_post.weight", pre);
+	T(1, d, 0, "%slayernorm_post.bias", pre);
+#undef T
+	snprintf(sub, sizeof sub, "%stransformer.", pre);
+	mllama_layers(g, sub, a);
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
@@ -1357,6 +1420,14 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PIXEL_SHUFFLE_MLP)) {
 		llama4_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_TILES)) {
+		mllama_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
+		mllama_layers(g, p->prefixes[0], a);
 		return;
 	}
 	char pre[96];
@@ -1393,6 +1464,12 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
 		top_nd(g, n, 2, in, out, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS)) {
+		/* Mllama's: the module is the linear */
+		snprintf(n, sizeof n, "%sweight", pre);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%sbias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
 	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
 		snprintf(n, sizeof n, "%s%s", pre,
 			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
@@ -1482,6 +1559,8 @@ static const stack_names stacks[] = {
 	 "self_attn.", NULL, "feed_forward.", "router", NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
 	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
+	{"mllama_text_model", "language_model.model.", "embed_tokens", "norm", "input_layernorm",
+	 "post_attention_layernorm", NULL, "self_attn.", NULL, "mlp.", NULL, NULL},
 };
 
 /* A tensor of block L named pre + name, of rank nd. */
@@ -1642,6 +1721,14 @@ stack_block(gen *g, uint64_t L, int kind)
 	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
 	case WS_MIX_NONE: break;
+	case WS_MIX_XATTN:
+		/* Mllama's: cross_attn.* and a gate on attention and the MLP */
+		stack_attention(g, L, "cross_attn.");
+		sblk(g, L, "cross_attn.", "q_norm.weight", 1, c->head_dim, 0, 0);
+		sblk(g, L, "cross_attn.", "k_norm.weight", 1, c->head_dim, 0, 0);
+		blk(g, L, "cross_attn_attn_gate", NULL, 1, 0);
+		blk(g, L, "cross_attn_mlp_gate", NULL, 1, 0);
+		break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}
 	if (WS_BK_FFN(kind) == WS_FFN_NONE)
@@ -1665,7 +1752,7 @@ build_stack(gen *g)
 	snprintf(blocks, sizeof blocks, "%slayers.", sn->body);
 	g->hf_block = blocks;
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->embed);
-	top(g, name, NULL, c->vocab, c->hidden);
+	top(g, name, NULL, c->vocab + c->extra_rows, c->hidden);
 	for (uint64_t L = 0; L < c->layers; L++)
 		stack_block(g, L, c->blocks[L]);
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->final_norm);
@@ -1687,6 +1774,7 @@ build_stack(gen *g)
 	}
 	if (!c->tied && !c->no_head)
 		top(g, "lm_head.weight", NULL, c->vocab, c->hidden);
+	parts(g);
 }
 
 static void
@@ -1928,7 +2016,9 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */
 	size_t tl = strlen(c->type);
-	if (a.known && tl > 6 && !strcmp(c->type + tl - 6, "_model")) {
+	const struct ws_cat_entry *te = ws_cat_by_model_type(c->type);
+	/* (Mllama's text model is no tower: a decoder, no classes of its own) */
+	if (a.known && tl > 6 && !strcmp(c->type + tl - 6, "_model") && te && te->classes) {
 		c->towers_only = true;
 		c->main_arch = a;
 		c->fam = &catalogue_family;
@@ -1960,6 +2050,7 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->lin_vh = a.lin_v_heads;
 		c->lin_kd = a.lin_k_dim;
 		c->lin_vd = a.lin_v_dim;
+		c->extra_rows = a.extra_rows;
 		ws_arch_free(&a);
 		cJSON_Delete(j);
 		return;

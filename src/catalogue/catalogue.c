@@ -57,6 +57,12 @@ static const struct ws_cat_stack qwen3_next_stack = {
 	.interval = "full_attention_interval",
 };
 
+/* Mllama's text stack: cross-attention layers where
+ * cross_attention_layers lists them, self-attention elsewhere */
+static const struct ws_cat_stack mllama_stack = {
+	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .placed = WS_MIX_XATTN, .listed = "cross_attention_layers",
+};
+
 /* The head each class suffix adds; first match wins, so LMHeadModel
  * (GPT-2) is read before the bare Model of a base class. */
 static const struct ws_cat_class decoder_classes[] = {
@@ -210,6 +216,20 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* Mllama (Llama 3.2 Vision): the tower's two stacks, its local layers
+ * with the tile tables (vision_model) and its gated global layers
+ * (global_transformer, the same config read as a stack of its own),
+ * and a biased projector from vision_output_dim */
+static const struct ws_cat_part mllama_parts[] = {
+	{"text", NULL, "text_config", "mllama_text_model", NOSW, {NULL}},
+	{"vision", "global_transformer", "vision_config", "mllama_vision_global", NOSW,
+	 {"vision_model.global_transformer.", "model.vision_model.global_transformer."}, .own_type = true},
+	{"vision", "vision_model", "vision_config", "mllama_vision_model", NOSW,
+	 {"vision_model.", "model.vision_model."}},
+	{"projector", "multi_modal_projector", NULL, "linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Qwen3-VL: the tower under model.visual., its merger and the
  * DeepStack mergers (one per deepstack_visual_indexes entry), each a
  * projector into the text width */
@@ -273,6 +293,7 @@ static const struct ws_cat_projector projectors[] = {
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
+	{"linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"deepstack", WS_NORM_LAYER, SW(WS_ARCH_PROJ_DEEPSTACK, WS_ARCH_BARE), NULL, 0, "deepstack_visual_indexes"},
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
@@ -533,6 +554,34 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
 	{{"llava_next"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "LlavaNext",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
+	{{"mllama"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mllama_parts},
+	/* Mllama's text model: Llama's layers, cross-attention ones where
+	 * cross_attention_layers lists them; 8 embedding rows past the
+	 * vocabulary (MllamaTextConfig's defaults are the 11B's) */
+	{{"mllama_text_model"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_MLLAMA, "Mllama",
+	 {D("vocab_size", 128256), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 40),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mllama_stack},
+	/* Mllama's tower: a patch convolution without bias, a class token,
+	 * gated positions and tile tables, norms before and after, LayerNorm
+	 * layers with bias-free attention; its output is vision_output_dim
+	 * wide (the last layer's and the listed intermediate ones') */
+	{{"mllama_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN, WS_ARCH_EMBED_NORM, WS_ARCH_TILES),
+	 NOSW, {{0}}, false, WS_FIX_MLLAMA, "MllamaVision",
+	 {D("hidden_size", 1280), D("num_hidden_layers", 32), D("num_attention_heads", 16), D("num_channels", 3),
+	  D("intermediate_size", 5120), D("vision_output_dim", 7680), D("image_size", 448), D("patch_size", 14),
+	  D("max_num_tiles", 4)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_OUT, "vision_output_dim"}, {WS_AK_HEADS, "attention_heads"}}},
+	/* its global layers: the same layer with a gate after attention and
+	 * after the MLP, num_global_layers of them */
+	{{"mllama_vision_global"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_MLP_BIAS, WS_ARCH_BARE, WS_ARCH_GATED_LAYERS),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "MllamaVisionGlobal",
+	 {D("hidden_size", 1280), D("num_global_layers", 8), D("num_attention_heads", 16),
+	  D("intermediate_size", 5120)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "num_global_layers"}, {WS_AK_HEADS, "attention_heads"}}},
 	{{"qwen3_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_parts},
 	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
@@ -689,6 +738,7 @@ static const struct {
 	[WS_LK_MOE] = {"moe", NULL},
 	[WS_LK_DENSE] = {"dense", NULL},
 	[WS_LK_MTP] = {"mtp", NULL},
+	[WS_LK_XATTN] = {"cross_attention", NULL},
 };
 
 const char *

@@ -22,6 +22,7 @@ enum ws_cat_fixup {
 	WS_FIX_FALCON,     /* multi_query / n_head_kv / new_decoder layouts */
 	WS_FIX_DEEPSEEK,   /* topk_method noaux_tc: router score bias */
 	WS_FIX_LLAMA4,     /* intermediate_size_mlp, one shared expert */
+	WS_FIX_MLLAMA,     /* 8 embedding rows past the vocabulary; tiles, aspect ratios */
 };
 
 struct ws_cat_opt {
@@ -105,6 +106,9 @@ struct ws_cat_part {
 				* a projector's layout (ws_cat_projector) */
 	ws_switches adds;      /* what the wrapper class adds to it */
 	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* none: the main one */
+	/* read as `type` whatever model_type its sub-config names: a second
+	 * stack of one tower's config (Mllama's global layers) */
+	bool own_type;
 };
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */
@@ -151,6 +155,9 @@ struct ws_cat_stack {
 	 * before the common spellings); with a head width the inner width
 	 * is heads × head width */
 	const char *ssm_heads, *ssm_head_dim;
+	/* a config list of layer indices that hold `placed` (Mllama's
+	 * cross_attention_layers) */
+	const char *listed;
 };
 
 struct ws_cat_entry {
@@ -205,6 +212,7 @@ const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const 
 enum ws_layer_kind {
 	WS_LK_ATTENTION = 0, WS_LK_SLIDING, WS_LK_MAMBA, WS_LK_MAMBA2,
 	WS_LK_LINEAR, WS_LK_CONV, WS_LK_MOE, WS_LK_DENSE, WS_LK_MTP,
+	WS_LK_XATTN,
 	WS_LK_COUNT
 };
 const char *ws_layer_kind_name(enum ws_layer_kind k);

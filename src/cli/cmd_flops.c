@@ -127,10 +127,34 @@ feature_layer(const ws_model *m)
 	return cJSON_IsNumber(v) || cJSON_IsArray(v) ? v : NULL;
 }
 
+/* Cross-attention layers (Mllama's) cache an image's keys and values
+ * once, not per text token: their count and the bytes per image token
+ * in the cache's type; 0 without such layers. */
+static uint64_t
+xattn_kv(const ws_model *m, ws_dtype dt, uint64_t *bytes)
+{
+	const struct ws_arch *a = m->arch;
+	uint64_t n = 0;
+	*bytes = 0;
+	for (uint64_t i = 0; a && a->layer_block && i < a->n_layer_block; i++)
+		n += WS_BK_MIX(a->layer_block[i]) == WS_MIX_XATTN;
+	const ws_dtype_info *di = ws_dtype_get(dt);
+	uint64_t per = 0;
+	if (n && di && di->block && ws_mul_u64(2 * n, a->num_kv_heads, &per) && ws_mul_u64(per, a->head_dim, &per))
+		ws_mul_u64(per / di->block + (per % di->block != 0), di->block_bytes, bytes);
+	return n;
+}
+
 static void
 print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 {
 	char b1[32], b2[32], b3[32], b4[32];
+	uint64_t xb, xn = xattn_kv(m, WS_DT_BF16, &xb);
+	char x1[32];
+	if (xn)
+		fprintf(out, "\ncross-attention: %llu blocks keep an image's keys and values once (not per text "
+			"token): %s bytes per image token (BF16)\n", (unsigned long long)xn,
+			ws_fmt_commas(xb, x1, sizeof x1));
 	if (!n)
 		return;
 	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
@@ -277,6 +301,12 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 				break;
 			}
 			cJSON_AddItemToArray(arr, s);
+		}
+		uint64_t xb, xn = xattn_kv(m, rows[0].r.kv_dtype, &xb);
+		cJSON *xo = xn ? cJSON_AddObjectToObject(obj, "cross_attention") : NULL;
+		if (xo) {
+			ws_json_add_u64(xo, "blocks", xn);
+			ws_json_add_u64(xo, "kv_cache_bytes_per_image_token", xb);
 		}
 		if (arr && n_parts) {
 			cJSON *pj = parts_json(m, parts, n_parts);

@@ -120,6 +120,9 @@ enum ws_arch_flag {
 	WS_ARCH_PROJ_MERGE_MLP,   /* a merger: m x m patches' widths through two biased linears */
 	WS_ARCH_IMAGE_NEWLINE,    /* a learned text-width row after each image row (LLaVA-NeXT) */
 	WS_ARCH_PROJ_DEEPSTACK,   /* a list of mergers normed after the merge, one a "block" (Qwen3-VL) */
+	WS_ARCH_TILES,            /* Mllama's tile and aspect-ratio position tables, gated */
+	WS_ARCH_GATED_LAYERS,     /* a gate after attention and after the MLP (Mllama's global layers) */
+	WS_ARCH_PROJ_BIAS,        /* the projector's one linear has a bias (Mllama) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -221,6 +224,9 @@ enum ws_arch_key {
 	/* towers: frames a patch spans, patches merged per side, an
 	 * adapter's output width */
 	WS_AK_TEMPORAL, WS_AK_MERGE, WS_AK_OUT,
+	/* embedding rows beyond the vocabulary (Mllama's 8); image tiles
+	 * and aspect-ratio ids (Mllama's tower) */
+	WS_AK_EXTRA_ROWS, WS_AK_TILES, WS_AK_ASPECTS,
 	WS_AK_COUNT
 };
 
@@ -239,6 +245,7 @@ enum ws_mixer {
 	WS_MIX_CONV,          /* a short convolution block (LFM2) */
 	WS_MIX_PARALLEL,      /* attention and Mamba-2 side by side (Falcon-H1) */
 	WS_MIX_NONE,          /* no mixer: a feed-forward-only layer */
+	WS_MIX_XATTN,         /* cross-attention to an image's tokens (Mllama) */
 	WS_MIX_COUNT
 };
 enum ws_ffn_kind { WS_FFN_DENSE = 0, WS_FFN_MOE, WS_FFN_NONE, WS_FFN_COUNT };
@@ -309,6 +316,8 @@ struct ws_arch {
 	 * patches merged per side before a projector (0: none); a tower
 	 * adapter's output width, the projector's input (0: the hidden size) */
 	uint64_t temporal_patch, merge_size, out_width;
+	uint64_t extra_rows;        /* embedding rows past vocab_size */
+	uint64_t max_tiles, aspect_ids; /* tiles an image is cut into; aspect-ratio ids (+1) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's

@@ -112,6 +112,12 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(ATTN_IDX_K, "attn_idx_k", ATTN, DENSE)                  \
 	X(ATTN_IDX_K_NORM, "attn_idx_k_norm", NORMS, NONE)        \
 	X(ATTN_IDX_PROJ, "attn_idx_proj", ATTN, DENSE)            \
+	X(XATTN_Q, "xattn_q", ATTN, DENSE)                        \
+	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
+	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
+	X(XATTN_O, "xattn_o", ATTN, DENSE)                        \
+	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
+	X(XATTN_GATE, "xattn_gate", ATTN, NONE)                   \
 	X(FFN_NORM, "ffn_norm", NORMS, NONE)                      \
 	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
 	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
