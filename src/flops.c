@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "catalogue/catalogue.h"
 #include "ws/flops.h"
 #include "ws/formula.h"
 #include "ws/json.h"
@@ -653,8 +654,10 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 		q->name = co->name;
 		q->kind = co->kind;
 		bool proj = !strcmp(co->kind, "projector");
+		uint64_t adapter = 0;
 		/* every matrix a token passes through: the blocks', the patch
-		 * convolution's (once per patch), a projector's */
+		 * convolution's (once per patch), a projector's; a tower's own
+		 * adapter (Llama 4's) apart, over its shuffled tokens */
 		for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
 			const ws_tensor *t = &m->tensors[i];
 			if (t->component != c || t->kind != WS_KIND_WEIGHT || t->ndim < 2 ||
@@ -663,6 +666,8 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
 			    (proj && t->role == WS_ROLE_PROJECTOR))
 				ok = ws_add_u64(q->a, t->params, &q->a);
+			else if (t->role == WS_ROLE_PROJECTOR)
+				ok = ws_add_u64(adapter, t->params, &adapter);
 		}
 		if (proj) {
 			/* the tokens per image the config says the text model
@@ -677,14 +682,41 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			uint64_t hd;
 			q->image_size = a->image_size;
 			q->tokens = a->num_patches ? a->num_patches + ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) : 0;
+			/* an image of several tiles: their tokens side by side */
+			if (a->max_tiles)
+				ok = ok && ws_mul_u64(q->tokens, a->max_tiles, &q->tokens);
 			tower_tokens = q->tokens;
+			/* a pixel shuffle before the projector (Llama 4's
+			 * pixel_shuffle_ratio, in the tower's sub-config): the
+			 * patches, r x r of them to a token, its adapter over those */
+			const cJSON *sub = m->config && co->part && co->part->config
+				? cJSON_GetObjectItemCaseSensitive(m->config, co->part->config) : NULL;
+			const cJSON *ps = sub ? cJSON_GetObjectItemCaseSensitive(sub, "pixel_shuffle_ratio") : NULL;
+			if (cJSON_IsNumber(ps) && ps->valuedouble > 0 && ps->valuedouble <= 1) {
+				tower_tokens = (uint64_t)((double)a->num_patches * ps->valuedouble * ps->valuedouble);
+				ok = ok && ws_mul_u64(adapter, tower_tokens, &adapter);
+			} else {
+				ok = ok && ws_mul_u64(adapter, q->tokens, &adapter);
+			}
 			/* every pair of the image's tokens, in every block */
 			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
 			     ws_mul_u64(hd, a->num_layers, &q->b);
 		}
 		uint64_t x, y;
 		ok = ok && ws_mul_u64(q->a, q->tokens, &x) && ws_mul_u64(q->tokens, q->tokens, &y) &&
-		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs);
+		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs);
+	}
+	/* a tower's stack of layers alone (Mllama's global layers) runs
+	 * over the same image's tokens as its sibling */
+	for (size_t i = 0; ok && i < *n; i++) {
+		if (p[i].tokens || !strcmp(p[i].kind, "projector"))
+			continue;
+		for (size_t k = 0; k < *n && !p[i].tokens; k++)
+			if (p[k].tokens && !strcmp(p[k].kind, p[i].kind))
+				p[i].tokens = p[k].tokens;
+		uint64_t x, y;
+		ok = ws_mul_u64(p[i].a, p[i].tokens, &x) && ws_mul_u64(p[i].tokens, p[i].tokens, &y) &&
+		     ws_mul_u64(p[i].b, y, &y) && ws_add_u64(x, y, &p[i].macs);
 	}
 	if (!ok) {
 		free(p);

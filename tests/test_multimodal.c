@@ -367,3 +367,43 @@ Test(multimodal, hostile_part_keys_name_the_key)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* Llama 4: the projector sees the pixel-shuffled patches (576 x 0.5²),
+ * the tower's adapter runs over those too; Mllama's tiles side by side */
+Test(multimodal, flops_pixel_shuffle_and_tiles, .timeout = 120)
+{
+	char *cfg = ws_shared_path(models[2].file);
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "components");
+	const cJSON *v = cJSON_GetArrayItem(cs, 0), *p = cJSON_GetArrayItem(cs, 1);
+	cr_expect_eq(num(v, "tokens_per_image", NULL), 577);
+	cr_expect_eq(num(p, "tokens_per_image", NULL), 144);
+	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(v, "macs");
+	unsigned long long adapter = 4096ull * 5632 + 4096ull * 4096;
+	cr_expect_eq(num(mv, "per_image", NULL),
+		     num(mv, "a", NULL) * 577 + num(mv, "b", NULL) * 577 * 577 + adapter * 144);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+	cfg = ws_testdata_path(models[12].file);
+	dir = ws_tmpdir();
+	model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	j = run_json(0, "flops", "--json", model, NULL);
+	cs = cJSON_GetObjectItemCaseSensitive(j, "components");
+	/* 4 tiles of 40 x 40 patches and a class token; the global layers
+	 * over the same tokens */
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(num(cJSON_GetArrayItem(cs, i), "tokens_per_image", NULL), 4 * 1601, "%d", i);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
