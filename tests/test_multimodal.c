@@ -349,6 +349,15 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
 		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
 		 " \"temporal_patch_size\": 1e300}}", "temporal_patch_size"},
+		/* Mllama's cross-attention layers and aspect ratios */
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [3, 99]}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": \"3\"}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [-3]}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"vision_config\": {\"supported_aspect_ratios\": 8}}",
+		 "supported_aspect_ratios"},
 		/* Llama 4's adapter width */
 		{"{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 64,"
 		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
