@@ -596,7 +596,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE)) {
+	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
@@ -609,7 +609,8 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
 			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
 			ws_fmt_commas(a->intermediate_size, b2, sizeof b2), img ? "patches" : "vocab",
-			ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
+			/* rotary patches: as many as an image makes */
+			img && !a->num_patches ? "any" : ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	} else {
