@@ -610,7 +610,8 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
 			ws_fmt_commas(a->intermediate_size, b2, sizeof b2), img ? "patches" : "vocab",
 			/* rotary patches: as many as an image makes */
-			img && !a->num_patches ? "any" : ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
+			img && !a->num_patches ? "any" : !img && !a->vocab_size ? "none"
+			: ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	} else {
