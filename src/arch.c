@@ -962,6 +962,11 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 		}
 		b[i] = (uint8_t)WS_BK(s->placed, WS_BK_FFN(b[i]));
 	}
+	/* no list in the config: the class's (layers past the stack's
+	 * end left out, as a smaller stack would) */
+	for (size_t k = 0; s->listed && !lst && s->listed_default && s->listed_default[k] >= 0; k++)
+		if ((uint64_t)s->listed_default[k] < a->num_layers)
+			b[s->listed_default[k]] = (uint8_t)WS_BK(s->placed, WS_BK_FFN(b[s->listed_default[k]]));
 	/* set last: the MoE rules above read the plain form */
 	a->layer_block = b;
 	a->n_layer_block = a->num_layers;
@@ -1525,6 +1530,8 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		return ws_err(err, WS_EXIT_INPUT, text->src_path, "config key '%s': expected a list, got %s",
 			      pj->count, json_type_name(list));
 	int nl = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
+	if (pj->count && !list)
+		nl = (int)pj->count_default;  /* the config class's list */
 	if (nl > 0 && (uint64_t)nl <= WS_ARCH_MAX_LAYERS) {
 		if (!(out->layer_block = malloc((size_t)nl)))
 			return ws_err_oom(err, text->src_path);

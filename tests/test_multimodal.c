@@ -416,3 +416,32 @@ Test(multimodal, flops_pixel_shuffle_and_tiles, .timeout = 120)
 	free(dir);
 	free(cfg);
 }
+
+/* A list the config leaves out is the config class's: Mllama's
+ * cross_attention_layers, Qwen3-VL's deepstack_visual_indexes. */
+Test(multimodal, class_default_lists)
+{
+	static const struct { int model; const char *sub, *key; } cases[] = {
+		{12, "text_config", "cross_attention_layers"},
+		{11, "vision_config", "deepstack_visual_indexes"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, cases[i].sub),
+							cases[i].key);
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), m->total, "%s", cases[i].key);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}

@@ -59,8 +59,10 @@ static const struct ws_cat_stack qwen3_next_stack = {
 
 /* Mllama's text stack: cross-attention layers where
  * cross_attention_layers lists them, self-attention elsewhere */
+static const int32_t mllama_xattn_default[] = {3, 8, 13, 18, 23, 28, 33, 38, -1};
 static const struct ws_cat_stack mllama_stack = {
 	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .placed = WS_MIX_XATTN, .listed = "cross_attention_layers",
+	.listed_default = mllama_xattn_default,
 };
 
 /* The head each class suffix adds; first match wins, so LMHeadModel
@@ -311,7 +313,8 @@ static const struct ws_cat_projector projectors[] = {
 	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
 	{"linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
-	{"deepstack", WS_NORM_LAYER, SW(WS_ARCH_PROJ_DEEPSTACK, WS_ARCH_BARE), NULL, 0, "deepstack_visual_indexes"},
+	/* Qwen3VLVisionConfig's default list is [8, 16, 24] */
+	{"deepstack", WS_NORM_LAYER, SW(WS_ARCH_PROJ_DEEPSTACK, WS_ARCH_BARE), NULL, 0, "deepstack_visual_indexes", 3},
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
 	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},

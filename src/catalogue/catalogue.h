@@ -124,6 +124,7 @@ struct ws_cat_projector {
 	 * deepstack_visual_indexes: one merger each), looked up at the
 	 * top level, then in the sub-configs; NULL: no blocks */
 	const char *count;
+	uint64_t count_default; /* its class default's length */
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
@@ -167,8 +168,10 @@ struct ws_cat_stack {
 	 * is heads × head width */
 	const char *ssm_heads, *ssm_head_dim;
 	/* a config list of layer indices that hold `placed` (Mllama's
-	 * cross_attention_layers) */
+	 * cross_attention_layers), and its class default (ended by -1) when
+	 * the config has none */
 	const char *listed;
+	const int32_t *listed_default;
 };
 
 struct ws_cat_entry {
