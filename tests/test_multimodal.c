@@ -107,6 +107,26 @@ num(const cJSON *o, const char *a, const char *b)
 	return (unsigned long long)x->valuedouble;
 }
 
+/* flops' components[] object of the component `name`, and its
+ * per_image object. */
+static const cJSON *
+per_image(const cJSON *flops, const char *name)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(flops, "components")) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) {
+			const cJSON *per = cJSON_GetObjectItemCaseSensitive(c, "per");
+			cr_expect(cJSON_IsString(per) && !strcmp(per->valuestring, "image"), "%s", name);
+			const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "per_image");
+			cr_assert(cJSON_IsObject(p), "%s: no per_image", name);
+			return p;
+		}
+	}
+	cr_assert_fail("no component %s in flops", name);
+	return NULL;
+}
+
 static void
 mkmodel(const char *dir, const char *config, const char *plant)
 {
@@ -293,23 +313,20 @@ Test(multimodal, flops_per_component, .timeout = 120)
 	cr_expect_eq(num(s0, "blocks", NULL), 32);
 	cr_expect_eq(num(s0, "params", NULL), 6738939904ull);
 	cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), 32ull * 2 * 4096 * 2);
-	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "components");
-	cr_assert_eq(cJSON_GetArraySize(cs), 2);
 	/* CLIP ViT-L/14 at 336: 576 patches and the class token; a = every
 	 * matrix (the patch convolution's too), b = 24 blocks x 2 x 1,024 */
-	const cJSON *v = cJSON_GetArrayItem(cs, 0);
-	cr_expect_eq(num(v, "tokens_per_image", NULL), 577);
+	const cJSON *v = per_image(j, "vision_tower");
+	cr_expect_eq(num(v, "tokens", NULL), 577);
 	cr_expect_eq(num(v, "image_size", NULL), 336);
-	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(v, "macs");
 	unsigned long long a = 24ull * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 1024 * 3 * 14 * 14;
-	cr_expect_eq(num(mv, "a", NULL), a);
-	cr_expect_eq(num(mv, "b", NULL), 24ull * 2 * 1024);
-	cr_expect_eq(num(mv, "per_image", NULL), a * 577 + 24ull * 2 * 1024 * 577 * 577);
+	cr_expect_eq(num(v, "a", NULL), a);
+	cr_expect_eq(num(v, "b", NULL), 24ull * 2 * 1024);
+	cr_expect_eq(num(v, "macs", NULL), a * 577 + 24ull * 2 * 1024 * 577 * 577);
 	/* every stored layer counted, though the config reads the one
 	 * before the last: said */
 	cr_expect(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "vision_feature_layer")));
-	const cJSON *p = cJSON_GetArrayItem(cs, 1);
-	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(p, "macs"), "a", NULL), 1024ull * 4096 + 4096ull * 4096);
+	const cJSON *p = per_image(j, "multi_modal_projector");
+	cr_expect_eq(num(p, "a", NULL), 1024ull * 4096 + 4096ull * 4096);
 	cJSON_Delete(j);
 	ws_run r = ws_run_cli("flops", model, NULL);
 	cr_expect(ws_contains(r.out, "vision_feature_layer -2") && ws_contains(r.out, "every stored layer is counted"),
@@ -387,14 +404,12 @@ Test(multimodal, flops_pixel_shuffle_and_tiles, .timeout = 120)
 	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
 	mkmodel(model, cfg, NULL);
 	cJSON *j = run_json(0, "flops", "--json", model, NULL);
-	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "components");
-	const cJSON *v = cJSON_GetArrayItem(cs, 0), *p = cJSON_GetArrayItem(cs, 1);
-	cr_expect_eq(num(v, "tokens_per_image", NULL), 577);
-	cr_expect_eq(num(p, "tokens_per_image", NULL), 144);
-	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(v, "macs");
+	const cJSON *v = per_image(j, "vision_model"), *p = per_image(j, "multi_modal_projector");
+	cr_expect_eq(num(v, "tokens", NULL), 577);
+	cr_expect_eq(num(p, "tokens", NULL), 144);
 	unsigned long long adapter = 4096ull * 5632 + 4096ull * 4096;
-	cr_expect_eq(num(mv, "per_image", NULL),
-		     num(mv, "a", NULL) * 577 + num(mv, "b", NULL) * 577 * 577 + adapter * 144);
+	cr_expect_eq(num(v, "macs", NULL),
+		     num(v, "a", NULL) * 577 + num(v, "b", NULL) * 577 * 577 + adapter * 144);
 	cJSON_Delete(j);
 	ws_rmtree(dir);
 	free(model);
@@ -405,11 +420,11 @@ Test(multimodal, flops_pixel_shuffle_and_tiles, .timeout = 120)
 	model = ws_join(dir, "model");
 	mkmodel(model, cfg, NULL);
 	j = run_json(0, "flops", "--json", model, NULL);
-	cs = cJSON_GetObjectItemCaseSensitive(j, "components");
 	/* 4 tiles of 40 x 40 patches and a class token; the global layers
 	 * over the same tokens */
+	static const char *const names[] = {"global_transformer", "vision_model", "multi_modal_projector"};
 	for (int i = 0; i < 3; i++)
-		cr_expect_eq(num(cJSON_GetArrayItem(cs, i), "tokens_per_image", NULL), 4 * 1601, "%d", i);
+		cr_expect_eq(num(per_image(j, names[i]), "tokens", NULL), 4 * 1601, "%s", names[i]);
 	cJSON_Delete(j);
 	ws_rmtree(dir);
 	free(model);

@@ -101,11 +101,19 @@ struct ws_cat_alias {
 struct ws_cat_part {
 	const char *kind;      /* SPEC kind: text, vision, projector */
 	const char *name;      /* the component's name: its module's; NULL: the main one */
-	const char *config;    /* its sub-config; NULL: a projector */
+	const char *config;    /* its sub-config; NULL: a projector; "": the
+				* wrapper's own config, read as `type` (an
+				* encoder-decoder's two stacks) */
 	const char *type;      /* model_type where the sub-config names none;
 				* a projector's layout (ws_cat_projector) */
 	ws_switches adds;      /* what the wrapper class adds to it */
-	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* none: the main one */
+	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* the main one: none, or
+				* the prefixes of its own stack (its
+				* tensors' roles are read after them) */
+	/* a name (after the prefix) the class ignores on load
+	 * (transformers' keys to ignore when unexpected): stored, counted
+	 * apart (unloaded-tensor), its role kept */
+	const char *ignored[2];  /* its Hugging Face and GGUF names */
 	/* read as `type` whatever model_type its sub-config names: a second
 	 * stack of one tower's config (Mllama's global layers) */
 	bool own_type;

@@ -39,6 +39,7 @@ enum ws_q {
 	WS_Q_LK, WS_Q_LV, WS_Q_LK2, WS_Q_LV2, WS_Q_LQKVZ, WS_Q_LBA, WS_Q_LCD,
 	WS_Q_T1, WS_Q_CT, WS_Q_M1, WS_Q_E0M, WS_Q_E0M2,
 	WS_Q_VX, WS_Q_TLD, WS_Q_NP1D, WS_Q_TNPD,
+	WS_Q_P2,
 	WS_Q_COUNT
 };
 
@@ -96,6 +97,8 @@ enum ws_tx_switch {
 	WS_TX_PRE_ATTN_ALL, /* a norm before attention in every block */
 	WS_TX_PRE_ATTN_LATER, /* ... in every block but the first */
 	WS_TX_UP_BIAS, /* the MLP's gate / up side has biases */
+	WS_TX_K_BIAS, /* the key projections have biases (q, v do: not Whisper's k) */
+	WS_TX_REL_BIAS_ONCE, /* T5's relative bias once per stack, not per block */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");

@@ -112,16 +112,22 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(ATTN_IDX_K, "attn_idx_k", ATTN, DENSE)                  \
 	X(ATTN_IDX_K_NORM, "attn_idx_k_norm", NORMS, NONE)        \
 	X(ATTN_IDX_PROJ, "attn_idx_proj", ATTN, DENSE)            \
+	X(FFN_NORM, "ffn_norm", NORMS, NONE)                      \
+	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
+	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
+	X(LAYER_SCALE, "layer_scale", NORMS, NONE)                \
+	/* encoder-decoders: the decoder's attention over the encoder's \
+	 * output (k and v read the encoder's tokens, once per input), T5's \
+	 * relative-position bias, a convolution stem (Whisper) */ \
 	X(XATTN_Q, "xattn_q", ATTN, DENSE)                        \
 	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
 	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
 	X(XATTN_O, "xattn_o", ATTN, DENSE)                        \
 	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
+	/* Mllama's gates on a cross-attention layer's attention and MLP */ \
 	X(XATTN_GATE, "xattn_gate", ATTN, NONE)                   \
-	X(FFN_NORM, "ffn_norm", NORMS, NONE)                      \
-	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
-	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
-	X(LAYER_SCALE, "layer_scale", NORMS, NONE)                \
+	X(REL_POS_BIAS, "rel_pos_bias", ATTN, NONE)               \
+	X(CONV, "conv", EMBED, DENSE)                             \
 	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
 	X(FFN_UP, "ffn_up", MLP, DENSE)                           \
 	X(FFN_DOWN, "ffn_down", MLP, DENSE)                       \
@@ -253,6 +259,10 @@ typedef struct ws_tensor {
 	uint8_t kind;          /* ws_kind */
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
+	bool tied_copy;        /* a stored copy of a table another tensor holds
+				* (T5's encoder.embed_tokens beside shared):
+				* one parameter set, counted once (params 0;
+				* role kept; not compared) */
 	/* packed quantized weights (ws_quant_apply): the unpacked shape in
 	 * PyTorch order is stored before `shape` (ws_tensor_logical) */
 	bool logical;

@@ -12,10 +12,11 @@ _weightscan()
 		attn_q attn_k attn_v
 		attn_qkv attn_o attn_q_norm attn_k_norm attn_sinks attn_q_a attn_q_b
 		attn_q_a_norm attn_kv_a attn_kv_a_norm attn_kv_b attn_idx_q_b
-		attn_idx_k attn_idx_k_norm attn_idx_proj xattn_q xattn_k xattn_v xattn_o xattn_norm xattn_gate ffn_norm
+		attn_idx_k attn_idx_k_norm attn_idx_proj ffn_norm
 		attn_post_norm ffn_post_norm layer_scale ffn_gate ffn_up ffn_down ffn_gate_up ffn_act
 		moe_router moe_router_bias moe_gate moe_up moe_down moe_gate_up
 		moe_shared_gate moe_shared_up moe_shared_down moe_shared_router
+		xattn_q xattn_k xattn_v xattn_o xattn_norm xattn_gate rel_pos_bias conv
 		ssm_in ssm_conv ssm_x ssm_dt ssm_a ssm_d ssm_norm ssm_out
 		linattn_qkvz linattn_ba linattn_conv linattn_a linattn_dt linattn_norm linattn_out
 		final_norm lm_head mlm_transform mlm_bias pooler nsp_head classifier
