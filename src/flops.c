@@ -695,7 +695,9 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_arch *a = co->arch;
-		if (co->main || !a || !a->known)
+		/* an image's components only (an encoder-decoder's stacks
+		 * are per token or per input sequence) */
+		if (co->main || !a || !a->known || (strcmp(co->kind, "vision") && strcmp(co->kind, "projector")))
 			continue;
 		ws_flops_part *q = &p[(*n)++];
 		q->name = co->name;
