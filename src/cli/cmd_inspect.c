@@ -15,6 +15,8 @@
 
 /* --base PATH of inspect and ls (an adapter's base): one run, one value */
 static const char *base_opt;
+/* the vision file joined to the model being read (a folder's mmproj) */
+static const char *vision_opt;
 
 /* Open and analyze one PATH; on failure report it and return its code. */
 static int
@@ -24,7 +26,7 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	ws_error err = {0};
 	/* a truncated file whose header is intact is listed, then exit 3 */
 	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download,
-			  .allow_truncated = true, .base_path = base_opt};
+			  .allow_truncated = true, .base_path = base_opt, .vision_file = vision_opt};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
@@ -119,18 +121,23 @@ ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		/* a folder of several GGUF models: each on its own */
-		char **sub = NULL;
+		char **sub = NULL, **vis = NULL;
 		size_t nsub = 0;
 		ws_error err = {0};
-		if (ws_expand_path(paths[i], &sub, &nsub, &err)) {
+		if (ws_expand_joined(paths[i], &sub, &vis, &nsub, &err)) {
 			rc = ws_exit_worst(rc, ws_cli_report_error(cli, argv[0], paths[i], &err));
 			continue;
 		}
 		for (size_t k = 0; k < nsub; k++) {
+			vision_opt = vis ? vis[k] : NULL;
 			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], sub[k], config, i + k > 0));
 			free(sub[k]);
+			if (vis)
+				free(vis[k]);
 		}
+		vision_opt = NULL;
 		free(sub);
+		free(vis);
 		if (!nsub)
 			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], paths[i], config, i > 0));
 	}
@@ -255,7 +262,7 @@ shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
 /* Column text of one tensor, escaped; shape and counts as shown. */
 typedef struct ls_cols {
 	char *name, *shape, *file;
-	char layer[16], elements[32], bytes[32], offset[24], role[64];
+	char layer[48], elements[32], bytes[32], offset[24], role[64];
 } ls_cols;
 
 static char *
@@ -304,7 +311,12 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 		c[i].name = ws_escape_text(t->name, t->name_len);
 		c[i].shape = shape_str(t, gguf_order);
 		c[i].file = ws_escape_text(base, strlen(base));
-		if (t->layer >= 0)
+		/* a hybrid stack's layer says its kind (mamba2 7, attention 8) */
+		bool hybrid = m->arch && m->arch->known && m->arch->layer_block && t->component == 0;
+		if (t->layer >= 0 && hybrid)
+			snprintf(c[i].layer, sizeof c[i].layer, "%s %d", ws_arch_layer_kind(m->arch, (uint64_t)t->layer),
+				 t->layer);
+		else if (t->layer >= 0)
 			snprintf(c[i].layer, sizeof c[i].layer, "%d", t->layer);
 		else
 			strcpy(c[i].layer, "-");

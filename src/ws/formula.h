@@ -123,6 +123,11 @@ enum ws_arch_flag {
 	WS_ARCH_TILES,            /* Mllama's tile and aspect-ratio position tables, gated */
 	WS_ARCH_GATED_LAYERS,     /* a gate after attention and after the MLP (Mllama's global layers) */
 	WS_ARCH_PROJ_BIAS,        /* the projector's one linear has a bias (Mllama) */
+	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
+	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
+	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
+	WS_ARCH_SHARED_MLP,       /* a shared MLP beside the experts (Granite-4.0-H shared_mlp) */
+	WS_ARCH_LIN_SPLIT,        /* Gated DeltaNet's qkv and z apart (llama.cpp's attn_qkv, attn_gate) */
 	/* encoder-decoder stacks (catalogue parts reading one config) */
 	WS_ARCH_XATTN,            /* a cross-attention over the encoder in every block */
 	WS_ARCH_REL_BIAS,         /* T5's relative-position bias, one per stack */
@@ -383,6 +388,9 @@ struct ws_cat_part;
  */
 int ws_arch_from_part(const struct cJSON *config, const char *config_path,
 		      const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
+/* The tower of an mmproj GGUF joined to a text model's (its clip.*
+ * keys, its v.* tensors); same contract. */
+int ws_arch_vision_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
 int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
 		      const struct ws_arch *tower, const struct cJSON *config,
 		      struct ws_arch *out, ws_error *err);
