@@ -14,6 +14,7 @@
 #include "ws/adapter.h"
 #include "ws/formula.h"
 #include "ws/kv.h"
+#include "ws/net.h"
 #include "ws/quant.h"
 #include "ws/roles.h"
 #include "ws/report.h"
@@ -284,6 +285,23 @@ check_gguf_metadata(ws_model *m)
 				    (unsigned long long)a->vocab_size, n, n == 1 ? "" : "s");
 }
 
+/* A diffusion network's tensors take their roles from its expected
+ * names (catalogue/net.c), not from the decoders' role table; its
+ * component is of the network's kind. */
+static void
+net_roles(ws_model *m)
+{
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *co = &m->components[i];
+		const struct ws_arch *a = co->main ? m->arch : co->arch;
+		if (!a || !a->net)
+			continue;
+		if (co->main)
+			co->kind = a->net->kind;
+		ws_net_roles(m, i, a->net);
+	}
+}
+
 static int
 analyze(ws_model *m, ws_error *err)
 {
@@ -348,6 +366,7 @@ analyze(ws_model *m, ws_error *err)
 		return -1;
 	if (dense_components(m))
 		return ws_err_oom(err, m->path);
+	net_roles(m);
 	if (ws_quant_apply(m, err))
 		return -1;
 	if (adapter) {

@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/catalogue.h"
 
@@ -1316,6 +1317,9 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
+	/* a diffusers network names its class, not a model_type */
+	if (ws_net_config(config))
+		return ws_net_arch_from_config(config, config_path, out, err);
 
 	const char *name;
 	if (model_type_of(config, config_path, NULL, &name, err) < 0)
@@ -1374,6 +1378,8 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	/* absent: the sub-config class's defaults */
 	if (!cJSON_IsObject(sub))
 		sub = &empty;
+	if (ws_net_config(sub))
+		return ws_net_arch_from_config(sub, config_path, out, err);
 	const char *name;
 	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
 		return -1;
@@ -1737,6 +1743,8 @@ ws_arch_free(struct ws_arch *a)
 	free(a->layer_block);
 	a->layer_block = NULL;
 	a->n_layer_block = 0;
+	ws_net_free(a->net);
+	a->net = NULL;
 }
 
 /* ==== inferred from the tensors ==== */

@@ -14,6 +14,7 @@
 
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/templates.h"
 #include "internal.h"
@@ -125,6 +126,10 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	if (!a->known)
 		return ws_err(err, WS_EXIT_INPUT, a->src_path, "no formula for architecture '%s'",
 			      a->architecture);
+	if (a->net) {
+		ws_net_formula(a->net, out);
+		return 0;
+	}
 	if (a->num_layers > WS_ARCH_MAX_LAYERS)
 		return overflow(&qv, WS_AK_LAYERS, "layer", err);
 	if (q_eval(&qv, err) < 0)
@@ -1368,6 +1373,9 @@ ws_model_compare_component(ws_model *m, uint32_t comp, const struct ws_arch *a,
 	struct cmp c = {.m = m, .comp = comp, .a = a, .f = f};
 	ws_error e;
 	int rc = -1;
+
+	if (a && a->known && a->net)
+		return comp == UINT32_MAX ? 0 : ws_net_compare(m, comp, a->net);
 
 	if (!c.a || !c.a->known || !c.f || c.a->num_layers > WS_ARCH_MAX_LAYERS)
 		return 0;

@@ -82,6 +82,7 @@
 #include "ws/error.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -1979,11 +1980,46 @@ join(const char *dir, const char *name)
 	return p;
 }
 
+/* the checkpoint's file stem: transformers' model, diffusers'
+ * diffusion_pytorch_model */
+static const char *st_stem = "model";
+static void write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt);
+
+/* A diffusers network (a config naming its class): every tensor of the
+ * library's reading, as the class names it; buffers it stores too. */
+static void
+net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
+	  const struct dtype *dt)
+{
+	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
+	struct ws_arch a;
+	ws_error err = {0};
+	if (!j || ws_arch_from_config(j, config, &a, &err) || !a.net)
+		die("%s: not a network the catalogue has (%s)", config, err.message);
+	gen g = {0};
+	for (size_t i = 0; i < a.net->n; i++)
+		push(&g, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
+	st_stem = "diffusion_pytorch_model";
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	write_safetensors(dir, &g, shards, dt);
+	char *p = join(dir, "config.json");
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
+		die("write %s", p);
+	free(p);
+	free(g.v);
+	ws_arch_free(&a);
+	cJSON_Delete(j);
+}
+
 static void
 write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt)
 {
+	char one[96];
+	snprintf(one, sizeof one, "%s.safetensors", st_stem);
 	if (shards <= 1) {
-		char *p = join(dir, "model.safetensors");
+		char *p = join(dir, one);
 		write_shard(p, g->v, 0, g->n, dt);
 		free(p);
 		return;
@@ -2006,7 +2042,7 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 	bprintf(&idx, "{\n  \"metadata\": {\n    \"total_size\": %" PRIu64 "\n  },\n  \"weight_map\": {", total);
 	for (uint64_t s = 0; s < ns; s++) {
 		char name[64];
-		snprintf(name, sizeof name, "model-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", s + 1, ns);
+		snprintf(name, sizeof name, "%s-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", st_stem, s + 1, ns);
 		char *p = join(dir, name);
 		write_shard(p, g->v, start[s], start[s + 1], dt);
 		free(p);
@@ -2014,7 +2050,8 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 			bprintf(&idx, "%s\n    \"%s\": \"%s\"", i ? "," : "", g->v[i].name, name);
 	}
 	bprintf(&idx, "\n  }\n}\n");
-	char *p = join(dir, "model.safetensors.index.json");
+	snprintf(one, sizeof one, "%s.safetensors.index.json", st_stem);
+	char *p = join(dir, one);
 	FILE *f = fopen(p, "wb");
 	if (!f || fwrite(idx.p, 1, idx.n, f) != idx.n || fclose(f))
 		die("write %s", p);
@@ -2367,6 +2404,19 @@ main(int argc, char **argv)
 	cfg c = {0};
 	const char *raw;
 	size_t raw_len;
+	{
+		/* a diffusers network names its class, not a model_type */
+		char *s = slurp(config, &raw_len);
+		cJSON *j = ws_json_parse_py(s, raw_len, NULL);
+		bool net = j && ws_net_config(j);
+		cJSON_Delete(j);
+		if (net) {
+			net_model(dir, config, s, raw_len, shards, dt);
+			free(s);
+			return 0;
+		}
+		free(s);
+	}
 	read_cfg(config, &c, &raw, &raw_len);
 	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
 	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))

@@ -158,6 +158,16 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(LOGIT_SCALE, "logit_scale", HEAD, NONE)                 \
 	X(LOGIT_BIAS, "logit_bias", HEAD, NONE)                   \
 	X(MTP, "mtp", MTP, NONE)                                  \
+	X(CONV, "conv", OTHER, NONE)                              \
+	X(NORM, "norm", NORMS, NONE)                              \
+	X(TIME_EMBED, "time_embed", EMBED, NONE)                  \
+	X(COND_EMBED, "cond_embed", EMBED, NONE)                  \
+	X(ADALN, "adaln", NORMS, NONE)                            \
+	X(XATTN_Q, "xattn_q", ATTN, NONE)                         \
+	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
+	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
+	X(XATTN_O, "xattn_o", ATTN, NONE)                         \
+	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
 	X(LORA_MAGNITUDE, "lora_magnitude", OTHER, NONE)          \
