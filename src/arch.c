@@ -1320,6 +1320,11 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	/* a diffusers network names its class, not a model_type */
 	if (ws_net_config(config))
 		return ws_net_arch_from_config(config, config_path, out, err);
+	/* a diffusers pipeline: its main component's config */
+	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN);
+	const cJSON *pmc = cJSON_IsString(pm) ? cJSON_GetObjectItemCaseSensitive(config, pm->valuestring) : NULL;
+	if (cJSON_IsObject(pmc) && !cJSON_GetObjectItemCaseSensitive(pmc, WS_PIPELINE_MAIN))
+		return ws_arch_from_config(pmc, config_path, out, err);
 
 	const char *name;
 	if (model_type_of(config, config_path, NULL, &name, err) < 0)
@@ -1380,6 +1385,8 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 		sub = &empty;
 	if (ws_net_config(sub))
 		return ws_net_arch_from_config(sub, config_path, out, err);
+	if (p->whole)
+		return ws_arch_from_config(sub, config_path, out, err);
 	const char *name;
 	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
 		return -1;

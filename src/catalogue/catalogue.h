@@ -105,6 +105,8 @@ struct ws_cat_part {
 				* a projector's layout (ws_cat_projector) */
 	ws_switches adds;      /* what the wrapper class adds to it */
 	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* none: the main one */
+	bool whole;            /* its sub-config is a whole config.json (a
+				* diffusers pipeline's component): read as one */
 };
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */

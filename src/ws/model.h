@@ -397,6 +397,12 @@ struct ws_model {
 	 * them too.  Paths in the arena. */
 	const char **unread_files;
 	uint32_t n_unread_files;
+	/* A diffusers pipeline (model_index.json): its components as parts
+	 * (arena), their configs under their names in config; NULL else */
+	const struct ws_cat_part *parts;
+	/* the tensors an index.json describes start here (a pipeline's
+	 * component folders are read one after the other) */
+	uint64_t index_first;
 	/* A folder without an index whose files each hold a whole model
 	 * (ws_expand_path reports them one by one). */
 	bool folder_of_models;

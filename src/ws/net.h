@@ -19,6 +19,10 @@
 
 struct cJSON;
 
+/* The key of a pipeline's config (model_index.json with each component's
+ * config.json under its name) naming the main component. */
+#define WS_PIPELINE_MAIN "_weightscan_main"
+
 struct ws_net_tensor {
 	char *name;            /* as the class names it (no component prefix) */
 	ws_role role;
