@@ -296,6 +296,9 @@ net_roles(ws_model *m)
 		const struct ws_arch *a = co->main ? m->arch : co->arch;
 		if (!a || !a->net)
 			continue;
+		/* a network alone (its folder): named by its kind */
+		if (co->main && !strcmp(co->name, WS_MAIN_COMPONENT))
+			co->name = a->net->kind;
 		if (co->main)
 			co->kind = a->net->kind;
 		ws_net_roles(m, i, a->net);

@@ -16,6 +16,7 @@
 
 #include "ws/flops.h"
 #include "ws/formula.h"
+#include "ws/net.h"
 #include "ws/json.h"
 #include "ws/util.h"
 
@@ -292,6 +293,12 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	if (m->n_tensors == 0)
 		return ws_err(err, WS_EXIT_INPUT, m->path, "no tensors: nothing to compute");
 	const struct ws_arch *a = m->arch;
+	/* a denoiser's work is per step over latent pixels, not per token:
+	 * said rather than counted as a decoder's */
+	if (a && a->net)
+		return ws_err(err, WS_EXIT_INPUT, m->path,
+			      "flops of a diffusion network (%s) per denoising step are not computed yet",
+			      a->net->cls);
 	int32_t max_layer = -1;
 	bool has_head = false, has_embed = false;
 	uint64_t max_expert = 0;

@@ -466,6 +466,15 @@ ws_model_formula_json(const ws_model *m)
 	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, WS_MAIN_COMPONENT, mine)));
 	if (!ok)
 		cJSON_Delete(mine);
+	/* the main component by its own name (a pipeline's unet), first */
+	const char *mname = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
+	if (ok && strcmp(mname, WS_MAIN_COMPONENT)) {
+		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(comps, WS_MAIN_COMPONENT);
+		cJSON *n = it ? ws_json_u64(m->formula->total) : NULL;
+		cJSON_Delete(it);
+		ok = n && cJSON_AddItemToObject(comps, mname, n) &&
+		     cJSON_InsertItemInArray(comps, 0, cJSON_DetachItemViaPointer(comps, n));
+	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_formula *f = co->formula_of;
@@ -585,7 +594,11 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE)) {
+	if (a->known && a->net) {
+		/* a diffusion network: its layout is its tensors */
+		fprintf(out, "  a %s of %zu tensors, widths up to %s\n", a->net->kind, a->net->n,
+			ws_fmt_commas(a->hidden_size, b1, sizeof b1));
+	} else if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE)) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);

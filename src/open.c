@@ -1752,10 +1752,15 @@ load_pipeline_part(ws_model *m, const char *dir, const struct pipeline_part *pp,
 	m->unread_files = NULL;
 	m->n_unread_files = 0;
 	m->index_first = first;
+	size_t nf = m->n_findings;
 	if (load_folder(m, sub, want, err) || merge_unread(m, ub, nb)) {
 		rc = err->code ? -1 : ws_err_oom(err, sub);
 		goto out;
 	}
+	/* what the folder's reading found (its variants) is the component's */
+	for (size_t k = nf; k < m->n_findings; k++)
+		if (!m->findings[k].component)
+			m->findings[k].component = pp->key;
 	/* the index was checked against this folder's tensors: the model's
 	 * is none of the folders' */
 	cJSON_Delete(m->index);

@@ -668,8 +668,13 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		roles = main_roles;
 	}
 	/* one table: what the tensors hold beside what the formula expects */
-	fprintf(f, "\nby role%-12s parameters%s\n", m->n_components > 1 ? " (text)" : "",
-		fo ? "        expected" : "");
+	/* the main component's roles, by its name (text, unet, ...) */
+	char lbl[48] = "";
+	char *mn = m->n_components > 1 ? ws_escape_text(m->components[0].name, strlen(m->components[0].name)) : NULL;
+	if (mn)
+		snprintf(lbl, sizeof lbl, " (%s)", mn);
+	free(mn);
+	fprintf(f, "\nby role%-12s parameters%s\n", lbl, fo ? "        expected" : "");
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		/* the MTP layers are expected apart (formula.mtp), when stored */
 		uint64_t exp = !fo ? 0 : r != WS_ROLE_MTP ? fo->by_role[r] : roles[r] ? fo->mtp : 0;
@@ -682,7 +687,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 				exp != roles[r] ? "  <- differs" : "");
 		fputc('\n', f);
 	}
-	if (s.n_layers) {
+	/* a diffusion network has levels and blocks, not numbered layers */
+	if (s.n_layers && !(m->arch && m->arch->net)) {
 		fputs("\nper layer           parameters\n", f);
 		layers_text(f, &s);
 	}
