@@ -518,7 +518,8 @@ static int
 emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t *q, unsigned fl)
 {
 	for (; u->name; u++) {
-		if ((fl & u->need) != u->need || (fl & u->unless))
+		unsigned need = u->need & ~(unsigned)F_BUF;
+		if ((fl & need) != need || (fl & u->unless))
 			continue;
 		if (b->n->n == NET_MAX_TENSORS)
 			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config describes more than %u tensors",
