@@ -479,8 +479,9 @@ Test(roles, names_round_trip)
 	 * image encoders' patch_embed and cls_token; dual encoders' attn_pool,
 	 * logit_scale and logit_bias; the state-space and linear-attention
 	 * mixers'; adapters' magnitudes, embedding factors and alphas; DINOv2's
-	 * mask_token, register_tokens and layer_scale */
-	cr_assert_eq(WS_ROLE_COUNT, 82);
+	 * mask_token, register_tokens and layer_scale; diffusion networks'
+	 * conv, norm, time_embed, cond_embed, adaln and the five xattn_* */
+	cr_assert_eq(WS_ROLE_COUNT, 92);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);
