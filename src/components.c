@@ -105,7 +105,24 @@ ws_components_assign(ws_model *m)
 			/* the decoder's role patterns describe none of its
 			 * tensors: no role, no block, until the catalogue has
 			 * the component's own templates */
-			if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
+			if (t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder")) {
+				/* OpenCLIP's contrastive scale beside a diffusion
+				 * model's text encoder: the text-encoder classes
+				 * have no place for it */
+				t->unloaded = true;
+				t->params = 0;
+				t->layer = t->expert = -1;
+				char *esc = ws_escape_text(t->name, t->name_len);
+				if (!esc || ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", esc, t->role, -1,
+								 false, 0, t->elements,
+								 "'%s' (%llu elements) is stored, but a text encoder "
+								 "class has no place for it: not counted", esc,
+								 (unsigned long long)t->elements) < 0) {
+					free(esc);
+					return -1;
+				}
+				free(esc);
+			} else if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
 				t->role = WS_ROLE_OTHER;
 				t->layer = -1;
 				t->expert = -1;

@@ -362,3 +362,44 @@ Test(diffusion, sdxl_fp16_variants_not_counted_twice)
 {
 	sdxl_pipeline(true);
 }
+
+/* ==== single files ==== */
+
+Test(diffusion, ldm_single_file_components)
+{
+	/* an original SDXL file's modules are its components; OpenCLIP's
+	 * logit_scale has no place in a text-encoder class */
+	static const char spec[] =
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t model.diffusion_model.input_blocks.0.0.bias F16 320\n"
+		"t first_stage_model.encoder.conv_in.weight F16 128 3 3 3\n"
+		"t conditioner.embedders.0.transformer.text_model.final_layer_norm.weight F16 768\n"
+		"t conditioner.embedders.1.model.logit_scale F16\n"
+		"t conditioner.embedders.1.model.ln_final.weight F16 1280\n";
+	char *dir = ws_tmpdir(), *sp = ws_write_file(dir, "spec", spec, sizeof spec - 1);
+	char *out = ws_join(dir, "sd_xl_base.safetensors");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char codes[512];
+	cJSON *j = check_json(out, 0, 0, codes, sizeof codes);
+	cr_expect(ws_contains(codes, "unloaded-tensor"), "%s", codes);
+	static const struct {
+		const char *name, *kind;
+		uint64_t params;
+	} want[] = {
+		{"unet", "unet", 320 * 4 * 9 + 320}, {"vae", "vae", 128 * 27},
+		{"text_encoder", "text_encoder", 768}, {"text_encoder_2", "text_encoder", 1280},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		const cJSON *c = component(j, want[i].name);
+		cr_assert(c, "no component %s", want[i].name);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, want[i].kind);
+		cr_expect_eq(json_u64(c, "params", NULL), want[i].params, "%s", want[i].name);
+	}
+	cJSON_Delete(j);
+	free(out);
+	free(sp);
+	ws_rmtree(dir);
+	free(dir);
+}
