@@ -362,7 +362,7 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	const struct ws_cat_part *parts = m->parts ? m->parts : m->config ? ws_arch_config_parts(m->config) : NULL;
+	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
 	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
 	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)

@@ -1355,7 +1355,10 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	} else if (main_part) {
 		name = main_part->type;
 	}
-	return arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
+	int r = arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
+	if (r == 0 && w && w->parts)
+		out->parts = w->parts;
+	return r;
 }
 
 const struct ws_cat_part *
@@ -1403,6 +1406,8 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 {
 	arch_init(out, text->source, text->src_path);
 	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
+	/* a tower alone (an mmproj) projects into its projection width */
+	bool alone = text == tower;
 	const struct ws_cat_projector *pj = ws_cat_projector(p->type);
 	if (!pj || !text->known || !tower->known) {
 		out->unsupported = !pj ? "no layout for this projector" : "a tower it joins has no formula";
@@ -1414,7 +1419,15 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 	out->norm = pj->norm;
 	out->flags = pj->flags;
 	/* from the tower's width into the text model's */
-	set_field(out, WS_AK_HIDDEN, text->hidden_size, text->keys[WS_AK_HIDDEN]);
+	if (alone)
+		set_field(out, WS_AK_HIDDEN, tower->projection_dim, tower->keys[WS_AK_PROJ]);
+	else
+		set_field(out, WS_AK_HIDDEN, text->hidden_size, text->keys[WS_AK_HIDDEN]);
+	if (out->hidden_size == 0) {
+		out->known = false;
+		out->unsupported = "the width it projects into is unknown";
+		return 0;
+	}
 	set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
 	out->num_heads = 1;
 	out->num_kv_heads = 1;
@@ -1642,6 +1655,66 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 	}
 }
 
+/* llama.cpp's vision file (mmproj): the tower's sizes under clip.vision.,
+ * its type and the projector's layout from clip.projector_type, the
+ * parts the converter kept (class token, norms, biases) from the
+ * tensors, as it writes only those the model has.  A block count below
+ * the source tower's is the file's: the formula follows the keys. */
+static int
+clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	const char *path = out->src_path;
+	const ws_kv *pk = ws_model_find_kv(m, "clip.projector_type");
+	char pt[32] = "";
+	if (pk && pk->type == WS_V_STRING && pk->data_len < sizeof pt && !memchr(pk->data, 0, pk->data_len))
+		memcpy(pt, pk->data, (size_t)pk->data_len);
+	const struct ws_cat_mmproj *mp = ws_cat_mmproj(pt);
+	const struct ws_cat_entry *t = mp ? ws_cat_by_model_type(mp->parts[0].type) : NULL;
+	if (!t) {
+		out->unsupported = pk ? "no formula for this clip.projector_type"
+				      : "an mmproj without clip.projector_type";
+		return 0;
+	}
+	snprintf(out->architecture, sizeof out->architecture, "%s", t->names[0]);
+	snprintf(out->key_prefix, sizeof out->key_prefix, "clip.vision.");
+	apply_type(out, t);
+	out->no_head = true;
+	out->parts = mp->parts;
+	static const struct gguf_key clip_keys[] = {
+		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
+		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
+		{WS_AK_IMAGE, "image_size"}, {WS_AK_PATCH, "patch_size"}, {WS_AK_PROJ, "projection_dim"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(clip_keys); i++) {
+		uint64_t v;
+		int r = gguf_u64(m, out, clip_keys[i].suffix, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0)
+			set_field(out, clip_keys[i].field, v, clip_keys[i].suffix);
+	}
+	if (!out->image_size || !out->patch_size || out->image_size < out->patch_size)
+		return ws_err(err, WS_EXIT_INPUT, path, "GGUF keys 'clip.vision.image_size' and "
+			      "'clip.vision.patch_size': a positive patch no larger than the image expected");
+	uint64_t side = out->image_size / out->patch_size;
+	if (!ws_mul_u64(side, side, &out->num_patches))
+		return ws_err(err, WS_EXIT_INPUT, path, "GGUF key 'clip.vision.image_size': too large");
+	/* the patch convolution's input channels, else RGB */
+	const ws_tensor *pe = find_tensor(m, "v.patch_embd.weight");
+	out->num_channels = pe && pe->ndim == 4 ? pe->shape[1] : 3;
+	static const struct { const char *tensor; int sw; } kept[] = {
+		{"v.patch_embd.bias", WS_ARCH_PATCH_BIAS}, {"v.class_embd", WS_ARCH_CLS_TOKEN},
+		{"v.pre_ln.weight", WS_ARCH_EMBED_NORM},
+	};
+	for (size_t i = 0; m->n_tensors && i < ARRAY_LEN(kept); i++)
+		ws_sw_put(&out->flags, kept[i].sw, has_tensor(m, kept[i].tensor));
+	if (m->n_tensors && !has_tensor(m, "v.post_ln.weight"))
+		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	/* a tower's head is not the converter's */
+	ws_sw_clear(&out->flags, WS_ARCH_ATTN_POOL);
+	return arch_finish(out, t, err);
+}
+
 int
 ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
@@ -1662,6 +1735,8 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
+	if (!strcmp(out->architecture, "clip"))
+		return clip_from_gguf(m, out, err);
 	if (t)
 		apply_type(out, t);
 	else
@@ -1899,8 +1974,7 @@ struct infer {
 static const uint64_t *
 shape_of(const ws_tensor *t, uint32_t *n)
 {
-	*n = t->logical_shape ? t->logical_ndim : t->ndim;
-	return t->logical_shape ? t->logical_shape : t->shape;
+	return ws_tensor_logical(t, n);
 }
 
 /* The family and the embedding in one pass over the tensors (each pass

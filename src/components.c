@@ -148,6 +148,21 @@ ws_components_assign(ws_model *m)
 	return 0;
 }
 
+void
+ws_component_release(ws_component *c)
+{
+	if (c->arch) {
+		ws_arch_free(c->arch);
+		free(c->arch);
+	}
+	if (c->formula_of) {
+		ws_formula_free(c->formula_of);
+		free(c->formula_of);
+	}
+	c->arch = NULL;
+	c->formula_of = NULL;
+}
+
 static int
 component_index(const ws_model *m, const char *name)
 {
@@ -228,16 +243,8 @@ ws_model_select_component(ws_model *m, const char *name, ws_error *err)
 	/* the others' are freed with their component records */
 	for (uint32_t i = 0; i < m->n_components; i++) {
 		ws_component *o = &m->components[i];
-		if (o == c)
-			continue;
-		if (o->arch) {
-			ws_arch_free(o->arch);
-			free(o->arch);
-		}
-		if (o->formula_of) {
-			ws_formula_free(o->formula_of);
-			free(o->formula_of);
-		}
+		if (o != c)
+			ws_component_release(o);
 	}
 	m->components[0] = *c;
 	m->components[0].arch = NULL;
@@ -292,14 +299,16 @@ part_role(const ws_model *m, const ws_component *co, ws_tensor *t, size_t skip)
 static int
 part_archs(ws_model *m, ws_error *err)
 {
-	const struct ws_arch *tower = NULL;
+	/* the main component is the tower itself in a vision file (mmproj) */
+	const struct ws_arch *tower = m->arch && ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ? m->arch : NULL;
 	for (uint32_t i = 1; i < m->n_components; i++) {
 		ws_component *co = &m->components[i];
 		struct ws_arch *a = calloc(1, sizeof *a);
 		if (!a)
 			return ws_err_oom(err, m->path);
-		int r = co->part->config
+		int r = co->part->config && m->config
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
+			: co->part->config ? -2
 			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
 		if (r == -1) {
 			free(a);
@@ -337,7 +346,8 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 	/* every part is a component, tensors or not (a bare config's
 	 * formula names them all) */
 	for (size_t i = 0; i < WS_CAT_MAX_PARTS && parts[i].kind; i++) {
-		int ix = find_or_add(m, parts[i].name ? parts[i].name : WS_MAIN_COMPONENT, parts[i].kind,
+		/* the main one is named by its kind: text, or an mmproj's vision */
+		int ix = find_or_add(m, parts[i].name ? parts[i].name : parts[i].kind, parts[i].kind,
 				     i == 0, &cap);
 		if (ix < 0)
 			return ws_err_oom(err, m->path);

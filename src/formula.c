@@ -403,8 +403,18 @@ ws_layer_json(const char *component, uint64_t layer, const char *kind, uint64_t 
 	return NULL;
 }
 
+static cJSON *
+formula_json(const struct ws_arch *a, const struct ws_formula *f, const char *name);
+
 cJSON *
 ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
+{
+	return formula_json(a, f, WS_MAIN_COMPONENT);
+}
+
+/* ... with the main component named `name` (an mmproj's is its tower) */
+static cJSON *
+formula_json(const struct ws_arch *a, const struct ws_formula *f, const char *name)
 {
 	cJSON *o = cJSON_CreateObject(), *roles = NULL, *layers = NULL, *comps = NULL;
 	bool ok = o != NULL;
@@ -420,18 +430,18 @@ ws_formula_to_json(const struct ws_arch *a, const struct ws_formula *f)
 			ok = ws_json_add_u64(roles, role_names[r], f->by_role[r]) != NULL;
 	ok = ok && (layers = cJSON_AddArrayToObject(o, "by_layer"));
 	for (uint64_t i = 0; ok && i < f->num_layers; i++) {
-		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, i, ws_arch_layer_kind(a, i), f->by_layer[i]);
+		cJSON *n = ws_layer_json(name, i, ws_arch_layer_kind(a, i), f->by_layer[i]);
 		ok = n && cJSON_AddItemToArray(layers, n);
 	}
 	/* the MTP layers after the last, alike: the MTP total shared */
 	uint64_t nm = a->num_nextn_predict_layers;
 	for (uint64_t i = 0; ok && f->mtp && nm && i < nm; i++) {
-		cJSON *n = ws_layer_json(WS_MAIN_COMPONENT, f->num_layers + i, ws_arch_layer_kind(a, f->num_layers + i),
+		cJSON *n = ws_layer_json(name, f->num_layers + i, ws_arch_layer_kind(a, f->num_layers + i),
 					 f->mtp / nm);
 		ok = n && cJSON_AddItemToArray(layers, n);
 	}
 	ok = ok && (comps = cJSON_AddObjectToObject(o, "by_component"));
-	ok = ok && ws_json_add_u64(comps, WS_MAIN_COMPONENT, f->total);
+	ok = ok && ws_json_add_u64(comps, name, f->total);
 	if (ok)
 		return o;
 	cJSON_Delete(o);
@@ -459,22 +469,14 @@ ws_model_formula_json(const ws_model *m)
 		if (!ok)
 			return NULL;  /* each is below 2^64 only apart: no total */
 	}
-	cJSON *o = ws_formula_to_json(m->arch, &sum);
+	const char *main_name = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
+	cJSON *o = formula_json(m->arch, &sum, main_name);
 	cJSON *layers = o ? cJSON_GetObjectItemCaseSensitive(o, "by_layer") : NULL;
 	cJSON *comps = o ? cJSON_GetObjectItemCaseSensitive(o, "by_component") : NULL;
 	cJSON *mine = any ? ws_json_u64(m->formula->total) : NULL;
-	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, WS_MAIN_COMPONENT, mine)));
+	bool ok = layers && comps && (!any || (mine && cJSON_ReplaceItemInObjectCaseSensitive(comps, main_name, mine)));
 	if (!ok)
 		cJSON_Delete(mine);
-	/* the main component by its own name (a pipeline's unet), first */
-	const char *mname = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
-	if (ok && strcmp(mname, WS_MAIN_COMPONENT)) {
-		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(comps, WS_MAIN_COMPONENT);
-		cJSON *n = it ? ws_json_u64(m->formula->total) : NULL;
-		cJSON_Delete(it);
-		ok = n && cJSON_AddItemToObject(comps, mname, n) &&
-		     cJSON_InsertItemInArray(comps, 0, cJSON_DetachItemViaPointer(comps, n));
-	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_formula *f = co->formula_of;
@@ -831,7 +833,7 @@ role_compared(int role)
 static bool
 kind_free(int role)
 {
-	return role == WS_ROLE_MOE_ROUTER_BIAS || role == WS_ROLE_ATTN_SINKS;
+	return role == WS_ROLE_MOE_ROUTER_BIAS || role == WS_ROLE_ATTN_SINKS || role == WS_ROLE_LOGIT_BIAS;
 }
 
 /* The rule for a tensor: block kind k (0 dense, 1 MoE) or -1 global. */
@@ -880,8 +882,9 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 			exp_elems = UINT64_MAX;
 	}
 	/* a packed quantized weight is compared by its unpacked shape */
-	uint32_t nd = t->logical_shape ? t->logical_ndim : t->ndim, n = nd;
-	const uint64_t *shape = t->logical_shape ? t->logical_shape : t->shape, *s = shape;
+	uint32_t nd, n;
+	const uint64_t *shape = ws_tensor_logical(t, &nd), *s = shape;
+	n = nd;
 	bool bad = false;
 	char eb[96], ab[160];
 
@@ -920,7 +923,7 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 	if (t->layer >= 0)
 		snprintf(where, sizeof where, " of block %d", (int)t->layer);
 	if (ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", t->name, (int)t->role,
-				 t->layer, true, exp_elems, t->logical_shape ? t->params : t->elements,
+				 t->layer, true, exp_elems, t->logical ? t->params : t->elements,
 				 "%s %s%s has shape %s; the architecture implies %s%s",
 				 role_names[t->role], kind_word(t->kind), where, ab,
 				 r->scope == WS_SC_EXPERT ? per : "", eb) < 0)
@@ -1050,8 +1053,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 				return -1;
 			continue;
 		}
-		uint32_t snd = t->logical_shape ? t->logical_ndim : t->ndim;
-		const uint64_t *sh = t->logical_shape ? t->logical_shape : t->shape;
+		uint32_t snd;
+		const uint64_t *sh = ws_tensor_logical(t, &snd);
 		bool moe = k >= 0 && WS_BK_FFN(k) == WS_FFN_MOE;
 		if (r->scope == WS_SC_EXPERT && moe && snd == ws_template_rank(r) + 1) {
 			if (c->n_stacks++ == 0)

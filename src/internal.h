@@ -188,6 +188,8 @@ int ws_model_findings_ok(const ws_model *m, ws_error *err);
 /* Give every tensor its component (catalogue prefixes; the rest is the
  * main one, components[0]) and fill m->components.  -1 on OOM. */
 int ws_components_assign(ws_model *m);
+/* Free what component c owns (its architecture and formula). */
+void ws_component_release(ws_component *c);
 struct ws_cat_part;
 /* The components of a wrapper's config (catalogue parts, the main one
  * first): each part's architecture and formula, each tensor under a

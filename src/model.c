@@ -527,17 +527,8 @@ ws_model_free(ws_model *m)
 	free(m->index_path);
 	free(m->adapter);
 	/* m->arch and m->formula are freed here, and the other components' */
-	for (uint32_t i = 0; i < m->n_components; i++) {
-		ws_component *c = &m->components[i];
-		if (c->arch) {
-			ws_arch_free(c->arch);
-			free(c->arch);
-		}
-		if (c->formula_of) {
-			ws_formula_free(c->formula_of);
-			free(c->formula_of);
-		}
-	}
+	for (uint32_t i = 0; i < m->n_components; i++)
+		ws_component_release(&m->components[i]);
 	if (m->arch) {
 		ws_arch_free(m->arch);
 		free(m->arch);

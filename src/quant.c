@@ -11,7 +11,7 @@
  *     main tensor and its side tensors are found through one hash table;
  *  3. unpacking: per main tail, dtype and siblings, the unpacked [out, in]
  *     (or [E, out, in]) is recovered from the header and the config and
- *     becomes t->params and t->logical_shape.
+ *     becomes t->params and the logical shape (ws_tensor_logical).
  * A module whose shapes do not add up is left as stored: the formula
  * comparison then reports the count, which is the honest outcome.
  */
@@ -395,12 +395,21 @@ set_logical(struct ctx *c, ws_tensor *t, const uint64_t *dims, uint32_t nd)
 	for (uint32_t i = 0; i < nd; i++)
 		if (!ws_mul_u64(n, dims[i], &n))
 			return false;
-	uint64_t *copy = ws_model_alloc(c->m, nd * sizeof *copy);
+	/* the unpacked dims, their count, then the stored shape (see
+	 * ws_tensor_logical) */
+	uint32_t sn = t->ndim;
+	const uint64_t *stored = t->shape;
+	if (t->logical)
+		stored = ws_tensor_logical(t, &sn) + sn + 1;
+	uint64_t *copy = ws_model_alloc(c->m, ((size_t)nd + 1 + sn) * sizeof *copy);
 	if (!copy)
 		return false;
 	memcpy(copy, dims, nd * sizeof *copy);
-	t->logical_shape = copy;
-	t->logical_ndim = nd;
+	copy[nd] = nd;
+	if (sn)
+		memcpy(copy + nd + 1, stored, sn * sizeof *copy);
+	t->shape = copy + nd + 1;
+	t->logical = true;
 	if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded)
 		t->params = n;
 	c->q->packed++;

@@ -458,9 +458,10 @@ ws_report_inspect_json(const ws_model *m, cJSON *obj)
 		if (s.params_by_role[r])
 			ws_json_add_u64(br, ws_role_name((ws_role)r), s.params_by_role[r]);
 	cJSON *bl = cJSON_AddArrayToObject(pa, "by_layer");
+	const char *main_name = m->n_components && m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT;
 	const struct ws_arch *ar = m->arch && m->arch->known ? m->arch : NULL;
 	for (int32_t l = 0; bl && l < s.n_layers; l++)
-		cJSON_AddItemToArray(bl, ws_layer_json(WS_MAIN_COMPONENT, (uint64_t)l,
+		cJSON_AddItemToArray(bl, ws_layer_json(main_name, (uint64_t)l,
 							ar ? ws_arch_layer_kind(ar, (uint64_t)l) : NULL,
 							s.params_by_layer[l]));
 	/* then every other component's blocks (a tower's layer 3 is not

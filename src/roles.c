@@ -590,6 +590,23 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.ffn_up_shexp{K}", MOE_SHARED_UP),
 	GG("", "blk.{L}.ffn_down_shexp{K}", MOE_SHARED_DOWN),
 	GG("", "blk.{L}.ffn_gate_inp_shexp{K}", MOE_SHARED_ROUTER),
+	/* llama.cpp's vision files (mmproj): the tower under v. (its
+	 * projector's mm.* tensors are the projector component's) */
+	GG("", "v.patch_embd{K}", PATCH_EMBED),
+	GG("", "v.class_embd", CLS_TOKEN),
+	GG("", "v.position_embd{K}", POS_EMBED),
+	GG("", "v.pre_ln{K}", EMBED_NORM),
+	GG("", "v.post_ln{K}", FINAL_NORM),
+	GG("", "v.blk.{L}.ln1{K}", ATTN_NORM),
+	GG("", "v.blk.{L}.ln2{K}", FFN_NORM),
+	GG("", "v.blk.{L}.attn_q{K}", ATTN_Q),
+	GG("", "v.blk.{L}.attn_k{K}", ATTN_K),
+	GG("", "v.blk.{L}.attn_v{K}", ATTN_V),
+	GG("", "v.blk.{L}.attn_out{K}", ATTN_O),
+	GG("", "v.blk.{L}.ffn_up{K}", FFN_UP),
+	GG("", "v.blk.{L}.ffn_gate{K}", FFN_GATE),
+	GG("", "v.blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("", "v.blk.{L}.*{K}", OTHER),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),
 };
@@ -1352,6 +1369,126 @@ seg_value(const skel *k, signed char ord)
 	return ord < 0 ? -1 : k->seg_val[(int)ord];
 }
 
+/* ==== names of a known shape, without building their skeleton ====
+ *
+ * A checkpoint lists the same few shapes in turn (an expert's gate, up
+ * and down; a block's nine matrices), differing only in their numbers.
+ * A slot keeps one name whose skeleton the cache answered and, for each
+ * byte, whether it lies in one of its digit segments.  A name of the same
+ * length whose bytes differ from it only inside those segments, and only
+ * by digits, has the same skeleton (its separators and other segments
+ * are the same bytes, its digit segments still all digits), so the same
+ * answer: found with a word compare per 8 bytes, not the skeleton walk. */
+#define SLOTS 16
+#define SLOT_WORDS 16   /* names up to 128 bytes */
+
+typedef struct slot {
+	const char *name;       /* the last name of this shape, or NULL */
+	uint32_t len, words;
+	unsigned char role, kind;
+	unsigned char next;           /* the slot found after this one, or SLOTS */
+	int32_t layer_at, expert_at;  /* byte offsets of its digit segments, or -1 */
+	uint64_t digits[SLOT_WORDS];  /* 0x80: that byte is in a digit segment */
+} slot;
+
+/* Word w of s[0, n) (n >= 1, w < ceil(n / 8)): the last, if short, is the
+ * name's last 8 bytes (the whole name, zero-padded, when shorter), so no
+ * byte past the name is read.  Two names of one length load alike. */
+static uint64_t
+name_word(const char *s, size_t n, size_t w)
+{
+	uint64_t x = 0;
+	if (8 * w + 8 <= n)
+		memcpy(&x, s + 8 * w, 8);
+	else if (n >= 8)
+		memcpy(&x, s + n - 8, 8);
+	else
+		memcpy(&x, s, n);
+	return x;
+}
+
+/* Keep name s (skeleton k, cache answer e) in a slot: the oldest. */
+static void
+slot_put(slot *sl, size_t *fill, size_t *last, const char *s, size_t n, const skel *k,
+	 const centry *e)
+{
+	if (n == 0 || n > 8 * SLOT_WORDS)
+		return;
+	size_t j = *fill % SLOTS;
+	slot *o = &sl[j];
+	if (*last < SLOTS && *last < *fill)
+		sl[*last].next = (unsigned char)j;
+	*last = j;
+	(*fill)++;
+	o->next = SLOTS;
+	unsigned char in[8 * SLOT_WORDS];
+	memset(in, 0, n);
+	for (uint32_t g = 0; g < k->nseg; g++)
+		for (size_t i = k->seg_at[g]; i < n && s[i] != '.'; i++)
+			in[i] = 0x80;
+	o->name = s;
+	o->len = (uint32_t)n;
+	o->words = (uint32_t)((n + 7) / 8);
+	for (size_t w = 0; w < o->words; w++)
+		o->digits[w] = name_word((const char *)in, n, w);
+	o->role = e->role;
+	o->kind = e->kind;
+	o->layer_at = e->lord < 0 ? -1 : (int32_t)k->seg_at[(int)e->lord];
+	o->expert_at = e->eord < 0 ? -1 : (int32_t)k->seg_at[(int)e->eord];
+}
+
+/* Does s[0, n) have slot o's shape? */
+static bool
+slot_fits(const slot *o, const char *s, size_t n)
+{
+	if (!o->name || o->len != n)
+		return false;
+	size_t whole = n / 8;
+	uint64_t bad = 0;
+	for (size_t w = 0; w <= whole; w++) {
+		uint64_t x, y;
+		if (w < whole) {
+			memcpy(&x, s + 8 * w, 8);
+			memcpy(&y, o->name + 8 * w, 8);
+		} else if (w < o->words) {
+			x = name_word(s, n, w);
+			y = name_word(o->name, n, w);
+		} else {
+			break;
+		}
+		uint64_t d = x ^ y;
+		if (d) {
+			uint64_t diff = ~zero_bytes(d) & HIGHS;
+			bad |= (diff & ~o->digits[w]) | (diff & ~digit_bytes(x));
+		}
+	}
+	return !bad;
+}
+
+/* The slot whose shape s[0, n) has, or NULL: first the one that came
+ * after the last found the time before (names come in turn), then each. */
+static slot *
+slot_find(slot *sl, size_t fill, size_t *last, const char *s, size_t n)
+{
+	size_t used = fill < SLOTS ? fill : SLOTS, guess = SLOTS;
+	if (*last < used) {
+		guess = sl[*last].next;
+		if (guess < used && slot_fits(&sl[guess], s, n)) {
+			*last = guess;
+			return &sl[guess];
+		}
+	}
+	for (size_t j = 0; j < used; j++) {
+		if (j != guess && slot_fits(&sl[j], s, n)) {
+			if (*last < used)
+				sl[*last].next = (unsigned char)j;
+			*last = j;
+			return &sl[j];
+		}
+	}
+	return NULL;
+}
+
 /* A worker assigning tensors a run at a time, with its own cache: on a
  * large model two workers take runs from one counter (a worker the
  * machine leaves waiting takes fewer; none waits for the other's half),
@@ -1377,6 +1514,8 @@ assign_part(part *p)
 	skel k = { 0 };
 	bool oom = false;
 	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0, last = 0;
+	slot sl[SLOTS];
+	size_t fill = 0, slast = SLOTS;
 
 	/* Escaping at most doubles a name; longer names are not classified.
 	 * A word of slack: skel_build stores whole words. */
@@ -1397,7 +1536,15 @@ assign_part(part *p)
 		result r;
 		bool done = false;
 
-		if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
+		slot *o = n ? slot_find(sl, fill, &slast, s, n) : NULL;
+		if (o) {
+			o->name = s;  /* the latest, as the next of its shape is most like it */
+			t->role = (ws_role)o->role;
+			t->kind = (ws_kind)o->kind;
+			t->layer = digits_at(s, n, o->layer_at);
+			t->expert = digits_at(s, n, o->expert_at);
+			done = true;
+		} else if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
 			centry *e = recent_find(&c, recent, &last, &k);
 			uint64_t h = 0;
 			if (!e) {
@@ -1412,11 +1559,14 @@ assign_part(part *p)
 				t->layer = seg_value(&k, e->lord);
 				t->expert = seg_value(&k, e->eord);
 				done = true;
+				slot_put(sl, &fill, &slast, s, n, &k, e);
 			} else {
 				classify_raw(p->fmtbit, p->arch, s, n, &r);
 				if (!cache_put(&c, e, h, &k, &r))
 					oom = true;
-				else if (c.n * 2 > c.cap && !cache_grow(&c))
+				else if (e->used)
+					slot_put(sl, &fill, &slast, s, n, &k, e);
+				if (!oom && c.n * 2 > c.cap && !cache_grow(&c))
 					oom = true;
 				/* growing moves the entries */
 				for (size_t i = 0; i < RECENT; i++)

@@ -447,7 +447,11 @@ static const row rows[] = {
 	W(GF, "llama", "token_embd.weight.lora_a", LORA_A, -1, -1),
 	/* unknown */
 	W(GF, "mamba", "blk.0.ssm_conv1d.weight", OTHER, 0, -1),
-	W(GF, "llama", "v.blk.0.attn_q.weight", OTHER, -1, -1),
+	W(GF, "llama", "x.blk.0.attn_q.weight", OTHER, -1, -1),
+	/* a vision file's (mmproj) tower */
+	W(GF, "clip", "v.blk.0.attn_q.weight", ATTN_Q, 0, -1),
+	W(GF, "clip", "v.blk.3.ln2.weight", FFN_NORM, 3, -1),
+	W(GF, "clip", "v.class_embd", CLS_TOKEN, -1, -1),
 	/* HF names in a GGUF are not GGUF names */
 	W(GF, "llama", "model.layers.0.self_attn.q_proj.weight", OTHER, -1, -1),
 	/* and GGUF names in a safetensors file are not HF names */
@@ -616,6 +620,66 @@ Test(roles, cache_keeps_indices)
 	cr_assert_eq(m->tensors[NK * NE * 7 + NK * 6 + 6].role, WS_ROLE_OTHER);
 	cr_assert_eq(m->tensors[NK * NE * 7 + NK * 6 + 6].expert, -1);
 	ws_model_free(m);
+}
+
+/* ws_roles_assign answers a name of a shape it has just seen by comparing
+ * it with the last such name; names of one length that differ outside a
+ * digit segment (w1/w2, 1a/12, seven digits) or only by their numbers,
+ * in turn and shuffled, must all get what the single-name path gives. */
+Test(roles, shape_slots_agree)
+{
+	/* a <n> b <m> c */
+	static const struct { const char *a, *b, *c; } forms[] = {
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w1.weight" },
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w2.weight" },
+		{ "model.layers.", ".block_sparse_moe.experts.", ".w3.weight" },
+		{ "model.layers.", ".mlp.experts.", ".gate_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", ".down_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", ".up_proj.weight_scale" },
+		{ "model.layers.", ".mlp.experts.", "a.up_proj.weight" },
+		{ "model.layers.", ".mlp.experts.a", ".up_proj.weight" },
+		{ "model.layers.", ".mlp.experts.", "0000.up_proj.weight" },
+		{ "model.layers.", ".x", ".self_attn.q_proj.weight" },
+		{ "model.layers.", ".", ".self_attn.q_proj.weight" },
+		{ "layers.", ".", "" },
+		{ "h.", ".attn.c_attn.weight", "" },
+		{ "blk.", ".ffn_gate.", ".weight" },
+	};
+	enum { NF = sizeof forms / sizeof forms[0], N = 6000 };
+	static char buf[N][96];
+	const char *names[N];
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < N; i++) {
+		/* runs in turn for the first half, then at random */
+		size_t f = i < N / 2 ? i % NF : 0;
+		int a = (int)(i / NF % 12), b = (int)(i / NF / 12 % 130);
+		if (i >= N / 2) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			f = (size_t)(x % NF);
+			a = (int)(x >> 20) % 13 * ((x >> 40) % 2 ? 1 : 99);
+			b = (int)(x >> 30) % 1100;
+		}
+		snprintf(buf[i], sizeof buf[i], "%s%d%s%d%s", forms[f].a, a, forms[f].b, b,
+			 forms[f].c);
+		names[i] = buf[i];
+	}
+	for (int fmt = 0; fmt < 2; fmt++) {
+		ws_model *m = model_of((ws_format)fmt, "mixtral", names, N, 1);
+		cr_assert_eq(ws_roles_assign(m, -1), 0);
+		for (size_t i = 0; i < N; i++) {
+			ws_role role;
+			int32_t layer, expert;
+			ws_kind kind;
+			ws_role_classify((ws_format)fmt, "mixtral", names[i], strlen(names[i]),
+					 &role, &layer, &expert, &kind);
+			ws_tensor *t = &m->tensors[i];
+			cr_assert_eq(t->role, role, "%s", names[i]);
+			cr_assert_eq(t->layer, layer, "%s", names[i]);
+			cr_assert_eq(t->expert, expert, "%s", names[i]);
+			cr_assert_eq(t->kind, kind, "%s", names[i]);
+		}
+		ws_model_free(m);
+	}
 }
 
 /* DeepSeek-V3: model.layers.<num_hidden_layers> is the MTP layer. */

@@ -1216,6 +1216,13 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 		T(2, a->vocab_size, d, 0, 0, "%sembeddings.token_embedding.weight", pre);
 		T(2, a->max_position_embeddings, d, 0, 0, "%sembeddings.position_embedding.weight", pre);
 	}
+	if (g->position_ids) {
+		/* older transformers saved the position ids buffer too */
+		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
+		T(2, 1, img ? a->num_patches + ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) : a->max_position_embeddings,
+		  0, 0, "%sembeddings.position_ids", pre);
+		g->v[g->n - 1].dt = &dtypes[4];
+	}
 	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
 					  "self_attn.out_proj", "mlp.fc1", "mlp.fc2"};
 	for (uint64_t L = 0; L < a->num_layers; L++) {
@@ -2114,6 +2121,44 @@ gguf_arch(const cfg *c)
 	return a;
 }
 
+/* The header (key/values kv, nkv of them, then g's tensor infos) and
+ * the sparse data section: DIR/FILE. */
+static void
+gguf_emit(const char *dir, const char *file, const gen *g, const struct dtype *dt, buf kv, uint64_t nkv)
+{
+	buf h = {0};
+	put(&h, "GGUF", 4);
+	put_u32(&h, 3);
+	put_u64(&h, g->n);
+	put_u64(&h, nkv);
+	put(&h, kv.p, kv.n);
+	uint64_t off = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const tensor *t = &g->v[i];
+		/* the converter keeps 1-D tensors (norms, biases) in F32 */
+		const struct dtype *d = t->nd == 1 ? &dtypes[2] : dt;
+		put_str(&h, t->name);
+		put_u32(&h, (uint32_t)t->nd);
+		for (int k = t->nd - 1; k >= 0; k--)
+			put_u64(&h, t->shape[k]);
+		put_u32(&h, d->ggml);
+		put_u64(&h, off);
+		off += (elements(t) * d->bytes + 31) / 32 * 32;
+	}
+	while (h.n % 32)
+		put(&h, "", 1);
+	char *p = join(dir, file);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open %s: %s", p, strerror(errno));
+	if (write(fd, h.p, h.n) != (ssize_t)h.n || ftruncate(fd, (off_t)(h.n + off)) != 0)
+		die("write %s: %s", p, strerror(errno));
+	close(fd);
+	free(p);
+	free(h.p);
+	free(kv.p);
+}
+
 static void
 write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 {
@@ -2188,37 +2233,90 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 			kv_u32(&kv, &nkv, arch, "interleave_moe_layer_step", c->moe_step);
 	}
 
-	buf h = {0};
-	put(&h, "GGUF", 4);
-	put_u32(&h, 3);
-	put_u64(&h, g->n);
-	put_u64(&h, nkv);
-	put(&h, kv.p, kv.n);
-	uint64_t off = 0;
-	for (size_t i = 0; i < g->n; i++) {
-		const tensor *t = &g->v[i];
-		/* the converter keeps 1-D tensors (norms, biases) in F32 */
-		const struct dtype *d = t->nd == 1 ? &dtypes[2] : dt;
-		put_str(&h, t->name);
-		put_u32(&h, (uint32_t)t->nd);
-		for (int k = t->nd - 1; k >= 0; k--)
-			put_u64(&h, t->shape[k]);
-		put_u32(&h, d->ggml);
-		put_u64(&h, off);
-		off += (elements(t) * d->bytes + 31) / 32 * 32;
+	gguf_emit(dir, "model.gguf", g, dt, kv, nkv);
+}
+
+/* ==== llama.cpp's vision file (mmproj) ==== */
+
+/* A wrapper's vision tower and projector as llama.cpp's converter writes
+ * them: general.architecture clip, clip.vision.* sizes, the tower's
+ * tensors under v., the projector's under mm.; `drop` trailing blocks
+ * left out (a converter drops the layers a model never runs, and says
+ * so in block_count). */
+static void
+write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t drop)
+{
+	const struct ws_cat_mmproj *mp = NULL;
+	const struct ws_arch *a = NULL, *pj = NULL;
+	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
+		if (c->parts_of[i].config)
+			a = &c->part_arch[i];
+		else if ((mp = ws_cat_mmproj_by_layout(c->parts_of[i].type)))
+			pj = &c->part_arch[i];
 	}
-	while (h.n % 32)
-		put(&h, "", 1);
-	char *p = join(dir, "model.gguf");
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		die("open %s: %s", p, strerror(errno));
-	if (write(fd, h.p, h.n) != (ssize_t)h.n || ftruncate(fd, (off_t)(h.n + off)) != 0)
-		die("write %s: %s", p, strerror(errno));
-	close(fd);
-	free(p);
-	free(h.p);
-	free(kv.p);
+	if (!a || !pj || !mp || !a->known || drop >= a->num_layers)
+		die("no vision file layout for this config");
+	gen g0 = {.c = c}, *g = &g0;
+	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
+	bool cls = ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN);
+	char n[96];
+	top_nd(g, "v.patch_embd.weight", 4, d, a->num_channels, a->patch_size, a->patch_size);
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
+		top_nd(g, "v.patch_embd.bias", 1, d, 0, 0, 0);
+	if (cls)
+		top_nd(g, "v.class_embd", 1, d, 0, 0, 0);
+	top_nd(g, "v.position_embd.weight", 2, a->num_patches + cls, d, 0, 0);
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
+		top_nd(g, "v.pre_ln.weight", 1, d, 0, 0, 0);
+		top_nd(g, "v.pre_ln.bias", 1, d, 0, 0, 0);
+	}
+	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	for (uint64_t l = 0; l < L; l++) {
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.weight", l, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+			top_nd(g, n, 1, out, 0, 0, 0);
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.weight", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.bias", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+		}
+	}
+	top_nd(g, "v.post_ln.weight", 1, d, 0, 0, 0);
+	top_nd(g, "v.post_ln.bias", 1, d, 0, 0, 0);
+	uint64_t in = pj->embedding_size, out = pj->hidden_size;
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
+		top_nd(g, "mm.2.weight", 2, out, out, 0, 0);
+		top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
+	}
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_LINEAR))
+		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_IN_NORM))
+		top_nd(g, "mm.soft_emb_norm.weight", 1, in, 0, 0, 0);
+
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", "clip");
+	put_str(&kv, "clip.has_vision_encoder");
+	put_u32(&kv, 7);  /* bool */
+	put(&kv, "\1", 1);
+	nkv++;
+	kv_str(&kv, &nkv, "clip.projector_type", mp->projector_type);
+	kv_u32(&kv, &nkv, "clip.vision", "embedding_length", d);
+	kv_u32(&kv, &nkv, "clip.vision", "feed_forward_length", f);
+	kv_u32(&kv, &nkv, "clip.vision", "block_count", L);
+	kv_u32(&kv, &nkv, "clip.vision", "attention.head_count", a->num_heads);
+	kv_u32(&kv, &nkv, "clip.vision", "image_size", a->image_size);
+	kv_u32(&kv, &nkv, "clip.vision", "patch_size", a->patch_size);
+	kv_u32(&kv, &nkv, "clip.vision", "projection_dim", out);
+	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
+	free(g->v);
 }
 
 /* ==== sentence-transformers folders ==== */
@@ -2312,10 +2410,22 @@ static const struct {
 	{"missing-ssm", P_MISSING_SSM},
 };
 
+/* What read_cfg allocated. */
+static void
+free_cfg(cfg *c)
+{
+	free(c->blocks);
+	for (size_t i = 0; i < WS_CAT_MAX_PARTS; i++)
+		ws_arch_free(&c->part_arch[i]);
+	if (c->towers_only)
+		ws_arch_free(&c->main_arch);
+}
+
 static void
 usage(void)
 {
-	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf] [--shards N]\n"
+	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf|mmproj] [--shards N]\n"
+	      "               [--mmproj-drop N]\n"
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
@@ -2333,7 +2443,8 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false;
+	bool legacy_norms = false, position_ids = false, st = false, mmproj = false;
+	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
@@ -2355,9 +2466,12 @@ main(int argc, char **argv)
 			usage();
 		i++;
 		if (!strcmp(a, "--format")) {
-			if (strcmp(v, "gguf") && strcmp(v, "safetensors"))
+			if (strcmp(v, "gguf") && strcmp(v, "safetensors") && strcmp(v, "mmproj"))
 				usage();
 			gguf = !strcmp(v, "gguf");
+			mmproj = !strcmp(v, "mmproj");
+		} else if (!strcmp(a, "--mmproj-drop")) {
+			mmproj_drop = strtoull(v, NULL, 10);
 		} else if (!strcmp(a, "--shards")) {
 			shards = strtoull(v, NULL, 10);
 			if (!shards || shards > 100000)
@@ -2398,7 +2512,7 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (gguf && dt == &dtypes[0])
+	if ((gguf || mmproj) && dt == &dtypes[0])
 		dt = &dtypes[1];  /* the converter's default for float weights */
 
 	cfg c = {0};
@@ -2422,8 +2536,8 @@ main(int argc, char **argv)
 	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))
 		die("%s: an encoder without --fp8, --tie-head-copy or that defect, in GGUF only as llama.cpp converts it",
 		    config);
-	if (!c.enc && (class_override || legacy_norms || position_ids))
-		die("--class, --legacy-norms and --position-ids are for encoders");
+	if (!c.enc && (class_override || legacy_norms || (position_ids && !c.towers_only)))
+		die("--class and --legacy-norms are for encoders, --position-ids for encoders and towers");
 	if (c.fam->block == BK_MLA && !c.nope)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
@@ -2439,6 +2553,12 @@ main(int argc, char **argv)
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 
+	if (mmproj) {
+		write_mmproj(dir, &c, dt, mmproj_drop);
+		free_cfg(&c);
+		free((void *)raw);
+		return 0;
+	}
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
@@ -2466,6 +2586,7 @@ main(int argc, char **argv)
 			write_sentence_transformers(dir, &c);
 	}
 	free(g.v);
+	free_cfg(&c);
 	free((void *)raw);
 	free((void *)meta_key);
 	return 0;

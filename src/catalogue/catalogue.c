@@ -210,6 +210,23 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* mmproj GGUFs: the tower is the main component, its tensors v.*; the
+ * projector's are mm.* */
+static const struct ws_cat_part mmproj_gemma3_parts[] = {
+	{"vision", NULL, NULL, "siglip_vision_model", NOSW, {NULL}},
+	{"projector", "mm", NULL, "norm_linear", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_llava_parts[] = {
+	{"vision", NULL, NULL, "clip_vision_model", NOSW, {NULL}},
+	{"projector", "mm", NULL, "mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_mmproj mmprojs[] = {
+	{"gemma3", mmproj_gemma3_parts},
+	{"mlp", mmproj_llava_parts},
+};
+
 /* Projector layouts: LLaVA's two linear layers with a GELU between
  * them; Gemma 3's RMS norm over the tower's width and one matrix. */
 static const struct ws_cat_projector projectors[] = {
@@ -542,6 +559,24 @@ static const struct ws_cat_entry entries[] = {
 	  D("image_size", 224), D("patch_size", 16), D("num_channels", 3), D("num_register_tokens", 4)},
 	 WS_SLIDE_ALL, 0, dinov2_classes},
 };
+
+const struct ws_cat_mmproj *
+ws_cat_mmproj(const char *projector_type)
+{
+	for (size_t i = 0; projector_type && i < ARRAY_LEN(mmprojs); i++)
+		if (!strcmp(mmprojs[i].projector_type, projector_type))
+			return &mmprojs[i];
+	return NULL;
+}
+
+const struct ws_cat_mmproj *
+ws_cat_mmproj_by_layout(const char *layout)
+{
+	for (size_t i = 0; layout && i < ARRAY_LEN(mmprojs); i++)
+		if (!strcmp(mmprojs[i].parts[1].type, layout))
+			return &mmprojs[i];
+	return NULL;
+}
 
 const struct ws_cat_projector *
 ws_cat_projector(const char *name)

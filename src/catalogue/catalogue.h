@@ -117,6 +117,17 @@ struct ws_cat_projector {
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
+/* llama.cpp's vision GGUF (mmproj, general.architecture "clip"): its
+ * clip.projector_type names the tower's type and the projector's
+ * layout; the file is those two components. */
+struct ws_cat_mmproj {
+	const char *projector_type; /* clip.projector_type */
+	const struct ws_cat_part *parts; /* the tower (main), the projector */
+};
+const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
+/* The row whose projector has layout `layout` (a writer's question). */
+const struct ws_cat_mmproj *ws_cat_mmproj_by_layout(const char *layout);
+
 /* A letter of a layer pattern string and the block it spells. */
 struct ws_cat_letter {
 	char c;

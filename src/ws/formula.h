@@ -284,7 +284,11 @@ struct ws_arch {
 	 * and the patches an image makes, (image / patch)² (derived) */
 	uint64_t num_channels, image_size, patch_size, num_patches;
 	uint64_t pooler_output_size; /* the pooler's outputs; 0: the hidden size */
-	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP) */
+	uint64_t projection_dim;    /* a dual encoder's joint width (CLIP); an
+				     * mmproj's projector output */
+	/* the components the file describes beside this, the main one
+	 * (catalogue parts: a wrapper's config, an mmproj GGUF), or NULL */
+	const struct ws_cat_part *parts;
 	/* state-space / linear-attention mixers (0: none) */
 	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
 	uint64_t lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim;

@@ -236,29 +236,47 @@ typedef struct ws_file {
  * 64-bit), as every pass over a 46,848-tensor model streams the array. */
 typedef struct ws_tensor {
 	const char *name;      /* NUL-terminated copy, owned by the model */
-	const uint64_t *shape; /* outermost first (PyTorch order) */
+	const uint64_t *shape; /* outermost first (PyTorch order); see logical */
 	uint64_t elements;     /* product of shape, as the file declares */
 	uint64_t bytes;        /* stored bytes */
 	uint64_t offset;       /* absolute offset of the data in that file */
 	uint64_t params;       /* logical parameters (0 for buffers/quant aux;
 				* filled with the roles) */
-	/* packed quantized weights (ws_quant_apply): the unpacked shape in
-	 * PyTorch order; NULL when it is the stored shape */
-	const uint64_t *logical_shape;
-	uint32_t logical_ndim;
 	uint32_t name_len;     /* bytes; a GGUF name may hold NUL bytes */
-	ws_dtype dtype;
 	uint32_t ndim;
 	uint32_t file;         /* index into ws_model.files */
 	/* roles: filled by ws_roles_assign() */
 	uint32_t component;    /* index into ws_model.components */
-	ws_role role;
 	int32_t layer;         /* block index, or -1 */
 	int32_t expert;        /* expert index, or -1 */
-	ws_kind kind;
+	/* a byte each (80 bytes a tensor, not 104: a 46,848-tensor header's
+	 * array is two huge pages, not three, and each pass over it reads
+	 * less) */
+	uint8_t dtype;         /* ws_dtype */
+	uint8_t role;          /* ws_role */
+	uint8_t kind;          /* ws_kind */
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
+	/* packed quantized weights (ws_quant_apply): the unpacked shape in
+	 * PyTorch order is stored before `shape` (ws_tensor_logical) */
+	bool logical;
 } ws_tensor;
+
+_Static_assert(WS_DT_COUNT <= 256 && WS_ROLE_COUNT <= 256, "ws_tensor keeps them in a byte");
+
+/* The shape a formula compares: a packed quantized weight's unpacked one,
+ * else the stored one.  ws_quant_apply lays the unpacked dims out, then
+ * their count, then a copy of the stored shape that t->shape points to. */
+static inline const uint64_t *
+ws_tensor_logical(const ws_tensor *t, uint32_t *ndim)
+{
+	if (!t->logical) {
+		*ndim = t->ndim;
+		return t->shape;
+	}
+	*ndim = (uint32_t)t->shape[-1];
+	return t->shape - 1 - t->shape[-1];
+}
 
 /* Metadata value types: the GGUF ids (safetensors __metadata__ is STRING). */
 typedef enum ws_vtype {

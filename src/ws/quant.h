@@ -55,8 +55,8 @@ struct ws_quant {
  * Find the quantization description (config.json quantization_config,
  * compression_config, text_config.quantization_config, MLX quantization,
  * GPTQ __metadata__), recover the logical size of every packed weight and
- * set t->params and t->logical_shape; make the all-zero biases old GPTQ
- * writers add to bias-free layers quant_aux (decided by m->arch).  Runs
+ * set t->params and the logical shape (ws_tensor_logical); make the all-zero
+ * biases old GPTQ writers add to bias-free layers quant_aux (decided by m->arch).  Runs
  * after ws_roles_assign().  Reads at most a few hundred bytes of tensor
  * data (bitsandbytes quant_state JSON, compressed-tensors weight_shape)
  * with pread.  Sets m->quant when anything is quantized.  Returns 0, or
