@@ -1687,16 +1687,16 @@ st_load_modules(ws_model *m, const char *dir, const cJSON *mods, ws_error *err)
 
 /* ==== diffusers pipelines ==== */
 
-/* The component folders a pipeline's model_index.json may name, the main
- * one (the denoiser) first, with their SPEC kinds. */
-static const struct pipeline_part {
+/* The component folders a pipeline's model_index.json may name, by the
+ * start of their names (text_encoder_2, transformer_2), with their SPEC
+ * kinds; the first denoiser (unet, transformer) is the main component. */
+struct pipeline_part {
 	const char *key, *kind;
-} pipeline_parts[] = {
-	{"unet", "unet"}, {"transformer", "transformer"}, {"vae", "vae"},
-	{"text_encoder", "text_encoder"}, {"text_encoder_2", "text_encoder"},
-	{"text_encoder_3", "text_encoder"},
 };
-#define PIPELINE_PARTS (sizeof pipeline_parts / sizeof pipeline_parts[0])
+static const struct pipeline_part pipeline_kinds[] = {
+	{"unet", "unet"}, {"transformer", "transformer"}, {"vae", "vae"},
+	{"text_encoder", "text_encoder"}, {"image_encoder", "vision"},
+};
 
 /* Append the unread files one component folder left (its variants not
  * read) to those of the folders before; -1 on OOM. */
@@ -1809,24 +1809,47 @@ load_pipeline(ws_model *m, const char *dir, const char *mi, const char *want, ws
 		ws_err(err, WS_EXIT_INPUT, mi, "model_index.json is not a JSON object");
 		goto out;
 	}
-	struct ws_cat_part *parts = ws_model_alloc(m, (PIPELINE_PARTS + 1) * sizeof *parts);
+	size_t n = (size_t)cJSON_GetArraySize(idx);
+	struct ws_cat_part *parts = ws_model_alloc(m, (n + 1) * sizeof *parts);
 	if (!parts || !(cfg = cJSON_CreateObject())) {
 		ws_err_oom(err, mi);
 		goto out;
 	}
-	memset(parts, 0, (PIPELINE_PARTS + 1) * sizeof *parts);
+	memset(parts, 0, (n + 1) * sizeof *parts);
 	size_t np = 0;
-	for (size_t i = 0; i < PIPELINE_PARTS; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(idx, pipeline_parts[i].key);
+	const cJSON *v;
+	cJSON_ArrayForEach(v, idx) {
 		/* [library, class]; a null class: the pipeline runs without it */
-		if (!v || cJSON_IsNull(v) || (cJSON_IsArray(v) && cJSON_IsNull(cJSON_GetArrayItem(v, 1))))
+		if (!cJSON_IsArray(v) || !cJSON_IsString(cJSON_GetArrayItem(v, 1)) || !safe_relative(v->string) ||
+		    strchr(v->string, '/') || cJSON_GetObjectItemCaseSensitive(cfg, v->string))
 			continue;
-		int r = load_pipeline_part(m, dir, &pipeline_parts[i], want, cfg, &parts[np], err);
+		const struct pipeline_part *k = NULL;
+		for (size_t i = 0; i < sizeof pipeline_kinds / sizeof pipeline_kinds[0] && !k; i++)
+			if (!strncmp(v->string, pipeline_kinds[i].key, strlen(pipeline_kinds[i].key)))
+				k = &pipeline_kinds[i];
+		if (!k)
+			continue;
+		struct pipeline_part pp = {ws_model_strndup(m, v->string, strlen(v->string)), k->kind};
+		if (!pp.key) {
+			ws_err_oom(err, mi);
+			goto out;
+		}
+		int r = load_pipeline_part(m, dir, &pp, want, cfg, &parts[np], err);
 		if (r < 0)
 			goto out;
 		np += r == 0;
 	}
 	m->index_first = 0;
+	/* the first denoiser is the main component */
+	for (size_t i = 1; i < np; i++)
+		if (!strcmp(parts[i].kind, "unet") || !strcmp(parts[i].kind, "transformer")) {
+			if (strcmp(parts[0].kind, "unet") && strcmp(parts[0].kind, "transformer")) {
+				struct ws_cat_part t = parts[i];
+				memmove(parts + 1, parts, i * sizeof *parts);
+				parts[0] = t;
+			}
+			break;
+		}
 	if (!np) {
 		ws_err(err, WS_EXIT_INPUT, mi, "model_index.json names no component folder with a config.json here");
 		goto out;
