@@ -1317,8 +1317,13 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
-	/* a diffusers network names its class, not a model_type */
-	if (ws_net_config(config))
+	/* a diffusers network names its class, not a model_type (one the
+	 * catalogue has no layout for is said so, by its class) */
+	const cJSON *dcn = cJSON_GetObjectItemCaseSensitive(config, "_class_name");
+	if (ws_net_config(config) ||
+	    (cJSON_IsString(dcn) && !cJSON_GetObjectItemCaseSensitive(config, "model_type") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, "architectures") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN)))
 		return ws_net_arch_from_config(config, config_path, out, err);
 	/* a diffusers pipeline: its main component's config */
 	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN);

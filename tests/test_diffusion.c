@@ -199,6 +199,19 @@ Test(diffusion, unknown_layout_says_so)
 	cr_expect_eq(ws_arch_from_config(cfg, "config.json", &a, &err), -1);
 	cr_expect_eq(err.code, WS_EXIT_INPUT);
 	cJSON_Delete(cfg);
+	/* a diffusers class without a layout: named, no formula */
+	cfg = cJSON_Parse("{\"_class_name\": \"UNet2DModel\", \"block_out_channels\": [32]}");
+	cr_assert_eq(ws_arch_from_config(cfg, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known);
+	cr_expect_str_eq(a.architecture, "UNet2DModel");
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	/* more blocks than any network has: refused, not allocated */
+	cfg = cJSON_Parse("{\"_class_name\": \"FluxTransformer2DModel\", \"num_layers\": 4000,"
+			  " \"num_single_layers\": 4000}");
+	cr_expect_eq(ws_arch_from_config(cfg, "config.json", &a, &err), -1);
+	cr_expect_eq(err.code, WS_EXIT_INPUT);
+	cJSON_Delete(cfg);
 }
 
 /* ==== sparse checkpoints ==== */

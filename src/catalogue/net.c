@@ -504,7 +504,7 @@ ws_net_kind_of(const char *cls)
 #define NET_MAX_LEVELS 16
 #define NET_MAX_REPEAT 4096
 #define NET_MAX_VALUE (1ull << 32)
-#define NET_MAX_TENSORS (1u << 20)
+#define NET_MAX_TENSORS (1u << 17)
 
 struct build {
 	struct ws_net *n;
@@ -785,9 +785,10 @@ int
 ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *out, ws_error *err)
 {
 	const struct nclass *c = class_of(class_name(config));
-	snprintf(out->architecture, sizeof out->architecture, "%s", c ? c->cls : "");
+	const char *cn = class_name(config);
+	snprintf(out->architecture, sizeof out->architecture, "%s", cn ? cn : "");
 	if (!c) {
-		out->unsupported = "no formula for this _class_name";
+		out->unsupported = "a diffusers class the catalogue has no layout for";
 		return 0;
 	}
 	snprintf(out->cls, sizeof out->cls, "%s", c->cls);
