@@ -379,8 +379,11 @@ analyze(ws_model *m, ws_error *err)
 			return ws_err_oom(err, m->path);
 		return 0;
 	}
-	/* No config.json: the architecture is read back from the tensors. */
-	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors) {
+	/* No config.json: the architecture is read back from the tensors
+	 * (of the main component: a file that is components alone, an
+	 * original Stable Diffusion checkpoint, has none to read) */
+	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors &&
+	    (!m->n_components || m->components[0].main)) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))
 			return -1;
 	}
