@@ -386,6 +386,7 @@ analyze(ws_model *m, ws_error *err)
 	    (!m->n_components || m->components[0].main)) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))
 			return -1;
+		net_roles(m);
 	}
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {

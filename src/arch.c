@@ -2439,6 +2439,10 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	int oom = 0;
 
 	arch_init(out, "inferred", path);
+	/* a diffusion network's layout told by its names (a single file) */
+	int nr = ws_net_infer(m, out, err);
+	if (nr)
+		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
 	const struct family *fam = family_of(m, &in.emb);
 	if (!fam) {

@@ -416,3 +416,36 @@ Test(diffusion, ldm_single_file_components)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+Test(diffusion, flux_single_file_inferred)
+{
+	/* FLUX as Black Forest Labs names it, no config: the layout told by
+	 * its names, the widths and block counts by its shapes */
+	static const struct {
+		const char *cfg;
+		bool shared;
+		uint64_t total;
+	} files[] = {
+		{"configs/black-forest-labs__FLUX.1-dev__transformer.json", true, FLUX_DEV},
+		{"diffusion/black-forest-labs__FLUX.1-schnell__transformer.json", false, 11891178560ull},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = files[i].shared ? shared_or_skip(files[i].cfg) : ws_testdata_path(files[i].cfg);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.safetensors");
+		char codes[512];
+		mkmodel(m, cfg, "--single-file", NULL);
+		cJSON *j = check_json(f, 0, files[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+		const cJSON *c = component(j, "transformer");
+		cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

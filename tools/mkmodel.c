@@ -1996,20 +1996,34 @@ static void write_safetensors(const char *dir, const gen *g, uint64_t shards, co
  * library's reading, as the class names it; buffers it stores too. */
 static void
 net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
-	  const struct dtype *dt)
+	  const struct dtype *dt, bool single)
 {
 	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
 	struct ws_arch a;
 	ws_error err = {0};
+	/* --single-file: the class's single-file layout (FLUX as Black Forest
+	 * Labs names it), model.safetensors without a config */
+	const cJSON *cn = j ? cJSON_GetObjectItemCaseSensitive(j, "_class_name") : NULL;
+	const char *twin = single && cJSON_IsString(cn) ? ws_net_single_file_class(cn->valuestring) : NULL;
+	if (single && !twin)
+		die("%s: no single-file layout for this class", config);
+	if (twin)
+		cJSON_ReplaceItemInObjectCaseSensitive(j, "_class_name", cJSON_CreateString(twin));
 	if (!j || ws_arch_from_config(j, config, &a, &err) || !a.net)
 		die("%s: not a network the catalogue has (%s)", config, err.message);
 	gen g = {0};
 	for (size_t i = 0; i < a.net->n; i++)
 		push(&g, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
-	st_stem = "diffusion_pytorch_model";
+	st_stem = single ? "model" : "diffusion_pytorch_model";
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
 	write_safetensors(dir, &g, shards, dt);
+	if (single) {
+		free(g.v);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
 	char *p = join(dir, "config.json");
 	FILE *f = fopen(p, "wb");
 	if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
@@ -2429,7 +2443,7 @@ usage(void)
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
-	      "               [--st] [--st-dense OUT[:nobias]]...\n"
+	      "               [--st] [--st-dense OUT[:nobias]]... [--single-file]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -2443,13 +2457,17 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false, mmproj = false;
+	bool legacy_norms = false, position_ids = false, st = false, mmproj = false, single_file = false;
 	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--single-file")) {
+			single_file = true;
+			continue;
+		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
 		    !strcmp(a, "--st")) {
@@ -2525,7 +2543,7 @@ main(int argc, char **argv)
 		bool net = j && ws_net_config(j);
 		cJSON_Delete(j);
 		if (net) {
-			net_model(dir, config, s, raw_len, shards, dt);
+			net_model(dir, config, s, raw_len, shards, dt, single_file);
 			free(s);
 			return 0;
 		}

@@ -25,6 +25,7 @@ enum nq {
 	QADD,   /* addition embedding's input (SDXL text_time) */
 	QD, QHEADS, QDH, QF, QPOOL, QCTX, QCAP, QLAT, QLAT2, QPS, QPS2, QOUTC, QOUTP, QPOSM, QPOS,
 	QTIN,   /* sinusoidal timestep features */
+	QQKVF, QDF, /* BFL's fused widths: q, k, v and the MLP; attention and MLP */
 	QN
 };
 
@@ -63,6 +64,8 @@ struct nline {
 #define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}}
 /* a weight vector alone (an RMSNorm) */
 #define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}}
+/* a vector under its own name (BFL's RMSNorm scale) */
+#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}}
 #define NORMWB(n, role, need, unless, w) \
 	{n ".weight", R(role), need, unless, {w}}, {n ".bias", R(role), need, unless, {w}}
 #define CONV(n, role, need, unless, o, i, k) \
@@ -283,6 +286,50 @@ static const struct nline u_sd3_block[] = {
 	END,
 };
 
+/* FLUX as Black Forest Labs names it (a single file): the same network,
+ * q, k, v fused, a single block's attention and MLP input fused */
+#define dQKV {QD, 3}
+#define dQKVF {QQKVF, 0}
+#define dDF {QDF, 0}
+static const struct nline u_bfl[] = {
+	LIN("img_in", PATCH_EMBED, 0, 0, DD, dCIN),
+	LIN("txt_in", COND_EMBED, 0, 0, DD, dCTX),
+	LIN("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN),
+	LIN("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD),
+	LIN("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN),
+	LIN("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD),
+	LIN("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL),
+	LIN("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD),
+	LIN("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD),
+	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_bfl_double[] = {
+	LIN("img_mod.lin", ADALN, 0, 0, dD_6, DD),
+	LIN("txt_mod.lin", ADALN, 0, 0, dD_6, DD),
+	LIN("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	RAW("img_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
+	RAW("img_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
+	LIN("img_attn.proj", ATTN_O, 0, 0, DD, DD),
+	LIN("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	RAW("txt_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
+	RAW("txt_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
+	LIN("txt_attn.proj", ATTN_O, 0, 0, DD, DD),
+	LIN("img_mlp.0", FFN_UP, 0, 0, dF, DD),
+	LIN("img_mlp.2", FFN_DOWN, 0, 0, DD, dF),
+	LIN("txt_mlp.0", FFN_UP, 0, 0, dF, DD),
+	LIN("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF),
+	END,
+};
+static const struct nline u_bfl_single[] = {
+	LIN("modulation.lin", ADALN, 0, 0, dD_3, DD),
+	LIN("linear1", ATTN_QKV, 0, 0, dQKVF, DD),
+	RAW("norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
+	RAW("norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
+	LIN("linear2", FFN_DOWN, 0, 0, DD, dDF),
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -293,9 +340,9 @@ struct nkey {
 	uint64_t def;
 	unsigned char else_q, mul;
 };
-/* q = a × b (× mul), where a quantity is derived */
+/* q = a × b (× mul) (+ plus), where a quantity is derived */
 struct nderive {
-	unsigned char q, a, b, mul;
+	unsigned char q, a, b, mul, plus;
 };
 /* a boolean key that turns a switch on (or, inverted, off) */
 struct nflag {
@@ -353,6 +400,21 @@ struct nclass {
 	const struct nlevels *levels;
 	const struct nmid *mid;
 	const struct nkey *counts; /* the repeats' block counts */
+	/* a layout found by its names in a file without a config (a
+	 * single file): the tensor that tells it, the quantities read
+	 * from shapes, the switches told by a tensor's presence */
+	const char *detect;
+	const struct nprobe *probes;
+	const char *twin;    /* the diffusers class it is a layout of */
+};
+
+/* a quantity read from a tensor's shape (dim), or a block count from the
+ * names under a prefix (name ends in '.'), or a switch (flag) on when
+ * the tensor is present */
+struct nprobe {
+	const char *name;
+	unsigned char dim, q;
+	unsigned flag;
 };
 
 static const struct nbtype unet_down[] = {{"DownBlock2D", false}, {"CrossAttnDownBlock2D", true}, {NULL, false}};
@@ -397,7 +459,7 @@ static const struct nkey vae_keys[] = {
 	{"latent_channels", QLAT, 4, 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
-static const struct nderive vae_derive[] = {{QLAT2, QLAT, Q1, 2}, {0, 0, 0, 0}};
+static const struct nderive vae_derive[] = {{QLAT2, QLAT, Q1, 2, 0}, {0, 0, 0, 0, 0}};
 static const struct nflag vae_flags[] = {
 	{"use_quant_conv", F_QC, true}, {"use_post_quant_conv", F_PQC, true},
 	{"mid_block_add_attention", F_MIDATTN, true}, {NULL, 0, false},
@@ -437,8 +499,8 @@ static const struct nkey sd3_keys[] = {
 static const struct nstr sd3_strs[] = {{"qk_norm", "rms_norm", F_QKN}, {NULL, NULL, 0}};
 /* the hidden width, the feed-forward's, the output patch, positions */
 static const struct nderive dit_derive[] = {
-	{QD, QHEADS, QDH, 1}, {QF, QD, Q1, 4}, {QPS2, QPS, QPS, 1}, {QOUTP, QPS2, QOUTC, 1},
-	{QPOS, QPOSM, QPOSM, 1}, {0, 0, 0, 0},
+	{QD, QHEADS, QDH, 1, 0}, {QF, QD, Q1, 4, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0},
+	{QPOS, QPOSM, QPOSM, 1, 0}, {0, 0, 0, 0, 0},
 };
 
 /* repeat counts live in quantities after QN (see rep_count) */
@@ -457,15 +519,41 @@ static const struct nkey flux_counts[] = {
 };
 static const struct nkey sd3_counts[] = {{"num_layers", QR_LAYERS, 18, 0, 0}, {NULL, 0, 0, 0, 0}};
 
+static const struct nprobe bfl_probes[] = {
+	{"img_in.weight", 0, QD, 0}, {"img_in.weight", 1, QCIN, 0},
+	{"txt_in.weight", 1, QCTX, 0}, {"vector_in.in_layer.weight", 1, QPOOL, 0},
+	{"time_in.in_layer.weight", 1, QTIN, 0},
+	{"double_blocks.0.img_mlp.0.weight", 0, QF, 0},
+	{"double_blocks.0.img_attn.norm.query_norm.scale", 0, QDH, 0},
+	{"final_layer.linear.weight", 0, QOUTP, 0},
+	{"double_blocks.", 0, QR_LAYERS, 0}, {"single_blocks.", 0, QR_SINGLE, 0},
+	{"guidance_in.in_layer.weight", 0, 0, F_GUID},
+	{NULL, 0, 0, 0},
+};
+/* from a config as FLUX's; from a file, the widths read are kept */
+static const struct nderive bfl_derive[] = {
+	{QD, QHEADS, QDH, 1, 0}, {QF, QD, Q1, 4, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0},
+	{QQKVF, QD, Q1, 3, QF}, {QDF, QD, Q1, 1, QF}, {0, 0, 0, 0, 0},
+};
+static const struct nrep bfl_reps[] = {
+	{"double_blocks.%u.", u_bfl_double, QR_LAYERS, false, NULL},
+	{"single_blocks.%u.", u_bfl_single, QR_SINGLE, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
-	 unet_mid, NULL},
+	 unet_mid, NULL, NULL, NULL, NULL},
 	{"AutoencoderKL", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_vae, NULL, vae_levels, vae_mid,
-	 NULL},
+	 NULL, NULL, NULL, NULL},
 	{"FluxTransformer2DModel", "transformer", flux_keys, dit_derive, flux_flags, NULL, u_flux, flux_reps,
-	 NULL, NULL, flux_counts},
+	 NULL, NULL, flux_counts, NULL, NULL, NULL},
 	{"SD3Transformer2DModel", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sd3, sd3_reps, NULL,
-	 NULL, sd3_counts},
+	 NULL, sd3_counts, NULL, NULL, NULL},
+	/* read from a file's shapes; mkmodel writes it from a FLUX config */
+	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
+	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
+	 "FluxTransformer2DModel"},
 };
 
 static const struct nclass *
@@ -781,6 +869,9 @@ ws_net_free(struct ws_net *n)
 	free(n);
 }
 
+static int finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *q, unsigned fl,
+		  struct ws_arch *out);
+
 int
 ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *out, ws_error *err)
 {
@@ -833,15 +924,35 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 		else
 			b.why = "a config option the catalogue has no layout for";
 	}
-	/* derived quantities: a × b × mul */
+	q[QTIN] = 256; /* the sinusoidal timestep features diffusers embeds */
+	if (rc) {
+		ws_net_free(n);
+		return -1;
+	}
+	return finish(&b, c, config, q, fl, out);
+}
+
+/* The derived quantities, then every unit placed; out->net on success. */
+static int
+finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *q, unsigned fl,
+       struct ws_arch *out)
+{
+	struct build b = *b0;
+	struct ws_net *n = b.n;
+	ws_error *err = b.err;
+	const char *path = b.path;
+	int rc = 0;
+	/* derived quantities: a × b × mul + plus (what was not read) */
 	for (const struct nderive *d = c->derive; !rc && d && d->q; d++) {
 		uint64_t v;
-		if (!ws_mul_u64(q[d->a], q[d->b], &v) || !ws_mul_u64(v, d->mul ? d->mul : 1, &v))
+		if (q[d->q])
+			continue;
+		if (!ws_mul_u64(q[d->a], q[d->b], &v) || !ws_mul_u64(v, d->mul ? d->mul : 1, &v) ||
+		    !ws_add_u64(v, q[d->plus], &v))
 			rc = ws_err(err, WS_EXIT_INPUT, path, "config sizes overflow");
 		else
 			q[d->q] = v;
 	}
-	q[QTIN] = 256; /* the sinusoidal timestep features diffusers embeds */
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
@@ -865,7 +976,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 		return 0;
 	}
 	qsort(n->t, n->n, sizeof *n->t, tcmp);
-	key_u64(&b, config, "sample_size", 0, &n->sample_size);
+	if (config)
+		key_u64(&b, config, "sample_size", 0, &n->sample_size);
 	n->in_channels = q[QCIN];
 	n->latent_channels = q[QLAT];
 	out->net = n;
@@ -1026,11 +1138,79 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 			goto out;
 	if (params != n->total &&
 	    ws_model_add_finding(m, WS_SEV_ERROR, "count-mismatch", NULL, -1, -1, true, n->total, params,
-				 "%s holds %llu parameters, its config says %llu", n->cls,
+				 "%s holds %llu parameters, its formula %llu", n->cls,
 				 (unsigned long long)params, (unsigned long long)n->total) < 0)
 		goto out;
 	rc = 0;
 out:
 	ws_strset_free(&seen);
 	return rc;
+}
+
+/* The number after prefix in name[0..len) ("double_blocks.12." -> 12),
+ * or -1. */
+static int64_t
+index_after(const char *name, size_t len, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	if (len <= pl || memcmp(name, prefix, pl))
+		return -1;
+	int64_t v = 0;
+	size_t i = pl;
+	for (; i < len && name[i] >= '0' && name[i] <= '9' && v <= NET_MAX_REPEAT; i++)
+		v = v * 10 + (name[i] - '0');
+	return i > pl && i < len && name[i] == '.' ? v : -1;
+}
+
+int
+ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	const struct nclass *c = NULL;
+	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++)
+		for (uint64_t i = 0; classes[k].detect && i < m->n_tensors && !c; i++)
+			if (!strcmp(m->tensors[i].name, classes[k].detect))
+				c = &classes[k];
+	if (!c)
+		return 0;
+	uint64_t q[QR_COUNT] = {0};
+	unsigned fl = 0;
+	q[Q1] = 1;
+	for (const struct nprobe *p = c->probes; p->name; p++) {
+		size_t pl = strlen(p->name);
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (p->name[pl - 1] == '.') {
+				int64_t v = index_after(t->name, t->name_len, p->name);
+				if (v >= 0 && (uint64_t)v + 1 > q[p->q])
+					q[p->q] = (uint64_t)v + 1;
+			} else if (t->name_len == pl && !memcmp(t->name, p->name, pl)) {
+				fl |= p->flag;
+				if (!p->flag && p->dim < t->ndim)
+					q[p->q] = t->shape[p->dim];
+			}
+		}
+		if (!p->flag && (q[p->q] > (p->name[pl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
+			return ws_err(err, WS_EXIT_INPUT, m->path, "'%s': a size no network has", p->name);
+	}
+	out->source = "inferred";
+	snprintf(out->architecture, sizeof out->architecture, "%s", c->cls);
+	snprintf(out->cls, sizeof out->cls, "%s", c->twin ? c->twin : c->cls);
+	struct ws_net *n = calloc(1, sizeof *n);
+	if (!n)
+		return ws_err_oom(err, m->path);
+	n->cls = c->cls;
+	n->kind = c->kind;
+	struct build b = {.n = n, .path = m->path, .err = err};
+	if (finish(&b, c, NULL, q, fl, out))
+		return -1;
+	return out->net ? 1 : 0;
+}
+
+const char *
+ws_net_single_file_class(const char *cls)
+{
+	for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
+		if (classes[k].twin && !strcmp(classes[k].twin, cls))
+			return classes[k].cls;
+	return NULL;
 }

@@ -54,6 +54,12 @@ const char *ws_net_kind_of(const char *cls);
 int ws_net_arch_from_config(const struct cJSON *config, const char *path, struct ws_arch *out,
 			    ws_error *err);
 void ws_net_free(struct ws_net *n);
+/* A layout a file without a config tells by its names (FLUX as Black
+ * Forest Labs names it): its quantities read from the shapes, out->net
+ * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
+int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* The single-file layout of a diffusers class (for mkmodel), or NULL. */
+const char *ws_net_single_file_class(const char *cls);
 /* The expected tensor named name[0..len), or NULL. */
 const struct ws_net_tensor *ws_net_find(const struct ws_net *n, const char *name, size_t len);
 /* The formula of a net: total and by_role (no layers). */
