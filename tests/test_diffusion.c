@@ -449,3 +449,41 @@ Test(diffusion, flux_single_file_inferred)
 		free(dir);
 	}
 }
+
+Test(diffusion, pipeline_with_a_sharded_transformer)
+{
+	/* the transformer in three shards and an index, beside a VAE and a
+	 * text encoder: each folder's index checked against its own shards;
+	 * a model_index entry with a null class or no folder is not read */
+	static const char mi[] = "{\"_class_name\": \"FluxPipeline\", \"scheduler\": [\"diffusers\", \"X\"],"
+				 " \"text_encoder\": [\"transformers\", \"CLIPTextModel\"],"
+				 " \"text_encoder_2\": [null, null], \"tokenizer\": [\"transformers\", \"CLIPTokenizer\"],"
+				 " \"vae\": [\"diffusers\", \"AutoencoderKL\"],"
+				 " \"transformer\": [\"diffusers\", \"FluxTransformer2DModel\"]}";
+	char *ft = shared_or_skip("configs/black-forest-labs__FLUX.1-dev__transformer.json");
+	char *vc = shared_or_skip(SDXL "vae.json"), *tc = shared_or_skip(SDXL "text_encoder.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "flux");
+	char *st = ws_join(root, "transformer"), *sv = ws_join(root, "vae"), *se = ws_join(root, "text_encoder");
+	char codes[512];
+	mkdir(root, 0755);
+	free(ws_write_file(root, "model_index.json", mi, sizeof mi - 1));
+	mkmodel(st, ft, "--shards", "3");
+	mkmodel(sv, vc, NULL, NULL);
+	mkmodel(se, tc, NULL, NULL);
+	cJSON *j = check_json(root, 0, FLUX_DEV + SDXL_VAE + SDXL_TE, codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "components"), 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(first, "name")->valuestring, "transformer",
+			 "the denoiser is the main component");
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "components")), 3);
+	cJSON_Delete(j);
+	free(st);
+	free(sv);
+	free(se);
+	free(root);
+	free(ft);
+	free(vc);
+	free(tc);
+	ws_rmtree(dir);
+	free(dir);
+}
