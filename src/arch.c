@@ -662,6 +662,26 @@ read_encoder_late(struct cfg *c)
 		if (r > 0)
 			a->keys[WS_AK_INTER] = "mlp_ratio";
 	}
+	if (ws_sw_has(&a->flags, WS_ARCH_REL_BIAS)) {
+		/* T5's relative bias: a row per bucket, a column per head */
+		if ((r = cfg_u64(c, "relative_attention_num_buckets", &v)) < 0)
+			return -1;
+		if (r == 0 || v == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'relative_attention_num_buckets' %s", r ? "must be positive" : "is missing");
+		set_field(a, WS_AK_REL_ROWS, v, "relative_attention_num_buckets");
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		/* Whisper's first convolution reads num_mel_bins channels */
+		if ((r = cfg_u64(c, "num_mel_bins", &v)) < 0)
+			return -1;
+		if (r == 0 || v == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'num_mel_bins' %s", r ? "must be positive" : "is missing");
+		set_field(a, WS_AK_CHANNELS, v, "num_mel_bins");
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_GATED_MLP) && a->mlp == WS_MLP_PLAIN)
+		a->mlp = WS_MLP_GATED;
 	bool swiglu = false;
 	if (cfg_bool(c, "use_swiglu_ffn", &swiglu) < 0)
 		return -1;
@@ -1294,6 +1314,20 @@ fail:
 	return -1;
 }
 
+/* The stack of wrapper w that the config's class (entry by_cls) names
+ * alone, T5EncoderModel's: a part of w reading w's own config; else NULL. */
+static const struct ws_cat_entry *
+stack_alone(const struct ws_cat_entry *w, const struct ws_cat_entry *by_cls)
+{
+	if (!w || !w->parts || !by_cls || by_cls == w)
+		return NULL;
+	for (size_t i = 0; i < WS_CAT_MAX_PARTS && w->parts[i].kind; i++)
+		if (w->parts[i].config && !w->parts[i].config[0] && w->parts[i].type &&
+		    ws_cat_by_model_type(w->parts[i].type) == by_cls)
+			return by_cls;
+	return NULL;
+}
+
 /* A string model_type, or "" when absent; -1 with err when not a string. */
 static int
 model_type_of(const cJSON *config, const char *path, const char *key, const char **out, ws_error *err)
@@ -1345,8 +1379,16 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	/* A wrapper of components: the main one is its text model, read
 	 * from its sub-config as its own type (the wrapper's keys beside) */
 	const struct ws_cat_entry *w = ws_cat_by_model_type(name);
+	const struct ws_cat_entry *alone = stack_alone(w, by_cls);
+	if (alone) {
+		/* one stack of an encoder-decoder saved alone (T5EncoderModel) */
+		name = alone->names[0];
+		w = NULL;
+	}
 	const struct ws_cat_part *main_part = w && w->parts && w->parts[0].config ? &w->parts[0] : NULL;
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(config, main_part ? main_part->config : "text_config");
+	/* a part reading the wrapper's own config ("") has no sub-config */
+	const cJSON *tc = main_part && !main_part->config[0] ? NULL
+		: cJSON_GetObjectItemCaseSensitive(config, main_part ? main_part->config : "text_config");
 	if (cJSON_IsObject(tc)) {
 		/* A multimodal wrapper: count its language model. */
 		c.text = tc;
@@ -1363,6 +1405,9 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	int r = arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
 	if (r == 0 && w && w->parts)
 		out->parts = w->parts;
+	/* a stack alone is its part, the main and only one */
+	if (r == 0 && alone)
+		out->parts = ws_arch_config_parts(config);
 	return r;
 }
 
@@ -1371,10 +1416,20 @@ ws_arch_config_parts(const cJSON *config)
 {
 	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(config, "model_type");
 	const struct ws_cat_entry *e = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
-	const char *cls = cJSON_IsString(mt) ? NULL : config_class(config);
+	const char *cls = config_class(config);
 	const struct ws_cat_class *klass;
-	if (cls)
-		e = ws_cat_by_class(cls, &klass);
+	const struct ws_cat_entry *by_cls = cls ? ws_cat_by_class(cls, &klass) : NULL;
+	if (!cJSON_IsString(mt))
+		e = by_cls;
+	else if (stack_alone(e, by_cls)) {
+		/* one stack alone is that part as the main and only one (its
+		 * names read after its prefix: T5's block.N.layer.K need it),
+		 * when it ends the wrapper's list */
+		for (size_t i = 0; i + 1 < WS_CAT_MAX_PARTS && e->parts[i].kind; i++)
+			if (ws_cat_by_model_type(e->parts[i].type) == by_cls && !e->parts[i + 1].kind)
+				return &e->parts[i];
+		return NULL;
+	}
 	return e ? e->parts : NULL;
 }
 
@@ -1384,7 +1439,7 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 {
 	static const cJSON empty = {.type = cJSON_Object};
 	arch_init(out, "config.json", config_path);
-	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(config, p->config);
+	const cJSON *sub = p->config[0] ? cJSON_GetObjectItemCaseSensitive(config, p->config) : config;
 	if (sub && !cJSON_IsObject(sub) && !cJSON_IsNull(sub))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config key '%s': expected an object, got %s",
 			      p->config, json_type_name(sub));
@@ -1396,9 +1451,9 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	if (p->whole)
 		return ws_arch_from_config(sub, config_path, out, err);
 	const char *name;
-	if (model_type_of(sub, config_path, p->config, &name, err) < 0)
+	if (model_type_of(sub, config_path, p->config[0] ? p->config : NULL, &name, err) < 0)
 		return -1;
-	if (!ws_cat_by_model_type(name))
+	if (!p->config[0] || !ws_cat_by_model_type(name))
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
 	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
@@ -1469,6 +1524,7 @@ static const struct gguf_key {
 	{WS_AK_NEXTN, "nextn_predict_layers"},
 	{WS_AK_INDEX_HEADS, "attention.indexer.head_count"},
 	{WS_AK_INDEX_HEAD_DIM, "attention.indexer.key_length"},
+	{WS_AK_REL_ROWS, "attention.relative_buckets_count"},
 };
 
 static const uint8_t vtype_size[WS_V_COUNT] = {
@@ -1720,8 +1776,25 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	return arch_finish(out, t, err);
 }
 
+static int gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part, ws_error *err);
+
 int
 ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	return gguf_read(m, out, NULL, err);
+}
+
+int
+ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err)
+{
+	return gguf_read(m, out, p, err);
+}
+
+/* Read the GGUF metadata as general.architecture's type, or as part
+ * `part`'s type (a stack of a wrapper: t5's decoder, the main one, and
+ * its encoder). */
+static int
+gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part, ws_error *err)
 {
 	const char *path = m->n_files ? m->files[0].path : m->path;
 	arch_init(out, "gguf", path);
@@ -1740,12 +1813,25 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
-	if (!strcmp(out->architecture, "clip"))
+	if (!strcmp(out->architecture, "clip") && !part)
 		return clip_from_gguf(m, out, err);
-	if (t)
+	/* a wrapper of stacks reading one config: its main one, or the
+	 * part asked for */
+	const struct ws_cat_part *wparts = NULL;
+	if (t && t->parts && t->parts[0].config && !t->parts[0].config[0] && !part) {
+		part = &t->parts[0];
+		wparts = t->parts;
+	}
+	if (part)
+		t = ws_cat_by_model_type(part->type);
+	if (t && !t->parts) {
 		apply_type(out, t);
-	else
+		if (part)
+			ws_sw_or(&out->flags, &part->adds);
+	} else {
+		t = NULL;
 		out->unsupported = "no formula for this GGUF architecture";
+	}
 
 	for (size_t i = 0; i < ARRAY_LEN(gguf_keys); i++) {
 		uint64_t v;
@@ -1795,6 +1881,14 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 	}
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	/* a gated MLP the type's config string would ask for: told by a
+	 * gate in some stack's first block (t5: enc., dec.) */
+	bool gates = false;
+	for (size_t i = 0; i < ARRAY_LEN(t->sopt) && t->sopt[i].key; i++)
+		gates = gates || ws_sw_has(&t->sopt[i].flags, WS_ARCH_GATED_MLP);
+	if (gates && (has_tensor(m, "blk.0.ffn_gate.weight") || has_tensor(m, "enc.blk.0.ffn_gate.weight") ||
+		      has_tensor(m, "dec.blk.0.ffn_gate.weight")))
+		out->mlp = WS_MLP_GATED;
 	if (t->classes) {
 		/* an encoder: llama.cpp's converter keeps the body, and a
 		 * reranker's classifier as cls (its dense layer) and
@@ -1813,7 +1907,10 @@ ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 				ws_sw_set(&out->flags, WS_ARCH_CLS_DENSE);
 		}
 	}
-	return arch_finish(out, t, err);
+	if (arch_finish(out, t, err) < 0)
+		return -1;
+	out->parts = wparts;
+	return 0;
 }
 
 void

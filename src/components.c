@@ -272,12 +272,12 @@ part_prefix(const struct ws_cat_part *p, const char *name, size_t len)
  * module prefix; every tensor of a projector is role projector (its
  * norms included, SPEC), buffers and quantization side tensors apart. */
 static void
-part_role(const ws_model *m, const ws_component *co, ws_tensor *t, size_t skip)
+part_role(const ws_model *m, const struct ws_arch *a, const ws_component *co, ws_tensor *t, size_t skip)
 {
 	ws_role role;
 	int32_t layer, expert;
 	ws_kind kind;
-	const char *type = co->arch ? co->arch->architecture : "";
+	const char *type = a ? a->architecture : "";
 	/* after the prefix (a tower's body), else whole (a projection the
 	 * prefix names itself: visual_projection.weight) */
 	if (!ws_role_classify(m->format, type, t->name + skip, t->name_len - skip, &role, &layer, &expert, &kind))
@@ -306,8 +306,11 @@ part_archs(ws_model *m, ws_error *err)
 		struct ws_arch *a = calloc(1, sizeof *a);
 		if (!a)
 			return ws_err_oom(err, m->path);
+		/* a GGUF's stacks (t5) are read from its metadata as their types */
 		int r = co->part->config && m->config
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
+			: co->part->config && !co->part->config[0] && m->format == WS_FORMAT_GGUF
+			? ws_arch_from_gguf_part(m, co->part, a, err)
 			: co->part->config ? -2
 			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
 		if (r == -1) {
@@ -337,6 +340,41 @@ part_archs(ws_model *m, ws_error *err)
 	return 0;
 }
 
+/* What a part's class ignores on load (its `ignored` name): one
+ * unloaded-tensor warning per component naming them. */
+static int
+parts_unloaded(ws_model *m)
+{
+	for (uint32_t c = 0; c < m->n_components; c++) {
+		uint64_t n = 0, elements = 0;
+		const ws_tensor *first = NULL;
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->component != c || !t->unloaded)
+				continue;
+			if (!n++)
+				first = t;
+			if (!ws_add_u64(elements, t->elements, &elements))
+				elements = UINT64_MAX;
+		}
+		if (!n)
+			continue;
+		char num[32], *name = ws_escape_text(first->name, first->name_len);
+		if (!name)
+			return -1;
+		int rc = ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", name, -1, -1, false, 0, 0,
+					      "%llu tensor%s stored but not loaded by the %s's class (it ignores "
+					      "them on load): '%s'%s; %s elements, counted apart, not in the parameters",
+					      (unsigned long long)n, n == 1 ? "" : "s", m->components[c].name, name,
+					      n > 1 ? " ..." : "", ws_fmt_commas(elements, num, sizeof num));
+		free(name);
+		if (rc < 0)
+			return -1;
+		m->findings[m->n_findings - 1].component = m->components[c].name;
+	}
+	return 0;
+}
+
 int
 ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error *err)
 {
@@ -355,6 +393,18 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 	}
 	if (part_archs(m, err))
 		return -1;
+	/* a table outside every stack (T5's shared, BART's model.shared):
+	 * the stacks' embed_tokens of its size are copies transformers ties
+	 * to it, one parameter set */
+	uint64_t shared = 0;
+	for (uint64_t i = 0; i < m->n_tensors && !shared; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		bool inside = false;
+		for (uint32_t c = 0; c < m->n_components && !inside; c++)
+			inside = m->components[c].part && part_prefix(m->components[c].part, t->name, t->name_len);
+		if (!inside && t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT && t->layer < 0)
+			shared = t->elements;
+	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
 		uint32_t ix = 0;
@@ -362,14 +412,29 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 		for (uint32_t c = 1; c < m->n_components && !skip; c++)
 			if ((skip = part_prefix(m->components[c].part, t->name, t->name_len)))
 				ix = c;
+		/* the main one's own stack (an encoder-decoder's decoder) */
+		if (!ix && m->n_components && m->components[0].part)
+			skip = part_prefix(m->components[0].part, t->name, t->name_len);
 		ws_component *co = &m->components[ix];
-		if (ix)
-			part_role(m, co, t, skip);
+		if (ix || skip)
+			part_role(m, ix ? co->arch : m->arch, co, t, skip);
+		for (int k = 0; skip && co->part && k < 2; k++) {
+			const char *ign = co->part->ignored[k];
+			if (ign && t->name_len - skip == strlen(ign) && !memcmp(t->name + skip, ign, strlen(ign))) {
+				t->unloaded = true;
+				t->params = 0;
+			}
+		}
+		if (skip && shared && t->role == WS_ROLE_EMBED && t->kind == WS_KIND_WEIGHT &&
+		    t->elements == shared) {
+			t->tied_copy = true;
+			t->params = 0;
+		}
 		t->component = ix;
 		co->tensors++;
 		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX &&
 		    !ws_add_u64(co->params, t->params, &co->params))
 			co->params = UINT64_MAX;
 	}
-	return 0;
+	return parts_unloaded(m) < 0 ? ws_err_oom(err, m->path) : 0;
 }

@@ -133,7 +133,8 @@ ws_layer_sel_format(const ws_layer_sel *s, char *buf, size_t len)
 static void
 mark_sliding(const ws_model *m, ws_flops_model *f)
 {
-	const struct ws_arch *a = m->arch;
+	(void)m;
+	const struct ws_arch *a = f->arch;
 	f->sliding_window = 0;
 	if (!a)
 		return;
@@ -286,13 +287,45 @@ state_elems(const struct ws_arch *a, uint64_t i, uint64_t *out)
 	return ws_mul_u64(ch, k, &x) && ws_add_u64(x, st, out);
 }
 
+/* Is t outside the component f reads? */
+static bool
+other_component(const ws_flops_model *f, const ws_tensor *t)
+{
+	return f->comp >= 0 && t->component != (uint64_t)f->comp;
+}
+
+/* A cross-attention weight of a block: its widths and what it caches. */
+static void
+note_cross(ws_flops_block *b, const ws_tensor *t)
+{
+	if (t->role == WS_ROLE_XATTN_Q)
+		b->x_qk_dim = dim_out(t);
+	else if (t->role == WS_ROLE_XATTN_O)
+		b->x_v_dim = dim_in(t);
+	else if (t->role == WS_ROLE_XATTN_K || t->role == WS_ROLE_XATTN_V)
+		b->x_kv_elems += dim_out(t);
+}
+
 int
 ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
+{
+	/* a wrapper's components each have their own blocks: the main one */
+	bool parts = m->n_components > 1 && m->components[0].main;
+	for (uint32_t c = 1; parts && c < m->n_components; c++)
+		parts = m->components[c].arch != NULL;
+	return ws_flops_model_init_component(m, parts ? 0 : -1, f, err);
+}
+
+int
+ws_flops_model_init_component(const ws_model *m, int64_t comp, ws_flops_model *f, ws_error *err)
 {
 	memset(f, 0, sizeof *f);
 	if (m->n_tensors == 0)
 		return ws_err(err, WS_EXIT_INPUT, m->path, "no tensors: nothing to compute");
-	const struct ws_arch *a = m->arch;
+	f->comp = comp < 0 || (uint64_t)comp >= m->n_components ? -1 : comp;
+	f->arch = f->comp < 0 || m->components[f->comp].main ? m->arch : m->components[f->comp].arch;
+	const struct ws_arch *a = f->arch;
+	f->cross = a && a->known && ws_sw_has(&a->flags, WS_ARCH_XATTN);
 	/* a denoiser's work is per step over latent pixels, not per token:
 	 * said rather than counted as a decoder's */
 	if (a && a->net)
@@ -304,6 +337,8 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	uint64_t max_expert = 0;
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
+		if (other_component(f, t))
+			continue;
 		if (t->role != WS_ROLE_MTP && t->layer > max_layer)
 			max_layer = t->layer;
 		has_head |= t->role == WS_ROLE_LM_HEAD && t->kind == WS_KIND_WEIGHT;
@@ -352,11 +387,14 @@ ws_flops_model_init(const ws_model *m, ws_flops_model *f, ws_error *err)
 	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		if (t->layer < 0 || (uint64_t)t->layer >= f->num_layers || t->role == WS_ROLE_MTP)
+		if (other_component(f, t) || t->layer < 0 || (uint64_t)t->layer >= f->num_layers ||
+		    t->role == WS_ROLE_MTP)
 			continue;
 		f->blocks[t->layer].present = true;
-		if (t->kind == WS_KIND_WEIGHT && t->ndim >= 2)
+		if (t->kind == WS_KIND_WEIGHT && t->ndim >= 2) {
 			note_attn(&attn[t->layer], t);
+			note_cross(&f->blocks[t->layer], t);
+		}
 	}
 	for (uint64_t i = 0; i < f->num_layers; i++) {
 		block_dims(a, &attn[i], &f->blocks[i]);
@@ -435,7 +473,7 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	}
 
 	uint64_t expert_sum[WS_ROLE_COUNT] = {0};
-	uint64_t kv_elems = 0, kv_elems_sliding = 0, state = 0;
+	uint64_t kv_elems = 0, kv_elems_sliding = 0, state = 0, x_kv = 0;
 	bool ok = true;
 	for (uint64_t l = 0; l < f->num_layers; l++) {
 		const ws_flops_block *b = &f->blocks[l];
@@ -456,6 +494,10 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 		     ws_mul_u64(b->state_elems, runs[l], &kv) && ws_add_u64(state, kv, &state);
 		if (b->kv_elems)
 			r->kv_blocks += runs[l];
+		/* cross-attention: every token against every input token */
+		ok = ok && ws_add_u64(b->x_qk_dim, b->x_v_dim, &bl) && ws_mul_u64(bl, runs[l], &bl) &&
+		     ws_add_u64(r->c, bl, &r->c) && ws_mul_u64(b->x_kv_elems, runs[l], &kv) &&
+		     ws_add_u64(x_kv, kv, &x_kv);
 	}
 	/* llama.cpp keeps the recurrent state in F32 whatever the cache type */
 	ok = ok && ws_mul_u64(state, 4, &r->state_bytes);
@@ -464,8 +506,8 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		uint64_t times = 1, v;
-		if (t->role == WS_ROLE_MTP)
-			continue;      /* not part of a forward pass */
+		if (t->role == WS_ROLE_MTP || other_component(f, t))
+			continue;      /* not part of this forward pass */
 		if (t->layer >= 0) {
 			if ((uint64_t)t->layer >= f->num_layers || !runs[t->layer])
 				continue;
@@ -485,6 +527,9 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 		 * no matrix a token is multiplied by */
 		if (!ok || t->kind != WS_KIND_WEIGHT || (unsigned)t->role >= WS_ROLE_COUNT || t->ndim < 2)
 			continue;
+		/* the input's keys and values: once per input token */
+		if (t->role == WS_ROLE_XATTN_K || t->role == WS_ROLE_XATTN_V)
+			ok = ws_mul_u64(t->params, times, &v) && ws_add_u64(r->a_input, v, &r->a_input);
 		switch (ws_role_matmul(t->role)) {
 		case WS_MATMUL_NONE:
 			break;
@@ -500,7 +545,7 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	}
 	/* a head stored beside a tied embedding is a redundant copy: its
 	 * parameters are not counted twice (SPEC params) */
-	if (ok && head && embed && m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_TIED)) &&
+	if (ok && head && embed && f->arch && (ws_sw_has(&f->arch->flags, WS_ARCH_TIED)) &&
 	    r->params >= head->params)
 		r->params -= head->params;
 	/* the tied head multiplies by the embedding matrix */
@@ -519,7 +564,8 @@ ws_flops_select(const ws_model *m, const ws_flops_model *f, const ws_layer_sel *
 	for (int role = 0; ok && role < WS_ROLE_COUNT; role++)
 		ok = ws_add_u64(r->a, r->a_by_role[role], &r->a);
 	ok = ok && kv_bytes(r->kv_dtype, kv_elems, &r->kv_bytes_per_token) &&
-	     kv_bytes(r->kv_dtype, kv_elems_sliding, &r->kv_bytes_per_token_sliding);
+	     kv_bytes(r->kv_dtype, kv_elems_sliding, &r->kv_bytes_per_token_sliding) &&
+	     kv_bytes(r->kv_dtype, x_kv, &r->cross_kv_bytes_per_input_token);
 	free(runs);
 	return ok ? 0 : overflow(err, m);
 }
@@ -585,6 +631,18 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 		if (r->a_by_role[role])
 			ws_json_add_u64(by_role, ws_role_name((ws_role)role), r->a_by_role[role]);
 	cJSON_AddItemToObject(o, "flops", ab_object(r->a, r->b, r->b_sliding, f->sliding_window, 2));
+	if (f->cross) {
+		/* + c·N·N_input, and a_input·N_input once per input */
+		cJSON *x = cJSON_AddObjectToObject(o, "cross_attention");
+		uint64_t c2, ai2;
+		if (x && ws_mul_u64(r->c, 2, &c2) && ws_mul_u64(r->a_input, 2, &ai2)) {
+			ws_json_add_u64(x, "macs_c", r->c);
+			ws_json_add_u64(x, "flops_c", c2);
+			ws_json_add_u64(x, "macs_a_per_input_token", r->a_input);
+			ws_json_add_u64(x, "flops_a_per_input_token", ai2);
+			ws_json_add_u64(x, "kv_cache_bytes_per_input_token", r->cross_kv_bytes_per_input_token);
+		}
+	}
 	if (f->num_experts) {
 		cJSON *moe = cJSON_AddObjectToObject(o, "experts");
 		if (moe) {

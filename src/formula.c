@@ -291,6 +291,13 @@ static const struct flag_name {
 	{WS_ARCH_LAYER_SCALE, "layer_scale"},
 	{WS_ARCH_MASK_TOKEN, "mask_token"},
 	{WS_ARCH_REGISTERS, "register_tokens"},
+	{WS_ARCH_XATTN, "cross_attention"},
+	{WS_ARCH_REL_BIAS, "relative_bias"},
+	{WS_ARCH_REL_BIAS_LAYERS, "relative_bias_per_layer"},
+	{WS_ARCH_NO_TOKENS, "no_token_table"},
+	{WS_ARCH_POS_OFFSET, "positions_offset_2"},
+	{WS_ARCH_CONV_STEM, "conv_stem"},
+	{WS_ARCH_NO_K_BIAS, "no_k_bias"},
 };
 
 /* An encoder class's parts, as the text summary names them. */
@@ -1002,8 +1009,8 @@ cmp_tensors(struct cmp *c, const struct qval *qv)
 	for (uint64_t i = 0; i < c->m->n_tensors; i++) {
 		const ws_tensor *t = &c->m->tensors[i];
 		int role = (int)t->role;
-		if (t->unloaded)
-			continue;  /* named by ws_model_mark_unloaded */
+		if (t->unloaded || t->tied_copy)
+			continue;  /* named by ws_model_mark_unloaded; one table counted once */
 		if (c->m->n_components && t->component != c->comp)
 			continue;  /* another component's (each has its own formula) */
 		if (role == WS_ROLE_MTP) {

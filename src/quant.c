@@ -410,7 +410,7 @@ set_logical(struct ctx *c, ws_tensor *t, const uint64_t *dims, uint32_t nd)
 		memcpy(copy + nd + 1, stored, sn * sizeof *copy);
 	t->shape = copy + nd + 1;
 	t->logical = true;
-	if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded)
+	if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX && !t->unloaded && !t->tied_copy)
 		t->params = n;
 	c->q->packed++;
 	return true;

@@ -669,13 +669,11 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 		roles = main_roles;
 	}
 	/* one table: what the tensors hold beside what the formula expects */
-	/* the main component's roles, by its name (text, unet, ...) */
-	char lbl[48] = "";
-	char *mn = m->n_components > 1 ? ws_escape_text(m->components[0].name, strlen(m->components[0].name)) : NULL;
-	if (mn)
-		snprintf(lbl, sizeof lbl, " (%s)", mn);
-	free(mn);
-	fprintf(f, "\nby role%-12s parameters%s\n", lbl, fo ? "        expected" : "");
+	/* the main component's name: static (the catalogue's, or "text") */
+	char lab[40] = "";
+	if (m->n_components > 1)
+		snprintf(lab, sizeof lab, " (%.24s)", m->components[0].main ? m->components[0].name : WS_MAIN_COMPONENT);
+	fprintf(f, "\nby role%-12s parameters%s\n", lab, fo ? "        expected" : "");
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		/* the MTP layers are expected apart (formula.mtp), when stored */
 		uint64_t exp = !fo ? 0 : r != WS_ROLE_MTP ? fo->by_role[r] : roles[r] ? fo->mtp : 0;

@@ -109,6 +109,9 @@ static const role_line lines[] = {
 	HF("", "*.lora_B{K}", LORA_B),
 	HF("", "*.lora_embedding_A{K}", LORA_EMBED_A),
 	HF("", "*.lora_embedding_B{K}", LORA_EMBED_B),
+	/* PEFT's trainable_token_indices: the chosen rows of an embedding,
+	 * a delta trained in the embedding's space (as LoRA's embedding B) */
+	HF("", "*.token_adapter.trainable_tokens_delta", LORA_EMBED_B),
 	/* DoRA's magnitudes (PEFT; kohya's dora_scale) */
 	HF("", "{B}.*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
 	HF("", "*.lora_magnitude_vector{K}", LORA_MAGNITUDE),
@@ -144,6 +147,57 @@ static const role_line lines[] = {
 	HF("", "*.masked_bias", BUFFER),
 	HF("", "*position_ids", BUFFER),
 	HF("", "*token_type_ids", BUFFER),
+
+	/* Encoder-decoders (each stack's names after its prefix, encoder. /
+	 * model.decoder. ...; a stack saved alone keeps it: the leading *).
+	 * T5: block.N.layer.0 self-attention, then in the decoder layer.1
+	 * the cross-attention (EncDecAttention), the last the MLP
+	 * (DenseReluDense: wi, or wi_0 gate and wi_1 up, then wo); the
+	 * relative bias of a stack's first block serves every block
+	 * (UMT5: one per block) */
+	HF("t5* mt5* umt5* bart* mbart* marian*", "shared{K}", EMBED),
+	HF("t5* mt5* umt5*", "*embed_tokens{K}", EMBED),
+	HF("t5* mt5* umt5*", "*final_layer_norm{K}", FINAL_NORM),
+	HF("umt5*", "*block.{L}.layer.0.SelfAttention.relative_attention_bias{K}", REL_POS_BIAS),
+	HF("t5* mt5*", "*block.{N}.layer.0.SelfAttention.relative_attention_bias{K}", REL_POS_BIAS),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.EncDecAttention.relative_attention_bias{K}", REL_POS_BIAS),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.0.SelfAttention.q{K}", ATTN_Q),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.0.SelfAttention.k{K}", ATTN_K),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.0.SelfAttention.v{K}", ATTN_V),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.0.SelfAttention.o{K}", ATTN_O),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.0.layer_norm{K}", ATTN_NORM),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.1.EncDecAttention.q{K}", XATTN_Q),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.1.EncDecAttention.k{K}", XATTN_K),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.1.EncDecAttention.v{K}", XATTN_V),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.1.EncDecAttention.o{K}", XATTN_O),
+	HF("t5_decoder mt5_decoder umt5_decoder", "*block.{L}.layer.1.layer_norm{K}", XATTN_NORM),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.layer_norm{K}", FFN_NORM),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.DenseReluDense.wi_0{K}", FFN_GATE),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.DenseReluDense.wi_1{K}", FFN_UP),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.DenseReluDense.wi{K}", FFN_UP),
+	HF("t5* mt5* umt5*", "*block.{L}.layer.{N}.DenseReluDense.wo{K}", FFN_DOWN),
+	/* BART, mBART, Whisper: self_attn, encoder_attn (the decoder's
+	 * cross-attention), fc1 / fc2, a norm after each (BART) or before
+	 * (mBART, Whisper, which end each stack in layer_norm); BART's
+	 * final_logits_bias is a buffer; Whisper's conv stem, proj_out its
+	 * head (tied) */
+	HF("bart_encoder bart_decoder marian*", "{B}.self_attn_layer_norm{K}", ATTN_POST_NORM),
+	HF("bart_encoder bart_decoder marian*", "{B}.final_layer_norm{K}", FFN_POST_NORM),
+	HF("bart* mbart* whisper*", "{B}.self_attn_layer_norm{K}", ATTN_NORM),
+	HF("bart* mbart* whisper*", "{B}.final_layer_norm{K}", FFN_NORM),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn_layer_norm{K}", XATTN_NORM),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.q_proj{K}", XATTN_Q),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.k_proj{K}", XATTN_K),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.v_proj{K}", XATTN_V),
+	HF("bart* mbart* whisper* marian*", "{B}.encoder_attn.out_proj{K}", XATTN_O),
+	HF("bart* mbart* whisper* marian*", "{B}.fc1{K}", FFN_UP),
+	HF("bart* mbart* whisper* marian*", "{B}.fc2{K}", FFN_DOWN),
+	HF("bart* mbart* whisper*", "layernorm_embedding{K}", EMBED_NORM),
+	HF("bart* mbart* whisper*", "layer_norm{K}", FINAL_NORM),
+	HF("bart* mbart* whisper* marian*", "final_logits_bias", BUFFER),
+	HF("whisper*", "conv1{K}", CONV),
+	HF("whisper*", "conv2{K}", CONV),
+	HF("whisper*", "proj_out{K}", LM_HEAD),
 
 	/* Embeddings, final norm, head. */
 	HF("", "embed_tokens{K}", EMBED),
@@ -477,6 +531,10 @@ static const role_line lines[] = {
 	HF("", "{B}.block_sparse_moe.router.layer{K}", MOE_ROUTER),
 	HF("", "{B}.block_sparse_moe.input_linear{K}", MOE_GATE_UP),
 	HF("", "{B}.block_sparse_moe.output_linear{K}", MOE_DOWN),
+	/* mlx-lm's stacked experts (SwitchGLU's switch_mlp, [E, out, in]) */
+	HF("", "{B}.*.switch_mlp.gate_proj{K}", MOE_GATE),
+	HF("", "{B}.*.switch_mlp.up_proj{K}", MOE_UP),
+	HF("", "{B}.*.switch_mlp.down_proj{K}", MOE_DOWN),
 	/* MoE: Qwen2/3-MoE, OLMoE, DeepSeek-V2/V3, gpt-oss. */
 	HF("", "{B}.mlp.gate.e_score_correction_bias", MOE_ROUTER_BIAS),
 	HF("", "{B}.mlp.gate{K}", MOE_ROUTER),
@@ -521,6 +579,27 @@ static const role_line lines[] = {
 	HF("", "*{K}", OTHER),
 
 	/* ---- GGUF names (llama.cpp gguf-py TENSOR_NAMES) ---- */
+	/* T5 as llama.cpp's converter writes it (t5: enc. and dec. stacks,
+	 * read after their prefix; t5encoder keeps enc.): attn_o, the
+	 * relative bias of block 0 (attn_rel_b; the decoder's leftover
+	 * cross_attn_rel_b), the cross-attention */
+	GG("t5*", "*blk.{N}.attn_rel_b{K}", REL_POS_BIAS),
+	GG("t5*", "*blk.{L}.cross_attn_rel_b{K}", REL_POS_BIAS),
+	GG("t5*", "*blk.{L}.cross_attn_q{K}", XATTN_Q),
+	GG("t5*", "*blk.{L}.cross_attn_k{K}", XATTN_K),
+	GG("t5*", "*blk.{L}.cross_attn_v{K}", XATTN_V),
+	GG("t5*", "*blk.{L}.cross_attn_o{K}", XATTN_O),
+	GG("t5*", "*blk.{L}.cross_attn_norm{K}", XATTN_NORM),
+	GG("t5*", "*blk.{L}.attn_o{K}", ATTN_O),
+	GG("t5*", "*blk.{L}.attn_norm{K}", ATTN_NORM),
+	GG("t5*", "*blk.{L}.attn_q{K}", ATTN_Q),
+	GG("t5*", "*blk.{L}.attn_k{K}", ATTN_K),
+	GG("t5*", "*blk.{L}.attn_v{K}", ATTN_V),
+	GG("t5*", "*blk.{L}.ffn_norm{K}", FFN_NORM),
+	GG("t5*", "*blk.{L}.ffn_gate{K}", FFN_GATE),
+	GG("t5*", "*blk.{L}.ffn_up{K}", FFN_UP),
+	GG("t5*", "*blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("t5*", "*output_norm{K}", FINAL_NORM),
 	GG("", "token_embd{K}", EMBED),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),

@@ -483,9 +483,11 @@ Test(roles, names_round_trip)
 	 * image encoders' patch_embed and cls_token; dual encoders' attn_pool,
 	 * logit_scale and logit_bias; the state-space and linear-attention
 	 * mixers'; adapters' magnitudes, embedding factors and alphas; DINOv2's
-	 * mask_token, register_tokens and layer_scale; diffusion networks'
-	 * conv, norm, time_embed, cond_embed, adaln and the five xattn_* */
-	cr_assert_eq(WS_ROLE_COUNT, 92);
+	 * mask_token, register_tokens and layer_scale; encoder-decoders'
+	 * xattn_q/k/v/o, xattn_norm, rel_pos_bias and conv (UNets' attn2 and
+	 * convolutions too); diffusion networks' norm, time_embed,
+	 * cond_embed and adaln */
+	cr_assert_eq(WS_ROLE_COUNT, 93);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

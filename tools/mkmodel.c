@@ -22,6 +22,12 @@
  * as the class has them), or of --class NAME (a BertForPreTraining file
  * under a BertForMaskedLM config); --legacy-norms writes LayerNorms as
  * TF-era gamma / beta; --position-ids stores the position_ids buffer.
+ * Encoder-decoders (t5, mt5, umt5, bart, mbart, marian, whisper; t5 in GGUF too):
+ * both stacks from the library's reading of the config, the shared
+ * table in the decoder's module; --ignored also stores what the class
+ * ignores on load (T5's relative bias in the first cross-attention);
+ * missing-tower-layer drops the encoder's block 1; --tied-copies stores
+ * each stack's embed_tokens beside the shared table, as older writers did.
  * --st writes a sentence-transformers folder around the model
  * (modules.json, N_Pooling, N_Normalize, config_sentence_transformers.json);
  * each --st-dense OUT[:nobias] adds a Dense module (N_Dense/ with its
@@ -197,6 +203,8 @@ typedef struct cfg {
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
+	bool encdec;           /* an encoder-decoder: parts reading one config */
+	const struct ws_cat_part *alone; /* one stack of it saved alone (T5EncoderModel) */
 } cfg;
 
 enum plant { P_NONE, P_MHA_K, P_MISSING_BLOCK, P_MISSING_EXPERT, P_UNTIED_TRAINED, P_TIED_IDENTICAL,
@@ -214,6 +222,8 @@ typedef struct gen {
 	bool gguf_mtp;         /* GGUF: the MTP blocks too (--gguf-mtp) */
 	bool legacy_norms;     /* LayerNorm gamma / beta (--legacy-norms) */
 	bool position_ids;     /* the position_ids buffer (--position-ids) */
+	bool ignored;          /* what a part's class ignores on load (--ignored) */
+	bool tied_copies;      /* each stack's embed_tokens beside the shared table (--tied-copies) */
 	const cfg *c;
 } gen;
 
@@ -1328,6 +1338,179 @@ parts(gen *g)
 	}
 }
 
+/* ==== encoder-decoders ==== */
+
+/* One stack of an encoder-decoder under `pre` as transformers saves it,
+ * from the library's reading of the config: T5's names when the stack
+ * has a relative bias (block.N.layer.K), else BART's and Whisper's
+ * (layers.N.self_attn ...); `shared` names the token table the stacks
+ * share (the decoder holds it), NULL when the stack has its own. */
+static void
+encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+	     const char *head)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, hq = a->num_heads * a->head_dim;
+	uint64_t hk = a->num_kv_heads * a->head_dim;
+	bool t5 = ws_sw_has(&a->flags, WS_ARCH_REL_BIAS), gated = a->mlp == WS_MLP_GATED;
+	bool bias = ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS), kbias = bias && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS);
+	bool nb = a->norm == WS_NORM_LAYER;
+	char n[192];
+#define T(nd, x, y, z, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, 0))
+	if (shared)
+		T(2, a->vocab_size, d, 0, "%s", shared);
+	else if (!ws_sw_has(&a->flags, WS_ARCH_NO_TOKENS))
+		T(2, a->vocab_size, d, 0, "%sembed_tokens.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		T(3, d, a->num_channels, 3, "%sconv1.weight", pre);
+		T(1, d, 0, 0, "%sconv1.bias", pre);
+		T(3, d, d, 3, "%sconv2.weight", pre);
+		T(1, d, 0, 0, "%sconv2.bias", pre);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_POS_OFFSET))
+		T(2, a->max_position_embeddings + 2, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_LEARNED_POS))
+		T(2, a->max_position_embeddings, d, 0, "%sembed_positions.weight", pre);
+	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
+		T(1, d, 0, 0, "%slayernorm_embedding.weight", pre);
+		T(1, d, 0, 0, "%slayernorm_embedding.bias", pre);
+	}
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !decoder)
+			continue;
+		if (t5 && g->gguf) {
+			/* llama.cpp's names: enc.blk.N / dec.blk.N */
+			static const char *const q4[] = {"q", "k", "v", "o"};
+			const char *sp = decoder ? "dec." : "enc.";
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%sblk.%" PRIu64 ".attn_rel_b.weight", sp, L);
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".attn_norm.weight", sp, L);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".attn_%s.weight", sp, L, q4[i]);
+			if (decoder) {
+				T(1, d, 0, 0, "%sblk.%" PRIu64 ".cross_attn_norm.weight", sp, L);
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%sblk.%" PRIu64 ".cross_attn_%s.weight",
+					  sp, L, q4[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%sblk.0.cross_attn_rel_b.weight", sp);
+			}
+			T(1, d, 0, 0, "%sblk.%" PRIu64 ".ffn_norm.weight", sp, L);
+			if (gated)
+				T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_gate.weight", sp, L);
+			T(2, f, d, 0, "%sblk.%" PRIu64 ".ffn_up.weight", sp, L);
+			T(2, d, f, 0, "%sblk.%" PRIu64 ".ffn_down.weight", sp, L);
+			continue;
+		}
+		if (t5) {
+			static const char *const qkvo[] = {"q", "k", "v", "o"};
+			char b[96];
+			snprintf(b, sizeof b, "%sblock.%" PRIu64 ".layer.", pre, L);
+			if (L == 0 || ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+				T(2, a->rel_rows, a->num_heads, 0, "%s0.SelfAttention.relative_attention_bias.weight", b);
+			for (int i = 0; i < 4; i++)
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s0.SelfAttention.%s.weight", b, qkvo[i]);
+			T(1, d, 0, 0, "%s0.layer_norm.weight", b);
+			if (decoder) {
+				for (int i = 0; i < 4; i++)
+					T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%s1.EncDecAttention.%s.weight", b,
+					  qkvo[i]);
+				if (L == 0 && g->ignored)
+					T(2, a->rel_rows, a->num_heads, 0, "%s1.EncDecAttention.relative_attention_bias.weight", b);
+				T(1, d, 0, 0, "%s1.layer_norm.weight", b);
+			}
+			int k = decoder ? 2 : 1;
+			if (gated) {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_0.weight", b, k);
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi_1.weight", b, k);
+			} else {
+				T(2, f, d, 0, "%s%d.DenseReluDense.wi.weight", b, k);
+			}
+			T(2, d, f, 0, "%s%d.DenseReluDense.wo.weight", b, k);
+			T(1, d, 0, 0, "%s%d.layer_norm.weight", b, k);
+			continue;
+		}
+		static const char *const att[] = {"self_attn", "encoder_attn"};
+		static const char *const proj[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+		for (int x = 0; x < 1 + decoder; x++) {
+			for (int i = 0; i < 4; i++) {
+				T(2, i == 3 ? d : i ? hk : hq, i == 3 ? hq : d, 0, "%slayers.%" PRIu64 ".%s.%s.weight", pre, L,
+				  att[x], proj[i]);
+				if (i == 1 ? kbias : bias)
+					T(1, i == 3 ? d : i ? hk : hq, 0, 0, "%slayers.%" PRIu64 ".%s.%s.bias", pre, L, att[x],
+					  proj[i]);
+			}
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.weight", pre, L, att[x]);
+			if (nb)
+				T(1, d, 0, 0, "%slayers.%" PRIu64 ".%s_layer_norm.bias", pre, L, att[x]);
+		}
+		T(2, f, d, 0, "%slayers.%" PRIu64 ".fc1.weight", pre, L);
+		T(1, f, 0, 0, "%slayers.%" PRIu64 ".fc1.bias", pre, L);
+		T(2, d, f, 0, "%slayers.%" PRIu64 ".fc2.weight", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".fc2.bias", pre, L);
+		T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.weight", pre, L);
+		if (nb)
+			T(1, d, 0, 0, "%slayers.%" PRIu64 ".final_layer_norm.bias", pre, L);
+	}
+	if (t5 && g->gguf) {
+		T(1, d, 0, 0, "%soutput_norm.weight", decoder ? "dec." : "enc.");
+		if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+			T(2, a->vocab_size, d, 0, "output.weight");
+		return;
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		T(1, d, 0, 0, "%s%s.weight", pre, t5 ? "final_layer_norm" : "layer_norm");
+		if (nb)
+			T(1, d, 0, 0, "%s%s.bias", pre, t5 ? "final_layer_norm" : "layer_norm");
+	}
+	if (decoder && !a->no_head && !ws_sw_has(&a->flags, WS_ARCH_TIED))
+		T(2, a->vocab_size, d, 0, "%s", head);
+	/* BART's, mBART's and Marian's ForConditionalGeneration keep a bias
+	 * over the vocabulary as a buffer (Whisper's, keys without bias, not) */
+	if (decoder && !a->no_head && !t5 && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS))
+		T(2, 1, a->vocab_size, 0, "final_logits_bias");
+#undef T
+}
+
+/* The decoder (the main part) and the encoder, each under its first
+ * prefix; the table is the decoder's `shared` when the wrapper takes the
+ * encoder's own away, and the head sits at the top (lm_head, Whisper's
+ * proj_out). */
+static void
+encdec(gen *g)
+{
+	const cfg *c = g->c;
+	if (c->alone) {
+		/* its own table at the top (shared), its stack under its prefix */
+		bool dec = ws_sw_has(&c->main_arch.flags, WS_ARCH_XATTN);
+		encdec_stack(g, c->alone->prefixes[0], &c->main_arch, dec, g->gguf ? "token_embd.weight" : "shared.weight",
+			     "lm_head.weight");
+		return;
+	}
+	const struct ws_cat_part *dp = &c->parts_of[0], *ep = &c->parts_of[1];
+	const struct ws_arch *enc = &c->part_arch[1];
+	char shared[128], base[96];
+	/* a base-model class (BartModel) saves its modules without the
+	 * wrapper's model.: its second prefix when it has one */
+	int k0 = c->main_arch.no_head && !g->gguf && dp->prefixes[1] && ep->prefixes[1] &&
+		 !strncmp(dp->prefixes[0], "model.", 6) ? 1 : 0;
+	const char *dpre = dp->prefixes[k0] ? dp->prefixes[k0] : "";
+	const char *epre = ep->prefixes[k0];
+	size_t n = strlen(dpre), k = strlen("decoder.");
+	/* model.decoder. -> model. */
+	snprintf(base, sizeof base, "%.*s", (int)(n >= k ? n - k : 0), dpre);
+	snprintf(shared, sizeof shared, "%s%s", base, g->gguf ? "token_embd.weight" : "shared.weight");
+	bool share = ws_sw_has(&ep->adds, WS_ARCH_NO_TOKENS);
+	const char *head = ws_sw_has(&enc->flags, WS_ARCH_CONV_STEM) ? "proj_out.weight" : "lm_head.weight";
+	encdec_stack(g, epre, enc, false, NULL, NULL);
+	encdec_stack(g, dpre, &c->main_arch, true, share ? shared : NULL, head);
+	/* the copies older writers store of the tied table, one per stack */
+	for (int i = 0; share && g->tied_copies && i < 2; i++) {
+		char n2[160];
+		snprintf(n2, sizeof n2, "%sembed_tokens.weight", i ? dpre : epre);
+		top_nd(g, n2, 2, c->main_arch.vocab_size, c->main_arch.hidden_size, 0, 0);
+	}
+}
+
 /* ==== hybrid and state-space stacks ==== */
 
 /* Where a stack type keeps its tensors (Hugging Face names); NULL: the
@@ -1563,6 +1746,10 @@ static void
 build(gen *g)
 {
 	const cfg *c = g->c;
+	if (c->encdec) {
+		encdec(g);
+		return;
+	}
 	if (c->towers_only) {
 		/* a dual encoder's text tower, or a tower alone */
 		tower(g, ws_sw_has(&c->main_arch.flags, WS_ARCH_PATCHES) ? "vision_model." : "text_model.",
@@ -1786,6 +1973,56 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
 			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
+	}
+	/* one stack of an encoder-decoder alone: the config's model_type
+	 * names the wrapper, its class the stack's type */
+	const cJSON *mt0 = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+	const struct ws_cat_entry *w0 = cJSON_IsString(mt0) ? ws_cat_by_model_type(mt0->valuestring) : NULL;
+	for (size_t i = 0; a.known && w0 && w0->parts && i < WS_CAT_MAX_PARTS && w0->parts[i].kind; i++)
+		if (w0->parts[i].config && !w0->parts[i].config[0] && !strcmp(w0->parts[i].type, a.architecture) &&
+		    c->parts_of == &w0->parts[i] && !c->parts_of[1].kind)
+			c->alone = &w0->parts[i];
+	if (c->alone) {
+		const struct ws_cat_entry *se = ws_cat_by_model_type(a.architecture);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		c->gguf = se ? se->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
+		cJSON_Delete(j);
+		return;
+	}
+	/* an encoder-decoder: its stacks read the wrapper's own config */
+	if (a.known && c->parts_of && c->parts_of[0].config && !c->parts_of[0].config[0] &&
+	    c->parts_of[1].kind) {
+		if (!c->part_arch[1].known)
+			die("%s: the encoder has no formula to write it from", path);
+		c->encdec = true;
+		c->main_arch = a;
+		c->fam = &catalogue_family;
+		c->layers = a.num_layers;
+		/* GGUF: the wrapper's general.architecture and the sizes */
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+		const struct ws_cat_entry *w = cJSON_IsString(mt) ? ws_cat_by_model_type(mt->valuestring) : NULL;
+		c->gguf = w ? w->gguf : NULL;
+		c->hidden = a.hidden_size;
+		c->dense_inter = a.intermediate_size;
+		c->heads = a.num_heads;
+		c->kv_heads = a.num_kv_heads;
+		c->head_dim = a.head_dim;
+		c->vocab = a.vocab_size;
+		c->positions = a.max_position_embeddings;
+		c->rel_rows = a.rel_rows;
+		cJSON_Delete(j);
+		return;
 	}
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */
@@ -2226,6 +2463,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 			kv_u32(&kv, &nkv, arch, "attention.value_length", c->head_dim);
 		}
 	}
+	if (c->encdec)
+		kv_u32(&kv, &nkv, arch, "attention.relative_buckets_count", c->rel_rows);
 	if (ws_sw_has(&c->aflags, WS_ARCH_XIELU)) {
 		/* the converter's per-layer scalars: values, not tensors */
 		static const struct { const char *key; float v; } xielu[] = {
@@ -2431,7 +2670,7 @@ free_cfg(cfg *c)
 	free(c->blocks);
 	for (size_t i = 0; i < WS_CAT_MAX_PARTS; i++)
 		ws_arch_free(&c->part_arch[i]);
-	if (c->towers_only)
+	if (c->towers_only || c->encdec)
 		ws_arch_free(&c->main_arch);
 }
 
@@ -2443,7 +2682,8 @@ usage(void)
 	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
-	      "               [--st] [--st-dense OUT[:nobias]]... [--single-file]\n"
+	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
+	      "               [--single-file]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -2457,7 +2697,8 @@ main(int argc, char **argv)
 		usage();
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
-	bool legacy_norms = false, position_ids = false, st = false, mmproj = false, single_file = false;
+	bool legacy_norms = false, position_ids = false, st = false, ignored = false, tied_copies = false;
+	bool mmproj = false, single_file = false;
 	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
@@ -2470,8 +2711,10 @@ main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
-		    !strcmp(a, "--st")) {
+		    !strcmp(a, "--st") || !strcmp(a, "--ignored") || !strcmp(a, "--tied-copies")) {
+			tied_copies = tied_copies || !strcmp(a, "--tied-copies");
 			st = st || !strcmp(a, "--st");
+			ignored = ignored || !strcmp(a, "--ignored");
 			head_copy = head_copy || !strcmp(a, "--tie-head-copy");
 			fp8 = fp8 || !strcmp(a, "--fp8");
 			mla_split = mla_split || !strcmp(a, "--mla-split");
@@ -2577,10 +2820,15 @@ main(int argc, char **argv)
 		free((void *)raw);
 		return 0;
 	}
+	if (c.encdec && (fp8 || head_copy || (plant != P_NONE && plant != P_MISSING_TOWER_LAYER)))
+		die("%s: an encoder-decoder without --fp8, --tie-head-copy or that defect", config);
+	if (c.encdec && gguf && !ws_sw_has(&c.main_arch.flags, WS_ARCH_REL_BIAS))
+		die("%s: an encoder-decoder in GGUF only as llama.cpp converts T5", config);
 	if (gguf)
 		(void)gguf_arch(&c);  /* dies when there is no GGUF layout */
 	gen g = {.gguf = gguf, .mla_split = mla_split, .plant = plant, .fp8 = fp8,
-		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids,
+		 .gguf_mtp = gguf_mtp, .legacy_norms = legacy_norms, .position_ids = position_ids, .ignored = ignored,
+		 .tied_copies = tied_copies,
 		 .c = &c};
 	for (g.drop_layer = 1; g.drop_layer < c.layers && !is_moe(&c, g.drop_layer); g.drop_layer++)
 		;

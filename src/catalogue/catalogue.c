@@ -210,6 +210,60 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* Encoder-decoders: two stacks read from the one config, each as a
+ * type of its own (its keys through the type's aliases: encoder_layers,
+ * decoder_ffn_dim ...).  The decoder is the main component: it holds
+ * the shared token table (T5 `shared`, BART `model.shared`) and the head
+ * tied to it, so the encoder's table is not its own (NO_TOKENS); the
+ * copies transformers ties to it (encoder.embed_tokens) are one table.
+ * T5's old checkpoints keep a relative bias in the decoder's first
+ * cross-attention that T5ForConditionalGeneration ignores on load.
+ * llama.cpp's GGUF (t5) keeps the stacks under enc. and dec. */
+static const struct ws_cat_part t5_parts[] = {
+	{"decoder", "decoder", "", "t5_decoder", NOSW, {"decoder.", "dec."},
+	 {"block.0.layer.1.EncDecAttention.relative_attention_bias.weight", "blk.0.cross_attn_rel_b.weight"}},
+	{"encoder", "encoder", "", "t5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder.", "enc."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* mT5: T5 v1.1's layout with MT5Config's defaults */
+static const struct ws_cat_part mt5_parts[] = {
+	{"decoder", "decoder", "", "mt5_decoder", NOSW, {"decoder.", "dec."},
+	 {"block.0.layer.1.EncDecAttention.relative_attention_bias.weight", "blk.0.cross_attn_rel_b.weight"}},
+	{"encoder", "encoder", "", "mt5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder.", "enc."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part umt5_parts[] = {
+	{"decoder", "decoder", "", "umt5_decoder", NOSW, {"decoder."}},
+	{"encoder", "encoder", "", "umt5_encoder", SW(WS_ARCH_NO_TOKENS), {"encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part bart_parts[] = {
+	{"decoder", "decoder", "", "bart_decoder", NOSW, {"model.decoder.", "decoder."}},
+	{"encoder", "encoder", "", "bart_encoder", SW(WS_ARCH_NO_TOKENS), {"model.encoder.", "encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mbart_parts[] = {
+	{"decoder", "decoder", "", "mbart_decoder", NOSW, {"model.decoder.", "decoder."}},
+	{"encoder", "encoder", "", "mbart_encoder", SW(WS_ARCH_NO_TOKENS), {"model.encoder.", "encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part marian_parts[] = {
+	{"decoder", "decoder", "", "marian_decoder", NOSW, {"model.decoder.", "decoder."}},
+	{"encoder", "encoder", "", "marian_encoder", SW(WS_ARCH_NO_TOKENS), {"model.encoder.", "encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Whisper's decoder has its own table; its encoder reads audio */
+static const struct ws_cat_part whisper_parts[] = {
+	{"decoder", "decoder", "", "whisper_decoder", NOSW, {"model.decoder.", "decoder."}},
+	{"encoder", "encoder", "", "whisper_encoder", NOSW, {"model.encoder.", "encoder."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* an encoder stack standing alone (T5EncoderModel) has no head */
+static const struct ws_cat_class stack_classes[] = {
+	{"Model", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
+
 /* mmproj GGUFs: the tower is the main component, its tensors v.*; the
  * projector's are mm.* */
 static const struct ws_cat_part mmproj_gemma3_parts[] = {
@@ -257,6 +311,42 @@ static const struct ws_cat_class dinov2_classes[] = {
 	{D("vocab_size", vocab), D("hidden_size", 768), D("intermediate_size", 3072), \
 	 D("num_hidden_layers", 12), D("num_attention_heads", 12), \
 	 D("max_position_embeddings", 512), D("type_vocab_size", 2)}
+
+/* T5Config's defaults (t5-small's sizes; num_decoder_layers None reads
+ * num_layers) and its MLP: gated when feed_forward_proj says so */
+#define T5_DEFAULTS \
+	{D("vocab_size", 32128), D("d_model", 512), D("d_kv", 64), D("d_ff", 2048), \
+	 D("num_layers", 6), D("num_heads", 8), D("relative_attention_num_buckets", 32)}
+#define T5_SOPT {{"feed_forward_proj", "gated-gelu", SW(WS_ARCH_GATED_MLP)}, \
+		 {"feed_forward_proj", "gated-silu", SW(WS_ARCH_GATED_MLP)}}
+/* UMT5Config's and MT5Config's (their small models' sizes; MT5's
+ * vocabulary 250,112 as UMT5's default) */
+#define UMT5_DEFAULTS \
+	{D("vocab_size", 250112), D("d_model", 512), D("d_kv", 64), D("d_ff", 1024), \
+	 D("num_layers", 8), D("num_heads", 6), D("relative_attention_num_buckets", 32)}
+/* BartConfig's (bart-large's sizes) and MBartConfig's, the same */
+#define BART_DEFAULTS \
+	{D("vocab_size", 50265), D("d_model", 1024), D("max_position_embeddings", 1024), \
+	 D("encoder_layers", 12), D("decoder_layers", 12), D("encoder_attention_heads", 16), \
+	 D("decoder_attention_heads", 16), D("encoder_ffn_dim", 4096), D("decoder_ffn_dim", 4096)}
+#define ENC_KEYS {{WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"}, \
+		  {WS_AK_INTER, "encoder_ffn_dim"}}
+#define DEC_KEYS {{WS_AK_LAYERS, "decoder_layers"}, {WS_AK_HEADS, "decoder_attention_heads"}, \
+		  {WS_AK_INTER, "decoder_ffn_dim"}}
+#define MARIAN_DEFAULTS \
+	{D("vocab_size", 58101), D("d_model", 1024), D("max_position_embeddings", 1024), \
+	 D("encoder_layers", 12), D("decoder_layers", 12), D("encoder_attention_heads", 16), \
+	 D("decoder_attention_heads", 16), D("encoder_ffn_dim", 4096), D("decoder_ffn_dim", 4096)}
+/* WhisperConfig's (whisper-tiny's sizes) */
+#define WHISPER_DEFAULTS \
+	{D("vocab_size", 51865), D("num_mel_bins", 80), D("d_model", 384), D("encoder_layers", 4), \
+	 D("decoder_layers", 4), D("encoder_attention_heads", 6), D("decoder_attention_heads", 6), \
+	 D("encoder_ffn_dim", 1536), D("decoder_ffn_dim", 1536), D("max_source_positions", 1500), \
+	 D("max_target_positions", 448)}
+/* BART's layer: biases everywhere, learned positions 2 rows past the
+ * span, a LayerNorm over the embeddings */
+#define BART_BODY ALLB, WS_ARCH_POS_OFFSET, WS_ARCH_EMBED_NORM
+#define POST_ONLY WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM
 
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
@@ -540,6 +630,75 @@ static const struct ws_cat_entry entries[] = {
 	    WS_ARCH_NO_FINAL_NORM, WS_ARCH_NO_UP_BIAS),
 	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, "JinaBert",
 	 {D("type_vocab_size", 2)}, WS_SLIDE_ALL, 0, nomic_classes},
+	/* Encoder-decoders: a wrapper per model_type, its two stacks
+	 * (catalogue parts) types of their own.  T5: RMS norms before
+	 * attention, cross-attention and the MLP, no biases, a relative
+	 * bias in each stack's first self-attention */
+	{{"t5_encoder"}, "t5encoder", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "T5Encoder", T5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"t5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_XATTN), SW(WS_ARCH_TIED),
+	 {{0}}, false, WS_FIX_NONE, NULL, T5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
+	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	/* MT5Config's defaults: a gated-gelu MLP unless feed_forward_proj
+	 * says otherwise, an untied head */
+	{{"mt5_encoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS), SW(WS_ARCH_GATED_MLP),
+	 {{0}}, false, WS_FIX_NONE, "MT5Encoder", UMT5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"mt5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_XATTN), SW(WS_ARCH_GATED_MLP),
+	 {{0}}, false, WS_FIX_NONE, NULL, UMT5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
+	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"umt5_encoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_REL_BIAS, WS_ARCH_REL_BIAS_LAYERS), NOSW,
+	 {{0}}, false, WS_FIX_NONE, "UMT5Encoder", UMT5_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 {{WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"umt5_decoder"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN,
+	 SW(WS_ARCH_REL_BIAS, WS_ARCH_REL_BIAS_LAYERS, WS_ARCH_XATTN), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, NULL, UMT5_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
+	 {{WS_AK_LAYERS, "num_decoder_layers"}, {WS_AK_HEAD_DIM, "d_kv"}, {WS_AK_INTER, "d_ff"}}, T5_SOPT},
+	{{"t5"}, "t5", WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "T5",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = t5_parts},
+	{{"mt5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "MT5",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mt5_parts},
+	{{"umt5"}, NULL, WS_NORM_RMS, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "UMT5",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = umt5_parts},
+	/* BART: post-norm layers (no final norm); mBART: pre-norm with a
+	 * final norm per stack */
+	{{"bart_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(BART_BODY, POST_ONLY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "BartEncoder", BART_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes, ENC_KEYS},
+	{{"bart_decoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(BART_BODY, POST_ONLY, WS_ARCH_XATTN),
+	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, NULL, BART_DEFAULTS, WS_SLIDE_ALL, 0, NULL, DEC_KEYS},
+	{{"mbart_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(BART_BODY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "MBartEncoder", BART_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes, ENC_KEYS},
+	{{"mbart_decoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(BART_BODY, WS_ARCH_XATTN), SW(WS_ARCH_TIED),
+	 {{0}}, false, WS_FIX_NONE, NULL, BART_DEFAULTS, WS_SLIDE_ALL, 0, NULL, DEC_KEYS},
+	{{"bart"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Bart",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = bart_parts},
+	{{"mbart"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "MBart",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mbart_parts},
+	/* Marian: BART's post-norm layers without the embedding norm, its
+	 * sinusoidal positions a stored table of max_position_embeddings
+	 * rows (MarianConfig's defaults) */
+	{{"marian_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS, POST_ONLY), NOSW,
+	 {{0}}, false, WS_FIX_NONE, "MarianEncoder", MARIAN_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes, ENC_KEYS},
+	{{"marian_decoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_LEARNED_POS, POST_ONLY, WS_ARCH_XATTN),
+	 SW(WS_ARCH_TIED), {{0}}, false, WS_FIX_NONE, NULL, MARIAN_DEFAULTS, WS_SLIDE_ALL, 0, NULL, DEC_KEYS},
+	{{"marian"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Marian",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = marian_parts},
+	/* Whisper: pre-norm layers with biases but on the keys; the encoder
+	 * reads audio features through two convolutions, its positions a
+	 * frozen sinusoidal table stored as a parameter */
+	{{"whisper_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_NO_K_BIAS, WS_ARCH_LEARNED_POS, WS_ARCH_CONV_STEM, WS_ARCH_NO_TOKENS), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "WhisperEncoder", WHISPER_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 {{WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"},
+	  {WS_AK_INTER, "encoder_ffn_dim"}, {WS_AK_POSITIONS, "max_source_positions"}}},
+	{{"whisper_decoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_NO_K_BIAS, WS_ARCH_LEARNED_POS, WS_ARCH_XATTN), SW(WS_ARCH_TIED), {{0}}, false,
+	 WS_FIX_NONE, NULL, WHISPER_DEFAULTS, WS_SLIDE_ALL, 0, NULL,
+	 {{WS_AK_LAYERS, "decoder_layers"}, {WS_AK_HEADS, "decoder_attention_heads"},
+	  {WS_AK_INTER, "decoder_ffn_dim"}, {WS_AK_POSITIONS, "max_target_positions"}}},
+	{{"whisper"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Whisper",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = whisper_parts},
 	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
 	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
 	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */

@@ -77,7 +77,7 @@ struct ws_cat_class {
 
 #define WS_CAT_MAX_NAMES 3
 #define WS_CAT_MAX_DEFAULTS 20
-#define WS_CAT_MAX_ALIASES 2
+#define WS_CAT_MAX_ALIASES 4
 
 /* A config class's own spelling of a value (its attribute_map):
  * DistilBertConfig's `dim` for the hidden size. */
@@ -100,11 +100,19 @@ struct ws_cat_alias {
 struct ws_cat_part {
 	const char *kind;      /* SPEC kind: text, vision, projector */
 	const char *name;      /* the component's name: its module's; NULL: the main one */
-	const char *config;    /* its sub-config; NULL: a projector */
+	const char *config;    /* its sub-config; NULL: a projector; "": the
+				* wrapper's own config, read as `type` (an
+				* encoder-decoder's two stacks) */
 	const char *type;      /* model_type where the sub-config names none;
 				* a projector's layout (ws_cat_projector) */
 	ws_switches adds;      /* what the wrapper class adds to it */
-	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* none: the main one */
+	const char *prefixes[WS_CAT_MAX_PREFIXES]; /* the main one: none, or
+				* the prefixes of its own stack (its
+				* tensors' roles are read after them) */
+	/* a name (after the prefix) the class ignores on load
+	 * (transformers' keys to ignore when unexpected): stored, counted
+	 * apart (unloaded-tensor), its role kept */
+	const char *ignored[2];  /* its Hugging Face and GGUF names */
 	bool whole;            /* its sub-config is a whole config.json (a
 				* diffusers pipeline's component): read as one */
 };

@@ -62,6 +62,7 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_LQKVZ] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV2},
 	[WS_Q_LBA] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LVH},       /* beta and a per value head */
 	[WS_Q_LCD] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV},        /* conv channels: q, k, v */
+	[WS_Q_P2] = {WS_QOP_ADD, WS_Q_P, WS_Q_TWO},          /* BART's positions: 2 rows of offset */
 };
 
 #define W WS_KIND_WEIGHT
@@ -157,7 +158,7 @@ const struct ws_template ws_templates[] = {
 	{R(ATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_ATTN_GATE), {WS_Q_HQ2, WS_Q_D}, NULL},
 	{R(ATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_ATTN_GATE, WS_ARCH_QKV_BIAS), {WS_Q_HQ2, WS_Q_NONE}, NULL},
 	{R(ATTN_K), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV), {WS_Q_HK, WS_Q_D}, NULL},
-	{R(ATTN_K), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(ATTN_K), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV, WS_TX_K_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
 	{R(ATTN_V), W, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV), {WS_Q_HV, WS_Q_D}, NULL},
 	{R(ATTN_V), B, WS_SC_ATTN, WS_SWITCHES(WS_TX_KV, WS_ARCH_QKV_BIAS), {WS_Q_HV, WS_Q_NONE}, NULL},
 	{R(ATTN_QKV), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_FUSED_QKV), {WS_Q_QKV, WS_Q_D}, NULL},
@@ -201,6 +202,29 @@ const struct ws_template ws_templates[] = {
 	{R(LAYER_SCALE), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_LAYER_SCALE), {WS_Q_D, WS_Q_NONE}, "layer_scale2"},
 	{R(FFN_POST_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_POST_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* encoder-decoders: a decoder block's attention over the encoder's
+	 * output (its own norm, before it or, post-norm, after it); T5's
+	 * relative-position bias (buckets x heads) once per stack, or in
+	 * every block (UMT5); BART's learned positions with 2 rows of
+	 * offset; Whisper's stem of two convolutions (kernel 3) over the
+	 * audio features */
+	{R(XATTN_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(XATTN_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(XATTN_Q), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN), {WS_Q_HQ, WS_Q_D}, NULL},
+	{R(XATTN_Q), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_ARCH_QKV_BIAS), {WS_Q_HQ, WS_Q_NONE}, NULL},
+	{R(XATTN_K), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN), {WS_Q_HK, WS_Q_D}, NULL},
+	{R(XATTN_K), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_TX_K_BIAS), {WS_Q_HK, WS_Q_NONE}, NULL},
+	{R(XATTN_V), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN), {WS_Q_HV, WS_Q_D}, NULL},
+	{R(XATTN_V), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_ARCH_QKV_BIAS), {WS_Q_HV, WS_Q_NONE}, NULL},
+	{R(XATTN_O), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN), {WS_Q_D, WS_Q_HO}, NULL},
+	{R(XATTN_O), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_XATTN, WS_ARCH_O_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(REL_POS_BIAS), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_REL_BIAS_ONCE), {WS_Q_RR, WS_Q_H}, NULL},
+	{R(REL_POS_BIAS), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_REL_BIAS_LAYERS), {WS_Q_RR, WS_Q_H}, NULL},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_POS_OFFSET), {WS_Q_P2, WS_Q_D}, NULL},
+	{R(CONV), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CONV_STEM), {WS_Q_D, WS_Q_C, WS_Q_THREE}, "conv1"},
+	{R(CONV), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CONV_STEM), {WS_Q_D, WS_Q_NONE}, "conv1"},
+	{R(CONV), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CONV_STEM), {WS_Q_D, WS_Q_D, WS_Q_THREE}, "conv2"},
+	{R(CONV), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_CONV_STEM), {WS_Q_D, WS_Q_NONE}, "conv2"},
 
 	/* Mamba (HF MambaMixer, Jamba's mamba): in_proj to x and z, a
 	 * depthwise conv, x_proj to dt (rank r), B and C, dt_proj back up */
@@ -342,7 +366,7 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
 	if (a->embedding_size && a->embedding_size != a->hidden_size && !bare)
 		ws_sw_set(&f, WS_TX_EMBED_PROJ);
-	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !bare)
+	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !bare && !ws_sw_has(&a->flags, WS_ARCH_NO_TOKENS))
 		ws_sw_set(&f, WS_TX_TOKENS);
 	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN))
 		ws_sw_set(&f, WS_TX_NO_CLS);
@@ -362,6 +386,10 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_MLM_B);
 	if (ws_sw_has(&a->flags, WS_ARCH_MLP_BIAS) && !ws_sw_has(&a->flags, WS_ARCH_NO_UP_BIAS))
 		ws_sw_set(&f, WS_TX_UP_BIAS);
+	if (ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS) && !ws_sw_has(&a->flags, WS_ARCH_NO_K_BIAS))
+		ws_sw_set(&f, WS_TX_K_BIAS);
+	if (ws_sw_has(&a->flags, WS_ARCH_REL_BIAS) && !ws_sw_has(&a->flags, WS_ARCH_REL_BIAS_LAYERS))
+		ws_sw_set(&f, WS_TX_REL_BIAS_ONCE);
 	return f;
 }
 

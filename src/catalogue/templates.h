@@ -36,6 +36,7 @@ enum ws_q {
 	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO, WS_Q_D3, WS_Q_PJD,
 	WS_Q_HQ2, WS_Q_SI2, WS_Q_SN2, WS_Q_SXR, WS_Q_SGN, WS_Q_SGN2, WS_Q_SCD, WS_Q_SIC, WS_Q_SIN,
 	WS_Q_LK, WS_Q_LV, WS_Q_LK2, WS_Q_LV2, WS_Q_LQKVZ, WS_Q_LBA, WS_Q_LCD,
+	WS_Q_P2,
 	WS_Q_COUNT
 };
 
@@ -92,6 +93,8 @@ enum ws_tx_switch {
 	WS_TX_PRE_ATTN_ALL, /* a norm before attention in every block */
 	WS_TX_PRE_ATTN_LATER, /* ... in every block but the first */
 	WS_TX_UP_BIAS, /* the MLP's gate / up side has biases */
+	WS_TX_K_BIAS, /* the key projections have biases (q, v do: not Whisper's k) */
+	WS_TX_REL_BIAS_ONCE, /* T5's relative bias once per stack, not per block */
 	WS_TX_COUNT
 };
 _Static_assert(WS_TX_COUNT <= 64 * WS_SWITCH_WORDS, "ws_switches holds every switch");

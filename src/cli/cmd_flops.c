@@ -111,6 +111,62 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 	}
 }
 
+/* A wrapper's components each with its own blocks (f read the main
+ * one): one object each, every block, SPEC components[] (an encoder per
+ * input sequence, a decoder per token with its cross-attention). */
+static int
+component_flops(const ws_model *m, const flops_opts *o, cJSON *arr, FILE *text, ws_error *err)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	for (uint32_t c = 0; c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		ws_flops_model f = {0};
+		ws_flops_result r;
+		ws_flops_eval ev;
+		char layers[64] = "";
+		if (ws_flops_model_init_component(m, c, &f, err))
+			return -1;
+		if (f.num_layers)
+			snprintf(layers, sizeof layers, "0-%llu", (unsigned long long)(f.num_layers - 1));
+		if (ws_flops_select(m, &f, NULL, o->kv_dtype, &r, err) ||
+		    (o->has_seq && !ws_flops_eval_at(&f, &r, o->seq, &ev))) {
+			ws_flops_model_free(&f);
+			return err->code ? -1 : ws_err(err, WS_EXIT_USAGE, m->path, "--seq: the totals overflow 64 bits");
+		}
+		const char *per = f.bidirectional ? "input_sequence" : "token";
+		if (arr) {
+			/* a selection's object (every block) with the
+			 * component's name, kind and what N counts */
+			cJSON *x = ws_flops_result_to_json(&f, &r, layers, o->has_seq ? &ev : NULL);
+			bool ok = x && cJSON_AddStringToObject(x, "name", co->name) &&
+				  cJSON_AddStringToObject(x, "kind", co->kind) && cJSON_AddStringToObject(x, "per", per);
+			if (!ok || !cJSON_AddItemToArray(arr, x)) {
+				cJSON_Delete(x);
+				ws_flops_model_free(&f);
+				return ws_err_oom(err, m->path);
+			}
+		} else {
+			/* a component's name may come from a folder's file names */
+			fputs("\ncomponent ", text);
+			ws_fput_escaped(text, co->name, strlen(co->name));
+			fprintf(text, " (%s), per %s: %s blocks, a %s, b %s, params %s", co->kind,
+				f.bidirectional ? "input sequence (N input tokens, no KV cache)" : "token",
+				ws_fmt_commas(f.num_layers, b1, sizeof b1), ws_fmt_commas(r.a, b2, sizeof b2),
+				ws_fmt_commas(r.b, b3, sizeof b3), ws_fmt_commas(r.params, b4, sizeof b4));
+			if (!f.bidirectional)
+				fprintf(text, ", KV %s B/token", ws_fmt_commas(r.kv_bytes_per_token, b1, sizeof b1));
+			fputc('\n', text);
+			if (f.cross)
+				fprintf(text, "  cross-attention: + c*N*N_input, c %s; the input's K and V %s MACs per "
+					"input token (once), cached %s B per input token\n",
+					ws_fmt_commas(r.c, b1, sizeof b1), ws_fmt_commas(r.a_input, b2, sizeof b2),
+					ws_fmt_commas(r.cross_kv_bytes_per_input_token, b3, sizeof b3));
+		}
+		ws_flops_model_free(&f);
+	}
+	return 0;
+}
+
 #define NO_TENSORS_SKIPPED "no tensors: no MACs, FLOPs, KV cache or memory to compute"
 
 static int
@@ -195,11 +251,18 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 			}
 			cJSON_AddItemToArray(arr, s);
 		}
+		cJSON *comps = arr && f.comp == 0 ? cJSON_AddArrayToObject(obj, "components") : NULL;
+		if (comps && component_flops(m, o, comps, NULL, &err)) {
+			cJSON_Delete(obj);
+			goto fail;
+		}
 		if (!arr || ws_json_print_line(cli->out, obj))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
 	} else {
 		print_text(cli->out, path, m, &f, rows, n, cli->quiet);
+		if (f.comp == 0 && component_flops(m, o, NULL, cli->out, &err))
+			goto fail;
 	}
 	ws_flops_model_free(&f);
 	ws_model_free(m);

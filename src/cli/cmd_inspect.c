@@ -271,6 +271,17 @@ shape_str(const ws_tensor *t, bool gguf_order)
 	return buf;
 }
 
+/* Columns a string takes on a terminal: UTF-8 continuation bytes take
+ * none (the role column's arrow is three bytes, one column). */
+static size_t
+disp_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
 /* Aligned columns: widths from the rows themselves. */
 static void
 ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_order)
@@ -304,19 +315,24 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 				       ws_dtype_name(t->dtype), c[i].shape ? c[i].shape : "?",
 				       c[i].elements, c[i].bytes, c[i].file ? c[i].file : "?"};
 		for (int k = 0; k < 8; k++)
-			if (strlen(cols[k]) > w[k])
-				w[k] = strlen(cols[k]);
+			if (disp_width(cols[k]) > w[k])
+				w[k] = disp_width(cols[k]);
 	}
 	fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0], "name",
 		(int)w[1], "role", (int)w[2], "layer", (int)w[3], "dtype", (int)w[4], shape_head,
 		(int)w[5], "elements", (int)w[6], "bytes", (int)w[7], "file", "offset");
 	for (size_t i = 0; i < n; i++) {
 		const ws_tensor *t = v[i];
-		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", (int)w[0],
-			c[i].name ? c[i].name : "?", (int)w[1], c[i].role, (int)w[2],
+		/* printf pads by bytes: text columns by display columns */
+		const char *nm = c[i].name ? c[i].name : "?", *fl = c[i].file ? c[i].file : "?";
+		int nw = (int)(w[0] + strlen(nm) - disp_width(nm));
+		int rw = (int)(w[1] + strlen(c[i].role) - disp_width(c[i].role));
+		int fw = (int)(w[7] + strlen(fl) - disp_width(fl));
+		fprintf(out, "%-*s  %-*s  %*s  %-*s  %-*s  %*s  %*s  %-*s  %s\n", nw,
+			nm, rw, c[i].role, (int)w[2],
 			c[i].layer, (int)w[3], ws_dtype_name(t->dtype), (int)w[4],
 			c[i].shape ? c[i].shape : "?", (int)w[5], c[i].elements, (int)w[6],
-			c[i].bytes, (int)w[7], c[i].file ? c[i].file : "?", c[i].offset);
+			c[i].bytes, fw, fl, c[i].offset);
 		free(c[i].name);
 		free(c[i].shape);
 		free(c[i].file);

@@ -23,24 +23,32 @@ typedef struct cmd_entry {
 
 /* One entry per command; "inspect" is also what a bare PATH means. */
 static const cmd_entry commands[] = {
-	{"inspect", ws_cmd_inspect, "inspect PATH...            summary: files, tensors, parameters, roles, formula, findings",
-	 "  --config FILE    the architecture source instead of the config.json beside the weights\n",
+	{"inspect", ws_cmd_inspect, "inspect PATH... [--config F] [--base PATH] summary: files, tensors, parameters, roles, formula, findings",
+	 "  --config FILE    the architecture source instead of the config.json beside the weights\n"
+	 "  --base PATH      an adapter's base: a config.json, a checkpoint folder or\n"
+	 "                   file, a HF cache folder (default: base_model_name_or_path\n"
+	 "                   when it resolves here)\n",
 	 "never (findings are shown; use check to gate)"},
-	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size] [--gguf-order]",
+	{"ls", ws_cmd_ls, "ls PATH [--role R] [--layer N] [--match GLOB] [--sort name|offset|size] [--gguf-order] [--base PATH]",
 	 "  --role R         only tensors of role R (see SPEC's role tables)\n"
 	 "  --layer N        only block N\n"
 	 "  --match GLOB     only names matching GLOB\n"
 	 "  --sort KEY       name, offset or size (default: layer, role, name)\n"
 	 "  --gguf-order     shapes in GGUF's ne[] order (innermost first)\n"
-	 "  --config FILE    the architecture source\n",
+	 "  --config FILE    the architecture source\n"
+	 "  --base PATH      an adapter's base: a config.json, a checkpoint folder or\n"
+	 "                   file, a HF cache folder (default: base_model_name_or_path\n"
+	 "                   when it resolves here)\n",
 	 "never"},
 	{"meta", ws_cmd_meta, "meta PATH [--key K] [--full] [--raw] metadata key/values",
 	 "  --key K          only key K\n"
 	 "  --full           long arrays in full, not summarized\n"
 	 "  --raw            values unquoted, for scripts\n",
 	 "the --key asked for is absent"},
-	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf [--explain] the analytic expectation alone",
-	 "  --explain        each role's formula with numbers\n",
+	{"formula", ws_cmd_formula, "formula CONFIG.json|x.gguf|ADAPTER_CONFIG [--base PATH] [--explain] the analytic expectation alone",
+	 "  --explain        each role's formula with numbers\n"
+	 "  --base PATH      an adapter config's base (config.json, checkpoint, HF cache\n"
+	 "                   folder): the adapter's expected count\n",
 	 "never"},
 	{"hash", ws_cmd_hash, "hash PATH... [-j N] [--per-tensor] [--sha256] [-o MANIFEST]",
 	 "  -j, --jobs N     threads (1 to 256; default: the cores)\n"
@@ -66,11 +74,14 @@ static const cmd_entry commands[] = {
 	 "  --svg            the pictures alone, as SVG\n"
 	 "  --config FILE    the architecture source\n",
 	 "never"},
-	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--variant NAME] [--strict] [--fail-on CODES] [--ignore FILE]",
+	{"check", ws_cmd_check, "check PATH [--expect-params N[:TOL]] [--config F] [--base PATH] [--variant NAME] [--strict] [--fail-on CODES] [--ignore FILE]",
 	 "  --expect-params N[:TOL]  the parameter count must be N (8.03B = within the\n"
 	 "                   rounding of the digits given; TOL a count or a percentage)\n"
 	 "  --config FILE    the architecture source\n"
 	 "  --variant NAME   read that variant of the folder's checkpoint (fp16, ...)\n"
+	 "  --base PATH      an adapter's base: a config.json, a checkpoint folder or\n"
+	 "                   file, a HF cache folder (default: base_model_name_or_path\n"
+	 "                   when it resolves here)\n"
 	 "  --strict         every warning fails too\n"
 	 "  --fail-on CODES  these finding codes fail too (comma-separated); never\n"
 	 "                   takes an error away; an unknown code is exit 2\n"

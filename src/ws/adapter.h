@@ -19,6 +19,14 @@
 #include "ws/model.h"
 
 #define WS_ADAPTER_MAX_TARGETS 32
+#define WS_ADAPTER_MAX_GROUPS 8
+
+/* Modules sharing a rank and an alpha (rank_pattern / alpha_pattern). */
+struct ws_adapter_group {
+	uint64_t rank;
+	double alpha;
+	uint64_t modules;
+};
 
 struct cJSON;
 
@@ -34,7 +42,11 @@ typedef struct ws_adapter {
 	uint64_t frozen, n_frozen; /* base_layer copies: counted apart */
 	uint64_t alphas;         /* kohya alpha scalars (not parameters) */
 	bool has_expected;       /* the config and the base give a count */
-	uint64_t expected, exp_factors, exp_magnitudes, exp_saved;
+	uint64_t expected, exp_factors, exp_magnitudes, exp_saved, exp_tokens;
+	struct ws_adapter_group groups[WS_ADAPTER_MAX_GROUPS]; /* the config's, with a base */
+	uint32_t n_groups;
+	uint64_t work;           /* lookup steps matching modules: stays linear
+				  * in the modules (tests check it) */
 	char base[512];          /* the base's path, "" when none */
 	bool base_checked;
 	uint64_t base_total;

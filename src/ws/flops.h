@@ -70,6 +70,10 @@ typedef struct ws_flops_block {
 	uint64_t state_elems;      /* a recurrent mixer's state per sequence:
 				    * its conv window and its SSM or linear-
 				    * attention state, constant in N */
+	/* cross-attention over an encoder's output (an encoder-decoder's
+	 * decoder): scores and weighted values per (token, input token), K
+	 * and V cached per input token */
+	uint64_t x_qk_dim, x_v_dim, x_kv_elems;
 } ws_flops_block;
 
 /* The per-model part: blocks and what the whole model shares. */
@@ -83,6 +87,11 @@ typedef struct ws_flops_model {
 	bool no_head;              /* a base-model class: it ends at the hidden states */
 	bool bidirectional;        /* an encoder: every pair attended, no KV cache */
 	ws_dtype default_kv_dtype; /* the model's float dtype */
+	/* the component read (its tensors only), or -1: every tensor; its
+	 * architecture (the model's, or the component's own) */
+	int64_t comp;
+	const struct ws_arch *arch;
+	bool cross;                /* blocks attend to an encoder's output */
 } ws_flops_model;
 
 /*
@@ -92,6 +101,11 @@ typedef struct ws_flops_model {
  * count no checkpoint of this size can hold, or out of memory.
  */
 int ws_flops_model_init(const ws_model *m, ws_flops_model *out, ws_error *err);
+/* The same for one component's tensors (comp < 0: every tensor), with its
+ * own architecture.  ws_flops_model_init reads the main component alone
+ * when the others have architectures of their own (a wrapper's parts),
+ * else every tensor. */
+int ws_flops_model_init_component(const ws_model *m, int64_t comp, ws_flops_model *out, ws_error *err);
 void ws_flops_model_free(ws_flops_model *f);
 
 /* The costs of one selection. */
@@ -108,6 +122,10 @@ typedef struct ws_flops_result {
 	uint64_t kv_bytes_per_token;          /* every block run */
 	uint64_t kv_bytes_per_token_sliding;  /* of which sliding blocks */
 	uint64_t kv_blocks;        /* blocks run that keep a KV cache */
+	/* cross-attention: c of c·N·N_input, the K / V projections of the
+	 * input (MACs per input token, once per input), their cache per
+	 * input token */
+	uint64_t c, a_input, cross_kv_bytes_per_input_token;
 	uint64_t state_bytes;      /* recurrent state per sequence (F32, as
 				    * llama.cpp keeps it), constant in N */
 } ws_flops_result;

@@ -114,6 +114,15 @@ enum ws_arch_flag {
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
+	/* encoder-decoder stacks (catalogue parts reading one config) */
+	WS_ARCH_XATTN,            /* a cross-attention over the encoder in every block */
+	WS_ARCH_REL_BIAS,         /* T5's relative-position bias, one per stack */
+	WS_ARCH_REL_BIAS_LAYERS,  /* ... one per block's self-attention (UMT5) */
+	WS_ARCH_NO_TOKENS,        /* no token table of its own (shared, or a conv stem) */
+	WS_ARCH_POS_OFFSET,       /* learned positions with 2 extra rows (BART) */
+	WS_ARCH_CONV_STEM,        /* two 1-D convolutions over audio features (Whisper) */
+	WS_ARCH_NO_K_BIAS,        /* the key projections without a bias (Whisper) */
+	WS_ARCH_GATED_MLP,        /* a gated MLP the config asks for (T5 gated-gelu) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -364,6 +373,10 @@ int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
  * are taken from the tensors present when there are tensors.
  */
 int ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* One stack of a GGUF wrapper (general.architecture t5: its encoder and
+ * decoder, catalogue parts reading one config, ws_arch.parts of the
+ * main one's), read from the same metadata as its type. */
+int ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
 
 /*
  * Infer the architecture from the tensors when neither config.json nor

@@ -116,6 +116,16 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(ATTN_POST_NORM, "attn_post_norm", NORMS, NONE)          \
 	X(FFN_POST_NORM, "ffn_post_norm", NORMS, NONE)            \
 	X(LAYER_SCALE, "layer_scale", NORMS, NONE)                \
+	/* encoder-decoders: the decoder's attention over the encoder's \
+	 * output (k and v read the encoder's tokens, once per input), T5's \
+	 * relative-position bias, a convolution stem (Whisper) */ \
+	X(XATTN_Q, "xattn_q", ATTN, DENSE)                        \
+	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
+	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
+	X(XATTN_O, "xattn_o", ATTN, DENSE)                        \
+	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
+	X(REL_POS_BIAS, "rel_pos_bias", ATTN, NONE)               \
+	X(CONV, "conv", EMBED, DENSE)                             \
 	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
 	X(FFN_UP, "ffn_up", MLP, DENSE)                           \
 	X(FFN_DOWN, "ffn_down", MLP, DENSE)                       \
@@ -158,16 +168,10 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(LOGIT_SCALE, "logit_scale", HEAD, NONE)                 \
 	X(LOGIT_BIAS, "logit_bias", HEAD, NONE)                   \
 	X(MTP, "mtp", MTP, NONE)                                  \
-	X(CONV, "conv", OTHER, NONE)                              \
 	X(NORM, "norm", NORMS, NONE)                              \
 	X(TIME_EMBED, "time_embed", EMBED, NONE)                  \
 	X(COND_EMBED, "cond_embed", EMBED, NONE)                  \
 	X(ADALN, "adaln", NORMS, NONE)                            \
-	X(XATTN_Q, "xattn_q", ATTN, NONE)                         \
-	X(XATTN_K, "xattn_k", ATTN, NONE)                         \
-	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
-	X(XATTN_O, "xattn_o", ATTN, NONE)                         \
-	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
 	X(LORA_MAGNITUDE, "lora_magnitude", OTHER, NONE)          \
@@ -257,6 +261,10 @@ typedef struct ws_tensor {
 	uint8_t kind;          /* ws_kind */
 	bool unloaded;         /* stored, but the config's class does not load
 				* it (params 0; role kept) */
+	bool tied_copy;        /* a stored copy of a table another tensor holds
+				* (T5's encoder.embed_tokens beside shared):
+				* one parameter set, counted once (params 0;
+				* role kept; not compared) */
 	/* packed quantized weights (ws_quant_apply): the unpacked shape in
 	 * PyTorch order is stored before `shape` (ws_tensor_logical) */
 	bool logical;

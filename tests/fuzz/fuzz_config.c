@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz_common.h"
+#include "internal.h"
 #include "ws/formula.h"
 #include "ws/json.h"
 
@@ -35,6 +36,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (err.code != WS_EXIT_INPUT) {
 		__builtin_trap();
 	}
+	/* then as `formula CONFIG` reads it: every component a wrapper's
+	 * config describes, each with its architecture and formula */
+	ws_model *m = ws_model_new("config.json");
+	ws_error merr = {0};
+	int set = m ? ws_model_set_config(m, c, "config.json", &merr) : -1;
+	if (m)
+		c = NULL;  /* the model's now, taken or freed */
+	if (set == 0) {
+		if (ws_model_analyze(m, &merr) == 0) {
+			cJSON *j = ws_model_formula_json(m);
+			char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+			free(s);
+			cJSON_Delete(j);
+		} else if (merr.code != WS_EXIT_INPUT) {
+			__builtin_trap();
+		}
+	}
+	ws_model_free(m);
 	cJSON_Delete(c);
 	return 0;
 }
