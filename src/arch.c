@@ -1362,8 +1362,9 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	/* a diffusers pipeline: its main component's config */
 	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN);
 	const cJSON *pmc = cJSON_IsString(pm) ? cJSON_GetObjectItemCaseSensitive(config, pm->valuestring) : NULL;
+	const cJSON *pmp = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN_PATH);
 	if (cJSON_IsObject(pmc) && !cJSON_GetObjectItemCaseSensitive(pmc, WS_PIPELINE_MAIN))
-		return ws_arch_from_config(pmc, config_path, out, err);
+		return ws_arch_from_config(pmc, cJSON_IsString(pmp) ? pmp->valuestring : config_path, out, err);
 
 	const char *name;
 	if (model_type_of(config, config_path, NULL, &name, err) < 0)
@@ -1446,10 +1447,10 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	/* absent: the sub-config class's defaults */
 	if (!cJSON_IsObject(sub))
 		sub = &empty;
+	if (p->whole)
+		return ws_arch_from_config(sub, p->path ? p->path : config_path, out, err);
 	if (ws_net_config(sub))
 		return ws_net_arch_from_config(sub, config_path, out, err);
-	if (p->whole)
-		return ws_arch_from_config(sub, config_path, out, err);
 	const char *name;
 	if (model_type_of(sub, config_path, p->config[0] ? p->config : NULL, &name, err) < 0)
 		return -1;

@@ -1787,8 +1787,13 @@ load_pipeline_part(ws_model *m, const char *dir, const struct pipeline_part *pp,
 		t->name = nn;
 		t->name_len += (uint32_t)pl;
 	}
+	const char *cpath = ws_model_strndup(m, cp, strlen(cp));
+	if (!cpath) {
+		rc = ws_err_oom(err, sub);
+		goto out;
+	}
 	*part = (struct ws_cat_part){.kind = pp->kind, .name = pp->key, .config = pp->key, .type = "",
-				     .prefixes = {prefix}, .whole = true};
+				     .prefixes = {prefix}, .whole = true, .path = cpath};
 out:
 	free(cp);
 	free(sub);
@@ -1856,7 +1861,8 @@ load_pipeline(ws_model *m, const char *dir, const char *mi, const char *want, ws
 	}
 	const cJSON *cn = cJSON_GetObjectItemCaseSensitive(idx, "_class_name");
 	if ((cJSON_IsString(cn) && !cJSON_AddStringToObject(cfg, "_class_name", cn->valuestring)) ||
-	    !cJSON_AddStringToObject(cfg, WS_PIPELINE_MAIN, parts[0].config)) {
+	    !cJSON_AddStringToObject(cfg, WS_PIPELINE_MAIN, parts[0].config) ||
+	    !cJSON_AddStringToObject(cfg, WS_PIPELINE_MAIN_PATH, parts[0].path)) {
 		ws_err_oom(err, mi);
 		goto out;
 	}

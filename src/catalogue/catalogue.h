@@ -115,6 +115,7 @@ struct ws_cat_part {
 	const char *ignored[2];  /* its Hugging Face and GGUF names */
 	bool whole;            /* its sub-config is a whole config.json (a
 				* diffusers pipeline's component): read as one */
+	const char *path;      /* that file, for errors (NULL: the model's) */
 };
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */

@@ -22,6 +22,8 @@ struct cJSON;
 /* The key of a pipeline's config (model_index.json with each component's
  * config.json under its name) naming the main component. */
 #define WS_PIPELINE_MAIN "_weightscan_main"
+/* ... and that component's config.json, for errors */
+#define WS_PIPELINE_MAIN_PATH "_weightscan_main_path"
 
 struct ws_net_tensor {
 	char *name;            /* as the class names it (no component prefix) */
