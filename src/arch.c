@@ -128,12 +128,14 @@ static int read_sopts(struct cfg *c, const struct ws_cat_entry *t);
 static int read_encoder_late(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
+static int fix_ff_adjust(struct cfg *c);
 
 static const fixup_fn fixups[] = {
 	[WS_FIX_NONE] = NULL,
 	[WS_FIX_FALCON] = fix_falcon,
 	[WS_FIX_DEEPSEEK] = fix_deepseek,
 	[WS_FIX_LLAMA4] = fix_llama4,
+	[WS_FIX_FF_ADJUST] = fix_ff_adjust,
 };
 
 /* ==== config.json ==== */
@@ -157,7 +159,7 @@ static const struct cfg_key {
 	{WS_AK_TOPK, {"num_experts_per_tok", "experts_per_token", "moe_topk"}},
 	{WS_AK_MOE_INTER, {"moe_intermediate_size"}},
 	{WS_AK_SHARED_N, {"n_shared_experts"}},
-	{WS_AK_SHARED_INTER, {"shared_expert_intermediate_size"}},
+	{WS_AK_SHARED_INTER, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}},
 	{WS_AK_FIRST_DENSE, {"first_k_dense_replace"}},
 	{WS_AK_Q_LORA, {"q_lora_rank"}},
 	{WS_AK_KV_LORA, {"kv_lora_rank"}},
@@ -757,13 +759,59 @@ fix_llama4(struct cfg *c)
 	return 0;
 }
 
+/* LFM2's feed-forward width with block_auto_adjust_ff_dim: two thirds
+ * of intermediate_size, times block_ffn_dim_multiplier (unless null),
+ * then rounded up to a multiple of block_multiple_of, as Lfm2MLP sizes
+ * w1, w3 and w2. */
+static int
+fix_ff_adjust(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	bool adjust = false;
+	uint64_t of = 0;
+	int r;
+	if ((r = cfg_bool(c, "block_auto_adjust_ff_dim", &adjust)) < 0)
+		return -1;
+	if (!adjust)
+		return 0;
+	/* int(2 * F / 3), without overflow */
+	uint64_t f = a->intermediate_size / 3 * 2 + a->intermediate_size % 3 * 2 / 3;
+	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(c->text ? c->text : c->root, "block_ffn_dim_multiplier");
+	if (!cJSON_IsNull(raw)) {
+		double m = 1.0;
+		const cJSON *it = cfg_item(c, "block_ffn_dim_multiplier");
+		if (it && !cJSON_IsNumber(it))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_ffn_dim_multiplier': expected a number, got %s",
+				      json_type_name(it));
+		if (it)
+			m = it->valuedouble;
+		if (!(m >= 0 && m * (double)f < 9.0e15))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_ffn_dim_multiplier': %g is out of range", m);
+		f = (uint64_t)(m * (double)f);
+		if ((r = cfg_u64(c, "block_multiple_of", &of)) < 0)
+			return -1;
+		if (r > 0 && of == 0)
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_multiple_of': must be positive");
+		if (of && !ws_add_u64(f, of - 1, &f))
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'block_multiple_of': %llu is too large", (unsigned long long)of);
+		if (of)
+			f = f / of * of;
+	}
+	a->intermediate_size = f;
+	return 0;
+}
+
 static int read_fields(struct cfg *c, const struct cfg_key *keys, size_t n_keys);
 
 /* The sizes of the state-space and linear-attention mixers, by every
  * spelling the config classes use. */
 static const struct cfg_key ssm_keys[] = {
 	{WS_AK_SSM_STATE, {"state_size", "mamba_d_state", "ssm_state_size"}},
-	{WS_AK_SSM_CONV, {"conv_kernel", "mamba_d_conv", "linear_conv_kernel_dim"}},
+	{WS_AK_SSM_CONV, {"conv_kernel", "mamba_d_conv", "linear_conv_kernel_dim", "conv_L_cache"}},
 	{WS_AK_SSM_HEADS, {"mamba_n_heads"}},
 	{WS_AK_SSM_GROUPS, {"n_groups", "mamba_n_groups"}},
 	{WS_AK_LIN_K_HEADS, {"linear_num_key_heads"}},
@@ -797,6 +845,7 @@ stack_mixer(const struct ws_cat_stack *s, uint8_t kind)
 	case WS_LK_MAMBA2: return WS_MIX_MAMBA2;
 	case WS_LK_LINEAR: return WS_MIX_LINEAR;
 	case WS_LK_CONV: return WS_MIX_CONV;
+	case WS_LK_HYBRID: return WS_MIX_PARALLEL;
 	default: return WS_MIX_ATTN;
 	}
 }
@@ -833,8 +882,10 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	}
 	if (!a->keys[WS_AK_SSM_RANK])
 		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
-	/* the inner width: its own key, heads × head width, else expand × hidden */
-	if (s->inner && (r = cfg_u64(c, s->inner, &v)) != 0) {
+	/* the inner width: its own key, heads × head width, else expand ×
+	 * hidden (a null inner key, too: not the class default) */
+	const cJSON *inner_it = s->inner ? cJSON_GetObjectItemCaseSensitive(c->text ? c->text : c->root, s->inner) : NULL;
+	if (s->inner && !cJSON_IsNull(inner_it) && (r = cfg_u64(c, s->inner, &v)) != 0) {
 		if (r < 0)
 			return -1;
 		set_field(a, WS_AK_SSM_INNER, v, s->inner);
@@ -859,6 +910,10 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 				a->keys[WS_AK_SSM_INNER] = expand_keys[i];
 		}
 	}
+	if (s->unmodelled && cfg_positive(c, s->unmodelled)) {
+		a->known = false;
+		a->unsupported = s->unmodelled_why;
+	}
 	if ((r = cfg_period(c, s->expert_period, s->expert_offset, &period, &offset)) < 0)
 		return -1;
 	if (r > 0) {
@@ -877,6 +932,26 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	    (!r && s->interval && cfg_u64(c, s->interval, &interval) < 0)) {
 		free(b);
 		return -1;
+	}
+	/* a list of the layers the placed mixer is in: marked in b first */
+	const cJSON *idx = s->indices && !a->layer_types ? cfg_item(c, s->indices) : NULL;
+	if (idx && !cJSON_IsArray(idx)) {
+		free(b);
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': expected an array, got %s",
+			      s->indices, json_type_name(idx));
+	}
+	const cJSON *el;
+	cJSON_ArrayForEach(el, idx) {
+		if (num_value(c, s->indices, el, &v) < 0) {
+			free(b);
+			return -1;
+		}
+		if (v >= a->num_layers) {
+			free(b);
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu, of %llu layers",
+				      s->indices, (unsigned long long)v, (unsigned long long)a->num_layers);
+		}
+		b[v] = 1;
 	}
 	const char *pat = s->pattern ? cfg_str(c, s->pattern) : NULL;
 	if (pat && strlen(pat) != a->num_layers) {
@@ -906,6 +981,8 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			mix = i % period == offset ? s->placed : s->mixer;
 		} else if (interval) {
 			mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
+		} else if (idx) {
+			mix = b[i] ? s->placed : s->other;
 		}
 		if (ffn != WS_FFN_NONE && !pat)
 			ffn = ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE;
@@ -1117,7 +1194,7 @@ ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
 		static const enum ws_layer_kind by_mix[WS_MIX_COUNT] = {
 			[WS_MIX_ATTN] = WS_LK_ATTENTION, [WS_MIX_MAMBA] = WS_LK_MAMBA,
 			[WS_MIX_MAMBA2] = WS_LK_MAMBA2, [WS_MIX_LINEAR] = WS_LK_LINEAR,
-			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_MAMBA2,
+			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_HYBRID,
 		};
 		int k = a->layer_block[i];
 		if (WS_BK_MIX(k) == WS_MIX_NONE)
@@ -1717,6 +1794,207 @@ gguf_probe_tensors(const ws_model *m, struct ws_arch *a)
 	}
 }
 
+/* A per-layer integer array of n entries (llama.cpp writes
+ * head_count_kv and feed_forward_length so for hybrid stacks): 1 read
+ * into *out (malloc'd), 0 absent or a scalar, -1 invalid. */
+static int
+gguf_layer_array(const ws_model *m, const struct ws_arch *a, const char *suffix, uint64_t n,
+		 uint64_t **out, ws_error *err)
+{
+	char key[160];
+	snprintf(key, sizeof key, "%s%s", a->key_prefix, suffix);
+	const ws_kv *kv = ws_model_find_kv(m, key);
+	*out = NULL;
+	if (!kv || kv->type != WS_V_ARRAY)
+		return 0;
+	if (kv->arr_count != n)
+		return ws_err(err, WS_EXIT_INPUT, a->src_path, "GGUF key '%s': %llu entries for %llu blocks", key,
+			      (unsigned long long)kv->arr_count, (unsigned long long)n);
+	uint64_t *v = calloc((size_t)(n ? n : 1), sizeof *v);
+	if (!v)
+		return ws_err_oom(err, a->src_path);
+	for (uint64_t i = 0; i < n; i++) {
+		bool neg;
+		if (!arr_elem(kv, i, &v[i], &neg) || neg) {
+			free(v);
+			return ws_err(err, WS_EXIT_INPUT, a->src_path,
+				      "GGUF key '%s': expected non-negative integers", key);
+		}
+	}
+	*out = v;
+	return 1;
+}
+
+/* A hybrid or state-space stack in GGUF: the mixers' sizes from the
+ * {arch}.ssm.* keys (which field each fills is the stack's data), then
+ * each layer's block kind: attention where the per-layer head_count_kv
+ * is not 0 (or every full_attention_interval-th layer), an MLP-only
+ * layer where a pattern stack's per-layer feed_forward_length is not 0,
+ * MoE where the block has a router (ffn_gate_inp). */
+static int
+gguf_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s, ws_error *err)
+{
+	static const struct ws_cat_gkey mamba_keys[] = {
+		{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+		{"ssm.state_size", WS_AK_SSM_STATE}, {"ssm.group_count", WS_AK_SSM_GROUPS},
+		{"ssm.time_step_rank", WS_AK_SSM_RANK}, {NULL, 0},
+	};
+	uint64_t v, interval = 0;
+	int r;
+	for (const struct ws_cat_gkey *k = s->gguf_keys ? s->gguf_keys : mamba_keys; k->suffix; k++) {
+		if ((r = gguf_u64(m, a, k->suffix, &v, err)) == -1)
+			return -1;
+		if (r != 0)
+			set_field(a, (enum ws_arch_key)k->field, v, k->suffix);
+	}
+	if ((r = gguf_u64(m, a, "shortconv.l_cache", &v, err)) == -1)
+		return -1;
+	if (r != 0)
+		set_field(a, WS_AK_SSM_CONV, v, "shortconv.l_cache");
+	if (a->lin_v_heads && a->ssm_inner)  /* inner_size is the value width */
+		set_field(a, WS_AK_LIN_V_DIM, a->ssm_inner / a->lin_v_heads, "ssm.inner_size");
+	if ((r = gguf_u64(m, a, "full_attention_interval", &v, err)) == -1)
+		return -1;
+	if (r != 0)
+		interval = v;
+	uint64_t n = a->num_layers;
+	if (n > WS_ARCH_MAX_LAYERS)
+		return 0;  /* arch_finish says so */
+	uint64_t *kv = NULL, *ff = NULL;
+	if (gguf_layer_array(m, a, "attention.head_count_kv", n, &kv, err) < 0 ||
+	    gguf_layer_array(m, a, "feed_forward_length", n, &ff, err) < 0) {
+		free(kv);
+		return -1;
+	}
+	uint8_t *b = calloc((size_t)(n ? n : 1), 1);
+	if (!b) {
+		free(kv);
+		free(ff);
+		return ws_err_oom(err, a->src_path);
+	}
+	/* the blocks with a router, in one pass over the tensors (a
+	 * has_tensor per block would be blocks × tensors) */
+	static const char gate_inp[] = ".ffn_gate_inp.weight";
+	for (uint64_t t = 0; a->num_experts && t < m->n_tensors; t++) {
+		const char *nm = m->tensors[t].name;
+		size_t len = m->tensors[t].name_len, gl = sizeof gate_inp - 1;
+		if (len <= 4 + gl || memcmp(nm, "blk.", 4) != 0 || memcmp(nm + len - gl, gate_inp, gl) != 0)
+			continue;
+		uint64_t idx = 0;
+		size_t k = 4;
+		while (k < len - gl && nm[k] >= '0' && nm[k] <= '9' && idx < n)
+			idx = idx * 10 + (uint64_t)(nm[k++] - '0');
+		if (k == len - gl && k > 4 && idx < n)
+			b[idx] = 1;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t mix = s->mixer, ffn = s->ffn;
+		if (s->pattern) {
+			/* one mixer or one feed-forward a layer */
+			ffn = WS_FFN_NONE;
+			if (kv && kv[i])
+				mix = WS_MIX_ATTN;
+			else if (ff && ff[i])
+				mix = WS_MIX_NONE, ffn = a->num_experts ? WS_FFN_MOE : WS_FFN_DENSE;
+			else
+				mix = s->ssm;
+		} else {
+			if (kv)
+				mix = kv[i] ? WS_MIX_ATTN : s->indices ? s->other : s->mixer;
+			else if (interval)
+				mix = (i + 1) % interval == 0 ? s->placed : s->mixer;
+			if (ffn != WS_FFN_NONE)
+				ffn = b[i] ? WS_FFN_MOE : WS_FFN_DENSE;
+		}
+		b[i] = (uint8_t)WS_BK(mix, ffn);
+	}
+	/* the arrays' sizes: those of the layers that have them */
+	for (uint64_t i = 0; kv && i < n; i++)
+		if (kv[i]) {
+			set_field(a, WS_AK_KV_HEADS, kv[i], "attention.head_count_kv");
+			break;
+		}
+	for (uint64_t i = 0; ff && i < n; i++)
+		if (ff[i]) {
+			set_field(a, WS_AK_INTER, ff[i], "feed_forward_length");
+			break;
+		}
+	free(kv);
+	free(ff);
+	free(a->layer_block);
+	a->layer_block = b;
+	a->n_layer_block = n;
+	return 0;
+}
+
+/* A stack's optional tensors, probed in the first block of the kind
+ * that has them (a hybrid's block 0 may be a Mamba layer). */
+static void
+gguf_probe_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack *s)
+{
+	char name[96];
+	uint64_t fr = a->num_layers, fa = a->num_layers, ff = a->num_layers;
+	for (uint64_t i = a->num_layers; i-- > 0;) {
+		int k = ws_arch_layer_block(a, i);
+		enum ws_mixer mx = WS_BK_MIX(k);
+		if (mx == WS_MIX_MAMBA || mx == WS_MIX_MAMBA2 || mx == WS_MIX_PARALLEL || mx == WS_MIX_LINEAR ||
+		    mx == WS_MIX_CONV)
+			fr = i;
+		if (mx == WS_MIX_ATTN || mx == WS_MIX_PARALLEL)
+			fa = i;
+		if (WS_BK_FFN(k) != WS_FFN_NONE)
+			ff = i;
+	}
+#define BLK(i, sfx) (snprintf(name, sizeof name, "blk.%llu.%s", (unsigned long long)(i), sfx), name)
+	if (fr < a->num_layers) {
+		bool in_b = has_tensor(m, BLK(fr, "ssm_in.bias")) || has_tensor(m, BLK(fr, "shortconv.in_proj.bias"));
+		bool out_b = has_tensor(m, BLK(fr, "ssm_out.bias")) || has_tensor(m, BLK(fr, "shortconv.out_proj.bias"));
+		ws_sw_put(&a->flags, WS_ARCH_SSM_BIAS, in_b && out_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_IN_BIAS, in_b && !out_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_OUT_BIAS, out_b && !in_b);
+		ws_sw_put(&a->flags, WS_ARCH_SSM_CONV_BIAS, has_tensor(m, BLK(fr, "ssm_conv1d.bias")) ||
+							     has_tensor(m, BLK(fr, "shortconv.conv.bias")));
+		ws_sw_put(&a->flags, WS_ARCH_SSM_DT_NORMS, has_tensor(m, BLK(fr, "ssm_dt_norm.weight")));
+		enum ws_mixer mx = WS_BK_MIX(ws_arch_layer_block(a, fr));
+		if (mx == WS_MIX_MAMBA2 || mx == WS_MIX_PARALLEL)
+			ws_sw_put(&a->flags, WS_ARCH_SSM_NO_NORM, !has_tensor(m, BLK(fr, "ssm_norm.weight")));
+		/* Gated DeltaNet's q, k, v apart from z (attn_qkv, attn_gate) */
+		ws_sw_put(&a->flags, WS_ARCH_LIN_SPLIT, mx == WS_MIX_LINEAR && has_tensor(m, BLK(fr, "attn_gate.weight")));
+	}
+	if (fa < a->num_layers && !ws_sw_has(&a->flags, WS_ARCH_MLA)) {
+		const ws_tensor *qn = find_tensor(m, BLK(fa, "attn_q_norm.weight"));
+		uint64_t dk = a->head_dim ? a->head_dim : a->num_heads ? a->hidden_size / a->num_heads : 0;
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_HEAD);
+		ws_sw_clear(&a->flags, WS_ARCH_QK_NORM_FULL);
+		if (qn)
+			ws_sw_set(&a->flags, qn->elements == dk ? WS_ARCH_QK_NORM_HEAD : WS_ARCH_QK_NORM_FULL);
+		ws_sw_put(&a->flags, WS_ARCH_FUSED_QKV, has_tensor(m, BLK(fa, "attn_qkv.weight")));
+		bool qb = has_tensor(m, BLK(fa, "attn_q.bias")) || has_tensor(m, BLK(fa, "attn_qkv.bias"));
+		bool ob = has_tensor(m, BLK(fa, "attn_output.bias"));
+		ws_sw_put(&a->flags, WS_ARCH_QKV_BIAS, qb);
+		ws_sw_put(&a->flags, WS_ARCH_O_BIAS, ob);
+	}
+	if (ff < a->num_layers) {
+		ws_sw_put(&a->flags, WS_ARCH_MLP_BIAS, has_tensor(m, BLK(ff, "ffn_down.bias")));
+		/* the converter splits fused gate and up (Granite's shared MLP) */
+		if (a->mlp == WS_MLP_GATED_FUSED &&
+		    (has_tensor(m, BLK(ff, "ffn_gate.weight")) || has_tensor(m, BLK(ff, "ffn_gate_shexp.weight"))))
+			a->mlp = WS_MLP_GATED;
+		/* ... into shared experts in a MoE block, else the block's MLP
+		 * (whose width feed_forward_length does not say: its rows do) */
+		if (ws_sw_has(&a->flags, WS_ARCH_SHARED_MLP)) {
+			ws_sw_clear(&a->flags, WS_ARCH_SHARED_MLP);
+			const ws_tensor *g = find_tensor(m, BLK(ff, "ffn_gate.weight"));
+			if (g && g->ndim == 2)
+				set_field(a, WS_AK_INTER, g->shape[0], "ffn_gate rows");
+		}
+	}
+	/* LFM2's final norm under the embedding norm's name */
+	if (s->gguf_final_norm && has_tensor(m, s->gguf_final_norm))
+		ws_sw_clear(&a->flags, WS_ARCH_EMBED_NORM);
+#undef BLK
+}
+
 /* llama.cpp's vision file (mmproj): the tower's sizes under clip.vision.,
  * its type and the projector's layout from clip.projector_type, the
  * parts the converter kept (class token, norms, biases) from the
@@ -1839,7 +2117,7 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 		int r = gguf_u64(m, out, gguf_keys[i].suffix, &v, err);
 		if (r == -1)
 			return -1;
-		if (r == -2 && t) {
+		if (r == -2 && t && !t->stack) {
 			out->known = false;
 			out->unsupported = "per-layer sizes (an array) are not modelled";
 		}
@@ -1880,8 +2158,12 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 		out->qk_rope_head_dim = 0;
 		out->keys[WS_AK_QK_ROPE] = NULL;
 	}
+	if (t->stack && gguf_stack(m, out, t->stack, err) < 0)
+		return -1;
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	if (t->stack && m->n_tensors)
+		gguf_probe_stack(m, out, t->stack);
 	/* a gated MLP the type's config string would ask for: told by a
 	 * gate in some stack's first block (t5: enc., dec.) */
 	bool gates = false;

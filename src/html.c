@@ -947,8 +947,15 @@ column_title(ctx *c, const stats *s, const column *col)
 {
 	const ws_model *m = s->m;
 	char a[32], b[32], p[32];
-	fprintf(c->f, "<title>block %lld: %s parameters", (long long)col->layer,
-		commas(col->total, a));
+	fprintf(c->f, "<title>block %lld", (long long)col->layer);
+	/* a hybrid stack's block: its mixer and feed-forward (block kinds) */
+	const struct ws_arch *ar = m->arch;
+	if (ar && ar->layer_block && col->layer >= 0 && (uint64_t)col->layer < ar->n_layer_block) {
+		int k = ws_arch_layer_block(ar, (uint64_t)col->layer);
+		fprintf(c->f, " (%s%s)", WS_BK_MIX(k) == WS_MIX_ATTN && WS_BK_FFN(k) != WS_FFN_NONE ? "attention " : "",
+			ws_block_kind_name(k));
+	}
+	fprintf(c->f, ": %s parameters", commas(col->total, a));
 	if (col->has_expected)
 		fprintf(c->f, " (formula: %s)", commas(col->expected, b));
 	for (size_t k = 0; k < ARRAY_LEN(bar_order); k++) {

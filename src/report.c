@@ -537,14 +537,14 @@ param_line(FILE *f, const char *label, uint64_t v)
  * in eighth-of-a-cell Unicode blocks (U+2588 full .. U+258F one eighth),
  * so layers of different sizes and an empty block stand out. */
 static void
-layer_bar(FILE *f, const char *line, uint64_t v, uint64_t max)
+layer_bar_at(FILE *f, const char *line, uint64_t v, uint64_t max, size_t col)
 {
 	fputs(line, f);
 	if (v && max) {
 		uint64_t n8 = (uint64_t)((double)v * (LAYER_BAR_CELLS * 8) / (double)max + 0.5);
 		if (n8 == 0)
 			n8 = 1;
-		fprintf(f, "%*s", (int)(strlen(line) < LAYER_BAR_COL ? LAYER_BAR_COL - strlen(line) : 1), "");
+		fprintf(f, "%*s", (int)(strlen(line) < col ? col - strlen(line) : 1), "");
 		for (uint64_t i = 0; i < n8 / 8; i++)
 			fputs("\xe2\x96\x88", f);
 		if (n8 % 8)
@@ -553,10 +553,27 @@ layer_bar(FILE *f, const char *line, uint64_t v, uint64_t max)
 	fputc('\n', f);
 }
 
-/* A compact per-layer view: runs of identical layers share one line. */
-static void
-layers_text(FILE *f, const ws_summary *s)
+/* A layer's block kind in a stack that is not all attention ("mamba2",
+ * "attention MoE" ...), or NULL: every layer is attention. */
+static const char *
+layer_block_name(const struct ws_arch *a, int32_t i)
 {
+	if (!a || !a->layer_block || i < 0 || (uint64_t)i >= a->n_layer_block)
+		return NULL;
+	int k = ws_arch_layer_block(a, (uint64_t)i);
+	/* a plain decoder's two names say nothing of the mixer here */
+	if (WS_BK_MIX(k) == WS_MIX_ATTN)
+		return WS_BK_FFN(k) == WS_FFN_MOE ? "attention MoE"
+		     : WS_BK_FFN(k) == WS_FFN_DENSE ? "attention dense" : "attention";
+	return ws_block_kind_name(k);
+}
+
+/* A compact per-layer view: runs of identical layers share one line;
+ * in a hybrid stack (a != NULL) runs of one block kind, named. */
+static void
+layers_text(FILE *f, const ws_summary *s, const struct ws_arch *a)
+{
+	bool kinds = layer_block_name(a, 0) != NULL;
 	uint64_t max = 0;
 	for (int32_t i = 0; i < s->n_layers; i++)
 		if (s->params_by_layer[i] > max)
@@ -564,17 +581,23 @@ layers_text(FILE *f, const ws_summary *s)
 	int32_t l = 0;
 	while (l < s->n_layers) {
 		int32_t e = l;
-		while (e + 1 < s->n_layers && s->params_by_layer[e + 1] == s->params_by_layer[l])
+		const char *kind = kinds ? layer_block_name(a, l) : NULL;
+		while (e + 1 < s->n_layers && s->params_by_layer[e + 1] == s->params_by_layer[l] &&
+		       (!kinds || layer_block_name(a, e + 1) == kind))
 			e++;
-		char c[32], line[96];
+		char c[32], line[128];
+		int n;
 		if (e == l)
-			snprintf(line, sizeof line, "  layer %-11d %s", l,
-				 ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+			n = snprintf(line, sizeof line, "  layer %-11d %s", l,
+				     ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
 		else
-			snprintf(line, sizeof line, "  layers %d-%-*d %s each", l,
-				 9 - (l > 9) - (l > 99), e,
-				 ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
-		layer_bar(f, line, s->params_by_layer[l], max);
+			n = snprintf(line, sizeof line, "  layers %d-%-*d %s each", l,
+				     9 - (l > 9) - (l > 99), e,
+				     ws_fmt_commas(s->params_by_layer[l], c, sizeof c));
+		if (kind && n > 0 && (size_t)n < sizeof line)
+			snprintf(line + n, sizeof line - (size_t)n, "%*s%s",
+				 n < 42 ? 42 - n : 2, "", kind);
+		layer_bar_at(f, line, s->params_by_layer[l], max, kinds ? 68 : LAYER_BAR_COL);
 		l = e + 1;
 	}
 }
@@ -689,7 +712,7 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 	/* a diffusion network has levels and blocks, not numbered layers */
 	if (s.n_layers && !(m->arch && m->arch->net)) {
 		fputs("\nper layer           parameters\n", f);
-		layers_text(f, &s);
+		layers_text(f, &s, m->arch);
 	}
 	if (m->arch) {
 		fputc('\n', f);

@@ -282,6 +282,20 @@ static const role_line lines[] = {
 	HF("nemotron_h", "{B}.mixer.o_proj{K}", ATTN_O),
 	HF("nemotron_h", "{B}.mixer.up_proj{K}", FFN_UP),
 	HF("nemotron_h", "{B}.mixer.down_proj{K}", FFN_DOWN),
+	/* ... and its MoE (Nemotron-3: E layers) */
+	HF("nemotron_h", "{B}.mixer.gate.e_score_correction_bias", MOE_ROUTER_BIAS),
+	HF("nemotron_h", "{B}.mixer.gate{K}", MOE_ROUTER),
+	HF("nemotron_h", "{B}.mixer.experts.{E}.up_proj{K}", MOE_UP),
+	HF("nemotron_h", "{B}.mixer.experts.{E}.down_proj{K}", MOE_DOWN),
+	HF("nemotron_h", "{B}.mixer.shared_experts.up_proj{K}", MOE_SHARED_UP),
+	HF("nemotron_h", "{B}.mixer.shared_experts.down_proj{K}", MOE_SHARED_DOWN),
+	/* LFM2: the norm before the mixer, the final norm, the short
+	 * convolution (conv.in_proj, conv.conv, conv.out_proj) */
+	HF("lfm2", "embedding_norm{K}", FINAL_NORM),
+	HF("lfm2", "{B}.operator_norm{K}", ATTN_NORM),
+	HF("lfm2", "{B}.conv.in_proj{K}", SSM_IN),
+	HF("lfm2", "{B}.conv.conv{K}", SSM_CONV),
+	HF("lfm2", "{B}.conv.out_proj{K}", SSM_OUT),
 	/* Encoder heads: BERT's pooler and pre-training heads (cls.*), the
 	 * RoBERTa-style lm_head (dense, layer_norm, decoder and its own
 	 * bias), classifiers. */
@@ -419,6 +433,10 @@ static const role_line lines[] = {
 	HF("", "{B}.mixer.A_log{K}", SSM_A),
 	HF("", "{B}.mixer.D{K}", SSM_D),
 	HF("", "{B}.mixer.norm{K}", SSM_NORM),
+	/* Falcon-H1's mup_vector: its config's multipliers spread over
+	 * in_proj's rows, a buffer transformers rebuilds (not persistent);
+	 * a re-saved copy that holds it holds no parameter */
+	HF("", "{B}.mamba.mup_vector", BUFFER),
 	HF("", "{B}.mamba.in_proj{K}", SSM_IN),
 	HF("", "{B}.mamba.conv1d{K}", SSM_CONV),
 	HF("", "{B}.mamba.x_proj{K}", SSM_X),
@@ -529,6 +547,9 @@ static const role_line lines[] = {
 	HF("", "{B}.block_sparse_moe.experts.{E}.w3{K}", MOE_UP),
 	HF("", "{B}.block_sparse_moe.experts.{E}.w2{K}", MOE_DOWN),
 	HF("", "{B}.block_sparse_moe.router.layer{K}", MOE_ROUTER),
+	/* Granite's shared MLP: the block's dense MLP, gate and up fused */
+	HF("", "{B}.shared_mlp.input_linear{K}", FFN_GATE_UP),
+	HF("", "{B}.shared_mlp.output_linear{K}", FFN_DOWN),
 	HF("", "{B}.block_sparse_moe.input_linear{K}", MOE_GATE_UP),
 	HF("", "{B}.block_sparse_moe.output_linear{K}", MOE_DOWN),
 	/* mlx-lm's stacked experts (SwitchGLU's switch_mlp, [E, out, in]) */
@@ -601,6 +622,8 @@ static const role_line lines[] = {
 	GG("t5*", "*blk.{L}.ffn_down{K}", FFN_DOWN),
 	GG("t5*", "*output_norm{K}", FINAL_NORM),
 	GG("", "token_embd{K}", EMBED),
+	/* LFM2's final norm (embedding_norm) under the embedding norm's name */
+	GG("lfm2", "token_embd_norm{K}", FINAL_NORM),
 	GG("", "token_embd_norm{K}", EMBED_NORM),
 	GG("", "position_embd{K}", POS_EMBED),
 	/* encoders (bert, nomic-bert): token types, a reranker's classifier */
@@ -618,6 +641,17 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.*.lora_b", LORA_B),
 	GG("", "*.lora_a", LORA_A),
 	GG("", "*.lora_b", LORA_B),
+	/* Qwen3-Next's Gated DeltaNet under llama.cpp's ssm_* names, its q,
+	 * k, v and z as attn_qkv and attn_gate (its full attention has
+	 * attn_q / attn_k / attn_v) */
+	GG("qwen3next", "blk.{L}.attn_qkv{K}", LINATTN_QKVZ),
+	GG("qwen3next", "blk.{L}.attn_gate{K}", LINATTN_QKVZ),
+	GG("qwen3next", "blk.{L}.ssm_ba{K}", LINATTN_BA),
+	GG("qwen3next", "blk.{L}.ssm_conv1d{K}", LINATTN_CONV),
+	GG("qwen3next", "blk.{L}.ssm_dt{K}", LINATTN_DT),
+	GG("qwen3next", "blk.{L}.ssm_a{K}", LINATTN_A),
+	GG("qwen3next", "blk.{L}.ssm_norm{K}", LINATTN_NORM),
+	GG("qwen3next", "blk.{L}.ssm_out{K}", LINATTN_OUT),
 	GG("", "blk.{L}.attn_norm{K}", ATTN_NORM),
 	/* Falcon-40B: ln_attn is attn_norm_2 and ln_mlp attn_norm; both are
 	 * [d] + bias, so mapping attn_norm_2 to ffn_norm keeps role totals. */
@@ -669,6 +703,22 @@ static const role_line lines[] = {
 	GG("", "blk.{L}.ffn_up_shexp{K}", MOE_SHARED_UP),
 	GG("", "blk.{L}.ffn_down_shexp{K}", MOE_SHARED_DOWN),
 	GG("", "blk.{L}.ffn_gate_inp_shexp{K}", MOE_SHARED_ROUTER),
+	/* State-space and short-convolution mixers (llama.cpp's ssm_*,
+	 * shortconv.*) */
+	GG("", "blk.{L}.ssm_in{K}", SSM_IN),
+	GG("", "blk.{L}.ssm_conv1d{K}", SSM_CONV),
+	GG("", "blk.{L}.ssm_x{K}", SSM_X),
+	GG("", "blk.{L}.ssm_dt{K}", SSM_DT),
+	GG("", "blk.{L}.ssm_a{K}", SSM_A),
+	GG("", "blk.{L}.ssm_d{K}", SSM_D),
+	GG("", "blk.{L}.ssm_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_dt_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_b_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_c_norm{K}", SSM_NORM),
+	GG("", "blk.{L}.ssm_out{K}", SSM_OUT),
+	GG("", "blk.{L}.shortconv.in_proj{K}", SSM_IN),
+	GG("", "blk.{L}.shortconv.conv{K}", SSM_CONV),
+	GG("", "blk.{L}.shortconv.out_proj{K}", SSM_OUT),
 	/* llama.cpp's vision files (mmproj): the tower under v. (its
 	 * projector's mm.* tensors are the projector component's) */
 	GG("", "v.patch_embd{K}", PATCH_EMBED),

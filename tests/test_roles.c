@@ -85,6 +85,21 @@ static const row rows[] = {
 	B(ST, "phi", "lm_head.bias", LM_HEAD, -1, -1),
 	W(ST, "phi-msft", "transformer.h.3.mixer.Wqkv.weight", ATTN_QKV, 3, -1),
 	W(ST, "phi-msft", "transformer.h.3.mixer.out_proj.weight", ATTN_O, 3, -1),
+	/* hybrid stacks: Falcon-H1's mup_vector a buffer, its mixer's
+	 * tensors; Granite-4.0-H's shared MLP; LFM2's short convolution and
+	 * norms; Nemotron-3's MoE layer */
+	W(ST, "falcon_h1", "model.layers.2.mamba.mup_vector", BUFFER, 2, -1),
+	W(ST, "falcon_h1", "model.layers.2.mamba.in_proj.weight", SSM_IN, 2, -1),
+	W(ST, "falcon_h1", "model.layers.2.pre_ff_layernorm.weight", FFN_NORM, 2, -1),
+	W(ST, "granitemoehybrid", "model.layers.1.shared_mlp.input_linear.weight", FFN_GATE_UP, 1, -1),
+	W(ST, "granitemoehybrid", "model.layers.1.shared_mlp.output_linear.weight", FFN_DOWN, 1, -1),
+	W(ST, "lfm2", "model.layers.0.conv.conv.weight", SSM_CONV, 0, -1),
+	W(ST, "lfm2", "model.layers.0.conv.in_proj.weight", SSM_IN, 0, -1),
+	W(ST, "lfm2", "model.layers.0.operator_norm.weight", ATTN_NORM, 0, -1),
+	W(ST, "lfm2", "model.embedding_norm.weight", FINAL_NORM, -1, -1),
+	B(ST, "nemotron_h", "backbone.layers.1.mixer.gate.e_score_correction_bias", MOE_ROUTER_BIAS, 1, -1),
+	W(ST, "nemotron_h", "backbone.layers.1.mixer.experts.5.up_proj.weight", MOE_UP, 1, 5),
+	W(ST, "nemotron_h", "backbone.layers.1.mixer.shared_experts.down_proj.weight", MOE_SHARED_DOWN, 1, -1),
 	W(ST, "phi-msft", "transformer.h.3.ln.weight", ATTN_NORM, 3, -1),
 	W(ST, "phi-msft", "transformer.embd.wte.weight", EMBED, -1, -1),
 	W(ST, "phi-msft", "lm_head.ln.weight", FINAL_NORM, -1, -1),
@@ -445,8 +460,17 @@ static const row rows[] = {
 	W(GF, "llama", "blk.3.attn_q.weight.lora_a", LORA_A, 3, -1),
 	W(GF, "llama", "blk.3.attn_q.weight.lora_b", LORA_B, 3, -1),
 	W(GF, "llama", "token_embd.weight.lora_a", LORA_A, -1, -1),
+	/* llama.cpp's state-space and short-convolution mixers; Qwen3-Next's
+	 * Gated DeltaNet under them; LFM2's final norm */
+	W(GF, "mamba", "blk.0.ssm_conv1d.weight", SSM_CONV, 0, -1),
+	W(GF, "mamba", "blk.2.ssm_a", SSM_A, 2, -1),
+	W(GF, "jamba", "blk.1.ssm_dt_norm.weight", SSM_NORM, 1, -1),
+	W(GF, "qwen3next", "blk.0.attn_qkv.weight", LINATTN_QKVZ, 0, -1),
+	W(GF, "qwen3next", "blk.0.attn_gate.weight", LINATTN_QKVZ, 0, -1),
+	W(GF, "qwen3next", "blk.0.ssm_conv1d.weight", LINATTN_CONV, 0, -1),
+	W(GF, "lfm2", "blk.0.shortconv.in_proj.weight", SSM_IN, 0, -1),
+	W(GF, "lfm2", "token_embd_norm.weight", FINAL_NORM, -1, -1),
 	/* unknown */
-	W(GF, "mamba", "blk.0.ssm_conv1d.weight", OTHER, 0, -1),
 	W(GF, "llama", "x.blk.0.attn_q.weight", OTHER, -1, -1),
 	/* a vision file's (mmproj) tower */
 	W(GF, "clip", "v.blk.0.attn_q.weight", ATTN_Q, 0, -1),

@@ -53,7 +53,13 @@
  * the MTP layer model.layers.<num_hidden_layers>.* in safetensors only).
  * Other model types of the catalogue with RMS norms and a gated or plain
  * MLP are built from the library's reading of the config (switches, q/k
- * norms, biases, MoE, xIELU's scalars and buffers).
+ * norms, biases, MoE, xIELU's scalars and buffers).  Hybrid and
+ * state-space stacks (table `stacks`: Mamba, FalconMamba, Mamba-2,
+ * Nemotron-H, Jamba, Falcon-H1, Granite-4.0-H, Qwen3-Next, LFM2) get each
+ * layer's block kind from the library too; in GGUF as llama.cpp converts
+ * them: ssm_* / shortconv.* tensors (convs squeezed, Mamba-2's A and D
+ * [heads, 1], its norm per group), {arch}.ssm.* keys, per-layer
+ * head_count_kv (and a pattern's feed_forward_length) arrays.
  *
  * Defects (--plant):
  *   mha-k                a k_proj of MHA size at layer 3 (GQA configs)
@@ -65,6 +71,8 @@
  *                        random bytes different from the embedding's
  *                        (real data: small configs only)
  *   tied-identical-head  an lm_head with the embedding's random bytes
+ *   missing-ssm          the mixer input projection of the first
+ *                        recurrent layer after block 0 dropped
  * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
  * same (zero) bytes as the embedding's hole, at any size.
  *
@@ -1524,27 +1532,56 @@ typedef struct stack_names {
 	const char *attn, *lin;  /* attention's, Gated DeltaNet's */
 	const char *ffn, *router;
 	const char *mtp;         /* the MTP block's prefix (Qwen3-Next) */
+	/* Granite's fused layout: the shared MLP's prefix (input_linear
+	 * holds gate and up), the MoE's (router.layer, stacked experts) */
+	const char *shared_fused, *moe_fused;
+	const char *conv;        /* the short convolution's prefix (LFM2) */
+	/* names other than llama's: attention's q, k, v, o and its q / k
+	 * norms; the MLP's gate, up and down (NULL: llama's) */
+	const char *const *attn_names, *const *ffn_names;
 } stack_names;
 
+static const char *const lfm2_attn[] = {"q_proj", "k_proj", "v_proj", "out_proj", "q_layernorm", "k_layernorm"};
+static const char *const lfm2_ffn[] = {"w1", "w3", "w2"};
+
 static const stack_names stacks[] = {
-	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL},
-	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", NULL, NULL},
+	{"mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_mamba", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"mamba2", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"nemotron_h", "backbone.", "embeddings", "norm_f", "norm", NULL, "mixer.", "mixer.", NULL, "mixer.", "gate", NULL, NULL, NULL, NULL, NULL, NULL},
 	{"jamba", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
-	 "self_attn.", NULL, "feed_forward.", "router", NULL},
+	 "self_attn.", NULL, "feed_forward.", "router", NULL, NULL, NULL, NULL, NULL, NULL},
+	{"falcon_h1", "model.", "embed_tokens", "final_layernorm", "input_layernorm", "pre_ff_layernorm", "mamba.",
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+	{"granitemoehybrid", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", "mamba.",
+	 "self_attn.", NULL, NULL, NULL, NULL, "shared_mlp.", "block_sparse_moe.", NULL, NULL, NULL},
 	{"qwen3_next", "model.", "embed_tokens", "norm", "input_layernorm", "post_attention_layernorm", NULL,
-	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp."},
+	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL, NULL, NULL, NULL},
+	{"lfm2", "model.", "embed_tokens", "embedding_norm", "operator_norm", "ffn_norm", NULL,
+	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, "conv.", lfm2_attn, lfm2_ffn},
 };
 
-/* A tensor of block L named pre + name, of rank nd. */
+/* A tensor of block L: named pre + name in Hugging Face's layout, gg
+ * (llama.cpp's name) in GGUF's; of rank nd, or gnd in GGUF, where the
+ * converter squeezes or reshapes it (shape gs) */
 static void
-sblk(gen *g, uint64_t L, const char *pre, const char *name, int nd, uint64_t a, uint64_t b, uint64_t c3)
+sblk(gen *g, uint64_t L, const char *pre, const char *name, const char *gg, int nd, uint64_t a, uint64_t b,
+     uint64_t c3)
 {
 	char hf[96];
 	uint64_t s[3] = {a, b, c3};
-	snprintf(hf, sizeof hf, "%s%s", pre, name);
-	blk_nd(g, L, hf, NULL, nd, s);
+	snprintf(hf, sizeof hf, "%s%s", pre ? pre : "", name);
+	blk_nd(g, L, hf, gg, nd, s);
+}
+
+static void
+sblk_g(gen *g, uint64_t L, const char *pre, const char *name, const char *gg, int nd, uint64_t a, uint64_t b,
+       uint64_t c3, int gnd, uint64_t ga, uint64_t gb)
+{
+	if (g->gguf)
+		sblk(g, L, pre, name, gg, gnd, ga, gb, 0);
+	else
+		sblk(g, L, pre, name, gg, nd, a, b, c3);
 }
 
 /* Is layer L the one the missing-ssm defect takes a tensor from (the
@@ -1556,12 +1593,14 @@ ssm_dropped(const gen *g, uint64_t L)
 		return false;
 	for (uint64_t i = 1; i < g->c->layers; i++) {
 		enum ws_mixer m = WS_BK_MIX(g->c->blocks[i]);
-		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR)
+		if (m == WS_MIX_MAMBA || m == WS_MIX_MAMBA2 || m == WS_MIX_LINEAR || m == WS_MIX_PARALLEL || m == WS_MIX_CONV)
 			return i == L;
 	}
 	return false;
 }
 
+/* Mamba: in_proj to x and z, conv, x_proj to dt, B, C, dt_proj; the
+ * converter squeezes the conv to [inner, kernel] and writes A as A */
 static void
 mamba_mixer(gen *g, uint64_t L, const char *p)
 {
@@ -1569,65 +1608,92 @@ mamba_mixer(gen *g, uint64_t L, const char *p)
 	const ws_switches *f = &c->aflags;
 	uint64_t i = c->ssm_inner, n = c->ssm_state, r = c->ssm_rank, d = c->hidden;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj.weight", 2, 2 * i, d, 0);
+		sblk(g, L, p, "in_proj.weight", "ssm_in.weight", 2, 2 * i, d, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "in_proj.bias", 1, 2 * i, 0, 0);
-	sblk(g, L, p, "conv1d.weight", 3, i, 1, c->ssm_conv);
+		sblk(g, L, p, "in_proj.bias", "ssm_in.bias", 1, 2 * i, 0, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, i, 1, c->ssm_conv, 2, i, c->ssm_conv);
 	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
-		sblk(g, L, p, "conv1d.bias", 1, i, 0, 0);
-	sblk(g, L, p, "x_proj.weight", 2, r + 2 * n, i, 0);
-	sblk(g, L, p, "dt_proj.weight", 2, i, r, 0);
-	sblk(g, L, p, "dt_proj.bias", 1, i, 0, 0);
-	sblk(g, L, p, "A_log", 2, i, n, 0);
-	sblk(g, L, p, "D", 1, i, 0, 0);
+		sblk(g, L, p, "conv1d.bias", "ssm_conv1d.bias", 1, i, 0, 0);
+	sblk(g, L, p, "x_proj.weight", "ssm_x.weight", 2, r + 2 * n, i, 0);
+	sblk(g, L, p, "dt_proj.weight", "ssm_dt.weight", 2, i, r, 0);
+	sblk(g, L, p, "dt_proj.bias", "ssm_dt.bias", 1, i, 0, 0);
+	sblk(g, L, p, "A_log", "ssm_a", 2, i, n, 0);
+	sblk(g, L, p, "D", "ssm_d", 1, i, 0, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_DT_NORMS)) {
-		sblk(g, L, p, "dt_layernorm.weight", 1, r, 0, 0);
-		sblk(g, L, p, "b_layernorm.weight", 1, n, 0, 0);
-		sblk(g, L, p, "c_layernorm.weight", 1, n, 0, 0);
+		sblk(g, L, p, "dt_layernorm.weight", "ssm_dt_norm.weight", 1, r, 0, 0);
+		sblk(g, L, p, "b_layernorm.weight", "ssm_b_norm.weight", 1, n, 0, 0);
+		sblk(g, L, p, "c_layernorm.weight", "ssm_c_norm.weight", 1, n, 0, 0);
 	}
-	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, i, 0);
 	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+		sblk(g, L, p, "out_proj.bias", "ssm_out.bias", 1, d, 0, 0);
 }
 
-/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated norm */
+/* Mamba-2: in_proj to z, x, B, C and dt; conv over x, B, C; a gated
+ * norm (the converter: A and D as [heads, 1], the norm per group) */
 static void
 mamba2_mixer(gen *g, uint64_t L, const char *p)
 {
 	const cfg *c = g->c;
 	const ws_switches *f = &c->aflags;
-	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden;
+	uint64_t i = c->ssm_inner, h = c->ssm_heads, d = c->hidden, gr = c->ssm_groups ? c->ssm_groups : 1;
 	uint64_t conv = i + 2 * c->ssm_groups * c->ssm_state;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj.weight", 2, i + conv + h, d, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "in_proj.bias", 1, i + conv + h, 0, 0);
-	sblk(g, L, p, "conv1d.weight", 3, conv, 1, c->ssm_conv);
+		sblk(g, L, p, "in_proj.weight", "ssm_in.weight", 2, i + conv + h, d, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_IN_BIAS))
+		sblk(g, L, p, "in_proj.bias", "ssm_in.bias", 1, i + conv + h, 0, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, conv, 1, c->ssm_conv, 2, conv, c->ssm_conv);
 	if (ws_sw_has(f, WS_ARCH_SSM_CONV_BIAS))
-		sblk(g, L, p, "conv1d.bias", 1, conv, 0, 0);
-	sblk(g, L, p, "dt_bias", 1, h, 0, 0);
-	sblk(g, L, p, "A_log", 1, h, 0, 0);
-	sblk(g, L, p, "D", 1, h, 0, 0);
-	sblk(g, L, p, "norm.weight", 1, i, 0, 0);
-	sblk(g, L, p, "out_proj.weight", 2, d, i, 0);
-	if (ws_sw_has(f, WS_ARCH_SSM_BIAS))
-		sblk(g, L, p, "out_proj.bias", 1, d, 0, 0);
+		sblk(g, L, p, "conv1d.bias", "ssm_conv1d.bias", 1, conv, 0, 0);
+	sblk(g, L, p, "dt_bias", "ssm_dt.bias", 1, h, 0, 0);
+	sblk_g(g, L, p, "A_log", "ssm_a", 1, h, 0, 0, 2, h, 1);
+	sblk_g(g, L, p, "D", "ssm_d", 1, h, 0, 0, 2, h, 1);
+	if (!ws_sw_has(f, WS_ARCH_SSM_NO_NORM))
+		sblk_g(g, L, p, "norm.weight", "ssm_norm.weight", 1, i, 0, 0, 2, gr, i / gr);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, i, 0);
+	if (ws_sw_has(f, WS_ARCH_SSM_BIAS) || ws_sw_has(f, WS_ARCH_SSM_OUT_BIAS))
+		sblk(g, L, p, "out_proj.bias", "ssm_out.bias", 1, d, 0, 0);
 }
 
-/* Gated DeltaNet: q, k, v, z; beta and a; conv over q, k, v */
+/* Gated DeltaNet: q, k, v, z; beta and a; conv over q, k, v (the
+ * converter: qkv and z apart, as attn_qkv and attn_gate) */
 static void
 gdn_mixer(gen *g, uint64_t L, const char *p)
 {
 	const cfg *c = g->c;
 	uint64_t k = c->lin_kh * c->lin_kd, v = c->lin_vh * c->lin_vd, d = c->hidden;
+	if (g->gguf) {
+		if (!ssm_dropped(g, L))
+			sblk(g, L, NULL, "", "attn_qkv.weight", 2, 2 * k + v, d, 0);
+		sblk(g, L, NULL, "", "attn_gate.weight", 2, v, d, 0);
+	} else if (!ssm_dropped(g, L)) {
+		sblk(g, L, p, "in_proj_qkvz.weight", NULL, 2, 2 * k + 2 * v, d, 0);
+	}
+	sblk(g, L, p, "in_proj_ba.weight", "ssm_ba.weight", 2, 2 * c->lin_vh, d, 0);
+	sblk_g(g, L, p, "conv1d.weight", "ssm_conv1d.weight", 3, 2 * k + v, 1, c->ssm_conv, 2, 2 * k + v, c->ssm_conv);
+	sblk(g, L, p, "dt_bias", "ssm_dt.bias", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "A_log", "ssm_a", 1, c->lin_vh, 0, 0);
+	sblk(g, L, p, "norm.weight", "ssm_norm.weight", 1, c->lin_vd, 0, 0);
+	sblk(g, L, p, "out_proj.weight", "ssm_out.weight", 2, d, v, 0);
+}
+
+/* LFM2's gated short convolution: in_proj to B, C, x; a depthwise conv */
+static void
+sconv_mixer(gen *g, uint64_t L, const char *p)
+{
+	const cfg *c = g->c;
+	bool bias = ws_sw_has(&c->aflags, WS_ARCH_SSM_BIAS);
+	uint64_t d = c->hidden;
 	if (!ssm_dropped(g, L))
-		sblk(g, L, p, "in_proj_qkvz.weight", 2, 2 * k + 2 * v, d, 0);
-	sblk(g, L, p, "in_proj_ba.weight", 2, 2 * c->lin_vh, d, 0);
-	sblk(g, L, p, "conv1d.weight", 3, 2 * k + v, 1, c->ssm_conv);
-	sblk(g, L, p, "dt_bias", 1, c->lin_vh, 0, 0);
-	sblk(g, L, p, "A_log", 1, c->lin_vh, 0, 0);
-	sblk(g, L, p, "norm.weight", 1, c->lin_vd, 0, 0);
-	sblk(g, L, p, "out_proj.weight", 2, d, v, 0);
+		sblk(g, L, p, "in_proj.weight", "shortconv.in_proj.weight", 2, 3 * d, d, 0);
+	if (bias)
+		sblk(g, L, p, "in_proj.bias", "shortconv.in_proj.bias", 1, 3 * d, 0, 0);
+	sblk_g(g, L, p, "conv.weight", "shortconv.conv.weight", 3, d, 1, c->ssm_conv, 2, d, c->ssm_conv);
+	if (ws_sw_has(&c->aflags, WS_ARCH_SSM_CONV_BIAS))
+		sblk(g, L, p, "conv.bias", "shortconv.conv.bias", 1, d, 0, 0);
+	sblk(g, L, p, "out_proj.weight", "shortconv.out_proj.weight", 2, d, d, 0);
+	if (bias)
+		sblk(g, L, p, "out_proj.bias", "shortconv.out_proj.bias", 1, d, 0, 0);
 }
 
 static void
@@ -1636,14 +1702,21 @@ stack_attention(gen *g, uint64_t L, const char *p)
 	const cfg *c = g->c;
 	const ws_switches *f = &c->aflags;
 	uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim, d = c->hidden;
+	static const char *const llama[] = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"};
+	static const char *const gg[] = {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight",
+					 "attn_q_norm.weight", "attn_k_norm.weight"};
+	const char *const *nm = c->sn->attn_names ? c->sn->attn_names : llama;
+	char n[6][40];
+	for (int i = 0; i < 6; i++)
+		snprintf(n[i], sizeof n[i], "%s.weight", nm[i]);
 	/* an output gate doubles q_proj */
-	sblk(g, L, p, "q_proj.weight", 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
-	sblk(g, L, p, "k_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "v_proj.weight", 2, kv, d, 0);
-	sblk(g, L, p, "o_proj.weight", 2, d, q, 0);
+	sblk(g, L, p, n[0], gg[0], 2, ws_sw_has(f, WS_ARCH_ATTN_GATE) ? 2 * q : q, d, 0);
+	sblk(g, L, p, n[1], gg[1], 2, kv, d, 0);
+	sblk(g, L, p, n[2], gg[2], 2, kv, d, 0);
+	sblk(g, L, p, n[3], gg[3], 2, d, q, 0);
 	if (ws_sw_has(f, WS_ARCH_QK_NORM_HEAD)) {
-		sblk(g, L, p, "q_norm.weight", 1, c->head_dim, 0, 0);
-		sblk(g, L, p, "k_norm.weight", 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[4], gg[4], 1, c->head_dim, 0, 0);
+		sblk(g, L, p, n[5], gg[5], 1, c->head_dim, 0, 0);
 	}
 }
 
@@ -1652,31 +1725,77 @@ stack_ffn(gen *g, uint64_t L, enum ws_ffn_kind k)
 {
 	const cfg *c = g->c;
 	const stack_names *sn = c->sn;
-	uint64_t d = c->hidden;
+	uint64_t d = c->hidden, f = c->dense_inter;
 	char pre[64], post[64];
+	if (sn->shared_fused && !g->gguf) {
+		/* the shared MLP in every block, fused experts beside it */
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, 2 * f, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->shared_fused);
+		blk(g, L, pre, NULL, d, f);
+		if (k != WS_FFN_MOE)
+			return;
+		snprintf(pre, sizeof pre, "%srouter.layer.weight", sn->moe_fused);
+		blk(g, L, pre, NULL, c->experts, d);
+		snprintf(pre, sizeof pre, "%sinput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, 2 * c->moe_inter, d);
+		snprintf(pre, sizeof pre, "%soutput_linear.weight", sn->moe_fused);
+		stacked(g, L, pre, NULL, d, c->moe_inter);
+		return;
+	}
+	if (sn->shared_fused && k == WS_FFN_MOE) {
+		/* the converter: the shared MLP as shared experts, gate and up apart */
+		blk(g, L, NULL, "ffn_gate_shexp.weight", f, d);
+		blk(g, L, NULL, "ffn_up_shexp.weight", f, d);
+		blk(g, L, NULL, "ffn_down_shexp.weight", d, f);
+		blk(g, L, NULL, "ffn_gate_inp.weight", c->experts, d);
+		stacked(g, L, NULL, "ffn_gate_exps.weight", c->moe_inter, d);
+		stacked(g, L, NULL, "ffn_up_exps.weight", c->moe_inter, d);
+		stacked(g, L, NULL, "ffn_down_exps.weight", d, c->moe_inter);
+		return;
+	}
 	if (k == WS_FFN_DENSE && c->plain_mlp) {
 		snprintf(pre, sizeof pre, "%sup_proj.weight", sn->ffn);
-		blk(g, L, pre, NULL, c->dense_inter, d);
+		blk(g, L, pre, "ffn_up.weight", f, d);
 		snprintf(pre, sizeof pre, "%sdown_proj.weight", sn->ffn);
-		blk(g, L, pre, NULL, d, c->dense_inter);
+		blk(g, L, pre, "ffn_down.weight", d, f);
+		return;
+	}
+	if (k == WS_FFN_DENSE && sn->ffn_names) {
+		static const char *const gg[] = {"ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"};
+		for (int i = 0; i < 3; i++) {
+			snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->ffn_names[i]);
+			blk(g, L, pre, gg[i], i < 2 ? f : d, i < 2 ? d : f);
+		}
 		return;
 	}
 	if (k == WS_FFN_DENSE) {
-		gated_mlp(g, L, c->dense_inter, sn->ffn, "");
+		gated_mlp(g, L, f, sn->ffn ? sn->ffn : "", "");
 		return;
 	}
 	snprintf(pre, sizeof pre, "%s%s.weight", sn->ffn, sn->router);
-	blk(g, L, pre, NULL, c->experts, d);
+	blk(g, L, pre, "ffn_gate_inp.weight", c->experts, d);
+	if (ws_sw_has(&c->aflags, WS_ARCH_ROUTER_SCORE_BIAS)) {
+		snprintf(pre, sizeof pre, "%s%s.e_score_correction_bias", sn->ffn, sn->router);
+		blk(g, L, pre, "exp_probs_b.bias", c->experts, 0);
+	}
 	snprintf(pre, sizeof pre, "%sexperts.", sn->ffn);
-	experts(g, L, pre, "gate_proj.weight", NULL, c->moe_inter, d);
-	experts(g, L, pre, "up_proj.weight", NULL, c->moe_inter, d);
-	experts(g, L, pre, "down_proj.weight", NULL, d, c->moe_inter);
-	if (c->shared_n) {
+	if (!c->plain_mlp)
+		experts(g, L, pre, "gate_proj.weight", "ffn_gate_exps.weight", c->moe_inter, d);
+	experts(g, L, pre, "up_proj.weight", "ffn_up_exps.weight", c->moe_inter, d);
+	experts(g, L, pre, "down_proj.weight", "ffn_down_exps.weight", d, c->moe_inter);
+	if (c->shared_n && c->plain_mlp) {
+		/* squared-ReLU shared experts (Nemotron-H): up and down */
+		snprintf(post, sizeof post, "%sshared_experts.up_proj.weight", sn->ffn);
+		blk(g, L, post, "ffn_up_shexp.weight", c->shared_inter * c->shared_n, d);
+		snprintf(post, sizeof post, "%sshared_experts.down_proj.weight", sn->ffn);
+		blk(g, L, post, "ffn_down_shexp.weight", d, c->shared_inter * c->shared_n);
+	} else if (c->shared_n) {
 		snprintf(post, sizeof post, "%sshared_expert.", sn->ffn);
-		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "");
+		gated_mlp(g, L, c->shared_inter * c->shared_n, post, "_shexp");
 		if (ws_sw_has(&c->aflags, WS_ARCH_SHARED_GATE)) {
 			snprintf(post, sizeof post, "%sshared_expert_gate.weight", sn->ffn);
-			blk(g, L, post, NULL, 1, d);
+			blk(g, L, post, "ffn_gate_inp_shexp.weight", 1, d);
 		}
 	}
 }
@@ -1688,12 +1807,17 @@ stack_block(gen *g, uint64_t L, int kind)
 	const stack_names *sn = c->sn;
 	char n[80];
 	snprintf(n, sizeof n, "%s.weight", sn->norm);
-	blk(g, L, n, NULL, c->hidden, 0);
+	blk(g, L, n, "attn_norm.weight", c->hidden, 0);
 	switch (WS_BK_MIX(kind)) {
 	case WS_MIX_ATTN: stack_attention(g, L, sn->attn); break;
 	case WS_MIX_MAMBA: mamba_mixer(g, L, sn->ssm); break;
 	case WS_MIX_MAMBA2: mamba2_mixer(g, L, sn->ssm); break;
+	case WS_MIX_PARALLEL:
+		stack_attention(g, L, sn->attn);
+		mamba2_mixer(g, L, sn->ssm);
+		break;
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
+	case WS_MIX_CONV: sconv_mixer(g, L, sn->conv); break;
 	case WS_MIX_NONE: break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}
@@ -1701,7 +1825,7 @@ stack_block(gen *g, uint64_t L, int kind)
 		return;
 	if (sn->ffn_norm) {  /* else one norm per layer (Nemotron-H) */
 		snprintf(n, sizeof n, "%s.weight", sn->ffn_norm);
-		blk(g, L, n, NULL, c->hidden, 0);
+		blk(g, L, n, "ffn_norm.weight", c->hidden, 0);
 	}
 	stack_ffn(g, L, WS_BK_FFN(kind));
 }
@@ -1713,19 +1837,18 @@ build_stack(gen *g)
 	const stack_names *sn = c->sn;
 	static char blocks[64];  /* g->hf_block outlives this call */
 	char name[96];
-	if (g->gguf)
-		die("%s: no GGUF layout for this stack", c->type);
 	snprintf(blocks, sizeof blocks, "%slayers.", sn->body);
 	g->hf_block = blocks;
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->embed);
-	top(g, name, NULL, c->vocab, c->hidden);
+	top(g, name, "token_embd.weight", c->vocab, c->hidden);
 	for (uint64_t L = 0; L < c->layers; L++)
 		stack_block(g, L, c->blocks[L]);
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->final_norm);
-	top(g, name, NULL, c->hidden, 0);
-	if (sn->mtp && c->nextn) {
+	/* LFM2's final norm: token_embd_norm in llama.cpp's names */
+	top(g, name, sn->conv ? "token_embd_norm.weight" : "output_norm.weight", c->hidden, 0);
+	if (sn->mtp && c->nextn && !g->gguf) {
 		/* the embedding and the hidden state normed and joined, one
-		 * attention block, a norm */
+		 * attention block, a norm (the converter drops them) */
 		snprintf(name, sizeof name, "%sfc.weight", sn->mtp);
 		top(g, name, NULL, c->hidden, 2 * c->hidden);
 		snprintf(name, sizeof name, "%spre_fc_norm_embedding.weight", sn->mtp);
@@ -1739,7 +1862,7 @@ build_stack(gen *g)
 		top(g, name, NULL, c->hidden, 0);
 	}
 	if (!c->tied && !c->no_head)
-		top(g, "lm_head.weight", NULL, c->vocab, c->hidden);
+		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
 }
 
 static void
@@ -1898,7 +2021,7 @@ from_catalogue(cfg *c, const struct ws_arch *a)
 	c->plain_mlp = a->mlp == WS_MLP_PLAIN;
 	c->fused_mlp = a->mlp == WS_MLP_GATED_FUSED;
 	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
-	c->gguf = e ? e->gguf : NULL;
+	c->gguf = e ? (a->num_experts && e->gguf_moe ? e->gguf_moe : e->gguf) : NULL;
 	c->moe_step = a->moe_step ? a->moe_step : 1;
 	c->step_offset = a->moe_step_offset;
 	c->nextn = a->num_nextn_predict_layers;
@@ -2363,6 +2486,96 @@ kv_f32_blocks(buf *b, uint64_t *n, const char *key, uint64_t blocks, float v)
 	(*n)++;
 }
 
+/* A u32 per block under {arch}.key (llama.cpp's per-layer head_count_kv
+ * and feed_forward_length of a hybrid stack) */
+static void
+kv_u32_blocks(buf *b, uint64_t *n, const char *arch, const char *key, const uint64_t *v, uint64_t blocks)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.%s", arch, key);
+	put_str(b, k);
+	put_u32(b, GV_ARRAY);
+	put_u32(b, GV_U32);
+	put_u64(b, blocks);
+	for (uint64_t i = 0; i < blocks; i++)
+		put_u32(b, (uint32_t)v[i]);
+	(*n)++;
+}
+
+/* Does a stack write head_count_kv per layer (some layers attend, some
+ * do not, and no interval says which)? */
+static bool
+stack_kv_array(const cfg *c)
+{
+	bool attn = false, other = false, gdn = false;
+	for (uint64_t L = 0; c->sn && L < c->layers; L++) {
+		enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+		attn |= m == WS_MIX_ATTN || m == WS_MIX_PARALLEL;
+		other |= m != WS_MIX_ATTN && m != WS_MIX_PARALLEL;
+		gdn |= m == WS_MIX_LINEAR;
+	}
+	return attn && other && !gdn;
+}
+
+/* The {arch}.ssm.* / shortconv keys and per-layer arrays of a hybrid or
+ * state-space stack, as llama.cpp's converter writes them: the layers'
+ * kinds are only in head_count_kv (0: no attention), feed_forward_length
+ * (a pattern stack's MLP layers) and full_attention_interval. */
+static void
+gguf_stack_keys(buf *kv, uint64_t *nkv, const cfg *c, const char *arch)
+{
+	const struct ws_cat_entry *e = ws_cat_by_model_type(c->type);
+	const struct ws_cat_stack *st = e ? e->stack : NULL;
+	bool mamba1 = false, mamba2 = false, gdn = false, sconv = false;
+	for (uint64_t L = 0; L < c->layers; L++) {
+		enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+		mamba1 |= m == WS_MIX_MAMBA;
+		mamba2 |= m == WS_MIX_MAMBA2 || m == WS_MIX_PARALLEL;
+		gdn |= m == WS_MIX_LINEAR;
+		sconv |= m == WS_MIX_CONV;
+	}
+	if (mamba1 || mamba2) {
+		kv_u32(kv, nkv, arch, "ssm.conv_kernel", c->ssm_conv);
+		kv_u32(kv, nkv, arch, "ssm.inner_size", c->ssm_inner);
+		kv_u32(kv, nkv, arch, "ssm.state_size", c->ssm_state);
+		kv_u32(kv, nkv, arch, "ssm.time_step_rank", mamba1 ? c->ssm_rank : c->ssm_heads);
+		if (mamba2)
+			kv_u32(kv, nkv, arch, "ssm.group_count", c->ssm_groups);
+	}
+	if (gdn) {
+		kv_u32(kv, nkv, arch, "ssm.conv_kernel", c->ssm_conv);
+		kv_u32(kv, nkv, arch, "ssm.inner_size", c->lin_vd * c->lin_vh);
+		kv_u32(kv, nkv, arch, "ssm.state_size", c->lin_kd);
+		kv_u32(kv, nkv, arch, "ssm.group_count", c->lin_kh);
+		kv_u32(kv, nkv, arch, "ssm.time_step_rank", c->lin_vh);
+		for (uint64_t L = 0; L < c->layers; L++)
+			if (WS_BK_MIX(c->blocks[L]) == WS_MIX_ATTN) {
+				kv_u32(kv, nkv, arch, "full_attention_interval", L + 1);
+				break;
+			}
+	}
+	if (sconv)
+		kv_u32(kv, nkv, arch, "shortconv.l_cache", c->ssm_conv);
+	bool ff_array = false;
+	if (stack_kv_array(c)) {
+		uint64_t *v = xrealloc(NULL, (c->layers ? c->layers : 1) * sizeof *v);
+		for (uint64_t L = 0; L < c->layers; L++) {
+			enum ws_mixer m = WS_BK_MIX(c->blocks[L]);
+			v[L] = m == WS_MIX_ATTN || m == WS_MIX_PARALLEL ? c->kv_heads : 0;
+		}
+		kv_u32_blocks(kv, nkv, arch, "attention.head_count_kv", v, c->layers);
+		if (st && st->pattern) {
+			for (uint64_t L = 0; L < c->layers; L++)
+				v[L] = WS_BK_MIX(c->blocks[L]) == WS_MIX_NONE ? (c->experts ? c->moe_inter : c->dense_inter) : 0;
+			kv_u32_blocks(kv, nkv, arch, "feed_forward_length", v, c->layers);
+			ff_array = true;
+		}
+		free(v);
+	}
+	if (!ff_array)
+		kv_u32(kv, nkv, arch, "feed_forward_length", c->dense_inter);
+}
+
 static const char *
 gguf_arch(const cfg *c)
 {
@@ -2427,7 +2640,10 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		kv_u32(&kv, &nkv, arch, "nextn_predict_layers", mtp);
 	kv_u32(&kv, &nkv, arch, "context_length", c->positions);
 	kv_u32(&kv, &nkv, arch, "embedding_length", c->hidden);
-	kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
+	if (!c->sn)
+		kv_u32(&kv, &nkv, arch, "feed_forward_length", c->dense_inter);
+	else
+		gguf_stack_keys(&kv, &nkv, c, arch);
 	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
 	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
 	if (mla && g->mla_split) {
@@ -2443,7 +2659,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		kv_u32(&kv, &nkv, arch, "attention.key_length", c->nope + c->rope);
 		kv_u32(&kv, &nkv, arch, "attention.value_length", c->vdim);
 	} else {
-		kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->kv_heads);
+		if (!stack_kv_array(c))
+			kv_u32(&kv, &nkv, arch, "attention.head_count_kv", c->kv_heads);
 	}
 	if (mla) {
 		kv_u32(&kv, &nkv, arch, "rope.dimension_count", c->rope);

@@ -27,21 +27,44 @@
  * table, so the warning about it is off here. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* The GGUF keys llama.cpp's converter writes for a stack's mixers: a
+ * Mamba-2's ssm.time_step_rank is its head count; Gated DeltaNet's state
+ * is the key head width, its groups the key heads, its rank the value
+ * heads (and inner_size the value width) */
+static const struct ws_cat_gkey mamba2_gguf[] = {
+	{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+	{"ssm.state_size", WS_AK_SSM_STATE}, {"ssm.group_count", WS_AK_SSM_GROUPS},
+	{"ssm.time_step_rank", WS_AK_SSM_HEADS}, {NULL, 0},
+};
+static const struct ws_cat_gkey gdn_gguf[] = {
+	{"ssm.conv_kernel", WS_AK_SSM_CONV}, {"ssm.inner_size", WS_AK_SSM_INNER},
+	{"ssm.state_size", WS_AK_LIN_K_DIM}, {"ssm.group_count", WS_AK_LIN_K_HEADS},
+	{"ssm.time_step_rank", WS_AK_LIN_V_HEADS}, {NULL, 0},
+};
+
 /* Stacks that are not all attention (catalogue.h). */
+/* Mamba, FalconMamba: a config's intermediate_size is the inner width
+ * (it outlives the class's expand × hidden: falcon-mamba-7b says expand
+ * 16 beside intermediate_size 8,192, and loads as 8,192) */
 static const struct ws_cat_stack mamba_stack = {
-	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA,
+	.mixer = WS_MIX_MAMBA, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA, .inner = "intermediate_size",
 };
 /* Mamba-2: its config's num_heads are the SSM's heads */
 static const struct ws_cat_stack mamba2_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "num_heads",
+	.gguf_keys = mamba2_gguf,
 };
-/* Nemotron-H: a letter per layer, each one mixer or one MLP */
+/* Nemotron-H: a letter per layer, each one mixer or one MLP; E
+ * (Nemotron-3) a MoE of squared-ReLU experts and shared experts */
 static const struct ws_cat_stack nemotron_h_stack = {
 	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_NONE, .ssm = WS_MIX_MAMBA2,
 	.pattern = "hybrid_override_pattern",
 	.letters = {{'M', WS_MIX_MAMBA2, WS_FFN_NONE}, {'*', WS_MIX_ATTN, WS_FFN_NONE},
-		    {'-', WS_MIX_NONE, WS_FFN_DENSE}},
+		    {'-', WS_MIX_NONE, WS_FFN_DENSE}, {'E', WS_MIX_NONE, WS_FFN_MOE}},
 	.ssm_heads = "mamba_num_heads", .ssm_head_dim = "mamba_head_dim",
+	.unmodelled = "moe_latent_size",
+	.unmodelled_why = "moe_latent_size (experts in a latent width, fc1/fc2_latent_proj) is not modelled",
+	.gguf_keys = mamba2_gguf,
 };
 /* Jamba: Mamba layers, attention every attn_layer_period-th, a MoE
  * feed-forward every expert_layer_period-th, dense elsewhere */
@@ -50,11 +73,32 @@ static const struct ws_cat_stack jamba_stack = {
 	.period = "attn_layer_period", .offset = "attn_layer_offset",
 	.expert_period = "expert_layer_period", .expert_offset = "expert_layer_offset",
 };
+/* Falcon-H1: attention and a Mamba-2 mixer side by side in every
+ * layer, then a dense MLP; the SSM's width is mamba_d_ssm (null:
+ * mamba_expand × hidden) */
+static const struct ws_cat_stack falcon_h1_stack = {
+	.mixer = WS_MIX_PARALLEL, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2,
+	.inner = "mamba_d_ssm", .ssm_heads = "mamba_n_heads", .gguf_keys = mamba2_gguf,
+};
+/* Granite-4.0-H: Mamba-2 layers, attention where layer_types says;
+ * every layer's feed-forward the shared MLP, MoE beside it when the
+ * config has experts */
+static const struct ws_cat_stack granite_h_stack = {
+	.mixer = WS_MIX_MAMBA2, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .ssm_heads = "mamba_n_heads",
+	.gguf_keys = mamba2_gguf,
+};
+/* LFM2: short-convolution layers and attention where layer_types or
+ * full_attn_idxs says (neither: every layer attention, as Lfm2Config
+ * reads it), a SwiGLU feed-forward in every layer */
+static const struct ws_cat_stack lfm2_stack = {
+	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
+	.indices = "full_attn_idxs", .other = WS_MIX_CONV, .gguf_final_norm = "token_embd_norm.weight",
+};
 /* Qwen3-Next: Gated DeltaNet layers, full attention every
  * full_attention_interval-th (a config's layer_types wins) */
 static const struct ws_cat_stack qwen3_next_stack = {
 	.mixer = WS_MIX_LINEAR, .ffn = WS_FFN_DENSE, .ssm = WS_MIX_MAMBA2, .placed = WS_MIX_ATTN,
-	.interval = "full_attention_interval",
+	.interval = "full_attention_interval", .gguf_keys = gdn_gguf,
 };
 
 /* The head each class suffix adds; first match wins, so LMHeadModel
@@ -455,7 +499,7 @@ static const struct ws_cat_entry entries[] = {
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mamba_stack},
 	/* FalconMamba: Mamba's tensors (its B, C and dt RMS norms have no
 	 * weights of their own) */
-	{{"falcon_mamba"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
+	{{"falcon_mamba"}, "mamba", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED, WS_ARCH_SSM_CONV_BIAS),
 	 {{"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"use_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}}, false, WS_FIX_NONE, "FalconMamba",
 	 {D("vocab_size", 50280), D("hidden_size", 768), D("state_size", 16), D("num_hidden_layers", 32),
 	  D("conv_kernel", 4), D("expand", 2)},
@@ -470,13 +514,14 @@ static const struct ws_cat_entry entries[] = {
 	/* Nemotron-H: one norm and one mixer per layer (Mamba-2, attention,
 	 * or a squared-ReLU MLP of up and down), as its pattern spells;
 	 * NemotronHConfig's defaults are Nemotron-H-8B's sizes */
-	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL), SW(WS_ARCH_SSM_CONV_BIAS),
+	{{"nemotron_h"}, "nemotron_h", WS_NORM_RMS, WS_MLP_PLAIN, SW(WS_ARCH_PARALLEL, WS_ARCH_ROUTER_SCORE_BIAS), SW(WS_ARCH_SSM_CONV_BIAS),
 	 {{"attention_bias", SW(QKVO)}, {"use_bias", SW(WS_ARCH_SSM_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}},
 	 false, WS_FIX_NONE, "NemotronH",
 	 {D("vocab_size", 131072), D("hidden_size", 4096), D("intermediate_size", 21504), D("num_hidden_layers", 52),
 	  D("num_attention_heads", 32), D("head_dim", 128), D("num_key_value_heads", 8), D("ssm_state_size", 128),
 	  D("mamba_num_heads", 128), D("mamba_n_groups", 8), D("mamba_head_dim", 64), D("mamba_d_conv", 4)},
-	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, .stack = &nemotron_h_stack},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_HEAD_DIM, "attention_head_dim"}}, .stack = &nemotron_h_stack,
+	 .gguf_moe = "nemotron_h_moe"},
 	/* Jamba: Mamba mixers with dt / B / C norms, attention and MoE
 	 * feed-forwards placed by period and offset */
 	{{"jamba"}, "jamba", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SSM_DT_NORMS), SW(WS_ARCH_SSM_CONV_BIAS),
@@ -486,6 +531,51 @@ static const struct ws_cat_entry entries[] = {
 	  D("expert_layer_period", 2), D("expert_layer_offset", 1), D("attn_layer_period", 8), D("attn_layer_offset", 4),
 	  D("mamba_d_state", 16), D("mamba_d_conv", 4), D("mamba_expand", 2)},
 	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &jamba_stack},
+	/* Falcon-H1: each layer's attention (LlamaAttention) and Mamba-2
+	 * mixer read one normed input (input_layernorm), a SwiGLU
+	 * feed_forward after pre_ff_layernorm.  Its multipliers (mup) are
+	 * config scalars, no tensors; the gated norm only with
+	 * mamba_rms_norm; FalconH1Config's defaults */
+	{{"falcon_h1"}, "falcon-h1", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_SSM_CONV_BIAS, WS_ARCH_SSM_NO_NORM),
+	 {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)},
+	  {"mamba_proj_bias", SW(WS_ARCH_SSM_IN_BIAS)}, {"projectors_bias", SW(WS_ARCH_SSM_OUT_BIAS)},
+	  {"mamba_rms_norm", SW(WS_ARCH_SSM_NO_NORM), true}},
+	 false, WS_FIX_NONE, "FalconH1",
+	 {D("vocab_size", 128000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 8192),
+	  D("mamba_d_ssm", 1024), D("mamba_n_heads", 128), D("mamba_n_groups", 1), D("mamba_d_state", 256),
+	  D("mamba_d_conv", 4), D("mamba_expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &falcon_h1_stack},
+	/* Granite-4.0-H (GraniteMoeHybrid): Mamba-2 (BambaMixer: in_proj and
+	 * out_proj biases by mamba_proj_bias, a gated norm) or attention per
+	 * layer_types, a fused shared MLP (shared_mlp.input_linear holds
+	 * gate and up) of shared_intermediate_size in every layer, and with
+	 * num_local_experts > 0 fused experts of intermediate_size beside
+	 * it (block_sparse_moe); GraniteMoeHybridConfig's defaults */
+	{{"granitemoehybrid"}, "granitehybrid", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_MOE_FUSED, WS_ARCH_SHARED_MLP),
+	 SW(WS_ARCH_SSM_CONV_BIAS),
+	 {{"attention_bias", SW(QKVO)}, {"mamba_conv_bias", SW(WS_ARCH_SSM_CONV_BIAS)}, {"mamba_proj_bias", SW(WS_ARCH_SSM_BIAS)}},
+	 false, WS_FIX_NONE, "GraniteMoeHybrid",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("max_position_embeddings", 2048), D("num_local_experts", 8),
+	  D("num_experts_per_tok", 2), D("shared_intermediate_size", 1024), D("mamba_n_heads", 128),
+	  D("mamba_n_groups", 1), D("mamba_d_state", 256), D("mamba_d_conv", 4), D("mamba_expand", 2)},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_INTER, "shared_intermediate_size"}, {WS_AK_MOE_INTER, "intermediate_size"}},
+	 .stack = &granite_h_stack},
+	/* LFM2: per layer a gated short convolution (conv.in_proj to B, C
+	 * and x, a depthwise conv of conv_L_cache taps, out_proj; biases by
+	 * conv_bias) or attention (out_proj, per-head q/k layernorms),
+	 * operator_norm before it, a SwiGLU (w1, w3, w2) after ffn_norm whose
+	 * width block_auto_adjust_ff_dim derives, the final norm named
+	 * embedding_norm; Lfm2Config's defaults (tie_embedding, block_ff_dim
+	 * as the original configs spell them) */
+	{{"lfm2"}, "lfm2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED),
+	 {{"conv_bias", SW(WS_ARCH_SSM_BIAS, WS_ARCH_SSM_CONV_BIAS)}, {"tie_embedding", SW(WS_ARCH_TIED)}},
+	 false, WS_FIX_FF_ADJUST, "Lfm2",
+	 {D("vocab_size", 65536), D("hidden_size", 2560), D("intermediate_size", 12288), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 128000),
+	  D("conv_L_cache", 3), D("block_multiple_of", 256), DTRUE("block_auto_adjust_ff_dim")},
+	 WS_SLIDE_ALL, 0, NULL, {{WS_AK_INTER, "block_ff_dim"}}, .stack = &lfm2_stack},
 	/* Qwen3-Next: Gated DeltaNet and gated full attention (q_proj holds
 	 * the output gate, per-head q/k norms), MoE with a gated shared
 	 * expert, one MTP block (mtp.*) its config does not count */
@@ -759,6 +849,7 @@ static const struct {
 	[WS_LK_MOE] = {"moe", NULL},
 	[WS_LK_DENSE] = {"dense", NULL},
 	[WS_LK_MTP] = {"mtp", NULL},
+	[WS_LK_HYBRID] = {"hybrid", "hybrid"},
 };
 
 const char *
@@ -862,7 +953,8 @@ const struct ws_cat_entry *
 ws_cat_by_gguf(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(entries); i++)
-		if (entries[i].gguf && strcmp(entries[i].gguf, name) == 0)
+		if ((entries[i].gguf && strcmp(entries[i].gguf, name) == 0) ||
+		    (entries[i].gguf_moe && strcmp(entries[i].gguf_moe, name) == 0))
 			return &entries[i];
 	return NULL;
 }

@@ -22,6 +22,7 @@ enum ws_cat_fixup {
 	WS_FIX_FALCON,     /* multi_query / n_head_kv / new_decoder layouts */
 	WS_FIX_DEEPSEEK,   /* topk_method noaux_tc: router score bias */
 	WS_FIX_LLAMA4,     /* intermediate_size_mlp, one shared expert */
+	WS_FIX_FF_ADJUST,  /* LFM2's block_auto_adjust_ff_dim: 2/3, a multiplier, rounded up */
 };
 
 struct ws_cat_opt {
@@ -144,6 +145,13 @@ struct ws_cat_letter {
 	uint8_t ffn;      /* enum ws_ffn_kind */
 };
 
+/* A GGUF key of a stack's mixer sizes ("ssm.state_size") and the field
+ * it fills; a list ends with a NULL suffix. */
+struct ws_cat_gkey {
+	const char *suffix;
+	uint8_t field;    /* enum ws_arch_key */
+};
+
 /*
  * A stack that is not all attention: each layer's mixer and whether it
  * has a feed-forward, from what the config says (a layer_types list
@@ -165,6 +173,19 @@ struct ws_cat_stack {
 	 * before the common spellings); with a head width the inner width
 	 * is heads × head width */
 	const char *ssm_heads, *ssm_head_dim;
+	/* a list of the layers `placed` is in (LFM2's full_attn_idxs), the
+	 * others `other` */
+	const char *indices;
+	uint8_t other;
+	/* a config key whose positive value adds tensors the templates do
+	 * not describe, and what to say of it */
+	const char *unmodelled, *unmodelled_why;
+	/* the GGUF keys of its mixers' sizes (NULL: Mamba's, where
+	 * ssm.time_step_rank is the dt rank) */
+	const struct ws_cat_gkey *gguf_keys;
+	/* the final norm's GGUF name when llama.cpp's converter gives it
+	 * another's (LFM2's embedding_norm: token_embd_norm) */
+	const char *gguf_final_norm;
 };
 
 struct ws_cat_entry {
@@ -174,7 +195,7 @@ struct ws_cat_entry {
 	enum ws_mlp_kind mlp;
 	ws_switches flags;     /* set, and no config key clears them */
 	ws_switches defaults;     /* set unless a config key says otherwise */
-	struct ws_cat_opt opt[5];
+	struct ws_cat_opt opt[6];
 	bool ffn_4d;           /* intermediate defaults to 4 × hidden */
 	enum ws_cat_fixup fixup;
 	const char *cls;       /* class-name prefix: "Llama" of LlamaForCausalLM;
@@ -194,6 +215,9 @@ struct ws_cat_entry {
 	/* a wrapper of several components (ws_cat_part), the main one
 	 * first; NULL: the type is one component */
 	const struct ws_cat_part *parts;
+	/* the general.architecture llama.cpp's converter writes for this
+	 * type with experts, when another (nemotron_h_moe), or NULL */
+	const char *gguf_moe;
 };
 
 
@@ -219,6 +243,7 @@ const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const 
 enum ws_layer_kind {
 	WS_LK_ATTENTION = 0, WS_LK_SLIDING, WS_LK_MAMBA, WS_LK_MAMBA2,
 	WS_LK_LINEAR, WS_LK_CONV, WS_LK_MOE, WS_LK_DENSE, WS_LK_MTP,
+	WS_LK_HYBRID, /* attention and Mamba-2 side by side (Falcon-H1) */
 	WS_LK_COUNT
 };
 const char *ws_layer_kind_name(enum ws_layer_kind k);

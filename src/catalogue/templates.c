@@ -246,18 +246,31 @@ const struct ws_template ws_templates[] = {
 	 * head; the conv over x, B and C; a gated RMSNorm over the inner width */
 	{R(SSM_IN), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SIN, WS_Q_D}, NULL},
 	{R(SSM_IN), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_SIN, WS_Q_NONE}, NULL},
+	{R(SSM_IN), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_IN_BIAS), {WS_Q_SIN, WS_Q_NONE}, "in_proj bias"},
 	{R(SSM_CONV), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SCD, WS_Q_ONE, WS_Q_SK}, NULL},
 	{R(SSM_CONV), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_SCD, WS_Q_NONE}, NULL},
 	{R(SSM_DT), B, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "dt_bias"},
 	{R(SSM_A), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "A_log"},
 	{R(SSM_D), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SH, WS_Q_NONE}, "D"},
-	{R(SSM_NORM), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_SI, WS_Q_NONE}, NULL},
+	{R(SSM_NORM), W, WS_SC_MAMBA2, WS_SWITCHES(WS_TX_SSM_NORM), {WS_Q_SI, WS_Q_NONE}, NULL},
 	{R(SSM_OUT), W, WS_SC_MAMBA2, WS_NO_SWITCHES, {WS_Q_D, WS_Q_SI}, NULL},
 	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(SSM_OUT), B, WS_SC_MAMBA2, WS_SWITCHES(WS_ARCH_SSM_OUT_BIAS), {WS_Q_D, WS_Q_NONE}, "out_proj bias"},
+	/* LFM2's gated short convolution: in_proj to B, C and x, a
+	 * depthwise conv over the hidden width, out_proj */
+	{R(SSM_IN), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D3, WS_Q_D}, NULL},
+	{R(SSM_IN), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D3, WS_Q_NONE}, NULL},
+	{R(SSM_CONV), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D, WS_Q_ONE, WS_Q_SK}, NULL},
+	{R(SSM_CONV), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_CONV_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
+	{R(SSM_OUT), W, WS_SC_SCONV, WS_NO_SWITCHES, {WS_Q_D, WS_Q_D}, NULL},
+	{R(SSM_OUT), B, WS_SC_SCONV, WS_SWITCHES(WS_ARCH_SSM_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	/* Gated DeltaNet (Qwen3-Next linear_attn): q, k, v, z in one
 	 * projection, beta and a per value head in another, a conv over q,
 	 * k, v, a gated RMSNorm over one value head */
-	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LQKVZ, WS_Q_D}, NULL},
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_TX_LIN_FUSED), {WS_Q_LQKVZ, WS_Q_D}, NULL},
+	/* ... or, as llama.cpp converts it, q, k, v (attn_qkv) and z (attn_gate) */
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_ARCH_LIN_SPLIT), {WS_Q_LCD, WS_Q_D}, "qkv"},
+	{R(LINATTN_QKVZ), W, WS_SC_LINEAR, WS_SWITCHES(WS_ARCH_LIN_SPLIT), {WS_Q_LV, WS_Q_D}, "gate"},
 	{R(LINATTN_BA), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LBA, WS_Q_D}, NULL},
 	{R(LINATTN_CONV), W, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LCD, WS_Q_ONE, WS_Q_SK}, NULL},
 	{R(LINATTN_DT), B, WS_SC_LINEAR, WS_NO_SWITCHES, {WS_Q_LVH, WS_Q_NONE}, "dt_bias"},
@@ -276,17 +289,21 @@ const struct ws_template ws_templates[] = {
 	{R(FFN_ACT), W, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_p"},
 	{R(FFN_ACT), W, WS_SC_DENSE, WS_SWITCHES(WS_ARCH_XIELU), {WS_Q_ONE, WS_Q_NONE}, "act_fn.alpha_n"},
 
+	/* a MoE block's shared MLP of the dense width (Granite-4.0-H:
+	 * fused gate and up) */
+	{R(FFN_GATE_UP), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_SHARED_MLP), {WS_Q_F2, WS_Q_D}, "shared_mlp"},
+	{R(FFN_DOWN), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_SHARED_MLP), {WS_Q_D, WS_Q_F}, "shared_mlp"},
 	{R(MOE_ROUTER), W, WS_SC_MOE, WS_NO_SWITCHES, {WS_Q_E, WS_Q_D}, NULL},
 	{R(MOE_ROUTER), B, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
 	{R(MOE_ROUTER_BIAS), W, WS_SC_MOE, WS_SWITCHES(WS_ARCH_ROUTER_SCORE_BIAS), {WS_Q_E, WS_Q_NONE}, NULL},
-	{R(MOE_SHARED_GATE), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_FS, WS_Q_D}, NULL},
+	{R(MOE_SHARED_GATE), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED_MLP_GATE), {WS_Q_FS, WS_Q_D}, NULL},
 	{R(MOE_SHARED_UP), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_FS, WS_Q_D}, NULL},
 	{R(MOE_SHARED_DOWN), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED), {WS_Q_D, WS_Q_FS}, NULL},
 	{R(MOE_SHARED_ROUTER), W, WS_SC_MOE, WS_SWITCHES(WS_TX_SHARED_GATE), {WS_Q_ONE, WS_Q_D}, NULL},
-	{R(MOE_GATE), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT), {WS_Q_FE, WS_Q_D}, NULL},
+	{R(MOE_GATE), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_GATE), {WS_Q_FE, WS_Q_D}, NULL},
 	{R(MOE_UP), W, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT), {WS_Q_FE, WS_Q_D}, NULL},
 	/* gpt-oss in GGUF: the converter splits the fused experts, biases too */
-	{R(MOE_GATE), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
+	{R(MOE_GATE), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_GATE, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
 	{R(MOE_UP), B, WS_SC_EXPERT, WS_SWITCHES(WS_TX_MOE_SPLIT, WS_ARCH_MOE_BIAS), {WS_Q_FE, WS_Q_NONE}, NULL},
 	{R(MOE_GATE_UP), W, WS_SC_EXPERT, WS_SWITCHES(WS_ARCH_MOE_FUSED), {WS_Q_FE2, WS_Q_D}, NULL},
 	{R(MOE_GATE_UP), B, WS_SC_EXPERT, WS_SWITCHES(WS_ARCH_MOE_FUSED, WS_ARCH_MOE_BIAS), {WS_Q_FE2, WS_Q_NONE}, NULL},
@@ -348,13 +365,20 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_MLP_UP);
 	if (a->mlp == WS_MLP_GATED_FUSED)
 		ws_sw_set(&f, WS_TX_MLP_FUSED);
-	if (a->shared_experts) {
+	/* Granite's shared MLP is the block's dense MLP (its own templates) */
+	if (a->shared_experts && !ws_sw_has(&a->flags, WS_ARCH_SHARED_MLP)) {
 		ws_sw_set(&f, WS_TX_SHARED);
 		if (ws_sw_has(&a->flags, WS_ARCH_SHARED_GATE))
 			ws_sw_set(&f, WS_TX_SHARED_GATE);
+		/* a plain MLP's experts (Nemotron-H's squared ReLU): up and down */
+		if (a->mlp != WS_MLP_PLAIN)
+			ws_sw_set(&f, WS_TX_SHARED_MLP_GATE);
 	}
-	if (!ws_sw_has(&a->flags, WS_ARCH_MOE_FUSED))
+	if (!ws_sw_has(&a->flags, WS_ARCH_MOE_FUSED)) {
 		ws_sw_set(&f, WS_TX_MOE_SPLIT);
+		if (a->mlp != WS_MLP_PLAIN)
+			ws_sw_set(&f, WS_TX_MOE_GATE);
+	}
 	if (a->index_heads && a->index_head_dim)
 		ws_sw_set(&f, WS_TX_INDEXER);
 	/* a component of layers alone (a projector) has no table, final
@@ -372,6 +396,10 @@ ws_template_features(const struct ws_arch *a)
 		ws_sw_set(&f, WS_TX_NO_CLS);
 	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
 		ws_sw_set(&f, WS_TX_MTP_OWN);
+	if (!ws_sw_has(&a->flags, WS_ARCH_SSM_NO_NORM))
+		ws_sw_set(&f, WS_TX_SSM_NORM);
+	if (!ws_sw_has(&a->flags, WS_ARCH_LIN_SPLIT))
+		ws_sw_set(&f, WS_TX_LIN_FUSED);
 	bool rel = ws_sw_has(&a->flags, WS_ARCH_REL_EMBED) && !ws_sw_has(&a->flags, WS_ARCH_SHARE_ATT_KEY);
 	if (rel && ws_sw_has(&a->flags, WS_ARCH_POS_C2P))
 		ws_sw_set(&f, WS_TX_POS_KEY);

@@ -85,6 +85,10 @@ enum ws_tx_switch {
 	WS_TX_TOKENS, /* a token embedding table (not an image encoder) */
 	WS_TX_NO_CLS, /* image patches without a class token */
 	WS_TX_MTP_OWN, /* an MTP block with its own embedding and head (DeepSeek-V3) */
+	WS_TX_SSM_NORM, /* a Mamba-2 mixer's gated RMSNorm */
+	WS_TX_MOE_GATE, /* split experts with a gate (not a plain up / down MLP) */
+	WS_TX_SHARED_MLP_GATE, /* shared experts with a gate */
+	WS_TX_LIN_FUSED, /* Gated DeltaNet's q, k, v, z in one projection */
 	WS_TX_POS_KEY, /* DeBERTa's own key projection of positions (c2p, not shared) */
 	WS_TX_POS_QUERY, /* ... and query projection (p2c, not shared) */
 	WS_TX_TRANSFORM, /* a head's dense + norm transform (masked LM or not) */

@@ -255,7 +255,7 @@ shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
 /* Column text of one tensor, escaped; shape and counts as shown. */
 typedef struct ls_cols {
 	char *name, *shape, *file;
-	char layer[16], elements[32], bytes[32], offset[24], role[64];
+	char layer[48], elements[32], bytes[32], offset[24], role[64];
 } ls_cols;
 
 static char *
@@ -304,7 +304,12 @@ ls_text(FILE *out, const ws_model *m, const ws_tensor **v, size_t n, bool gguf_o
 		c[i].name = ws_escape_text(t->name, t->name_len);
 		c[i].shape = shape_str(t, gguf_order);
 		c[i].file = ws_escape_text(base, strlen(base));
-		if (t->layer >= 0)
+		/* a hybrid stack's layer says its kind (mamba2 7, attention 8) */
+		bool hybrid = m->arch && m->arch->known && m->arch->layer_block && t->component == 0;
+		if (t->layer >= 0 && hybrid)
+			snprintf(c[i].layer, sizeof c[i].layer, "%s %d", ws_arch_layer_kind(m->arch, (uint64_t)t->layer),
+				 t->layer);
+		else if (t->layer >= 0)
 			snprintf(c[i].layer, sizeof c[i].layer, "%d", t->layer);
 		else
 			strcpy(c[i].layer, "-");

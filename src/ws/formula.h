@@ -114,6 +114,11 @@ enum ws_arch_flag {
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
+	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
+	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
+	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
+	WS_ARCH_SHARED_MLP,       /* a shared MLP beside the experts (Granite-4.0-H shared_mlp) */
+	WS_ARCH_LIN_SPLIT,        /* Gated DeltaNet's qkv and z apart (llama.cpp's attn_qkv, attn_gate) */
 	/* encoder-decoder stacks (catalogue parts reading one config) */
 	WS_ARCH_XATTN,            /* a cross-attention over the encoder in every block */
 	WS_ARCH_REL_BIAS,         /* T5's relative-position bias, one per stack */
