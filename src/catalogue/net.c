@@ -683,6 +683,11 @@ key_u64(struct build *b, const cJSON *config, const char *key, uint64_t def, uin
 	*v = def;
 	if (!it || cJSON_IsNull(it))
 		return 0;
+	if (cJSON_IsArray(it)) {
+		/* a per-level list (cross_attention_dim) the layout reads as one */
+		b->why = "a list where the catalogue's layout reads one number";
+		return 0;
+	}
 	if (ws_json_count(it, v) != WS_JSON_COUNT_OK || *v > NET_MAX_VALUE)
 		return ws_err(b->err, WS_EXIT_INPUT, b->path,
 			      "config key '%s': expected a non-negative integer below 2^32", key);
