@@ -2058,6 +2058,17 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 static int gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part, ws_error *err);
 
 int
+ws_arch_vision_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	const ws_kv *pk = ws_model_find_kv(m, "clip.projector_type");
+	const char *path = pk && pk->file < m->n_files ? m->files[pk->file].path : m->path;
+	arch_init(out, "gguf", path);
+	int r = clip_from_gguf(m, out, err);
+	out->parts = NULL;  /* a component's own: the model has the parts */
+	return r;
+}
+
+int
 ws_arch_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
 	return gguf_read(m, out, NULL, err);
@@ -2162,6 +2173,16 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 		return -1;
 	if (m->n_tensors)
 		gguf_probe_tensors(m, out);
+	/* an mmproj joined to this text model: its tower and projector are
+	 * components beside it */
+	const ws_kv *pk = ws_model_find_kv(m, "clip.projector_type");
+	if (pk && pk->type == WS_V_STRING) {
+		char pt[32] = "";
+		if (pk->data_len < sizeof pt && !memchr(pk->data, 0, pk->data_len))
+			memcpy(pt, pk->data, (size_t)pk->data_len);
+		const struct ws_cat_mmproj *mp = ws_cat_mmproj(pt);
+		out->parts = mp ? mp->joined : NULL;
+	}
 	if (t->stack && m->n_tensors)
 		gguf_probe_stack(m, out, t->stack);
 	/* a gated MLP the type's config string would ask for: told by a
@@ -2192,7 +2213,8 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 	}
 	if (arch_finish(out, t, err) < 0)
 		return -1;
-	out->parts = wparts;
+	if (wparts)
+		out->parts = wparts;
 	return 0;
 }
 

@@ -311,6 +311,7 @@ part_archs(ws_model *m, ws_error *err)
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
 			: co->part->config && !co->part->config[0] && m->format == WS_FORMAT_GGUF
 			? ws_arch_from_gguf_part(m, co->part, a, err)
+			: co->part->config && m->format == WS_FORMAT_GGUF ? ws_arch_vision_gguf(m, a, err)
 			: co->part->config ? -2
 			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
 		if (r == -1) {

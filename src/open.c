@@ -19,6 +19,7 @@
 #include "catalogue/catalogue.h"
 #include "ws/net.h"
 #include "ws/json.h"
+#include "ws/kv.h"
 #include "ws/remote.h"
 #include "ws/util.h"
 
@@ -1466,8 +1467,100 @@ expand_models_folder(const char *path, const name_list *all, char ***out, size_t
 	return rc;
 }
 
+/* A GGUF's general.architecture (into arch) and the width it speaks: a
+ * text model's embedding_length, a vision file's projection_dim (what
+ * its projector outputs).  false when the file does not open. */
+static bool
+gguf_peek(const char *path, char *arch, size_t cap, uint64_t *width)
+{
+	ws_model *m = NULL;
+	ws_error e = {0};
+	const char *s;
+	size_t n;
+	*width = 0;
+	arch[0] = '\0';
+	if (ws_model_open(path, NULL, &m, &e))
+		return false;
+	const ws_kv *ak = ws_model_find_kv(m, "general.architecture");
+	if (ak && ws_kv_get_str(ak, &s, &n) && n < cap && !memchr(s, 0, n)) {
+		memcpy(arch, s, n);
+		arch[n] = '\0';
+		char key[96];
+		snprintf(key, sizeof key, "%s.%s", arch,
+			 strcmp(arch, "clip") ? "embedding_length" : "vision.projection_dim");
+		const ws_kv *w = ws_model_find_kv(m, key);
+		if (!w || !ws_kv_get_u64(w, width))
+			*width = 0;
+	}
+	ws_model_free(m);
+	return true;
+}
+
+/* A folder's vision files (mmproj) joined to the text models whose width
+ * is their projector's output: vision[i] names the one joined to model
+ * i (malloc'd) or is NULL; a vision file joined to none stays a model of
+ * its own, one joined is not listed apart. */
+static int
+join_vision(char **res, size_t *k, char ***vision, ws_error *err, const char *dir)
+{
+	size_t n = *k;
+	char (*arch)[64] = calloc(n ? n : 1, sizeof *arch);
+	uint64_t *width = calloc(n ? n : 1, sizeof *width);
+	bool *joined = calloc(n ? n : 1, sizeof *joined);
+	char **v = calloc(n ? n : 1, sizeof *v);
+	int rc = 0;
+	if (!arch || !width || !joined || !v) {
+		rc = ws_err_oom(err, dir);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		(void)gguf_peek(res[i], arch[i], sizeof arch[i], &width[i]);
+	for (size_t j = 0; j < n; j++) {
+		if (strcmp(arch[j], "clip") || !width[j])
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (!arch[i][0] || !strcmp(arch[i], "clip") || width[i] != width[j] || v[i])
+				continue;
+			if (!(v[i] = strdup(res[j]))) {
+				rc = ws_err_oom(err, dir);
+				goto out;
+			}
+			joined[j] = true;
+		}
+	}
+	/* drop the joined vision files from the list, keeping the order */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (joined[i]) {
+			free(res[i]);
+			free(v[i]);
+			continue;
+		}
+		res[w] = res[i];
+		v[w++] = v[i];
+	}
+	*k = w;
+	*vision = v;
+	v = NULL;
+out:
+	if (v)
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+	free(v);
+	free(arch);
+	free(width);
+	free(joined);
+	return rc;
+}
+
 int
 ws_expand_path(const char *path, char ***out, size_t *n_out, ws_error *err)
+{
+	return ws_expand_joined(path, out, NULL, n_out, err);
+}
+
+int
+ws_expand_joined(const char *path, char ***out, char ***vision, size_t *n_out, ws_error *err)
 {
 	struct stat st;
 	name_list all, gg = {0};
@@ -1477,6 +1570,8 @@ ws_expand_path(const char *path, char ***out, size_t *n_out, ws_error *err)
 
 	*out = NULL;
 	*n_out = 0;
+	if (vision)
+		*vision = NULL;
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || holds_canonical(path) ||
 	    list_dir(path, &all, &lerr))
 		return 0;
@@ -1508,10 +1603,23 @@ ws_expand_path(const char *path, char ***out, size_t *n_out, ws_error *err)
 		}
 		k++;
 	}
-	if (rc || k < 2) {
+	/* a model with its vision file is listed even when it is the only
+	 * one (the folder path alone would open the model's file) */
+	bool any_joined = false;
+	if (!rc && vision && k > 1 && (rc = join_vision(res, &k, vision, err, path)) == 0)
 		for (size_t i = 0; i < k; i++)
+			any_joined = any_joined || (*vision)[i];
+	if (rc || (k < 2 && !any_joined)) {
+		for (size_t i = 0; i < k; i++) {
 			free(res[i]);
+			if (vision && *vision)
+				free((*vision)[i]);
+		}
 		free(res);
+		if (vision) {
+			free(*vision);
+			*vision = NULL;
+		}
 	} else {
 		*out = res;
 		*n_out = k;
@@ -1973,6 +2081,10 @@ open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error 
 			r = ws_gguf_load(m, path, err);
 		else
 			r = ws_safetensors_load(m, path, err);
+		/* a vision file (mmproj) joined as components */
+		if (!r && opts && opts->vision_file)
+			r = m->format == WS_FORMAT_GGUF ? ws_gguf_load_file(m, opts->vision_file, err)
+				: ws_err(err, WS_EXIT_USAGE, path, "a vision file joins a GGUF model only");
 		if (r)
 			goto out;
 	}

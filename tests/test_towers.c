@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -328,4 +329,67 @@ Test(towers, mmproj_gguf_of_a_clip_tower)
 {
 	/* LLaVA-1.5's: class token and pre-norm kept, the MLP projector */
 	expect_mmproj("llava-hf__llava-1.5-7b-hf", NULL, 303507456ull, 20979712ull);
+}
+
+/* A folder of GGUF models and a vision file: the vision file joins the
+ * model whose width its projector outputs (one model of three
+ * components, as the safetensors count it); a model of another width
+ * stays alone, and so would a vision file that fits none. */
+Test(towers, mmproj_joins_its_text_model_in_a_folder)
+{
+	char *cfg = shared_config("google__gemma-3-4b-it");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *f = ws_join(dir, "f"), *t = ws_join(dir, "t"), *v = ws_join(dir, "v");
+	char *o = ws_join(dir, "o");
+	char *a1[] = {getenv("WS_MKMODEL"), t, cfg, "--format", "gguf", NULL};
+	char *a2[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+	const char *small = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+			    " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256}";
+	char *scfg = ws_write_file(dir, "small.json", small, strlen(small));
+	char *a3[] = {getenv("WS_MKMODEL"), o, scfg, "--format", "gguf", NULL};
+	char *const *runs[] = {a1, a2, a3};
+	for (size_t i = 0; i < 3; i++) {
+		ws_run r = ws_run_argv(runs[i]);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+	}
+	cr_assert_eq(mkdir(f, 0755), 0);
+	char *src[] = {ws_join(t, "model.gguf"), ws_join(v, "mmproj.gguf"), ws_join(o, "model.gguf")};
+	const char *dst[] = {"gemma-3-4b-it-BF16.gguf", "mmproj-BF16.gguf", "other-F16.gguf"};
+	for (size_t i = 0; i < 3; i++) {
+		char *d = ws_join(f, dst[i]);
+		cr_assert_eq(rename(src[i], d), 0);
+		free(d);
+		free(src[i]);
+	}
+	ws_run r = ws_run_cli("check", "--json", f, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	/* one line per model: the joined one and the other */
+	int lines = 0, joined = 0;
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert(j, "%s", line);
+		lines++;
+		if (cJSON_GetArraySize(at(j, "components")) == 3) {
+			joined++;
+			static const struct part p[] = {
+				{"text", 3880263168ull}, {"v", 416866032ull}, {"mm", 2950272ull},
+			};
+			expect_components(j, 4300079472ull, p, 3);
+			cr_expect_eq(cJSON_GetArraySize(at(j, "files")), 2);
+		}
+		cJSON_Delete(j);
+	}
+	cr_expect_eq(lines, 2);
+	cr_expect_eq(joined, 1);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(scfg);
+	free(o);
+	free(v);
+	free(t);
+	free(f);
+	free(dir);
+	free(cfg);
 }

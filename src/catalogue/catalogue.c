@@ -320,9 +320,21 @@ static const struct ws_cat_part mmproj_llava_parts[] = {
 	{"projector", "mm", NULL, "mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+static const struct ws_cat_part mmproj_gemma3_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}},
+	{"projector", "mm", NULL, "norm_linear", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_llava_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"vision", "v", "clip.vision", "clip_vision_model", NOSW, {"v."}},
+	{"projector", "mm", NULL, "mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
-	{"gemma3", mmproj_gemma3_parts},
-	{"mlp", mmproj_llava_parts},
+	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
+	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between

@@ -133,6 +133,10 @@ const struct ws_cat_projector *ws_cat_projector(const char *name);
 struct ws_cat_mmproj {
 	const char *projector_type; /* clip.projector_type */
 	const struct ws_cat_part *parts; /* the tower (main), the projector */
+	/* joined to the text model GGUF beside it: the text model (main),
+	 * the tower read from the keys under its config ("clip.vision"),
+	 * the projector */
+	const struct ws_cat_part *joined;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */

@@ -30,6 +30,7 @@ typedef struct check_opts {
 	ignore_rule *ignore;
 	size_t n_ignore;
 	const char *ignore_path;
+	const char *vision;    /* the vision file joined to this model, or NULL */
 } check_opts;
 
 /* An unknown finding code is a usage error listing the valid ones: a
@@ -230,7 +231,8 @@ check_one(const ws_cli *cli, const check_opts *o, const char *path)
 {
 	ws_model *m = NULL;
 	ws_error err = {0};
-	ws_open_opts oo = {.config_path = o->config, .allow_full_download = cli->allow_full_download,
+	ws_open_opts oo = {.config_path = o->config, .vision_file = o->vision,
+			   .allow_full_download = cli->allow_full_download,
 			   .variant = o->variant, .base_path = o->base};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err) ||
 	    ws_model_compare_data(m, &err)) {
@@ -343,18 +345,23 @@ ws_cmd_check(const ws_cli *cli, int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			/* a folder of models (GGUF or safetensors): each on its own;
 			 * with --variant the folder is one checkpoint in that variant */
-			char **sub = NULL;
+			char **sub = NULL, **vis = NULL;
 			size_t nsub = 0;
 			ws_error err = {0};
-			if (!o.variant && ws_expand_path(paths[i], &sub, &nsub, &err)) {
+			if (!o.variant && ws_expand_joined(paths[i], &sub, &vis, &nsub, &err)) {
 				rc = ws_exit_worst(rc, ws_cli_report_error(cli, "check", paths[i], &err));
 				continue;
 			}
 			for (size_t k = 0; k < nsub; k++) {
+				o.vision = vis ? vis[k] : NULL;
 				rc = ws_exit_worst(rc, check_one(cli, &o, sub[k]));
 				free(sub[k]);
+				if (vis)
+					free(vis[k]);
 			}
+			o.vision = NULL;
 			free(sub);
+			free(vis);
 			if (!nsub)
 				rc = ws_exit_worst(rc, check_one(cli, &o, paths[i]));
 		}

@@ -15,6 +15,8 @@
 
 /* --base PATH of inspect and ls (an adapter's base): one run, one value */
 static const char *base_opt;
+/* the vision file joined to the model being read (a folder's mmproj) */
+static const char *vision_opt;
 
 /* Open and analyze one PATH; on failure report it and return its code. */
 static int
@@ -24,7 +26,7 @@ open_path(const ws_cli *cli, const char *command, const char *path,
 	ws_error err = {0};
 	/* a truncated file whose header is intact is listed, then exit 3 */
 	ws_open_opts o = {.config_path = config, .allow_full_download = cli->allow_full_download,
-			  .allow_truncated = true, .base_path = base_opt};
+			  .allow_truncated = true, .base_path = base_opt, .vision_file = vision_opt};
 	if (ws_model_open(path, &o, out, &err) || ws_model_analyze(*out, &err)) {
 		ws_model_free(*out);
 		*out = NULL;
@@ -119,18 +121,23 @@ ws_cmd_inspect(const ws_cli *cli, int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++) {
 		/* a folder of several GGUF models: each on its own */
-		char **sub = NULL;
+		char **sub = NULL, **vis = NULL;
 		size_t nsub = 0;
 		ws_error err = {0};
-		if (ws_expand_path(paths[i], &sub, &nsub, &err)) {
+		if (ws_expand_joined(paths[i], &sub, &vis, &nsub, &err)) {
 			rc = ws_exit_worst(rc, ws_cli_report_error(cli, argv[0], paths[i], &err));
 			continue;
 		}
 		for (size_t k = 0; k < nsub; k++) {
+			vision_opt = vis ? vis[k] : NULL;
 			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], sub[k], config, i + k > 0));
 			free(sub[k]);
+			if (vis)
+				free(vis[k]);
 		}
+		vision_opt = NULL;
 		free(sub);
+		free(vis);
 		if (!nsub)
 			rc = ws_exit_worst(rc, inspect_one(cli, argv[0], paths[i], config, i > 0));
 	}

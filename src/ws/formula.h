@@ -369,6 +369,9 @@ struct ws_cat_part;
  */
 int ws_arch_from_part(const struct cJSON *config, const char *config_path,
 		      const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
+/* The tower of an mmproj GGUF joined to a text model's (its clip.*
+ * keys, its v.* tensors); same contract. */
+int ws_arch_vision_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
 int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
 		      const struct ws_arch *tower, struct ws_arch *out, ws_error *err);
 

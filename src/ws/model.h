@@ -452,6 +452,8 @@ typedef struct ws_open_opts {
 				   * data is short opens (ws_model_truncated
 				   * says which); otherwise it is exit 3 */
 	const char *base_path;    /* --base PATH: an adapter's base */
+	const char *vision_file;  /* an mmproj GGUF joined to a GGUF model as
+				   * its vision components (ws_expand_joined) */
 } ws_open_opts;
 
 /*
@@ -511,6 +513,12 @@ int ws_ranges_equal(const ws_model *m, const ws_tensor *a, const ws_tensor *b,
  * Returns -1 with err set (exit 4) when memory ran out.
  */
 int ws_expand_path(const char *path, char ***out, size_t *n, ws_error *err);
+/* The same, and each vision file (mmproj GGUF) joined to the models
+ * whose width is its projector's output: *vision lists, beside *out, the
+ * vision file to open each model with (ws_open_opts.vision_file;
+ * malloc'd, or NULL); a joined vision file is not listed apart, and a
+ * folder of one model and its vision file is expanded to that model. */
+int ws_expand_joined(const char *path, char ***out, char ***vision, size_t *n, ws_error *err);
 
 /*
  * Keep only the tensors of component NAME (its name or its kind) and
