@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/catalogue.h"
 
@@ -1507,6 +1508,20 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
+	/* a diffusers network names its class, not a model_type (one the
+	 * catalogue has no layout for is said so, by its class) */
+	const cJSON *dcn = cJSON_GetObjectItemCaseSensitive(config, "_class_name");
+	if (ws_net_config(config) ||
+	    (cJSON_IsString(dcn) && !cJSON_GetObjectItemCaseSensitive(config, "model_type") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, "architectures") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN)))
+		return ws_net_arch_from_config(config, config_path, out, err);
+	/* a diffusers pipeline: its main component's config */
+	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN);
+	const cJSON *pmc = cJSON_IsString(pm) ? cJSON_GetObjectItemCaseSensitive(config, pm->valuestring) : NULL;
+	const cJSON *pmp = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN_PATH);
+	if (cJSON_IsObject(pmc) && !cJSON_GetObjectItemCaseSensitive(pmc, WS_PIPELINE_MAIN))
+		return ws_arch_from_config(pmc, cJSON_IsString(pmp) ? pmp->valuestring : config_path, out, err);
 
 	const char *name;
 	if (model_type_of(config, config_path, NULL, &name, err) < 0)
@@ -1589,6 +1604,10 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	/* absent: the sub-config class's defaults */
 	if (!cJSON_IsObject(sub))
 		sub = &empty;
+	if (p->whole)
+		return ws_arch_from_config(sub, p->path ? p->path : config_path, out, err);
+	if (ws_net_config(sub))
+		return ws_net_arch_from_config(sub, config_path, out, err);
 	const char *name;
 	if (model_type_of(sub, config_path, p->config[0] ? p->config : NULL, &name, err) < 0)
 		return -1;
@@ -2337,6 +2356,8 @@ ws_arch_free(struct ws_arch *a)
 	free(a->layer_block);
 	a->layer_block = NULL;
 	a->n_layer_block = 0;
+	ws_net_free(a->net);
+	a->net = NULL;
 }
 
 /* ==== inferred from the tensors ==== */
@@ -2944,6 +2965,10 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	int oom = 0;
 
 	arch_init(out, "inferred", path);
+	/* a diffusion network's layout told by its names (a single file) */
+	int nr = ws_net_infer(m, out, err);
+	if (nr)
+		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
 	const struct family *fam = family_of(m, &in.emb);
 	if (!fam) {

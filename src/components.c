@@ -105,7 +105,24 @@ ws_components_assign(ws_model *m)
 			/* the decoder's role patterns describe none of its
 			 * tensors: no role, no block, until the catalogue has
 			 * the component's own templates */
-			if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
+			if (t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder")) {
+				/* OpenCLIP's contrastive scale beside a diffusion
+				 * model's text encoder: the text-encoder classes
+				 * have no place for it */
+				t->unloaded = true;
+				t->params = 0;
+				t->layer = t->expert = -1;
+				char *esc = ws_escape_text(t->name, t->name_len);
+				if (!esc || ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", esc, t->role, -1,
+								 false, 0, t->elements,
+								 "'%s' (%llu elements) is stored, but a text encoder "
+								 "class has no place for it: not counted", esc,
+								 (unsigned long long)t->elements) < 0) {
+					free(esc);
+					return -1;
+				}
+				free(esc);
+			} else if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
 				t->role = WS_ROLE_OTHER;
 				t->layer = -1;
 				t->expert = -1;
@@ -245,9 +262,9 @@ part_prefix(const struct ws_cat_part *p, const char *name, size_t len)
 {
 	for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
 		size_t n = strlen(p->prefixes[i]);
-		/* a module ends in '.'; a prefix without one is a parameter's
-		 * whole name (LLaVA-NeXT's image_newline) */
-		bool whole = n && p->prefixes[i][n - 1] != '.';
+		/* a module ends in '.' (a folder in '/'); a prefix without
+		 * either is a parameter's whole name (LLaVA-NeXT's image_newline) */
+		bool whole = n && p->prefixes[i][n - 1] != '.' && p->prefixes[i][n - 1] != '/';
 		if ((whole ? len == n : len > n) && memcmp(name, p->prefixes[i], n) == 0)
 			return n;
 	}

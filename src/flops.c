@@ -17,6 +17,7 @@
 #include "catalogue/catalogue.h"
 #include "ws/flops.h"
 #include "ws/formula.h"
+#include "ws/net.h"
 #include "ws/json.h"
 #include "ws/util.h"
 
@@ -326,6 +327,12 @@ ws_flops_model_init_component(const ws_model *m, int64_t comp, ws_flops_model *f
 	f->arch = f->comp < 0 || m->components[f->comp].main ? m->arch : m->components[f->comp].arch;
 	const struct ws_arch *a = f->arch;
 	f->cross = a && a->known && ws_sw_has(&a->flags, WS_ARCH_XATTN);
+	/* a denoiser's work is per step over latent pixels, not per token:
+	 * said rather than counted as a decoder's */
+	if (a && a->net)
+		return ws_err(err, WS_EXIT_INPUT, m->path,
+			      "flops of a diffusion network (%s) per denoising step are not computed yet",
+			      a->net->cls);
 	int32_t max_layer = -1;
 	bool has_head = false, has_embed = false;
 	uint64_t max_expert = 0;

@@ -14,6 +14,7 @@
 
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/templates.h"
 #include "internal.h"
@@ -125,6 +126,10 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	if (!a->known)
 		return ws_err(err, WS_EXIT_INPUT, a->src_path, "no formula for architecture '%s'",
 			      a->architecture);
+	if (a->net) {
+		ws_net_formula(a->net, out);
+		return 0;
+	}
 	if (a->num_layers > WS_ARCH_MAX_LAYERS)
 		return overflow(&qv, WS_AK_LAYERS, "layer", err);
 	if (q_eval(&qv, err) < 0)
@@ -603,7 +608,11 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
+	if (a->known && a->net) {
+		/* a diffusion network: its layout is its tensors */
+		fprintf(out, "  a %s of %zu tensors, widths up to %s\n", a->net->kind, a->net->n,
+			ws_fmt_commas(a->hidden_size, b1, sizeof b1));
+	} else if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
@@ -1406,6 +1415,9 @@ ws_model_compare_component(ws_model *m, uint32_t comp, const struct ws_arch *a,
 	struct cmp c = {.m = m, .comp = comp, .a = a, .f = f};
 	ws_error e;
 	int rc = -1;
+
+	if (a && a->known && a->net)
+		return comp == UINT32_MAX ? 0 : ws_net_compare(m, comp, a->net);
 
 	if (!c.a || !c.a->known || !c.f || c.a->num_layers > WS_ARCH_MAX_LAYERS)
 		return 0;

@@ -717,7 +717,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 				exp != roles[r] ? "  <- differs" : "");
 		fputc('\n', f);
 	}
-	if (s.n_layers) {
+	/* a diffusion network has levels and blocks, not numbered layers */
+	if (s.n_layers && !(m->arch && m->arch->net)) {
 		fputs("\nper layer           parameters\n", f);
 		layers_text(f, &s, m->arch);
 	}

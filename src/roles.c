@@ -225,6 +225,8 @@ static const role_line lines[] = {
 	HF("", "text_projection{K}", PROJECTOR),
 	HF("", "visual_projection{K}", PROJECTOR),
 	HF("", "logit_scale", LOGIT_SCALE),
+	/* OpenCLIP inside a Stable Diffusion single file (conditioner.embedders.1.model.) */
+	HF("", "*.model.logit_scale", LOGIT_SCALE),
 	HF("", "logit_bias", LOGIT_BIAS),
 	/* SigLIP's attention-pooling head (a probe and a packed attention)
 	 * and its text tower's own head */

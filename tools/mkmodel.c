@@ -96,6 +96,7 @@
 #include "ws/error.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -2583,11 +2584,60 @@ join(const char *dir, const char *name)
 	return p;
 }
 
+/* the checkpoint's file stem: transformers' model, diffusers'
+ * diffusion_pytorch_model */
+static const char *st_stem = "model";
+static void write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt);
+
+/* A diffusers network (a config naming its class): every tensor of the
+ * library's reading, as the class names it; buffers it stores too. */
+static void
+net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
+	  const struct dtype *dt, bool single)
+{
+	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
+	struct ws_arch a;
+	ws_error err = {0};
+	/* --single-file: the class's single-file layout (FLUX as Black Forest
+	 * Labs names it), model.safetensors without a config */
+	const cJSON *cn = j ? cJSON_GetObjectItemCaseSensitive(j, "_class_name") : NULL;
+	const char *twin = single && cJSON_IsString(cn) ? ws_net_single_file_class(cn->valuestring) : NULL;
+	if (single && !twin)
+		die("%s: no single-file layout for this class", config);
+	if (twin)
+		cJSON_ReplaceItemInObjectCaseSensitive(j, "_class_name", cJSON_CreateString(twin));
+	if (!j || ws_arch_from_config(j, config, &a, &err) || !a.net)
+		die("%s: not a network the catalogue has (%s)", config, err.message);
+	gen g = {0};
+	for (size_t i = 0; i < a.net->n; i++)
+		push(&g, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
+	st_stem = single ? "model" : "diffusion_pytorch_model";
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	write_safetensors(dir, &g, shards, dt);
+	if (single) {
+		free(g.v);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	char *p = join(dir, "config.json");
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
+		die("write %s", p);
+	free(p);
+	free(g.v);
+	ws_arch_free(&a);
+	cJSON_Delete(j);
+}
+
 static void
 write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt)
 {
+	char one[96];
+	snprintf(one, sizeof one, "%s.safetensors", st_stem);
 	if (shards <= 1) {
-		char *p = join(dir, "model.safetensors");
+		char *p = join(dir, one);
 		write_shard(p, g->v, 0, g->n, dt);
 		free(p);
 		return;
@@ -2610,7 +2660,7 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 	bprintf(&idx, "{\n  \"metadata\": {\n    \"total_size\": %" PRIu64 "\n  },\n  \"weight_map\": {", total);
 	for (uint64_t s = 0; s < ns; s++) {
 		char name[64];
-		snprintf(name, sizeof name, "model-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", s + 1, ns);
+		snprintf(name, sizeof name, "%s-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", st_stem, s + 1, ns);
 		char *p = join(dir, name);
 		write_shard(p, g->v, start[s], start[s + 1], dt);
 		free(p);
@@ -2618,7 +2668,8 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 			bprintf(&idx, "%s\n    \"%s\": \"%s\"", i ? "," : "", g->v[i].name, name);
 	}
 	bprintf(&idx, "\n  }\n}\n");
-	char *p = join(dir, "model.safetensors.index.json");
+	snprintf(one, sizeof one, "%s.safetensors.index.json", st_stem);
+	char *p = join(dir, one);
 	FILE *f = fopen(p, "wb");
 	if (!f || fwrite(idx.p, 1, idx.n, f) != idx.n || fclose(f))
 		die("write %s", p);
@@ -3086,6 +3137,7 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
+	      "               [--single-file]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3100,13 +3152,17 @@ main(int argc, char **argv)
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
 	bool legacy_norms = false, position_ids = false, st = false, ignored = false, tied_copies = false;
-	bool mmproj = false;
+	bool mmproj = false, single_file = false;
 	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--single-file")) {
+			single_file = true;
+			continue;
+		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
 		    !strcmp(a, "--st") || !strcmp(a, "--ignored") || !strcmp(a, "--tied-copies")) {
@@ -3177,6 +3233,19 @@ main(int argc, char **argv)
 	cfg c = {0};
 	const char *raw;
 	size_t raw_len;
+	{
+		/* a diffusers network names its class, not a model_type */
+		char *s = slurp(config, &raw_len);
+		cJSON *j = ws_json_parse_py(s, raw_len, NULL);
+		bool net = j && ws_net_config(j);
+		cJSON_Delete(j);
+		if (net) {
+			net_model(dir, config, s, raw_len, shards, dt, single_file);
+			free(s);
+			return 0;
+		}
+		free(s);
+	}
 	read_cfg(config, &c, &raw, &raw_len);
 	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
 	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))

@@ -1067,6 +1067,13 @@ static const struct ws_cat_component components[] = {
 	{"model.multi_modal_projector.", "multi_modal_projector", "projector"},
 	{"audio_tower.", "audio_tower", "audio"},
 	{"model.audio_tower.", "audio_tower", "audio"},
+	/* an original Stable Diffusion single file (LDM names): the
+	 * denoiser, the autoencoder and the text encoders by their modules */
+	{"model.diffusion_model.", "unet", "unet"},
+	{"first_stage_model.", "vae", "vae"},
+	{"cond_stage_model.", "text_encoder", "text_encoder"},
+	{"conditioner.embedders.0.", "text_encoder", "text_encoder"},
+	{"conditioner.embedders.1.", "text_encoder_2", "text_encoder"},
 };
 
 size_t

@@ -115,6 +115,9 @@ struct ws_cat_part {
 	 * (transformers' keys to ignore when unexpected): stored, counted
 	 * apart (unloaded-tensor), its role kept */
 	const char *ignored[2];  /* its Hugging Face and GGUF names */
+	bool whole;            /* its sub-config is a whole config.json (a
+				* diffusers pipeline's component): read as one */
+	const char *path;      /* that file, for errors (NULL: the model's) */
 	/* read as `type` whatever model_type its sub-config names: a second
 	 * stack of one tower's config (Mllama's global layers) */
 	bool own_type;

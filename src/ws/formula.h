@@ -359,6 +359,9 @@ struct ws_arch {
 	uint32_t n_defaulted;
 	char key_prefix[72];        /* GGUF: "<arch>." prepended to keys */
 	char src_path[1024];        /* config.json or GGUF path, for errors */
+	/* a diffusion network (UNet, VAE, DiT): its expected tensors by
+	 * name, made from the catalogue's units (ws/net.h); owned */
+	struct ws_net *net;
 };
 
 uint64_t ws_arch_value(const struct ws_arch *a, enum ws_arch_key k);

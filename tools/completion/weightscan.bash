@@ -20,7 +20,9 @@ _weightscan()
 		ssm_in ssm_conv ssm_x ssm_dt ssm_a ssm_d ssm_norm ssm_out
 		linattn_qkvz linattn_ba linattn_conv linattn_a linattn_dt linattn_norm linattn_out
 		final_norm lm_head mlm_transform mlm_bias pooler nsp_head classifier
-		projector attn_pool logit_scale logit_bias mtp lora_a lora_b lora_magnitude lora_embed_a
+		projector attn_pool logit_scale logit_bias mtp
+		norm time_embed cond_embed adaln
+		lora_a lora_b lora_magnitude lora_embed_a
 		lora_embed_b lora_alpha buffer quant_aux other'
 	local codes='count-mismatch shape-mismatch missing-tensor layer-gap
 		tied-embeddings index-mismatch metadata-mismatch loader-incompatible
