@@ -14,6 +14,7 @@
 #include "ws/adapter.h"
 #include "ws/formula.h"
 #include "ws/kv.h"
+#include "ws/net.h"
 #include "ws/quant.h"
 #include "ws/roles.h"
 #include "ws/report.h"
@@ -196,8 +197,30 @@ compare_parts(ws_model *m)
 		size_t first = m->n_findings;
 		if (ws_model_compare_component(m, i, co->arch, co->formula_of))
 			return -1;
-		for (size_t k = first; k < m->n_findings; k++)
+		for (size_t k = first; k < m->n_findings; k++) {
 			m->findings[k].component = co->name;
+			if (strcmp(co->kind, "projector") || strcmp(m->findings[k].code, "shape-mismatch"))
+				continue;
+			/* a projector's shapes are the widths of the components it
+			 * joins: say which (the tower before it, the main one) */
+			const char *tower = "its tower", *text = m->components[0].name;
+			for (uint32_t t = i; t-- > 1;)
+				if (strcmp(m->components[t].kind, "projector")) {
+					tower = m->components[t].name;
+					break;
+				}
+			char in[32], out[32];
+			ws_fmt_commas(co->arch->embedding_size, in, sizeof in);
+			ws_fmt_commas(co->arch->hidden_size, out, sizeof out);
+			char *old = m->findings[k].message;
+			size_t n = strlen(old) + strlen(tower) + strlen(text) + 128;
+			char *msg = malloc(n);
+			if (!msg)
+				return -1;
+			snprintf(msg, n, "%s (it maps %s's width %s into %s's hidden size %s)", old, tower, in, text, out);
+			free(old);
+			m->findings[k].message = msg;
+		}
 	}
 	return 0;
 }
@@ -284,6 +307,26 @@ check_gguf_metadata(ws_model *m)
 				    (unsigned long long)a->vocab_size, n, n == 1 ? "" : "s");
 }
 
+/* A diffusion network's tensors take their roles from its expected
+ * names (catalogue/net.c), not from the decoders' role table; its
+ * component is of the network's kind. */
+static void
+net_roles(ws_model *m)
+{
+	for (uint32_t i = 0; i < m->n_components; i++) {
+		ws_component *co = &m->components[i];
+		const struct ws_arch *a = co->main ? m->arch : co->arch;
+		if (!a || !a->net)
+			continue;
+		/* a network alone (its folder): named by its kind */
+		if (co->main && !strcmp(co->name, WS_MAIN_COMPONENT))
+			co->name = a->net->kind;
+		if (co->main)
+			co->kind = a->net->kind;
+		ws_net_roles(m, i, a->net);
+	}
+}
+
 static int
 analyze(ws_model *m, ws_error *err)
 {
@@ -341,13 +384,14 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	const struct ws_cat_part *parts = m->arch && m->arch->known ? m->arch->parts : NULL;
+	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
 	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
 	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)
 		return -1;
 	if (dense_components(m))
 		return ws_err_oom(err, m->path);
+	net_roles(m);
 	if (ws_quant_apply(m, err))
 		return -1;
 	if (adapter) {
@@ -357,10 +401,14 @@ analyze(ws_model *m, ws_error *err)
 			return ws_err_oom(err, m->path);
 		return 0;
 	}
-	/* No config.json: the architecture is read back from the tensors. */
-	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors) {
+	/* No config.json: the architecture is read back from the tensors
+	 * (of the main component: a file that is components alone, an
+	 * original Stable Diffusion checkpoint, has none to read) */
+	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors &&
+	    (!m->n_components || m->components[0].main)) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))
 			return -1;
+		net_roles(m);
 	}
 
 	if (m->format == WS_FORMAT_GGUF && m->n_tensors == 0) {

@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/catalogue.h"
 
@@ -75,6 +76,12 @@ static const struct field {
 	[WS_AK_LIN_V_DIM] = {"linear_value_head_dim", offsetof(struct ws_arch, lin_v_dim)},
 	[WS_AK_REL_ROWS] = {"relative_position_rows", offsetof(struct ws_arch, rel_rows)},
 	[WS_AK_REGISTERS] = {"num_register_tokens", offsetof(struct ws_arch, num_registers)},
+	[WS_AK_TEMPORAL] = {"temporal_patch_size", offsetof(struct ws_arch, temporal_patch)},
+	[WS_AK_MERGE] = {"merge_size", offsetof(struct ws_arch, merge_size)},
+	[WS_AK_OUT] = {"output_width", offsetof(struct ws_arch, out_width)},
+	[WS_AK_EXTRA_ROWS] = {"extra_embedding_rows", offsetof(struct ws_arch, extra_rows)},
+	[WS_AK_TILES] = {"max_num_tiles", offsetof(struct ws_arch, max_tiles)},
+	[WS_AK_ASPECTS] = {"aspect_ratio_ids", offsetof(struct ws_arch, aspect_ids)},
 };
 
 static uint64_t *
@@ -127,6 +134,7 @@ static int read_sopts(struct cfg *c, const struct ws_cat_entry *t);
 static int read_encoder_late(struct cfg *c);
 static int fix_deepseek(struct cfg *c);
 static int fix_llama4(struct cfg *c);
+static int fix_mllama(struct cfg *c);
 static int fix_ff_adjust(struct cfg *c);
 
 static const fixup_fn fixups[] = {
@@ -134,6 +142,7 @@ static const fixup_fn fixups[] = {
 	[WS_FIX_FALCON] = fix_falcon,
 	[WS_FIX_DEEPSEEK] = fix_deepseek,
 	[WS_FIX_LLAMA4] = fix_llama4,
+	[WS_FIX_MLLAMA] = fix_mllama,
 	[WS_FIX_FF_ADJUST] = fix_ff_adjust,
 };
 
@@ -168,6 +177,12 @@ static const struct cfg_key {
 	{WS_AK_INDEX_HEADS, {"index_n_heads"}},
 	{WS_AK_INDEX_HEAD_DIM, {"index_head_dim"}},
 	{WS_AK_PROJ, {"projection_dim", "projection_size"}},
+	/* towers: a patch over frames (Qwen-VL), patches merged before the
+	 * projector; an adapter's output width only by a type's own key */
+	{WS_AK_TEMPORAL, {"temporal_patch_size"}},
+	{WS_AK_MERGE, {"spatial_merge_size"}},
+	{WS_AK_OUT, {NULL}},
+	{WS_AK_PATCHES, {NULL}},  /* a position table's own count (Qwen3-VL) */
 };
 
 /* MoE layer spacing: the key and whether layer i is MoE when
@@ -473,17 +488,28 @@ read_patches(struct cfg *c)
 	};
 	struct ws_arch *a = c->a;
 	uint64_t hw[3][2];
+	/* rotary patches (no position table) come in any size */
+	bool any_size = ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || a->keys[WS_AK_PATCHES];
 	for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-		int r = cfg_size2(c, keys[i].key, hw[i]);
+		/* the type's own spelling (Qwen-VL's in_channels) first */
+		const char *key = keys[i].key;
+		for (size_t k = 0; c->entry && k < WS_CAT_MAX_ALIASES && c->entry->aliases[k].key; k++)
+			if (c->entry->aliases[k].field == keys[i].field)
+				key = c->entry->aliases[k].key;
+		int r = cfg_size2(c, key, hw[i]);
 		if (r < 0)
 			return -1;
+		if (r == 0 && i == 1 && any_size) {
+			hw[1][0] = hw[1][1] = 0;
+			continue;
+		}
 		if (r == 0 || hw[i][0] == 0 || hw[i][1] == 0)
-			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", keys[i].key,
+			return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s' %s", key,
 				      r ? "must be positive" : "is missing");
 		if (i == 0 && hw[0][0] != hw[0][1])
 			return ws_err(c->err, WS_EXIT_INPUT, c->path,
-				      "config key 'num_channels': one number expected");
-		set_field(a, keys[i].field, hw[i][0], keys[i].key);
+				      "config key '%s': one number expected", key);
+		set_field(a, keys[i].field, hw[i][0], key);
 	}
 	/* ViTConfig's pooler may be narrower or wider than the layers */
 	uint64_t v;
@@ -492,6 +518,10 @@ read_patches(struct cfg *c)
 		return -1;
 	if (r > 0)
 		set_field(a, WS_AK_POOLER_OUT, v, "pooler_output_size");
+	/* a position table of its own count (Qwen3-VL's, interpolated to
+	 * the image) keeps it */
+	if (!a->image_size || a->keys[WS_AK_PATCHES])
+		return 0;
 	uint64_t rows = hw[1][0] / hw[2][0], cols = hw[1][1] / hw[2][1];
 	if (rows == 0 || cols == 0)
 		return ws_err(c->err, WS_EXIT_INPUT, c->path,
@@ -758,6 +788,30 @@ fix_llama4(struct cfg *c)
 	return 0;
 }
 
+/* Mllama: its text model's embedding holds 8 rows past the vocabulary
+ * (MllamaTextModel's vocab_size + 8); its tower's tile tables are
+ * max_num_tiles wide, one row per supported aspect ratio and one more. */
+static int
+fix_mllama(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t v = 4;
+	if (!ws_sw_has(&a->flags, WS_ARCH_TILES)) {
+		set_field(a, WS_AK_EXTRA_ROWS, 8, NULL);
+		return 0;
+	}
+	if (cfg_u64(c, "max_num_tiles", &v) < 0)
+		return -1;
+	set_field(a, WS_AK_TILES, v, "max_num_tiles");
+	/* MllamaVisionConfig's default list has 8 */
+	const cJSON *r = cfg_item(c, "supported_aspect_ratios");
+	if (r && !cJSON_IsArray(r))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'supported_aspect_ratios': expected a list, got %s", json_type_name(r));
+	set_field(a, WS_AK_ASPECTS, (r ? (uint64_t)cJSON_GetArraySize(r) : 8) + 1, "supported_aspect_ratios");
+	return 0;
+}
+
 /* LFM2's feed-forward width with block_auto_adjust_ff_dim: two thirds
  * of intermediate_size, times block_ffn_dim_multiplier (unless null),
  * then rounded up to a multiple of block_multiple_of, as Lfm2MLP sizes
@@ -879,7 +933,7 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			return -1;
 		set_field(a, WS_AK_SSM_RANK, v, rank_keys[i]);
 	}
-	if (!a->keys[WS_AK_SSM_RANK])
+	if (!a->keys[WS_AK_SSM_RANK] && s->ssm)
 		set_field(a, WS_AK_SSM_RANK, a->hidden_size / 16 + (a->hidden_size % 16 != 0), NULL);
 	/* the inner width: its own key, heads × head width, else expand ×
 	 * hidden (a null inner key, too: not the class default) */
@@ -931,6 +985,13 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 	    (!r && s->interval && cfg_u64(c, s->interval, &interval) < 0)) {
 		free(b);
 		return -1;
+	}
+	/* layers a config list names (Mllama's cross_attention_layers) */
+	const cJSON *lst = s->listed ? cfg_item(c, s->listed) : NULL;
+	if (lst && !cJSON_IsArray(lst)) {
+		free(b);
+		return ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': expected a list, got %s",
+			      s->listed, json_type_name(lst));
 	}
 	/* a list of the layers the placed mixer is in: marked in b first */
 	const cJSON *idx = s->indices && !a->layer_types ? cfg_item(c, s->indices) : NULL;
@@ -987,6 +1048,23 @@ read_stack(struct cfg *c, const struct ws_cat_stack *s)
 			ffn = ws_arch_layer_is_moe(a, i) ? WS_FFN_MOE : WS_FFN_DENSE;
 		b[i] = (uint8_t)WS_BK(mix, ffn);
 	}
+	const cJSON *x;
+	cJSON_ArrayForEach(x, lst) {
+		uint64_t i;
+		if (num_value(c, s->listed, x, &i) < 0 || i >= a->num_layers) {
+			free(b);
+			return i >= a->num_layers && cJSON_IsNumber(x)
+				? ws_err(c->err, WS_EXIT_INPUT, c->path, "config key '%s': layer %llu of %llu",
+					 s->listed, (unsigned long long)i, (unsigned long long)a->num_layers)
+				: -1;
+		}
+		b[i] = (uint8_t)WS_BK(s->placed, WS_BK_FFN(b[i]));
+	}
+	/* no list in the config: the class's (layers past the stack's
+	 * end left out, as a smaller stack would) */
+	for (size_t k = 0; s->listed && !lst && s->listed_default && s->listed_default[k] >= 0; k++)
+		if ((uint64_t)s->listed_default[k] < a->num_layers)
+			b[s->listed_default[k]] = (uint8_t)WS_BK(s->placed, WS_BK_FFN(b[s->listed_default[k]]));
 	/* set last: the MoE rules above read the plain form */
 	a->layer_block = b;
 	a->n_layer_block = a->num_layers;
@@ -1008,8 +1086,9 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
-		/* an image encoder has no vocabulary */
-		if (required[i] == WS_AK_VOCAB && ws_sw_has(&a->flags, WS_ARCH_PATCHES))
+		/* an image encoder, or layers alone, has no vocabulary */
+		if (required[i] == WS_AK_VOCAB &&
+		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE)))
 			continue;
 		if (required[i] == WS_AK_HEADS && !attends)
 			continue;
@@ -1178,6 +1257,7 @@ ws_block_kind_name(int k)
 		BKN_(WS_MIX_CONV, "conv dense", "conv MoE", "conv"),
 		BKN_(WS_MIX_PARALLEL, "attention+mamba2 dense", "attention+mamba2 MoE", "attention+mamba2"),
 		BKN_(WS_MIX_NONE, "MLP", "MoE-only", "empty"),
+		BKN_(WS_MIX_XATTN, "cross-attention dense", "cross-attention MoE", "cross-attention"),
 #undef BKN_
 	};
 	return k >= 0 && k < WS_BK_COUNT ? names[k] : "?";
@@ -1194,6 +1274,7 @@ ws_arch_layer_kind(const struct ws_arch *a, uint64_t i)
 			[WS_MIX_ATTN] = WS_LK_ATTENTION, [WS_MIX_MAMBA] = WS_LK_MAMBA,
 			[WS_MIX_MAMBA2] = WS_LK_MAMBA2, [WS_MIX_LINEAR] = WS_LK_LINEAR,
 			[WS_MIX_CONV] = WS_LK_CONV, [WS_MIX_PARALLEL] = WS_LK_HYBRID,
+			[WS_MIX_XATTN] = WS_LK_XATTN,
 		};
 		int k = a->layer_block[i];
 		if (WS_BK_MIX(k) == WS_MIX_NONE)
@@ -1427,6 +1508,20 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
 		return ws_err(err, WS_EXIT_INPUT, config_path, "config is not a JSON object");
+	/* a diffusers network names its class, not a model_type (one the
+	 * catalogue has no layout for is said so, by its class) */
+	const cJSON *dcn = cJSON_GetObjectItemCaseSensitive(config, "_class_name");
+	if (ws_net_config(config) ||
+	    (cJSON_IsString(dcn) && !cJSON_GetObjectItemCaseSensitive(config, "model_type") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, "architectures") &&
+	     !cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN)))
+		return ws_net_arch_from_config(config, config_path, out, err);
+	/* a diffusers pipeline: its main component's config */
+	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN);
+	const cJSON *pmc = cJSON_IsString(pm) ? cJSON_GetObjectItemCaseSensitive(config, pm->valuestring) : NULL;
+	const cJSON *pmp = cJSON_GetObjectItemCaseSensitive(config, WS_PIPELINE_MAIN_PATH);
+	if (cJSON_IsObject(pmc) && !cJSON_GetObjectItemCaseSensitive(pmc, WS_PIPELINE_MAIN))
+		return ws_arch_from_config(pmc, cJSON_IsString(pmp) ? pmp->valuestring : config_path, out, err);
 
 	const char *name;
 	if (model_type_of(config, config_path, NULL, &name, err) < 0)
@@ -1509,10 +1604,18 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	/* absent: the sub-config class's defaults */
 	if (!cJSON_IsObject(sub))
 		sub = &empty;
+	if (p->whole)
+		return ws_arch_from_config(sub, p->path ? p->path : config_path, out, err);
+	if (ws_net_config(sub))
+		return ws_net_arch_from_config(sub, config_path, out, err);
 	const char *name;
 	if (model_type_of(sub, config_path, p->config[0] ? p->config : NULL, &name, err) < 0)
 		return -1;
-	if (!p->config[0] || !ws_cat_by_model_type(name))
+	/* unknown, or the wrapper's own name (SmolVLM's vision_config says
+	 * idefics3), or a part of its own type (Mllama's global layers), or
+	 * a stack of the whole config: the part's type */
+	const struct ws_cat_entry *se = ws_cat_by_model_type(name);
+	if (!p->config[0] || !se || se->parts || p->own_type)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
 	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
@@ -1521,7 +1624,7 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 
 int
 ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const struct ws_arch *tower,
-		  struct ws_arch *out, ws_error *err)
+		  const cJSON *config, struct ws_arch *out, ws_error *err)
 {
 	arch_init(out, text->source, text->src_path);
 	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
@@ -1532,12 +1635,13 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		out->unsupported = !pj ? "no layout for this projector" : "a tower it joins has no formula";
 		return 0;
 	}
-	(void)err;
 	out->known = true;
 	out->no_head = true;
 	out->norm = pj->norm;
 	out->flags = pj->flags;
-	/* from the tower's width into the text model's */
+	/* from the tower's width (its adapter's, when it has one) into the
+	 * text model's; a tower alone (an mmproj) projects into its
+	 * projection width */
 	if (alone)
 		set_field(out, WS_AK_HIDDEN, tower->projection_dim, tower->keys[WS_AK_PROJ]);
 	else
@@ -1547,7 +1651,46 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		out->unsupported = "the width it projects into is unknown";
 		return 0;
 	}
-	set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
+	if (tower->out_width)
+		set_field(out, WS_AK_EMBED_SIZE, tower->out_width, tower->keys[WS_AK_OUT]);
+	else
+		set_field(out, WS_AK_EMBED_SIZE, tower->hidden_size, tower->keys[WS_AK_HIDDEN]);
+	/* patches merged per side before it: the wrapper's key, else the
+	 * tower's own */
+	const cJSON *mg = pj->merge && cJSON_IsObject(config) ? cJSON_GetObjectItemCaseSensitive(config, pj->merge) : NULL;
+	if (mg && !cJSON_IsNull(mg)) {
+		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
+		uint64_t v;
+		if (num_value(&c, pj->merge, mg, &v) < 0)
+			return -1;
+		set_field(out, WS_AK_MERGE, v, pj->merge);
+	} else if (pj->merge) {
+		set_field(out, WS_AK_MERGE, pj->merge_default, NULL);
+	} else if (tower->merge_size) {
+		set_field(out, WS_AK_MERGE, tower->merge_size, tower->keys[WS_AK_MERGE]);
+	}
+	/* a list of mergers: its length, at the top level or in a
+	 * sub-config, is the count of its "blocks" (no mixer, no MLP) */
+	const cJSON *list = NULL, *sub;
+	if (pj->count && cJSON_IsObject(config)) {
+		list = cJSON_GetObjectItemCaseSensitive(config, pj->count);
+		cJSON_ArrayForEach(sub, config)
+			if (!list && cJSON_IsObject(sub))
+				list = cJSON_GetObjectItemCaseSensitive(sub, pj->count);
+	}
+	if (list && !cJSON_IsArray(list) && !cJSON_IsNull(list))
+		return ws_err(err, WS_EXIT_INPUT, text->src_path, "config key '%s': expected a list, got %s",
+			      pj->count, json_type_name(list));
+	int nl = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
+	if (pj->count && !list)
+		nl = (int)pj->count_default;  /* the config class's list */
+	if (nl > 0 && (uint64_t)nl <= WS_ARCH_MAX_LAYERS) {
+		if (!(out->layer_block = malloc((size_t)nl)))
+			return ws_err_oom(err, text->src_path);
+		memset(out->layer_block, WS_BK(WS_MIX_NONE, WS_FFN_NONE), (size_t)nl);
+		out->n_layer_block = (uint64_t)nl;
+		set_field(out, WS_AK_LAYERS, (uint64_t)nl, pj->count);
+	}
 	out->num_heads = 1;
 	out->num_kv_heads = 1;
 	out->head_dim = out->v_head_dim = 1;
@@ -2213,6 +2356,8 @@ ws_arch_free(struct ws_arch *a)
 	free(a->layer_block);
 	a->layer_block = NULL;
 	a->n_layer_block = 0;
+	ws_net_free(a->net);
+	a->net = NULL;
 }
 
 /* ==== inferred from the tensors ==== */
@@ -2820,6 +2965,10 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	int oom = 0;
 
 	arch_init(out, "inferred", path);
+	/* a diffusion network's layout told by its names (a single file) */
+	int nr = ws_net_infer(m, out, err);
+	if (nr)
+		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
 	const struct family *fam = family_of(m, &in.emb);
 	if (!fam) {

@@ -105,7 +105,24 @@ ws_components_assign(ws_model *m)
 			/* the decoder's role patterns describe none of its
 			 * tensors: no role, no block, until the catalogue has
 			 * the component's own templates */
-			if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
+			if (t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder")) {
+				/* OpenCLIP's contrastive scale beside a diffusion
+				 * model's text encoder: the text-encoder classes
+				 * have no place for it */
+				t->unloaded = true;
+				t->params = 0;
+				t->layer = t->expert = -1;
+				char *esc = ws_escape_text(t->name, t->name_len);
+				if (!esc || ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", esc, t->role, -1,
+								 false, 0, t->elements,
+								 "'%s' (%llu elements) is stored, but a text encoder "
+								 "class has no place for it: not counted", esc,
+								 (unsigned long long)t->elements) < 0) {
+					free(esc);
+					return -1;
+				}
+				free(esc);
+			} else if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
 				t->role = WS_ROLE_OTHER;
 				t->layer = -1;
 				t->expert = -1;
@@ -245,7 +262,10 @@ part_prefix(const struct ws_cat_part *p, const char *name, size_t len)
 {
 	for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
 		size_t n = strlen(p->prefixes[i]);
-		if (len > n && memcmp(name, p->prefixes[i], n) == 0)
+		/* a module ends in '.' (a folder in '/'); a prefix without
+		 * either is a parameter's whole name (LLaVA-NeXT's image_newline) */
+		bool whole = n && p->prefixes[i][n - 1] != '.' && p->prefixes[i][n - 1] != '/';
+		if ((whole ? len == n : len > n) && memcmp(name, p->prefixes[i], n) == 0)
 			return n;
 	}
 	return 0;
@@ -267,7 +287,10 @@ part_role(const ws_model *m, const struct ws_arch *a, const ws_component *co, ws
 		ws_role_classify(m->format, type, t->name, t->name_len, &role, &layer, &expert, &kind);
 	if (!strcmp(co->kind, "projector") && role != WS_ROLE_BUFFER && role != WS_ROLE_QUANT_AUX) {
 		role = WS_ROLE_PROJECTOR;
-		layer = expert = -1;
+		/* a list of mergers keeps each one's index as its block */
+		if (!co->arch || !co->arch->num_layers)
+			layer = -1;
+		expert = -1;
 	}
 	t->role = role;
 	t->kind = kind;
@@ -296,7 +319,7 @@ part_archs(ws_model *m, ws_error *err)
 			? ws_arch_from_gguf_part(m, co->part, a, err)
 			: co->part->config && m->format == WS_FORMAT_GGUF ? ws_arch_vision_gguf(m, a, err)
 			: co->part->config ? -2
-			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, a, err) : -2;
+			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, m->config, a, err) : -2;
 		if (r == -1) {
 			free(a);
 			return -1;
@@ -393,9 +416,15 @@ ws_components_from_parts(ws_model *m, const struct ws_cat_part *parts, ws_error 
 		ws_tensor *t = &m->tensors[i];
 		uint32_t ix = 0;
 		size_t skip = 0;
-		for (uint32_t c = 1; c < m->n_components && !skip; c++)
-			if ((skip = part_prefix(m->components[c].part, t->name, t->name_len)))
+		/* the longest prefix: a merger inside the tower's module
+		 * (visual.merger. in visual.) is a component of its own */
+		for (uint32_t c = 1; c < m->n_components; c++) {
+			size_t n = part_prefix(m->components[c].part, t->name, t->name_len);
+			if (n > skip) {
+				skip = n;
 				ix = c;
+			}
+		}
 		/* the main one's own stack (an encoder-decoder's decoder) */
 		if (!ix && m->n_components && m->components[0].part)
 			skip = part_prefix(m->components[0].part, t->name, t->name_len);

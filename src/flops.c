@@ -14,8 +14,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "catalogue/catalogue.h"
 #include "ws/flops.h"
 #include "ws/formula.h"
+#include "ws/net.h"
 #include "ws/json.h"
 #include "ws/util.h"
 
@@ -325,6 +327,12 @@ ws_flops_model_init_component(const ws_model *m, int64_t comp, ws_flops_model *f
 	f->arch = f->comp < 0 || m->components[f->comp].main ? m->arch : m->components[f->comp].arch;
 	const struct ws_arch *a = f->arch;
 	f->cross = a && a->known && ws_sw_has(&a->flags, WS_ARCH_XATTN);
+	/* a denoiser's work is per step over latent pixels, not per token:
+	 * said rather than counted as a decoder's */
+	if (a && a->net)
+		return ws_err(err, WS_EXIT_INPUT, m->path,
+			      "flops of a diffusion network (%s) per denoising step are not computed yet",
+			      a->net->cls);
 	int32_t max_layer = -1;
 	bool has_head = false, has_embed = false;
 	uint64_t max_expert = 0;
@@ -675,4 +683,102 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 						r->bytes_by_dtype[d]);
 	}
 	return o;
+}
+
+/* ==== the other components, per image ==== */
+
+int
+ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (m->n_components < 2)
+		return 0;
+	ws_flops_part *p = calloc(m->n_components, sizeof *p);
+	if (!p)
+		return ws_err_oom(err, m->path);
+	uint64_t tower_tokens = 0;
+	bool ok = true;
+	for (uint32_t c = 0; ok && c < m->n_components; c++) {
+		const ws_component *co = &m->components[c];
+		const struct ws_arch *a = co->arch;
+		/* an image's components only (an encoder-decoder's stacks
+		 * are per token or per input sequence) */
+		if (co->main || !a || !a->known || (strcmp(co->kind, "vision") && strcmp(co->kind, "projector")))
+			continue;
+		ws_flops_part *q = &p[(*n)++];
+		q->name = co->name;
+		q->kind = co->kind;
+		bool proj = !strcmp(co->kind, "projector");
+		uint64_t adapter = 0;
+		/* every matrix a token passes through: the blocks', the patch
+		 * convolution's (once per patch), a projector's; a tower's own
+		 * adapter (Llama 4's) apart, over its shuffled tokens */
+		for (uint64_t i = 0; ok && i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->component != c || t->kind != WS_KIND_WEIGHT || t->ndim < 2 ||
+			    (unsigned)t->role >= WS_ROLE_COUNT)
+				continue;
+			if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
+			    (proj && t->role == WS_ROLE_PROJECTOR))
+				ok = ws_add_u64(q->a, t->params, &q->a);
+			else if (t->role == WS_ROLE_PROJECTOR)
+				ok = ws_add_u64(adapter, t->params, &adapter);
+		}
+		if (proj) {
+			/* the tokens per image the config says the text model
+			 * gets (Gemma 3 pools the tower's), else the tower's,
+			 * merged m x m before it */
+			const cJSON *mt = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "mm_tokens_per_image") : NULL;
+			uint64_t mg = a->merge_size ? a->merge_size : 1;
+			q->tokens = tower_tokens / (mg * mg);
+			if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < (double)tower_tokens)
+				q->tokens = (uint64_t)mt->valuedouble;
+		} else {
+			uint64_t hd;
+			q->image_size = a->image_size;
+			q->tokens = a->num_patches ? a->num_patches + ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) : 0;
+			/* an image of several tiles: their tokens side by side */
+			if (a->max_tiles)
+				ok = ok && ws_mul_u64(q->tokens, a->max_tiles, &q->tokens);
+			tower_tokens = q->tokens;
+			/* a pixel shuffle before the projector (Llama 4's
+			 * pixel_shuffle_ratio, in the tower's sub-config): the
+			 * patches, r x r of them to a token, its adapter over those */
+			const cJSON *sub = m->config && co->part && co->part->config
+				? cJSON_GetObjectItemCaseSensitive(m->config, co->part->config) : NULL;
+			const cJSON *ps = sub ? cJSON_GetObjectItemCaseSensitive(sub, "pixel_shuffle_ratio") : NULL;
+			if (cJSON_IsNumber(ps) && ps->valuedouble > 0 && ps->valuedouble <= 1) {
+				tower_tokens = (uint64_t)((double)a->num_patches * ps->valuedouble * ps->valuedouble);
+				ok = ok && ws_mul_u64(adapter, tower_tokens, &adapter);
+			} else {
+				ok = ok && ws_mul_u64(adapter, q->tokens, &adapter);
+			}
+			/* every pair of the image's tokens, in every block */
+			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+			     ws_mul_u64(hd, a->num_layers, &q->b);
+		}
+		uint64_t x, y;
+		ok = ok && ws_mul_u64(q->a, q->tokens, &x) && ws_mul_u64(q->tokens, q->tokens, &y) &&
+		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs);
+	}
+	/* a tower's stack of layers alone (Mllama's global layers) runs
+	 * over the same image's tokens as its sibling */
+	for (size_t i = 0; ok && i < *n; i++) {
+		if (p[i].tokens || !strcmp(p[i].kind, "projector"))
+			continue;
+		for (size_t k = 0; k < *n && !p[i].tokens; k++)
+			if (p[k].tokens && !strcmp(p[k].kind, p[i].kind))
+				p[i].tokens = p[k].tokens;
+		uint64_t x, y;
+		ok = ws_mul_u64(p[i].a, p[i].tokens, &x) && ws_mul_u64(p[i].tokens, p[i].tokens, &y) &&
+		     ws_mul_u64(p[i].b, y, &y) && ws_add_u64(x, y, &p[i].macs);
+	}
+	if (!ok) {
+		free(p);
+		*n = 0;
+		return overflow(err, m);
+	}
+	*out = p;
+	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 #include "ws/util.h"
 #include "catalogue/templates.h"
 #include "internal.h"
@@ -125,6 +126,10 @@ ws_formula_compute(const struct ws_arch *a, struct ws_formula *out, ws_error *er
 	if (!a->known)
 		return ws_err(err, WS_EXIT_INPUT, a->src_path, "no formula for architecture '%s'",
 			      a->architecture);
+	if (a->net) {
+		ws_net_formula(a->net, out);
+		return 0;
+	}
 	if (a->num_layers > WS_ARCH_MAX_LAYERS)
 		return overflow(&qv, WS_AK_LAYERS, "layer", err);
 	if (q_eval(&qv, err) < 0)
@@ -286,6 +291,11 @@ static const struct flag_name {
 	{WS_ARCH_LAYER_SCALE, "layer_scale"},
 	{WS_ARCH_MASK_TOKEN, "mask_token"},
 	{WS_ARCH_REGISTERS, "register_tokens"},
+	{WS_ARCH_NO_PATCH_POS, "rotary_patches"},
+	{WS_ARCH_PIXEL_SHUFFLE_MLP, "pixel_shuffle_adapter"},
+	{WS_ARCH_PROJ_MERGE_MLP, "projector_merger"},
+	{WS_ARCH_IMAGE_NEWLINE, "image_newline"},
+	{WS_ARCH_PROJ_DEEPSTACK, "deepstack_mergers"},
 	{WS_ARCH_XATTN, "cross_attention"},
 	{WS_ARCH_REL_BIAS, "relative_bias"},
 	{WS_ARCH_REL_BIAS_LAYERS, "relative_bias_per_layer"},
@@ -598,7 +608,11 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		fprintf(out, "formula       none (%s)\n", a->unsupported ? a->unsupported : "architecture unknown");
 		return;
 	}
-	if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE)) {
+	if (a->known && a->net) {
+		/* a diffusion network: its layout is its tensors */
+		fprintf(out, "  a %s of %zu tensors, widths up to %s\n", a->net->kind, a->net->n,
+			ws_fmt_commas(a->hidden_size, b1, sizeof b1));
+	} else if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
@@ -611,7 +625,9 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			(unsigned long long)a->num_layers, (unsigned long long)a->num_heads,
 			(unsigned long long)a->num_kv_heads, (unsigned long long)a->head_dim,
 			ws_fmt_commas(a->intermediate_size, b2, sizeof b2), img ? "patches" : "vocab",
-			ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
+			/* rotary patches: as many as an image makes */
+			img && !a->num_patches ? "any" : !img && !a->vocab_size ? "none"
+			: ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
 			norm_names[a->norm], mlp_names[a->mlp]);
 	} else {
@@ -976,6 +992,18 @@ rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const stru
 		    !ws_template_on(r, feat) || !(k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)))
 			continue;
 		if (check_shape(NULL, qv, r, t, false) == 0)
+			return r;
+	}
+	/* none fits: the first of the tensor's rank reports it (a
+	 * projector's matrix, not its norm) */
+	uint32_t nd;
+	(void)ws_tensor_logical(t, &nd);
+	if (ws_template_rank(first) == nd)
+		return first;
+	for (size_t i = 0; i < ws_n_templates; i++) {
+		const struct ws_template *r = &ws_templates[i];
+		if (r->role == first->role && r->kind == first->kind && ws_template_on(r, feat) &&
+		    (k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)) && ws_template_rank(r) == nd)
 			return r;
 	}
 	return first;
@@ -1387,6 +1415,9 @@ ws_model_compare_component(ws_model *m, uint32_t comp, const struct ws_arch *a,
 	struct cmp c = {.m = m, .comp = comp, .a = a, .f = f};
 	ws_error e;
 	int rc = -1;
+
+	if (a && a->known && a->net)
+		return comp == UINT32_MAX ? 0 : ws_net_compare(m, comp, a->net);
 
 	if (!c.a || !c.a->known || !c.f || c.a->num_layers > WS_ARCH_MAX_LAYERS)
 		return 0;

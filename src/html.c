@@ -1271,8 +1271,27 @@ overview(ctx *c, const stats *s)
 	kv_row(c, "format", buf);
 	params_row(c, "parameters", s->params);
 	params_row(c, "non-embedding", s->non_embedding);
+	/* a model of several components: each with its count and formula
+	 * (the pictures below draw the main one's blocks) */
+	uint64_t whole = fo ? fo->total : 0;
+	bool all = fo != NULL;
+	for (uint32_t i = 0; m->n_components > 1 && i < m->n_components; i++) {
+		const ws_component *co = &m->components[i];
+		bool has = co->main ? fo != NULL : co->has_formula;
+		uint64_t f = co->main ? (fo ? fo->total : 0) : co->formula;
+		if (!co->main)
+			all = all && has && ws_add_u64(whole, f, &whole);
+		char *name = ws_escape_text(co->name, strlen(co->name));
+		snprintf(buf, sizeof buf, "%s (%s): %s parameters%s%s%s", name ? name : "?", co->kind,
+			 commas(co->params, b1), has ? ", formula " : ", no formula",
+			 has ? commas(f, b2) : "", co->main ? " (drawn below)" : "");
+		free(name);
+		kv_row(c, i ? "" : "components", buf);
+	}
+	if (fo && all && m->n_components > 1)
+		params_row(c, "formula, all components", whole);
 	if (fo) {
-		params_row(c, "formula", fo->total);
+		params_row(c, m->n_components > 1 ? "formula (main component)" : "formula", fo->total);
 		if (fo->mtp)
 			params_row(c, "formula MTP", fo->mtp);
 		if (a && a->num_experts) {

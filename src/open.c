@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "catalogue/catalogue.h"
+#include "ws/net.h"
 #include "ws/json.h"
 #include "ws/kv.h"
 #include "ws/remote.h"
@@ -694,17 +696,17 @@ ws_index_check(ws_model *m, ws_error *err)
 		}
 	}
 	/* tensors the map does not list: only looked for when some are */
-	if (n_listed < m->n_tensors)
+	if (n_listed < m->n_tensors - m->index_first)
 		for (const cJSON *e = wm->child; e; e = e->next)
 			if (ws_strset_add(&listed, e->string, strlen(e->string)) < 0) {
 				ws_err_oom(err, index_path);
 				goto out;
 			}
 	uint64_t data_bytes = 0;
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
+	for (uint64_t i = m->index_first; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		data_bytes += t->bytes;
-		if (n_listed < m->n_tensors &&
+		if (n_listed < m->n_tensors - m->index_first &&
 		    (!ws_strset_has(&listed, t->name, t->name_len) || memchr(t->name, 0, t->name_len)) &&
 		    mismatches++ < INDEX_FINDING_CAP) {
 			char *esc = ws_escape_text(t->name, t->name_len);
@@ -1791,6 +1793,202 @@ st_load_modules(ws_model *m, const char *dir, const cJSON *mods, ws_error *err)
 	return 0;
 }
 
+/* ==== diffusers pipelines ==== */
+
+/* The component folders a pipeline's model_index.json may name, by the
+ * start of their names (text_encoder_2, transformer_2), with their SPEC
+ * kinds; the first denoiser (unet, transformer) is the main component. */
+struct pipeline_part {
+	const char *key, *kind;
+};
+static const struct pipeline_part pipeline_kinds[] = {
+	{"unet", "unet"}, {"transformer", "transformer"}, {"vae", "vae"},
+	{"text_encoder", "text_encoder"}, {"image_encoder", "vision"},
+};
+
+/* Append the unread files one component folder left (its variants not
+ * read) to those of the folders before; -1 on OOM. */
+static int
+merge_unread(ws_model *m, const char **before, uint32_t n_before)
+{
+	if (!n_before)
+		return 0;
+	uint32_t n = m->n_unread_files;
+	const char **all = ws_model_alloc(m, ((size_t)n_before + n) * sizeof *all);
+	if (!all)
+		return -1;
+	memcpy(all, before, n_before * sizeof *all);
+	if (n)
+		memcpy(all + n_before, m->unread_files, n * sizeof *all);
+	m->unread_files = all;
+	m->n_unread_files = n_before + n;
+	return 0;
+}
+
+/* One component folder of a pipeline: its weights (variants and an index
+ * as in any folder), their names prefixed "KEY/", its config under KEY in
+ * cfg.  1: no such folder (the index names a component not here). */
+static int
+load_pipeline_part(ws_model *m, const char *dir, const struct pipeline_part *pp, const char *want,
+		   cJSON *cfg, struct ws_cat_part *part, ws_error *err)
+{
+	char *sub = ws_path_join(dir, pp->key), *cp = sub ? ws_path_join(sub, "config.json") : NULL;
+	struct stat st;
+	int rc = 0;
+	if (!cp) {
+		rc = ws_err_oom(err, dir);
+		goto out;
+	}
+	if (stat(cp, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = 1;
+		goto out;
+	}
+	cJSON *cc = parse_json_file(cp, err);
+	if (!cc) {
+		rc = -1;
+		goto out;
+	}
+	if (!cJSON_IsObject(cc)) {
+		cJSON_Delete(cc);
+		rc = ws_err(err, WS_EXIT_INPUT, cp, "config.json is not a JSON object");
+		goto out;
+	}
+	cJSON_AddItemToObject(cfg, pp->key, cc);
+	uint64_t first = m->n_tensors;
+	const char **ub = m->unread_files;
+	uint32_t nb = m->n_unread_files;
+	m->unread_files = NULL;
+	m->n_unread_files = 0;
+	m->index_first = first;
+	size_t nf = m->n_findings;
+	if (load_folder(m, sub, want, err) || merge_unread(m, ub, nb)) {
+		rc = err->code ? -1 : ws_err_oom(err, sub);
+		goto out;
+	}
+	/* what the folder's reading found (its variants) is the component's */
+	for (size_t k = nf; k < m->n_findings; k++)
+		if (!m->findings[k].component)
+			m->findings[k].component = pp->key;
+	/* the index was checked against this folder's tensors: the model's
+	 * is none of the folders' */
+	cJSON_Delete(m->index);
+	m->index = NULL;
+	free(m->index_path);
+	m->index_path = NULL;
+	size_t pl = strlen(pp->key) + 1;
+	char *prefix = ws_model_alloc(m, pl + 1);
+	if (!prefix) {
+		rc = ws_err_oom(err, sub);
+		goto out;
+	}
+	snprintf(prefix, pl + 1, "%s/", pp->key);
+	for (uint64_t k = first; k < m->n_tensors; k++) {
+		ws_tensor *t = &m->tensors[k];
+		char *nn = pl + (uint64_t)t->name_len < UINT32_MAX ? ws_model_alloc(m, pl + t->name_len + 1) : NULL;
+		if (!nn) {
+			rc = ws_err_oom(err, sub);
+			goto out;
+		}
+		memcpy(nn, prefix, pl);
+		memcpy(nn + pl, t->name, t->name_len);
+		nn[pl + t->name_len] = '\0';
+		t->name = nn;
+		t->name_len += (uint32_t)pl;
+	}
+	const char *cpath = ws_model_strndup(m, cp, strlen(cp));
+	if (!cpath) {
+		rc = ws_err_oom(err, sub);
+		goto out;
+	}
+	*part = (struct ws_cat_part){.kind = pp->kind, .name = pp->key, .config = pp->key, .type = "",
+				     .prefixes = {prefix}, .whole = true, .path = cpath};
+out:
+	free(cp);
+	free(sub);
+	return rc;
+}
+
+/* A diffusers folder: one model whose components are the folders its
+ * model_index.json names, each with its config.json; the model's config
+ * holds them under their names and names the main one. */
+static int
+load_pipeline(ws_model *m, const char *dir, const char *mi, const char *want, ws_error *err)
+{
+	cJSON *idx = parse_json_file(mi, err), *cfg = NULL;
+	int rc = -1;
+	if (!idx)
+		return -1;
+	if (!cJSON_IsObject(idx)) {
+		ws_err(err, WS_EXIT_INPUT, mi, "model_index.json is not a JSON object");
+		goto out;
+	}
+	size_t n = (size_t)cJSON_GetArraySize(idx);
+	struct ws_cat_part *parts = ws_model_alloc(m, (n + 1) * sizeof *parts);
+	if (!parts || !(cfg = cJSON_CreateObject())) {
+		ws_err_oom(err, mi);
+		goto out;
+	}
+	memset(parts, 0, (n + 1) * sizeof *parts);
+	size_t np = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, idx) {
+		/* [library, class]; a null class: the pipeline runs without it */
+		if (!cJSON_IsArray(v) || !cJSON_IsString(cJSON_GetArrayItem(v, 1)) || !safe_relative(v->string) ||
+		    strchr(v->string, '/') || cJSON_GetObjectItemCaseSensitive(cfg, v->string))
+			continue;
+		const struct pipeline_part *k = NULL;
+		for (size_t i = 0; i < sizeof pipeline_kinds / sizeof pipeline_kinds[0] && !k; i++)
+			if (!strncmp(v->string, pipeline_kinds[i].key, strlen(pipeline_kinds[i].key)))
+				k = &pipeline_kinds[i];
+		if (!k)
+			continue;
+		struct pipeline_part pp = {ws_model_strndup(m, v->string, strlen(v->string)), k->kind};
+		if (!pp.key) {
+			ws_err_oom(err, mi);
+			goto out;
+		}
+		int r = load_pipeline_part(m, dir, &pp, want, cfg, &parts[np], err);
+		if (r < 0)
+			goto out;
+		np += r == 0;
+	}
+	m->index_first = 0;
+	/* the first denoiser is the main component */
+	for (size_t i = 1; i < np; i++)
+		if (!strcmp(parts[i].kind, "unet") || !strcmp(parts[i].kind, "transformer")) {
+			if (strcmp(parts[0].kind, "unet") && strcmp(parts[0].kind, "transformer")) {
+				struct ws_cat_part t = parts[i];
+				memmove(parts + 1, parts, i * sizeof *parts);
+				parts[0] = t;
+			}
+			break;
+		}
+	if (!np) {
+		ws_err(err, WS_EXIT_INPUT, mi, "model_index.json names no component folder with a config.json here");
+		goto out;
+	}
+	const cJSON *cn = cJSON_GetObjectItemCaseSensitive(idx, "_class_name");
+	if ((cJSON_IsString(cn) && !cJSON_AddStringToObject(cfg, "_class_name", cn->valuestring)) ||
+	    !cJSON_AddStringToObject(cfg, WS_PIPELINE_MAIN, parts[0].config) ||
+	    !cJSON_AddStringToObject(cfg, WS_PIPELINE_MAIN_PATH, parts[0].path)) {
+		ws_err_oom(err, mi);
+		goto out;
+	}
+	m->format = WS_FORMAT_SAFETENSORS;
+	m->parts = parts;
+	if (!(m->config_path = strdup(mi))) {
+		ws_err_oom(err, mi);
+		goto out;
+	}
+	m->config = cfg;
+	cfg = NULL;
+	rc = 0;
+out:
+	cJSON_Delete(cfg);
+	cJSON_Delete(idx);
+	return rc;
+}
+
 /* ==== the entry point ==== */
 
 static bool
@@ -1835,6 +2033,24 @@ open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error 
 		struct stat ss;
 		if (snap && stat(snap, &ss) == 0 && S_ISDIR(ss.st_mode))
 			target = snap;
+		/* a diffusers pipeline: its component folders */
+		char *mi = ws_path_join(target, "model_index.json");
+		struct stat mst;
+		if (!mi) {
+			ws_err_oom(err, path);
+			goto out;
+		}
+		if (stat(mi, &mst) == 0 && S_ISREG(mst.st_mode)) {
+			int r = load_pipeline(m, target, mi, opts ? opts->variant : NULL, err);
+			free(mi);
+			if (r || !(cfg_dir = strdup(target))) {
+				if (!r)
+					ws_err_oom(err, path);
+				goto out;
+			}
+			goto loaded;
+		}
+		free(mi);
 		/* a sentence-transformers folder: its Transformer's weights
 		 * and config, then the modules with weights of their own */
 		cJSON *mods = NULL;
@@ -1872,10 +2088,11 @@ open_model(const char *path, const ws_open_opts *opts, ws_model **out, ws_error 
 		if (r)
 			goto out;
 	}
+loaded:
 	if (opts && opts->config_path) {
 		if (load_config(m, opts->config_path, true, err))
 			goto out;
-	} else if (m->format == WS_FORMAT_SAFETENSORS) {
+	} else if (m->format == WS_FORMAT_SAFETENSORS && !m->parts) {
 		char *cp = ws_path_join(cfg_dir, "config.json");
 		if (!cp) {
 			ws_err_oom(err, path);

@@ -104,7 +104,8 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 		uint64_t el = t->elements, by = t->bytes, pa = t->params;
 		ws_role role = t->role;
 		int32_t layer = t->layer;
-		if (layer > max_layer) {
+		/* the blocks of the main component: a tower numbers its own */
+		if (layer > max_layer && (!m->n_components || m->components[t->component].main)) {
 			max_layer = layer;
 			if (layer_reserve(s, max_layer, &cap) < 0) {
 				ws_summary_free(s);
@@ -139,7 +140,7 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 			s->params_by_role[role] += pa;
 		/* by_layer is the main component's (a tower numbers its
 		 * blocks from 0 too) */
-		if (layer >= 0 && (!m->n_components || m->components[t->component].main))
+		if (layer >= 0 && layer <= max_layer && (!m->n_components || m->components[t->component].main))
 			s->params_by_layer[layer] += pa;
 		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED &&
 		    role != WS_ROLE_TYPE_EMBED)
@@ -275,8 +276,15 @@ components_json(const ws_model *m, const ws_summary *s)
 			ws_json_add_u64(o, "formula", m->formula->total);
 		else if (co->has_formula)
 			ws_json_add_u64(o, "formula", co->formula);
-		if (co->main && s->has_active)
-			ws_json_add_u64(o, "active", s->active);
+		if (co->main && s->has_active) {
+			/* the model's active count holds every other component
+			 * whole (a tower has no experts): the text's is the rest */
+			uint64_t others = 0;
+			for (uint32_t k = 0; k < m->n_components; k++)
+				if (!m->components[k].main && !ws_add_u64(others, m->components[k].params, &others))
+					others = 0;
+			ws_json_add_u64(o, "active", s->active >= others ? s->active - others : s->active);
+		}
 		cJSON *ls = cJSON_AddArrayToObject(o, "layers");
 		if ((!co->main && !ar) || !ls)
 			continue;
@@ -709,7 +717,8 @@ ws_report_inspect_text(FILE *f, const ws_model *m, bool color)
 				exp != roles[r] ? "  <- differs" : "");
 		fputc('\n', f);
 	}
-	if (s.n_layers) {
+	/* a diffusion network has levels and blocks, not numbered layers */
+	if (s.n_layers && !(m->arch && m->arch->net)) {
 		fputs("\nper layer           parameters\n", f);
 		layers_text(f, &s, m->arch);
 	}

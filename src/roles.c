@@ -228,6 +228,8 @@ static const role_line lines[] = {
 	HF("", "text_projection{K}", PROJECTOR),
 	HF("", "visual_projection{K}", PROJECTOR),
 	HF("", "logit_scale", LOGIT_SCALE),
+	/* OpenCLIP inside a Stable Diffusion single file (conditioner.embedders.1.model.) */
+	HF("", "*.model.logit_scale", LOGIT_SCALE),
 	HF("", "logit_bias", LOGIT_BIAS),
 	/* SigLIP's attention-pooling head (a probe and a packed attention)
 	 * and its text tower's own head */
@@ -239,6 +241,53 @@ static const role_line lines[] = {
 	HF("siglip*", "head.mlp.fc1{K}", ATTN_POOL),
 	HF("siglip*", "head.mlp.fc2{K}", ATTN_POOL),
 	HF("siglip*", "head{K}", PROJECTOR),
+	/* Qwen-VL towers (after visual.): a patch convolution over frames,
+	 * blocks of norm1 / norm2, a fused qkv and its output proj */
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "patch_embed.proj{K}", PATCH_EMBED),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.norm1{K}", ATTN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.norm2{K}", FFN_NORM),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.attn.qkv{K}", ATTN_QKV),
+	HF("qwen2_5_vl_vision qwen2_vl_vision qwen3_vl_vision", "{B}.attn.proj{K}", ATTN_O),
+	HF("qwen3_vl_vision", "pos_embed{K}", POS_EMBED),
+	HF("qwen3_vl_vision", "{B}.mlp.linear_fc1{K}", FFN_UP),
+	HF("qwen3_vl_vision", "{B}.mlp.linear_fc2{K}", FFN_DOWN),
+	/* Mllama: the text model's cross-attention layers */
+	HF("mllama_text_model", "{B}.cross_attn.q_proj{K}", XATTN_Q),
+	HF("mllama_text_model", "{B}.cross_attn.k_proj{K}", XATTN_K),
+	HF("mllama_text_model", "{B}.cross_attn.v_proj{K}", XATTN_V),
+	HF("mllama_text_model", "{B}.cross_attn.o_proj{K}", XATTN_O),
+	HF("mllama_text_model", "{B}.cross_attn.q_norm{K}", XATTN_NORM),
+	HF("mllama_text_model", "{B}.cross_attn.k_norm{K}", XATTN_NORM),
+	HF("mllama_text_model", "{B}.cross_attn_attn_gate", XATTN_GATE),
+	HF("mllama_text_model", "{B}.cross_attn_mlp_gate", XATTN_GATE),
+	/* its tower (after vision_model.): patches, class token, gated
+	 * positions and tile tables, norms; the global layers' gates */
+	HF("mllama_vision_model", "patch_embedding{K}", PATCH_EMBED),
+	HF("mllama_vision_model", "class_embedding", CLS_TOKEN),
+	HF("mllama_vision_model", "gated_positional_embedding.embedding", POS_EMBED),
+	HF("mllama_vision_model", "gated_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "gated_positional_embedding.tile_embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "pre_tile_positional_embedding.embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "pre_tile_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "post_tile_positional_embedding.embedding{K}", POS_EMBED),
+	HF("mllama_vision_model", "post_tile_positional_embedding.gate", POS_EMBED),
+	HF("mllama_vision_model", "layernorm_pre{K}", EMBED_NORM),
+	HF("mllama_vision_model", "layernorm_post{K}", FINAL_NORM),
+	HF("mllama_vision_global", "{B}.gate_attn", LAYER_SCALE),
+	HF("mllama_vision_global", "{B}.gate_ffn", LAYER_SCALE),
+	/* Qwen3-VL's DeepStack mergers (after their list's prefix): one
+	 * per index */
+	HF("deepstack", "{L}.*{K}", PROJECTOR),
+	/* Llama 4's tower (after vision_model.): patches through a linear,
+	 * a class token and its positions, norms around the blocks, and
+	 * its adapter */
+	HF("llama4_vision_model", "patch_embedding.linear{K}", PATCH_EMBED),
+	HF("llama4_vision_model", "class_embedding", CLS_TOKEN),
+	HF("llama4_vision_model", "positional_embedding_vlm", POS_EMBED),
+	HF("llama4_vision_model", "layernorm_pre{K}", EMBED_NORM),
+	HF("llama4_vision_model", "layernorm_post{K}", FINAL_NORM),
+	HF("llama4_vision_model", "vision_adapter.mlp.fc1{K}", PROJECTOR),
+	HF("llama4_vision_model", "vision_adapter.mlp.fc2{K}", PROJECTOR),
 	/* DINOv2's mask token and register tokens */
 	HF("", "embeddings.mask_token", MASK_TOKEN),
 	HF("", "embeddings.register_tokens", REGISTER_TOKENS),

@@ -247,7 +247,7 @@ Test(formula, hostile_configs_name_the_key)
 	expect_input_error("{" BASE ",\"hidden_size\":[64]}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":true}", "hidden_size");
 	/* missing, in a type whose class has no default for it */
-	expect_input_error("{\"model_type\":\"mistral\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	expect_input_error("{\"model_type\":\"qwen2\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
 			   "\"intermediate_size\":128,\"vocab_size\":100}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":0}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":66}", "hidden_size"); /* 66 / 4 heads */

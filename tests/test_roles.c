@@ -508,8 +508,10 @@ Test(roles, names_round_trip)
 	 * logit_scale and logit_bias; the state-space and linear-attention
 	 * mixers'; adapters' magnitudes, embedding factors and alphas; DINOv2's
 	 * mask_token, register_tokens and layer_scale; encoder-decoders'
-	 * xattn_q/k/v/o, xattn_norm, rel_pos_bias and conv */
-	cr_assert_eq(WS_ROLE_COUNT, 89);
+	 * xattn_q/k/v/o, xattn_norm, rel_pos_bias and conv (UNets' attn2 and
+	 * convolutions too); diffusion networks' norm, time_embed,
+	 * cond_embed and adaln; Mllama's xattn_gate */
+	cr_assert_eq(WS_ROLE_COUNT, 94);
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		const char *n = ws_role_name((ws_role)r);
 		cr_assert_not_null(n);

@@ -218,6 +218,21 @@ Test(towers, llava_three_components)
 	cr_expect_gt(cJSON_GetArraySize(def), 0);
 	cJSON_Delete(j);
 	expect_roles(model);
+	/* the report lists every component with its count and formula */
+	char *html = ws_join(dir, "r.html");
+	ws_run rr = ws_run_cli("report", model, "-o", html, NULL);
+	cr_assert_eq(rr.status, 0, "%s", rr.err);
+	ws_run_free(&rr);
+	FILE *hf = fopen(html, "rb");
+	cr_assert(hf);
+	static char page[1 << 20];
+	size_t got = fread(page, 1, sizeof page - 1, hf);
+	page[got] = '\0';
+	fclose(hf);
+	cr_expect(ws_contains(page, "vision_tower (vision): 303,507,456 parameters, formula 303,507,456"));
+	cr_expect(ws_contains(page, "multi_modal_projector (projector): 20,979,712 parameters"));
+	cr_expect(ws_contains(page, "7,063,427,072"));
+	free(html);
 	ws_rmtree(dir);
 	free(model);
 	free(dir);

@@ -96,6 +96,7 @@
 #include "ws/error.h"
 #include "ws/formula.h"
 #include "ws/json.h"
+#include "ws/net.h"
 
 /* ==== a growable byte buffer ==== */
 
@@ -163,7 +164,7 @@ struct dtype;
 typedef struct tensor {
 	char name[96];
 	int nd;
-	uint64_t shape[4];  /* PyTorch order: outermost first */
+	uint64_t shape[5];  /* PyTorch order: outermost first */
 	uint32_t fill;      /* 0: a hole; else the seed of random content */
 	const struct dtype *dt; /* NULL: the checkpoint's dtype */
 } tensor;
@@ -209,6 +210,7 @@ typedef struct cfg {
 	uint64_t ssm_inner, ssm_state, ssm_conv, ssm_rank, ssm_heads, ssm_groups;
 	uint64_t lin_kh, lin_vh, lin_kd, lin_vd;
 	uint64_t rel_rows, registers;  /* DeBERTa's relative table, DINOv2's registers */
+	uint64_t extra_rows;   /* embedding rows past the vocabulary (Mllama) */
 	enum { EB_TABLE, EB_MODERNBERT, EB_NOMIC, EB_GGUF_ONLY } eb; /* the encoder builder */
 	bool encdec;           /* an encoder-decoder: parts reading one config */
 	const struct ws_cat_part *alone; /* one stack of it saved alone (T5EncoderModel) */
@@ -1288,11 +1290,172 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 #undef T
 }
 
+/* A Qwen-VL tower under `pre` (visual.): the patch convolution over
+ * frames (5-D), blocks.N with norm1 / norm2, a fused qkv, proj and the
+ * MLP (gated or plain, by the library's reading), no final norm. */
+static void
+qwen_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, ps = a->patch_size;
+	uint64_t tp = a->temporal_patch ? a->temporal_patch : 1;
+	bool ln = a->norm == WS_NORM_LAYER, gated = a->mlp == WS_MLP_GATED;
+	char n[160];
+	snprintf(n, sizeof n, "%spatch_embed.proj.weight", pre);
+	uint64_t conv[5] = {d, a->num_channels, tp, ps, ps};
+	push(g, 5, conv, 0, n);
+	/* Qwen3-VL's: a biased convolution, a position table, MLP names */
+	bool v3 = !strcmp(a->architecture, "qwen3_vl_vision");
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
+		T(1, d, 0, "%spatch_embed.proj.bias", pre);
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS))
+		T(2, a->num_patches, d, "%spos_embed.weight", pre);
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (int k = 1; k <= 2; k++) {
+			T(1, d, 0, "%sblocks.%" PRIu64 ".norm%d.weight", pre, L, k);
+			if (ln)
+				T(1, d, 0, "%sblocks.%" PRIu64 ".norm%d.bias", pre, L, k);
+		}
+		T(2, 3 * d, d, "%sblocks.%" PRIu64 ".attn.qkv.weight", pre, L);
+		T(1, 3 * d, 0, "%sblocks.%" PRIu64 ".attn.qkv.bias", pre, L);
+		T(2, d, d, "%sblocks.%" PRIu64 ".attn.proj.weight", pre, L);
+		T(1, d, 0, "%sblocks.%" PRIu64 ".attn.proj.bias", pre, L);
+		static const char *const gmlp[] = {"gate_proj", "up_proj", "down_proj"};
+		static const char *const pmlp[] = {"fc1", "fc2"}, *const pmlp3[] = {"linear_fc1", "linear_fc2"};
+		size_t nm = gated ? 3 : 2;
+		for (size_t i = 0; i < nm; i++) {
+			const char *nm_i = gated ? gmlp[i] : v3 ? pmlp3[i] : pmlp[i];
+			bool down = i + 1 == nm;
+			T(2, down ? d : f, down ? f : d, "%sblocks.%" PRIu64 ".mlp.%s.weight", pre, L, nm_i);
+			T(1, down ? d : f, 0, "%sblocks.%" PRIu64 ".mlp.%s.bias", pre, L, nm_i);
+		}
+	}
+#undef T
+}
+
+/* Llama 4's vision model under `pre`: patches through a linear, the
+ * class token and its positions, norms around model.layers.N, and its
+ * vision_adapter. */
+static void
+llama4_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size, ps = a->patch_size;
+	char n[160];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	T(2, d, a->num_channels * ps * ps, "%spatch_embedding.linear.weight", pre);
+	T(1, d, 0, "%sclass_embedding", pre);
+	T(2, a->num_patches + 1, d, "%spositional_embedding_vlm", pre);
+	T(1, d, 0, "%slayernorm_pre.weight", pre);
+	T(1, d, 0, "%slayernorm_pre.bias", pre);
+	T(1, d, 0, "%slayernorm_post.weight", pre);
+	T(1, d, 0, "%slayernorm_post.bias", pre);
+	static const char *const lin[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+					  "self_attn.o_proj", "mlp.fc1", "mlp.fc2"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			T(2, out, in, "%smodel.layers.%" PRIu64 ".%s.weight", pre, L, lin[i]);
+			T(1, out, 0, "%smodel.layers.%" PRIu64 ".%s.bias", pre, L, lin[i]);
+		}
+		static const char *const norms[] = {"input_layernorm", "post_attention_layernorm"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, "%smodel.layers.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			T(1, d, 0, "%smodel.layers.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+		}
+	}
+	T(2, a->projection_dim, f, "%svision_adapter.mlp.fc1.weight", pre);
+	T(2, a->out_width, a->out_width, "%svision_adapter.mlp.fc2.weight", pre);
+#undef T
+}
+
+/* Mllama's tower layers under pre (transformer. or the global
+ * stack's own prefix): bias-free attention, a biased MLP, LayerNorms,
+ * the global ones' gates. */
+static void
+mllama_layers(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool gated = ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS);
+	char n[160];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	static const char *const proj[] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1 && !gated)
+			continue;
+		for (int i = 0; i < 4; i++)
+			T(2, d, d, "%slayers.%" PRIu64 ".self_attn.%s.weight", pre, L, proj[i]);
+		T(2, f, d, "%slayers.%" PRIu64 ".mlp.fc1.weight", pre, L);
+		T(1, f, 0, "%slayers.%" PRIu64 ".mlp.fc1.bias", pre, L);
+		T(2, d, f, "%slayers.%" PRIu64 ".mlp.fc2.weight", pre, L);
+		T(1, d, 0, "%slayers.%" PRIu64 ".mlp.fc2.bias", pre, L);
+		static const char *const norms[] = {"input_layernorm", "post_attention_layernorm"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, "%slayers.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			T(1, d, 0, "%slayers.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+		}
+		if (gated) {
+			T(1, 1, 0, "%slayers.%" PRIu64 ".gate_attn", pre, L);
+			T(1, 1, 0, "%slayers.%" PRIu64 ".gate_ffn", pre, L);
+		}
+	}
+#undef T
+}
+
+/* Mllama's vision model under pre: the patch convolution, the class
+ * token, gated positions and tile tables, the norms, its local layers
+ * (the global ones are a part of their own). */
+static void
+mllama_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, ps = a->patch_size, np1 = a->num_patches + 1;
+	char n[160], sub[128];
+#define T(nd, x, y, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, 0, 0))
+	snprintf(n, sizeof n, "%spatch_embedding.weight", pre);
+	top_nd(g, n, 4, d, a->num_channels, ps, ps);
+	T(1, d, 0, "%sclass_embedding", pre);
+	T(2, np1, d, "%sgated_positional_embedding.embedding", pre);
+	T(1, 1, 0, "%sgated_positional_embedding.gate", pre);
+	T(2, a->aspect_ids, a->max_tiles * np1 * d, "%sgated_positional_embedding.tile_embedding.weight", pre);
+	static const char *const tiles[] = {"pre_tile_positional_embedding", "post_tile_positional_embedding"};
+	for (int k = 0; k < 2; k++) {
+		T(2, a->aspect_ids, a->max_tiles * d, "%s%s.embedding.weight", pre, tiles[k]);
+		T(1, 1, 0, "%s%s.gate", pre, tiles[k]);
+	}
+	T(1, d, 0, "%slayernorm_pre.weight", pre);
+	T(1, d, 0, "%slayernorm_pre.bias", pre);
+	T(1, d, 0, "%slayernorm_post.weight", pre);
+	T(1, d, 0, "%slayernorm_post.bias", pre);
+#undef T
+	snprintf(sub, sizeof sub, "%stransformer.", pre);
+	mllama_layers(g, sub, a);
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
+	/* towers of their own layout, told by the library's switches */
+	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
+		qwen_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PIXEL_SHUFFLE_MLP)) {
+		llama4_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_TILES)) {
+		mllama_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
+		mllama_layers(g, p->prefixes[0], a);
+		return;
+	}
 	char pre[96];
 	const char *pp = p->prefixes[0] ? p->prefixes[0] : "";
 	size_t n = strlen(pp);
@@ -1320,11 +1483,64 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		snprintf(n, sizeof n, "%slinear_2.bias", pre);
 		top_nd(g, n, 1, out, 0, 0, 0);
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
+	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
+	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE))
+		top_nd(g, "image_newline", 1, out, 0, 0, 0);
+	/* the layouts' own names (the library counts them by role) */
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
 		top_nd(g, n, 2, in, out, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS)) {
+		/* Mllama's: the module is the linear */
+		snprintf(n, sizeof n, "%sweight", pre);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%sbias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
+		snprintf(n, sizeof n, "%s%s", pre,
+			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
+		top_nd(g, n, 2, out, wide, 0, 0);
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_IN_NORM)) {
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
+		for (uint64_t L = 0; L < a->num_layers; L++) {
+			snprintf(n, sizeof n, "%s%" PRIu64 ".norm.weight", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".norm.bias", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc1.weight", pre, L);
+			top_nd(g, n, 2, wide, wide, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc1.bias", pre, L);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc2.weight", pre, L);
+			top_nd(g, n, 2, out, wide, 0, 0);
+			snprintf(n, sizeof n, "%s%" PRIu64 ".linear_fc2.bias", pre, L);
+			top_nd(g, n, 1, out, 0, 0, 0);
+		}
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP) && !strcmp(p->type, "merger_v3")) {
+		static const char *const nm[] = {"norm.weight", "norm.bias", "linear_fc1.weight", "linear_fc1.bias",
+						 "linear_fc2.weight", "linear_fc2.bias"};
+		const uint64_t sh[][2] = {{in, 0}, {in, 0}, {wide, wide}, {wide, 0}, {out, wide}, {out, 0}};
+		for (size_t i = 0; i < 6; i++) {
+			snprintf(n, sizeof n, "%s%s", pre, nm[i]);
+			top_nd(g, n, sh[i][1] ? 2 : 1, sh[i][0], sh[i][1], 0, 0);
+		}
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MERGE_MLP)) {
+		snprintf(n, sizeof n, "%sln_q.weight", pre);
+		top_nd(g, n, 1, in, 0, 0, 0);
+		if (a->norm == WS_NORM_LAYER) {
+			snprintf(n, sizeof n, "%sln_q.bias", pre);
+			top_nd(g, n, 1, in, 0, 0, 0);
+		}
+		snprintf(n, sizeof n, "%smlp.0.weight", pre);
+		top_nd(g, n, 2, wide, wide, 0, 0);
+		snprintf(n, sizeof n, "%smlp.0.bias", pre);
+		top_nd(g, n, 1, wide, 0, 0, 0);
+		snprintf(n, sizeof n, "%smlp.2.weight", pre);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%smlp.2.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_IN_NORM)) {
 		snprintf(n, sizeof n, "%smm_soft_emb_norm.weight", pre);
 		top_nd(g, n, 1, in, 0, 0, 0);
 	}
@@ -1558,6 +1774,8 @@ static const stack_names stacks[] = {
 	 "self_attn.", "linear_attn.", "mlp.", "gate", "mtp.", NULL, NULL, NULL, NULL, NULL},
 	{"lfm2", "model.", "embed_tokens", "embedding_norm", "operator_norm", "ffn_norm", NULL,
 	 "self_attn.", NULL, "feed_forward.", NULL, NULL, NULL, NULL, "conv.", lfm2_attn, lfm2_ffn},
+	{"mllama_text_model", "language_model.model.", "embed_tokens", "norm", "input_layernorm",
+	 "post_attention_layernorm", NULL, "self_attn.", NULL, "mlp.", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* A tensor of block L: named pre + name in Hugging Face's layout, gg
@@ -1818,6 +2036,14 @@ stack_block(gen *g, uint64_t L, int kind)
 	case WS_MIX_LINEAR: gdn_mixer(g, L, sn->lin); break;
 	case WS_MIX_CONV: sconv_mixer(g, L, sn->conv); break;
 	case WS_MIX_NONE: break;
+	case WS_MIX_XATTN:
+		/* Mllama's: cross_attn.* and a gate on attention and the MLP */
+		stack_attention(g, L, "cross_attn.");
+		sblk(g, L, "cross_attn.", "q_norm.weight", NULL, 1, c->head_dim, 0, 0);
+		sblk(g, L, "cross_attn.", "k_norm.weight", NULL, 1, c->head_dim, 0, 0);
+		blk(g, L, "cross_attn_attn_gate", NULL, 1, 0);
+		blk(g, L, "cross_attn_mlp_gate", NULL, 1, 0);
+		break;
 	default: die("layer %" PRIu64 ": a mixer mkmodel does not write", L);
 	}
 	if (WS_BK_FFN(kind) == WS_FFN_NONE)
@@ -1839,7 +2065,7 @@ build_stack(gen *g)
 	snprintf(blocks, sizeof blocks, "%slayers.", sn->body);
 	g->hf_block = blocks;
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->embed);
-	top(g, name, "token_embd.weight", c->vocab, c->hidden);
+	top(g, name, "token_embd.weight", c->vocab + c->extra_rows, c->hidden);
 	for (uint64_t L = 0; L < c->layers; L++)
 		stack_block(g, L, c->blocks[L]);
 	snprintf(name, sizeof name, "%s%s.weight", sn->body, sn->final_norm);
@@ -1862,6 +2088,7 @@ build_stack(gen *g)
 	}
 	if (!c->tied && !c->no_head)
 		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+	parts(g);
 }
 
 static void
@@ -2086,15 +2313,23 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		die("%s", err.message);
 	snprintf(c->type, sizeof c->type, "%s", a.architecture);
 	c->no_head = a.no_head;
-	/* a multimodal wrapper keeps the text model under language_model. */
-	c->base = a.no_head ? "" : r != j ? "language_model.model." : "model.";
+	/* a multimodal wrapper keeps the text model under language_model.
+	 * (Idefics3 under model.text_model.) */
+	const cJSON *wmt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
+	bool idefics = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "idefics3");
+	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
+	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
+		: r != j ? "language_model.model." : "model.";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
 		if ((p->config ? ws_arch_from_part(j, path, p, &c->part_arch[i], &err)
-			       : ws_arch_projector(p, &a, &c->part_arch[i - 1], &c->part_arch[i], &err)) < 0)
+			       : ws_arch_projector(p, &a, &c->part_arch[tower], j, &c->part_arch[i], &err)) < 0)
 			die("%s", err.message);
+		if (p->config)
+			tower = i;
 	}
 	/* one stack of an encoder-decoder alone: the config's model_type
 	 * names the wrapper, its class the stack's type */
@@ -2149,7 +2384,9 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	/* a tower type (transformers names their sub-configs *_model) is
 	 * written whole by the tower writer */
 	size_t tl = strlen(c->type);
-	if (a.known && tl > 6 && !strcmp(c->type + tl - 6, "_model")) {
+	const struct ws_cat_entry *te = ws_cat_by_model_type(c->type);
+	/* (Mllama's text model is no tower: a decoder, no classes of its own) */
+	if (a.known && tl > 6 && !strcmp(c->type + tl - 6, "_model") && te && te->classes) {
 		c->towers_only = true;
 		c->main_arch = a;
 		c->fam = &catalogue_family;
@@ -2181,6 +2418,7 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->lin_vh = a.lin_v_heads;
 		c->lin_kd = a.lin_k_dim;
 		c->lin_vd = a.lin_v_dim;
+		c->extra_rows = a.extra_rows;
 		ws_arch_free(&a);
 		cJSON_Delete(j);
 		return;
@@ -2346,11 +2584,60 @@ join(const char *dir, const char *name)
 	return p;
 }
 
+/* the checkpoint's file stem: transformers' model, diffusers'
+ * diffusion_pytorch_model */
+static const char *st_stem = "model";
+static void write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt);
+
+/* A diffusers network (a config naming its class): every tensor of the
+ * library's reading, as the class names it; buffers it stores too. */
+static void
+net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
+	  const struct dtype *dt, bool single)
+{
+	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
+	struct ws_arch a;
+	ws_error err = {0};
+	/* --single-file: the class's single-file layout (FLUX as Black Forest
+	 * Labs names it), model.safetensors without a config */
+	const cJSON *cn = j ? cJSON_GetObjectItemCaseSensitive(j, "_class_name") : NULL;
+	const char *twin = single && cJSON_IsString(cn) ? ws_net_single_file_class(cn->valuestring) : NULL;
+	if (single && !twin)
+		die("%s: no single-file layout for this class", config);
+	if (twin)
+		cJSON_ReplaceItemInObjectCaseSensitive(j, "_class_name", cJSON_CreateString(twin));
+	if (!j || ws_arch_from_config(j, config, &a, &err) || !a.net)
+		die("%s: not a network the catalogue has (%s)", config, err.message);
+	gen g = {0};
+	for (size_t i = 0; i < a.net->n; i++)
+		push(&g, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
+	st_stem = single ? "model" : "diffusion_pytorch_model";
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	write_safetensors(dir, &g, shards, dt);
+	if (single) {
+		free(g.v);
+		ws_arch_free(&a);
+		cJSON_Delete(j);
+		return;
+	}
+	char *p = join(dir, "config.json");
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f))
+		die("write %s", p);
+	free(p);
+	free(g.v);
+	ws_arch_free(&a);
+	cJSON_Delete(j);
+}
+
 static void
 write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt)
 {
+	char one[96];
+	snprintf(one, sizeof one, "%s.safetensors", st_stem);
 	if (shards <= 1) {
-		char *p = join(dir, "model.safetensors");
+		char *p = join(dir, one);
 		write_shard(p, g->v, 0, g->n, dt);
 		free(p);
 		return;
@@ -2373,7 +2660,7 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 	bprintf(&idx, "{\n  \"metadata\": {\n    \"total_size\": %" PRIu64 "\n  },\n  \"weight_map\": {", total);
 	for (uint64_t s = 0; s < ns; s++) {
 		char name[64];
-		snprintf(name, sizeof name, "model-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", s + 1, ns);
+		snprintf(name, sizeof name, "%s-%05" PRIu64 "-of-%05" PRIu64 ".safetensors", st_stem, s + 1, ns);
 		char *p = join(dir, name);
 		write_shard(p, g->v, start[s], start[s + 1], dt);
 		free(p);
@@ -2381,7 +2668,8 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 			bprintf(&idx, "%s\n    \"%s\": \"%s\"", i ? "," : "", g->v[i].name, name);
 	}
 	bprintf(&idx, "\n  }\n}\n");
-	char *p = join(dir, "model.safetensors.index.json");
+	snprintf(one, sizeof one, "%s.safetensors.index.json", st_stem);
+	char *p = join(dir, one);
 	FILE *f = fopen(p, "wb");
 	if (!f || fwrite(idx.p, 1, idx.n, f) != idx.n || fclose(f))
 		die("write %s", p);
@@ -2849,6 +3137,7 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
+	      "               [--single-file]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -2863,13 +3152,17 @@ main(int argc, char **argv)
 	const char *dir = argv[1], *config = argv[2];
 	bool gguf = false, head_copy = false, fp8 = false, mla_split = false, gguf_mtp = false;
 	bool legacy_norms = false, position_ids = false, st = false, ignored = false, tied_copies = false;
-	bool mmproj = false;
+	bool mmproj = false, single_file = false;
 	uint64_t mmproj_drop = 0;
 	uint64_t shards = 1;
 	const struct dtype *dt = &dtypes[0];
 	enum plant plant = P_NONE;
 	for (int i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--single-file")) {
+			single_file = true;
+			continue;
+		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
 		    !strcmp(a, "--gguf-mtp") || !strcmp(a, "--legacy-norms") || !strcmp(a, "--position-ids") ||
 		    !strcmp(a, "--st") || !strcmp(a, "--ignored") || !strcmp(a, "--tied-copies")) {
@@ -2940,6 +3233,19 @@ main(int argc, char **argv)
 	cfg c = {0};
 	const char *raw;
 	size_t raw_len;
+	{
+		/* a diffusers network names its class, not a model_type */
+		char *s = slurp(config, &raw_len);
+		cJSON *j = ws_json_parse_py(s, raw_len, NULL);
+		bool net = j && ws_net_config(j);
+		cJSON_Delete(j);
+		if (net) {
+			net_model(dir, config, s, raw_len, shards, dt, single_file);
+			free(s);
+			return 0;
+		}
+		free(s);
+	}
 	read_cfg(config, &c, &raw, &raw_len);
 	/* an encoder in GGUF: the types llama.cpp converts (bert, nomic-bert) */
 	if (c.enc && ((gguf && !c.gguf) || (!gguf && c.eb == EB_GGUF_ONLY) || (plant != P_NONE && plant != P_MISSING_BLOCK) || fp8 || head_copy))

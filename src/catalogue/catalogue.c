@@ -101,6 +101,14 @@ static const struct ws_cat_stack qwen3_next_stack = {
 	.interval = "full_attention_interval", .gguf_keys = gdn_gguf,
 };
 
+/* Mllama's text stack: cross-attention layers where
+ * cross_attention_layers lists them, self-attention elsewhere */
+static const int32_t mllama_xattn_default[] = {3, 8, 13, 18, 23, 28, 33, 38, -1};
+static const struct ws_cat_stack mllama_stack = {
+	.mixer = WS_MIX_ATTN, .ffn = WS_FFN_DENSE, .placed = WS_MIX_XATTN, .listed = "cross_attention_layers",
+	.listed_default = mllama_xattn_default,
+};
+
 /* The head each class suffix adds; first match wins, so LMHeadModel
  * (GPT-2) is read before the bare Model of a base class. */
 static const struct ws_cat_class decoder_classes[] = {
@@ -254,6 +262,72 @@ static const struct ws_cat_part gemma3_parts[] = {
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
 
+/* Mllama (Llama 3.2 Vision): the tower's two stacks, its local layers
+ * with the tile tables (vision_model) and its gated global layers
+ * (global_transformer, the same config read as a stack of its own),
+ * and a biased projector from vision_output_dim */
+static const struct ws_cat_part mllama_parts[] = {
+	{"text", NULL, "text_config", "mllama_text_model", NOSW, {NULL}},
+	{"vision", "global_transformer", "vision_config", "mllama_vision_global", NOSW,
+	 {"vision_model.global_transformer.", "model.vision_model.global_transformer."}, .own_type = true},
+	{"vision", "vision_model", "vision_config", "mllama_vision_model", NOSW,
+	 {"vision_model.", "model.vision_model."}},
+	{"projector", "multi_modal_projector", NULL, "linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Qwen3-VL: the tower under model.visual., its merger and the
+ * DeepStack mergers (one per deepstack_visual_indexes entry), each a
+ * projector into the text width */
+static const struct ws_cat_part qwen3_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen3", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen3_vl_vision", NOSW, {"model.visual.", "visual."}},
+	{"projector", "merger", NULL, "merger_v3", NOSW, {"model.visual.merger.", "visual.merger."}},
+	{"projector", "deepstack_merger_list", NULL, "deepstack", NOSW,
+	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* LLaVA-NeXT: LLaVA's, and image_newline beside the projector */
+static const struct ws_cat_part llava_next_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "clip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "mlp2_newline", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector.", "image_newline", "model.image_newline"}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Qwen2.5-VL and Qwen2-VL: the text model at the top level (or, as
+ * newer transformers save it, in text_config), the tower under visual.
+ * and its merger, a projector of its own, under visual.merger. */
+static const struct ws_cat_part qwen2_5_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen2_5_vl_vision", NOSW, {"visual.", "model.visual."}},
+	{"projector", "merger", NULL, "merger_rms", NOSW, {"visual.merger.", "model.visual.merger."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part qwen2_vl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen2_vl_vision", NOSW, {"visual.", "model.visual."}},
+	{"projector", "merger", NULL, "merger_ln", NOSW, {"visual.merger.", "model.visual.merger."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Idefics3 / SmolVLM: text_model, vision_model and the connector
+ * beside them under model. */
+static const struct ws_cat_part idefics3_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "idefics3_vision", NOSW, {"model.vision_model.", "vision_model."}},
+	{"projector", "connector", NULL, "shuffle_linear", NOSW, {"model.connector.", "connector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* Llama 4: the vision model holds its own adapter (vision_adapter) */
+static const struct ws_cat_part llama4_parts[] = {
+	{"text", NULL, "text_config", "llama4_text", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "llama4_vision_model", NOSW,
+	 {"vision_model.", "model.vision_model."}},
+	{"projector", "multi_modal_projector", NULL, "linear", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -338,10 +412,22 @@ static const struct ws_cat_mmproj mmprojs[] = {
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between
- * them; Gemma 3's RMS norm over the tower's width and one matrix. */
+ * them; Gemma 3's RMS norm over the tower's width and one matrix;
+ * Llama 4's one matrix; Idefics3's one matrix over scale_factor² tower
+ * outputs side by side (pixel shuffle); the Qwen-VL merger's norm over
+ * the tower width and two linears over 2 x 2 merged patches. */
 static const struct ws_cat_projector projectors[] = {
 	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
+	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
+	{"linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
+	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	/* Qwen3VLVisionConfig's default list is [8, 16, 24] */
+	{"deepstack", WS_NORM_LAYER, SW(WS_ARCH_PROJ_DEEPSTACK, WS_ARCH_BARE), NULL, 0, "deepstack_visual_indexes", 3},
+	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
+	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -410,7 +496,9 @@ static const struct ws_cat_entry entries[] = {
 	{{"llama"}, "llama", WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}, {"mlp_bias", SW(WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, "Llama",
 	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 11008), D("num_hidden_layers", 32),
 	  D("num_attention_heads", 32), D("max_position_embeddings", 2048)}},
-	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral", {{0}}},
+	{{"mistral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Mistral",
+	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
 	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
@@ -439,7 +527,7 @@ static const struct ws_cat_entry entries[] = {
 	{{"chatglm"}, "chatglm", WS_NORM_RMS, WS_MLP_GATED_FUSED, SW(WS_ARCH_FUSED_QKV), NOSW, {{"add_qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"add_bias_linear", SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS)}}, false, WS_FIX_NONE, NULL, {{0}}},
 	{{"deepseek_v2"}, "deepseek2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV2", {{0}}},
 	{{"deepseek_v3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MLA, WS_ARCH_ROUTER_SCORE_BIAS), NOSW, {{0}}, false, WS_FIX_DEEPSEEK, "DeepseekV3", {{0}}},
-	{{"llama4_text", "llama4"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MOE_FUSED), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
+	{{"llama4_text"}, "llama4", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_MOE_FUSED), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_LLAMA4, "Llama4", {{0}}},
 	{{"gpt_oss"}, "gpt-oss", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_SINKS, WS_ARCH_MOE_FUSED, WS_ARCH_MOE_BIAS, WS_ARCH_ROUTER_BIAS), SW(QKVO), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "GptOss", {{0}}, WS_SLIDE_EVEN, 0},
 
 	/* The original Falcon code (RWConfig, trust_remote_code): its class
@@ -675,6 +763,93 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_parts},
 	{{"gemma3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = gemma3_parts},
+	{{"llava_next"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "LlavaNext",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
+	{{"mllama"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mllama_parts},
+	/* Mllama's text model: Llama's layers, cross-attention ones where
+	 * cross_attention_layers lists them; 8 embedding rows past the
+	 * vocabulary (MllamaTextConfig's defaults are the 11B's) */
+	{{"mllama_text_model"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_MLLAMA, "Mllama",
+	 {D("vocab_size", 128256), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 40),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)},
+	 WS_SLIDE_ALL, 0, NULL, {{0}}, .stack = &mllama_stack},
+	/* Mllama's tower: a patch convolution without bias, a class token,
+	 * gated positions and tile tables, norms before and after, LayerNorm
+	 * layers with bias-free attention; its output is vision_output_dim
+	 * wide (the last layer's and the listed intermediate ones') */
+	{{"mllama_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN, WS_ARCH_EMBED_NORM, WS_ARCH_TILES),
+	 NOSW, {{0}}, false, WS_FIX_MLLAMA, "MllamaVision",
+	 {D("hidden_size", 1280), D("num_hidden_layers", 32), D("num_attention_heads", 16), D("num_channels", 3),
+	  D("intermediate_size", 5120), D("vision_output_dim", 7680), D("image_size", 448), D("patch_size", 14),
+	  D("max_num_tiles", 4)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_OUT, "vision_output_dim"}, {WS_AK_HEADS, "attention_heads"}}},
+	/* its global layers: the same layer with a gate after attention and
+	 * after the MLP, num_global_layers of them */
+	{{"mllama_vision_global"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_MLP_BIAS, WS_ARCH_BARE, WS_ARCH_GATED_LAYERS),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "MllamaVisionGlobal",
+	 {D("hidden_size", 1280), D("num_global_layers", 8), D("num_attention_heads", 16),
+	  D("intermediate_size", 5120)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "num_global_layers"}, {WS_AK_HEADS, "attention_heads"}}},
+	{{"qwen3_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_parts},
+	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
+	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_vl_parts},
+	{{"idefics3"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Idefics3",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = idefics3_parts},
+	{{"llama4"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llama4_parts},
+	/* Qwen2.5-VL's tower: pre-norm RMS blocks, a fused qkv and a gated
+	 * MLP with biases, a patch convolution over temporal_patch_size
+	 * frames, rotary positions, no final norm (the merger's ln_q is the
+	 * projector's); window attention changes no parameter */
+	{{"qwen2_5_vl_vision"}, NULL, WS_NORM_RMS, WS_MLP_GATED,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VisionTransformerPretrained",
+	 {D("depth", 32), D("hidden_size", 3584), D("intermediate_size", 3420), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
+	/* Qwen2-VL's: LayerNorm blocks, a plain MLP of mlp_ratio x
+	 * embed_dim; its hidden_size is the text width it feeds */
+	{{"qwen2_vl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VisionTransformerPretrained",
+	 {D("depth", 32), D("embed_dim", 1280), D("mlp_ratio", 4), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes,
+	 {{WS_AK_HIDDEN, "embed_dim"}, {WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
+	/* Qwen3-VL's: LayerNorm blocks, a fused qkv and a plain MLP with
+	 * biases, a biased patch convolution over frames, a learned table
+	 * of num_position_embeddings positions (interpolated to the image) */
+	{{"qwen3_vl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_NO_FINAL_NORM),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VLVision",
+	 {D("depth", 27), D("hidden_size", 1152), D("intermediate_size", 4304), D("num_heads", 16),
+	  D("in_channels", 3), D("patch_size", 16), D("spatial_merge_size", 2), D("temporal_patch_size", 2),
+	  D("num_position_embeddings", 2304)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes,
+	 {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}, {WS_AK_PATCHES, "num_position_embeddings"}}},
+	/* Idefics3's tower: SigLIP's without the pooling head */
+	{{"idefics3_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Idefics3Vision",
+	 {D("hidden_size", 1152), D("intermediate_size", 3072), D("num_hidden_layers", 12),
+	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 224), D("patch_size", 32)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes},
+	/* Llama 4's: patches through a linear (an unfolded convolution), a
+	 * class token and its positions, norms before and after the
+	 * LayerNorm blocks, and its adapter (vision_adapter) after a pixel
+	 * shuffle: projector_input_dim, then projector_output_dim wide */
+	{{"llama4_vision_model"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(ALLB, WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN, WS_ARCH_EMBED_NORM, WS_ARCH_PIXEL_SHUFFLE_MLP),
+	 NOSW, {{0}}, false, WS_FIX_NONE, "Llama4Vision",
+	 {D("hidden_size", 768), D("num_hidden_layers", 34), D("num_attention_heads", 16), D("num_channels", 3),
+	  D("intermediate_size", 5632), D("image_size", 448), D("patch_size", 14),
+	  D("projector_input_dim", 4096), D("projector_output_dim", 4096)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_PROJ, "projector_input_dim"}, {WS_AK_OUT, "projector_output_dim"}}},
 	/* DeBERTa-v2 / v3: BERT's post-norm layer; DebertaV2Config's
 	 * defaults: absolute positions (position_biased_input), no token
 	 * types, no relative attention.  With relative_attention, one table
@@ -861,6 +1036,7 @@ static const struct {
 	[WS_LK_MOE] = {"moe", NULL},
 	[WS_LK_DENSE] = {"dense", NULL},
 	[WS_LK_MTP] = {"mtp", NULL},
+	[WS_LK_XATTN] = {"cross_attention", NULL},
 	[WS_LK_HYBRID] = {"hybrid", "hybrid"},
 };
 
@@ -891,6 +1067,13 @@ static const struct ws_cat_component components[] = {
 	{"model.multi_modal_projector.", "multi_modal_projector", "projector"},
 	{"audio_tower.", "audio_tower", "audio"},
 	{"model.audio_tower.", "audio_tower", "audio"},
+	/* an original Stable Diffusion single file (LDM names): the
+	 * denoiser, the autoencoder and the text encoders by their modules */
+	{"model.diffusion_model.", "unet", "unet"},
+	{"first_stage_model.", "vae", "vae"},
+	{"cond_stage_model.", "text_encoder", "text_encoder"},
+	{"conditioner.embedders.0.", "text_encoder", "text_encoder"},
+	{"conditioner.embedders.1.", "text_encoder_2", "text_encoder"},
 };
 
 size_t

@@ -22,6 +22,7 @@ enum ws_cat_fixup {
 	WS_FIX_FALCON,     /* multi_query / n_head_kv / new_decoder layouts */
 	WS_FIX_DEEPSEEK,   /* topk_method noaux_tc: router score bias */
 	WS_FIX_LLAMA4,     /* intermediate_size_mlp, one shared expert */
+	WS_FIX_MLLAMA,     /* 8 embedding rows past the vocabulary; tiles, aspect ratios */
 	WS_FIX_FF_ADJUST,  /* LFM2's block_auto_adjust_ff_dim: 2/3, a multiplier, rounded up */
 };
 
@@ -114,6 +115,12 @@ struct ws_cat_part {
 	 * (transformers' keys to ignore when unexpected): stored, counted
 	 * apart (unloaded-tensor), its role kept */
 	const char *ignored[2];  /* its Hugging Face and GGUF names */
+	bool whole;            /* its sub-config is a whole config.json (a
+				* diffusers pipeline's component): read as one */
+	const char *path;      /* that file, for errors (NULL: the model's) */
+	/* read as `type` whatever model_type its sub-config names: a second
+	 * stack of one tower's config (Mllama's global layers) */
+	bool own_type;
 };
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */
@@ -121,6 +128,15 @@ struct ws_cat_projector {
 	const char *name;
 	enum ws_norm_kind norm;
 	ws_switches flags;
+	/* the wrapper config's key of the patches merged per side before
+	 * it (Idefics3's scale_factor); NULL: the tower's own merge size */
+	const char *merge;
+	uint64_t merge_default; /* its config class's default */
+	/* a config list whose length is its count of blocks (Qwen3-VL's
+	 * deepstack_visual_indexes: one merger each), looked up at the
+	 * top level, then in the sub-configs; NULL: no blocks */
+	const char *count;
+	uint64_t count_default; /* its class default's length */
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
@@ -174,6 +190,11 @@ struct ws_cat_stack {
 	 * before the common spellings); with a head width the inner width
 	 * is heads × head width */
 	const char *ssm_heads, *ssm_head_dim;
+	/* a config list of layer indices that hold `placed` (Mllama's
+	 * cross_attention_layers), and its class default (ended by -1) when
+	 * the config has none */
+	const char *listed;
+	const int32_t *listed_default;
 	/* a list of the layers `placed` is in (LFM2's full_attn_idxs), the
 	 * others `other` */
 	const char *indices;
@@ -244,6 +265,7 @@ const struct ws_cat_default *ws_cat_default(const struct ws_cat_entry *e, const 
 enum ws_layer_kind {
 	WS_LK_ATTENTION = 0, WS_LK_SLIDING, WS_LK_MAMBA, WS_LK_MAMBA2,
 	WS_LK_LINEAR, WS_LK_CONV, WS_LK_MOE, WS_LK_DENSE, WS_LK_MTP,
+	WS_LK_XATTN,
 	WS_LK_HYBRID, /* attention and Mamba-2 side by side (Falcon-H1) */
 	WS_LK_COUNT
 };

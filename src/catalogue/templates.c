@@ -27,6 +27,10 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_LKH] = {WS_QOP_LEAF, WS_AK_LIN_K_HEADS, 0}, [WS_Q_LVH] = {WS_QOP_LEAF, WS_AK_LIN_V_HEADS, 0},
 	[WS_Q_LKD] = {WS_QOP_LEAF, WS_AK_LIN_K_DIM, 0}, [WS_Q_LVD] = {WS_QOP_LEAF, WS_AK_LIN_V_DIM, 0},
 	[WS_Q_RR] = {WS_QOP_LEAF, WS_AK_REL_ROWS, 0}, [WS_Q_NR] = {WS_QOP_LEAF, WS_AK_REGISTERS, 0},
+	[WS_Q_TP] = {WS_QOP_LEAF, WS_AK_TEMPORAL, 0}, [WS_Q_MG] = {WS_QOP_LEAF, WS_AK_MERGE, 0},
+	[WS_Q_VO] = {WS_QOP_LEAF, WS_AK_OUT, 0},
+	[WS_Q_XR] = {WS_QOP_LEAF, WS_AK_EXTRA_ROWS, 0}, [WS_Q_TL] = {WS_QOP_LEAF, WS_AK_TILES, 0},
+	[WS_Q_AR] = {WS_QOP_LEAF, WS_AK_ASPECTS, 0},
 	[WS_Q_HQ] = {WS_QOP_MUL, WS_Q_H, WS_Q_DK},           /* q: heads × head_dim */
 	[WS_Q_HK] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DK},         /* k: kv heads × head_dim */
 	[WS_Q_HV] = {WS_QOP_MUL, WS_Q_HKV, WS_Q_DV},
@@ -62,6 +66,15 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 	[WS_Q_LQKVZ] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV2},
 	[WS_Q_LBA] = {WS_QOP_MUL, WS_Q_TWO, WS_Q_LVH},       /* beta and a per value head */
 	[WS_Q_LCD] = {WS_QOP_ADD, WS_Q_LK2, WS_Q_LV},        /* conv channels: q, k, v */
+	[WS_Q_T1] = {WS_QOP_ELSE, WS_Q_TP, WS_Q_ONE},        /* frames a patch spans, else 1 */
+	[WS_Q_CT] = {WS_QOP_MUL, WS_Q_C, WS_Q_T1},           /* a patch's channels over its frames */
+	[WS_Q_M1] = {WS_QOP_ELSE, WS_Q_MG, WS_Q_ONE},        /* patches merged per side, else 1 */
+	[WS_Q_E0M] = {WS_QOP_MUL, WS_Q_E0, WS_Q_M1},
+	[WS_Q_E0M2] = {WS_QOP_MUL, WS_Q_E0M, WS_Q_M1},       /* m x m tower outputs side by side */
+	[WS_Q_VX] = {WS_QOP_ADD, WS_Q_V, WS_Q_XR},           /* embedding rows: vocab and extra */
+	[WS_Q_TLD] = {WS_QOP_MUL, WS_Q_TL, WS_Q_D},          /* a width per tile */
+	[WS_Q_NP1D] = {WS_QOP_MUL, WS_Q_NP1, WS_Q_D},
+	[WS_Q_TNPD] = {WS_QOP_MUL, WS_Q_TL, WS_Q_NP1D},      /* every tile's every position */
 	[WS_Q_P2] = {WS_QOP_ADD, WS_Q_P, WS_Q_TWO},          /* BART's positions: 2 rows of offset */
 };
 
@@ -72,11 +85,11 @@ const struct ws_qdef ws_qdefs[WS_Q_COUNT] = {
 const struct ws_template ws_templates[] = {
 	/* the embeddings are d wide unless the type gives them their own
 	 * width (then projected to d) */
-	{R(EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TOKENS), {WS_Q_V, WS_Q_DE}, NULL},
+	{R(EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_TX_TOKENS), {WS_Q_VX, WS_Q_DE}, NULL},
 	/* an image encoder's: a convolution with the patch as its kernel
 	 * and stride, a learned class token, and learned positions for
 	 * every patch and the class token */
-	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_C, WS_Q_PS, WS_Q_PS}, NULL},
+	{R(PATCH_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES), {WS_Q_D, WS_Q_CT, WS_Q_PS, WS_Q_PS}, NULL},
 	{R(PATCH_EMBED), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(CLS_TOKEN), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_ONE, WS_Q_D}, NULL},
 	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PATCHES, WS_ARCH_CLS_TOKEN), {WS_Q_ONE, WS_Q_NP1, WS_Q_D}, NULL},
@@ -131,7 +144,31 @@ const struct ws_template ws_templates[] = {
 	/* projectors: from a tower's width (e0) into the text width (d) */
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_W), {WS_Q_E0, WS_Q_NONE}, "input norm"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_IN_NORM, WS_TX_NORM_B), {WS_Q_E0, WS_Q_NONE}, "input norm"},
-	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR), {WS_Q_E0, WS_Q_D}, "linear"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR), {WS_Q_E0M2, WS_Q_D}, "linear"},
+	/* a merger (Qwen-VL): m x m neighbouring patches side by side, a
+	 * linear of that width, then one into the text width */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_E0M2, WS_Q_E0M2}, "merger fc1"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_E0M2, WS_Q_NONE}, "merger fc1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_E0M2}, "merger fc2"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MERGE_MLP), {WS_Q_D, WS_Q_NONE}, "merger fc2"},
+	/* Mllama's tower: a gate on its positions, a position table per
+	 * aspect ratio over every tile, a gated embedding per aspect ratio
+	 * before and after the layers */
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_ONE, WS_Q_NONE}, "gated_positional_embedding gate"},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_AR, WS_Q_TNPD}, "tile_embedding"},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_AR, WS_Q_TLD}, "pre_tile_positional_embedding"},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_ONE, WS_Q_NONE}, "pre_tile_positional_embedding gate"},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_AR, WS_Q_TLD}, "post_tile_positional_embedding"},
+	{R(POS_EMBED), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_TILES), {WS_Q_ONE, WS_Q_NONE}, "post_tile_positional_embedding gate"},
+	/* a projector's one linear with its bias (Mllama) */
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS), {WS_Q_D, WS_Q_NONE}, "linear"},
+	/* LLaVA-NeXT's image_newline: a text-width row the model appends
+	 * to each row of image features (stored beside the projector) */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_IMAGE_NEWLINE), {WS_Q_D, WS_Q_NONE}, "image_newline"},
+	/* Llama 4's vision adapter (inside the tower): after a pixel shuffle,
+	 * intermediate-wide inputs to projector_input_dim, then to its output */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_PJ, WS_Q_F}, "vision_adapter fc1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_VO, WS_Q_VO}, "vision_adapter fc2"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_E0}, "linear_1"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_1"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_D}, "linear_2"},
@@ -148,6 +185,14 @@ const struct ws_template ws_templates[] = {
 	{R(EMBED_NORM), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
 	{R(EMBED_NORM), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_REL_EMBED_NORM, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, "rel_embeddings norm"},
 
+	/* Qwen3-VL's DeepStack mergers, one per "block": a norm over the
+	 * merged width, then the merger's two linears */
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK, WS_TX_NORM_W), {WS_Q_E0M2, WS_Q_NONE}, "deepstack norm"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK, WS_TX_NORM_B), {WS_Q_E0M2, WS_Q_NONE}, "deepstack norm"},
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_E0M2, WS_Q_E0M2}, "deepstack fc1"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_E0M2, WS_Q_NONE}, "deepstack fc1"},
+	{R(PROJECTOR), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_D, WS_Q_E0M2}, "deepstack fc2"},
+	{R(PROJECTOR), B, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_PROJ_DEEPSTACK), {WS_Q_D, WS_Q_NONE}, "deepstack fc2"},
 	{R(ATTN_NORM), W, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), B, WS_SC_LAYER, WS_SWITCHES(WS_TX_PRE_ATTN_ALL, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_NORM), W, WS_SC_LAYER1, WS_SWITCHES(WS_TX_PRE_ATTN_LATER, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
@@ -195,6 +240,20 @@ const struct ws_template ws_templates[] = {
 	{R(ATTN_SINKS), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_SINKS), {WS_Q_H, WS_Q_NONE}, NULL},
 	{R(ATTN_POST_NORM), W, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(ATTN_POST_NORM), B, WS_SC_ATTN, WS_SWITCHES(WS_ARCH_POST_NORMS, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
+	/* cross-attention blocks (Mllama): queries from the text, keys and
+	 * values from the image's tokens, per-head q / k norms, and a gate
+	 * on attention and one on the MLP */
+	{R(XATTN_Q), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_HQ, WS_Q_D}, NULL},
+	{R(XATTN_K), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_HK, WS_Q_D}, NULL},
+	{R(XATTN_V), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_HV, WS_Q_D}, NULL},
+	{R(XATTN_O), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_D, WS_Q_HO}, NULL},
+	{R(XATTN_NORM), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_DK, WS_Q_NONE}, "q_norm"},
+	{R(XATTN_NORM), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_DK, WS_Q_NONE}, "k_norm"},
+	{R(XATTN_GATE), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_ONE, WS_Q_NONE}, "attention gate"},
+	{R(XATTN_GATE), W, WS_SC_XATTN, WS_NO_SWITCHES, {WS_Q_ONE, WS_Q_NONE}, "MLP gate"},
+	/* Mllama's global tower layers: a gate after attention and the MLP */
+	{R(LAYER_SCALE), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_GATED_LAYERS), {WS_Q_ONE, WS_Q_NONE}, "gate_attn"},
+	{R(LAYER_SCALE), W, WS_SC_LAYER, WS_SWITCHES(WS_ARCH_GATED_LAYERS), {WS_Q_ONE, WS_Q_NONE}, "gate_ffn"},
 	{R(FFN_NORM), W, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_W), {WS_Q_D, WS_Q_NONE}, NULL},
 	{R(FFN_NORM), B, WS_SC_FFN, WS_SWITCHES(WS_TX_PRE_FFN, WS_TX_NORM_B), {WS_Q_D, WS_Q_NONE}, NULL},
 	/* DINOv2: a learned per-channel scale after attention and the MLP */
@@ -386,13 +445,19 @@ ws_template_features(const struct ws_arch *a)
 	bool bare = ws_sw_has(&a->flags, WS_ARCH_BARE);
 	if (bare)
 		ws_sw_clear(&f, WS_TX_UNTIED);
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
+		/* its "blocks" (a list of mergers) have no block norms */
+		ws_sw_clear(&f, WS_TX_PRE_ATTN_ALL);
+		ws_sw_clear(&f, WS_TX_PRE_ATTN_LATER);
+	}
 	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM) && !bare)
 		ws_sw_set(&f, WS_TX_FINAL_NORM);
 	if (a->embedding_size && a->embedding_size != a->hidden_size && !bare)
 		ws_sw_set(&f, WS_TX_EMBED_PROJ);
 	if (!ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !bare && !ws_sw_has(&a->flags, WS_ARCH_NO_TOKENS))
 		ws_sw_set(&f, WS_TX_TOKENS);
-	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN))
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && !ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN) &&
+	    !ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS))
 		ws_sw_set(&f, WS_TX_NO_CLS);
 	if (!ws_sw_has(&a->flags, WS_ARCH_MTP_FC))
 		ws_sw_set(&f, WS_TX_MTP_OWN);
@@ -446,6 +511,7 @@ ws_template_in_block(const struct ws_template *r, int k)
 	case WS_SC_MAMBA2: return mix == WS_MIX_MAMBA2 || mix == WS_MIX_PARALLEL;
 	case WS_SC_LINEAR: return mix == WS_MIX_LINEAR;
 	case WS_SC_SCONV: return mix == WS_MIX_CONV;
+	case WS_SC_XATTN: return mix == WS_MIX_XATTN;
 	case WS_SC_GLOBAL:
 	case WS_SC_MTP: break;
 	}

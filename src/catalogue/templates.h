@@ -31,11 +31,14 @@ enum ws_q {
 	WS_Q_TV, WS_Q_L, WS_Q_E0, WS_Q_C, WS_Q_PS, WS_Q_NP, WS_Q_PO0, WS_Q_THREE, WS_Q_PJ,
 	WS_Q_SI, WS_Q_SN, WS_Q_SK, WS_Q_SR, WS_Q_SH, WS_Q_SG,
 	WS_Q_LKH, WS_Q_LVH, WS_Q_LKD, WS_Q_LVD, WS_Q_RR, WS_Q_NR,
+	WS_Q_TP, WS_Q_MG, WS_Q_VO, WS_Q_XR, WS_Q_TL, WS_Q_AR,
 	/* composites, defined from earlier entries */
 	WS_Q_HQ, WS_Q_HK, WS_Q_HV, WS_Q_HO, WS_Q_KV2, WS_Q_QKV, WS_Q_F2, WS_Q_FE2, WS_Q_FS, WS_Q_KVA,
 	WS_Q_NOPEV, WS_Q_KVB, WS_Q_D2, WS_Q_IQ, WS_Q_DE, WS_Q_NP1, WS_Q_PO, WS_Q_D3, WS_Q_PJD,
 	WS_Q_HQ2, WS_Q_SI2, WS_Q_SN2, WS_Q_SXR, WS_Q_SGN, WS_Q_SGN2, WS_Q_SCD, WS_Q_SIC, WS_Q_SIN,
 	WS_Q_LK, WS_Q_LV, WS_Q_LK2, WS_Q_LV2, WS_Q_LQKVZ, WS_Q_LBA, WS_Q_LCD,
+	WS_Q_T1, WS_Q_CT, WS_Q_M1, WS_Q_E0M, WS_Q_E0M2,
+	WS_Q_VX, WS_Q_TLD, WS_Q_NP1D, WS_Q_TNPD,
 	WS_Q_P2,
 	WS_Q_COUNT
 };
@@ -60,6 +63,7 @@ enum ws_scope {
 	/* every block but the first (ModernBERT's attention norm, which
 	 * block 0 leaves to the embedding norm) */
 	WS_SC_LAYER1,
+	WS_SC_XATTN,   /* cross-attention blocks (Mllama) */
 };
 
 /* Switches: the architecture's own (enum ws_arch_flag), and these,

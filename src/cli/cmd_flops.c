@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
 #include "cli.h"
+#include "ws/json.h"
 #include "ws/flops.h"
 #include "ws/formula.h"
 
@@ -111,6 +115,114 @@ print_text(FILE *out, const char *path, const ws_model *m, const ws_flops_model 
 	}
 }
 
+/* A wrapper config's vision_feature_layer that reads past the last
+ * layer (llava's -2): every stored layer is still counted; NULL when
+ * the config has none, or -1. */
+static const cJSON *
+feature_layer(const ws_model *m)
+{
+	const cJSON *v = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "vision_feature_layer") : NULL;
+	if (cJSON_IsNumber(v) && v->valuedouble == -1)
+		return NULL;
+	return cJSON_IsNumber(v) || cJSON_IsArray(v) ? v : NULL;
+}
+
+/* Cross-attention layers (Mllama's) cache an image's keys and values
+ * once, not per text token: their count and the bytes per image token
+ * in the cache's type; 0 without such layers. */
+static uint64_t
+xattn_kv(const ws_model *m, ws_dtype dt, uint64_t *bytes)
+{
+	const struct ws_arch *a = m->arch;
+	uint64_t n = 0;
+	*bytes = 0;
+	for (uint64_t i = 0; a && a->layer_block && i < a->n_layer_block; i++)
+		n += WS_BK_MIX(a->layer_block[i]) == WS_MIX_XATTN;
+	const ws_dtype_info *di = ws_dtype_get(dt);
+	uint64_t per = 0;
+	if (n && di && di->block && ws_mul_u64(2 * n, a->num_kv_heads, &per) && ws_mul_u64(per, a->head_dim, &per))
+		ws_mul_u64(per / di->block + (per % di->block != 0), di->block_bytes, bytes);
+	return n;
+}
+
+static void
+print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	uint64_t xb, xn = xattn_kv(m, WS_DT_BF16, &xb);
+	char x1[32];
+	if (xn)
+		fprintf(out, "\ncross-attention: %llu blocks keep an image's keys and values once (not per text "
+			"token): %s bytes per image token (BF16)\n", (unsigned long long)xn,
+			ws_fmt_commas(xb, x1, sizeof x1));
+	if (!n)
+		return;
+	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("  ", out);
+		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
+		fprintf(out, " (%s): ", p[i].kind);
+		if (!p[i].tokens) {
+			fprintf(out, "a %s, b %s; no image size in its config, no count per image\n",
+				ws_fmt_commas(p[i].a, b1, sizeof b1), ws_fmt_commas(p[i].b, b2, sizeof b2));
+			continue;
+		}
+		if (p[i].image_size)
+			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
+		fprintf(out, "%s tokens, a %s, b %s: %s MACs per image\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
+			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3),
+			ws_fmt_commas(p[i].macs, b4, sizeof b4));
+	}
+	const cJSON *fl = feature_layer(m);
+	if (fl && cJSON_IsNumber(fl))
+		fprintf(out, "  vision_feature_layer %d: the text model reads an earlier layer's output; every "
+			"stored layer is counted\n", (int)fl->valuedouble);
+	else if (fl)
+		fputs("  vision_feature_layer: the text model reads several layers' outputs; every stored layer "
+		      "is counted\n", out);
+}
+
+/* components[]' objects of the towers and projectors (a selection
+ * over their blocks each) get per: image and their cost per image at
+ * the config's image size, per_image {image_size?, tokens, a, b, macs?,
+ * flops?}; -1 on OOM. */
+static int
+parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		cJSON *x, *c = NULL;
+		cJSON_ArrayForEach(x, comps) {
+			const cJSON *nm = cJSON_GetObjectItemCaseSensitive(x, "name");
+			if (cJSON_IsString(nm) && !strcmp(nm->valuestring, p[i].name))
+				c = x;
+		}
+		if (!c)
+			continue;
+		cJSON *per = cJSON_CreateString("image");
+		if (!per || !cJSON_ReplaceItemInObjectCaseSensitive(c, "per", per)) {
+			cJSON_Delete(per);
+			return -1;
+		}
+		cJSON *o = cJSON_AddObjectToObject(c, "per_image");
+		if (!o)
+			return -1;
+		if (p[i].image_size)
+			ws_json_add_u64(o, "image_size", p[i].image_size);
+		ws_json_add_u64(o, "tokens", p[i].tokens);
+		ws_json_add_u64(o, "a", p[i].a);
+		ws_json_add_u64(o, "b", p[i].b);
+		if (p[i].tokens)
+			ws_json_add_u64(o, "macs", p[i].macs);
+		/* FLOPs = 2 x MACs, when it fits */
+		if (p[i].tokens && p[i].macs <= UINT64_MAX / 2)
+			ws_json_add_u64(o, "flops", 2 * p[i].macs);
+		const cJSON *fl = feature_layer(m);
+		if (fl && strcmp(p[i].kind, "projector"))
+			cJSON_AddItemToObject(o, "vision_feature_layer", cJSON_Duplicate(fl, true));
+	}
+	return 0;
+}
+
 /* A wrapper's components each with its own blocks (f read the main
  * one): one object each, every block, SPEC components[] (an encoder per
  * input sequence, a decoder per token with its cross-attention). */
@@ -195,6 +307,8 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	ws_error err = {0};
 	ws_model *m = NULL;
 	ws_flops_model f = {0};
+	ws_flops_part *parts = NULL;
+	size_t n_parts = 0;
 	size_t n = o->n_sels ? o->n_sels : 1;
 	flops_row *rows = calloc(n, sizeof *rows);
 	int rc = 0;
@@ -217,7 +331,7 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		free(rows);
 		return rc;
 	}
-	if (ws_flops_model_init(m, &f, &err))
+	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, &parts, &n_parts, &err))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
@@ -256,6 +370,16 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 			cJSON_Delete(obj);
 			goto fail;
 		}
+		if (comps && parts_json(m, comps, parts, n_parts) < 0)
+			arr = NULL;
+		/* a text stack's cross-attention layers (Mllama's): the
+		 * image's keys and values, cached once */
+		uint64_t xb, xn = xattn_kv(m, rows[0].r.kv_dtype, &xb);
+		cJSON *xo = xn ? cJSON_AddObjectToObject(obj, "cross_attention") : NULL;
+		if (xo) {
+			ws_json_add_u64(xo, "blocks", xn);
+			ws_json_add_u64(xo, "kv_cache_bytes_per_image_token", xb);
+		}
 		if (!arr || ws_json_print_line(cli->out, obj))
 			rc = WS_EXIT_INTERNAL;
 		cJSON_Delete(obj);
@@ -263,12 +387,15 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		print_text(cli->out, path, m, &f, rows, n, cli->quiet);
 		if (f.comp == 0 && component_flops(m, o, NULL, cli->out, &err))
 			goto fail;
+		print_parts(cli->out, m, parts, n_parts);
 	}
+	free(parts);
 	ws_flops_model_free(&f);
 	ws_model_free(m);
 	free(rows);
 	return rc;
 fail:
+	free(parts);
 	ws_flops_model_free(&f);
 	ws_model_free(m);
 	free(rows);

@@ -162,6 +162,24 @@ struct cJSON *ws_flops_result_to_json(const ws_flops_model *f,
 				      const char *layers,
 				      const ws_flops_eval *ev);
 
+/* A component other than the main one (a vision tower, a projector),
+ * costed per image at its config's image size: a·T + b·T² for the T
+ * tokens an image makes (a tower's patches and class token, times its
+ * tiles; a projector's, merged m x m or pixel-shuffled).  Every stored block is counted, also those
+ * a config reads past (vision_feature_layer). */
+typedef struct ws_flops_part {
+	const char *name, *kind;   /* borrowed from the model */
+	uint64_t image_size;       /* a tower's image side (0: none in its config) */
+	uint64_t tokens;           /* per image (0: unknown without an image size) */
+	uint64_t a, b;             /* MACs per token; per pair of tokens */
+	uint64_t macs;             /* per image: a·T + b·T², and a tower's own
+				    * adapter over its pixel-shuffled tokens */
+} ws_flops_part;
+
+/* The model's other components (*out malloc'd, *n entries; none for a
+ * model of one).  -1 on OOM or overflow. */
+int ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err);
+
 /* A dtype by name, case-insensitive ("bf16", "Q8_0"); INVALID when
  * unknown. */
 ws_dtype ws_flops_parse_dtype(const char *name);

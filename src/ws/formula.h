@@ -114,6 +114,15 @@ enum ws_arch_flag {
 	WS_ARCH_REGISTERS,        /* register tokens (num_register_tokens) */
 	WS_ARCH_CLS_CONCAT,       /* a classifier over the class token and the mean patch */
 	WS_ARCH_NO_UP_BIAS,       /* the MLP's input side without a bias (JinaBERT's gated_layers) */
+	/* multimodal towers and projectors */
+	WS_ARCH_NO_PATCH_POS,     /* patches without a position table (rotary: Qwen-VL) */
+	WS_ARCH_PIXEL_SHUFFLE_MLP, /* a tower's own adapter after a pixel shuffle (Llama 4) */
+	WS_ARCH_PROJ_MERGE_MLP,   /* a merger: m x m patches' widths through two biased linears */
+	WS_ARCH_IMAGE_NEWLINE,    /* a learned text-width row after each image row (LLaVA-NeXT) */
+	WS_ARCH_PROJ_DEEPSTACK,   /* a list of mergers normed after the merge, one a "block" (Qwen3-VL) */
+	WS_ARCH_TILES,            /* Mllama's tile and aspect-ratio position tables, gated */
+	WS_ARCH_GATED_LAYERS,     /* a gate after attention and after the MLP (Mllama's global layers) */
+	WS_ARCH_PROJ_BIAS,        /* the projector's one linear has a bias (Mllama) */
 	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
 	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
 	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
@@ -226,6 +235,12 @@ enum ws_arch_key {
 	WS_AK_SSM_HEADS, WS_AK_SSM_GROUPS,
 	WS_AK_LIN_K_HEADS, WS_AK_LIN_V_HEADS, WS_AK_LIN_K_DIM, WS_AK_LIN_V_DIM,
 	WS_AK_REL_ROWS, WS_AK_REGISTERS,
+	/* towers: frames a patch spans, patches merged per side, an
+	 * adapter's output width */
+	WS_AK_TEMPORAL, WS_AK_MERGE, WS_AK_OUT,
+	/* embedding rows beyond the vocabulary (Mllama's 8); image tiles
+	 * and aspect-ratio ids (Mllama's tower) */
+	WS_AK_EXTRA_ROWS, WS_AK_TILES, WS_AK_ASPECTS,
 	WS_AK_COUNT
 };
 
@@ -244,6 +259,7 @@ enum ws_mixer {
 	WS_MIX_CONV,          /* a short convolution block (LFM2) */
 	WS_MIX_PARALLEL,      /* attention and Mamba-2 side by side (Falcon-H1) */
 	WS_MIX_NONE,          /* no mixer: a feed-forward-only layer */
+	WS_MIX_XATTN,         /* cross-attention to an image's tokens (Mllama) */
 	WS_MIX_COUNT
 };
 enum ws_ffn_kind { WS_FFN_DENSE = 0, WS_FFN_MOE, WS_FFN_NONE, WS_FFN_COUNT };
@@ -314,6 +330,12 @@ struct ws_arch {
 	 * buckets or span), BERT relative_key's per layer (2 × positions - 1) */
 	uint64_t rel_rows;
 	uint64_t num_registers;     /* register tokens (DINOv2 with registers) */
+	/* a video-capable patch: frames it spans (0: an image's 2-D patch);
+	 * patches merged per side before a projector (0: none); a tower
+	 * adapter's output width, the projector's input (0: the hidden size) */
+	uint64_t temporal_patch, merge_size, out_width;
+	uint64_t extra_rows;        /* embedding rows past vocab_size */
+	uint64_t max_tiles, aspect_ids; /* tiles an image is cut into; aspect-ratio ids (+1) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
 
 	/* Which layers slide (see ws_arch_layer_sliding): the config's
@@ -337,6 +359,9 @@ struct ws_arch {
 	uint32_t n_defaulted;
 	char key_prefix[72];        /* GGUF: "<arch>." prepended to keys */
 	char src_path[1024];        /* config.json or GGUF path, for errors */
+	/* a diffusion network (UNet, VAE, DiT): its expected tensors by
+	 * name, made from the catalogue's units (ws/net.h); owned */
+	struct ws_net *net;
 };
 
 uint64_t ws_arch_value(const struct ws_arch *a, enum ws_arch_key k);
@@ -370,7 +395,8 @@ int ws_arch_from_part(const struct cJSON *config, const char *config_path,
  * keys, its v.* tensors); same contract. */
 int ws_arch_vision_gguf(const ws_model *m, struct ws_arch *out, ws_error *err);
 int ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text,
-		      const struct ws_arch *tower, struct ws_arch *out, ws_error *err);
+		      const struct ws_arch *tower, const struct cJSON *config,
+		      struct ws_arch *out, ws_error *err);
 
 /*
  * Read the architecture from GGUF metadata ({arch}.block_count, ...);

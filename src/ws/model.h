@@ -124,6 +124,8 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(XATTN_V, "xattn_v", ATTN, NONE)                         \
 	X(XATTN_O, "xattn_o", ATTN, DENSE)                        \
 	X(XATTN_NORM, "xattn_norm", NORMS, NONE)                  \
+	/* Mllama's gates on a cross-attention layer's attention and MLP */ \
+	X(XATTN_GATE, "xattn_gate", ATTN, NONE)                   \
 	X(REL_POS_BIAS, "rel_pos_bias", ATTN, NONE)               \
 	X(CONV, "conv", EMBED, DENSE)                             \
 	X(FFN_GATE, "ffn_gate", MLP, DENSE)                       \
@@ -168,6 +170,10 @@ bool ws_dtype_bytes(ws_dtype dt, uint64_t elements, uint64_t *bytes);
 	X(LOGIT_SCALE, "logit_scale", HEAD, NONE)                 \
 	X(LOGIT_BIAS, "logit_bias", HEAD, NONE)                   \
 	X(MTP, "mtp", MTP, NONE)                                  \
+	X(NORM, "norm", NORMS, NONE)                              \
+	X(TIME_EMBED, "time_embed", EMBED, NONE)                  \
+	X(COND_EMBED, "cond_embed", EMBED, NONE)                  \
+	X(ADALN, "adaln", NORMS, NONE)                            \
 	X(LORA_A, "lora_a", OTHER, NONE)                          \
 	X(LORA_B, "lora_b", OTHER, NONE)                          \
 	X(LORA_MAGNITUDE, "lora_magnitude", OTHER, NONE)          \
@@ -419,6 +425,12 @@ struct ws_model {
 	 * them too.  Paths in the arena. */
 	const char **unread_files;
 	uint32_t n_unread_files;
+	/* A diffusers pipeline (model_index.json): its components as parts
+	 * (arena), their configs under their names in config; NULL else */
+	const struct ws_cat_part *parts;
+	/* the tensors an index.json describes start here (a pipeline's
+	 * component folders are read one after the other) */
+	uint64_t index_first;
 	/* A folder without an index whose files each hold a whole model
 	 * (ws_expand_path reports them one by one). */
 	bool folder_of_models;

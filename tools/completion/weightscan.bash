@@ -16,11 +16,13 @@ _weightscan()
 		attn_post_norm ffn_post_norm layer_scale ffn_gate ffn_up ffn_down ffn_gate_up ffn_act
 		moe_router moe_router_bias moe_gate moe_up moe_down moe_gate_up
 		moe_shared_gate moe_shared_up moe_shared_down moe_shared_router
-		xattn_q xattn_k xattn_v xattn_o xattn_norm rel_pos_bias conv
+		xattn_q xattn_k xattn_v xattn_o xattn_norm xattn_gate rel_pos_bias conv
 		ssm_in ssm_conv ssm_x ssm_dt ssm_a ssm_d ssm_norm ssm_out
 		linattn_qkvz linattn_ba linattn_conv linattn_a linattn_dt linattn_norm linattn_out
 		final_norm lm_head mlm_transform mlm_bias pooler nsp_head classifier
-		projector attn_pool logit_scale logit_bias mtp lora_a lora_b lora_magnitude lora_embed_a
+		projector attn_pool logit_scale logit_bias mtp
+		norm time_embed cond_embed adaln
+		lora_a lora_b lora_magnitude lora_embed_a
 		lora_embed_b lora_alpha buffer quant_aux other'
 	local codes='count-mismatch shape-mismatch missing-tensor layer-gap
 		tied-embeddings index-mismatch metadata-mismatch loader-incompatible

@@ -1,0 +1,75 @@
+/*
+ * ws/net.h - diffusion networks (UNet, VAE, DiT) as catalogue data.
+ *
+ * A diffusers config names its network by `_class_name`, not by
+ * model_type.  The catalogue (src/catalogue/net.c) describes each class as
+ * units (a resnet, a transformer block, a sampler: lines of tensor names,
+ * roles and symbolic shapes) placed by a layout: global units, repeated
+ * blocks, and level stacks whose widths come from block_out_channels.
+ * Reading a config makes the list of every tensor the class holds; the
+ * formula is its sum and the comparison is by name.
+ */
+#ifndef WS_NET_H
+#define WS_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ws/formula.h"
+
+struct cJSON;
+
+/* The key of a pipeline's config (model_index.json with each component's
+ * config.json under its name) naming the main component. */
+#define WS_PIPELINE_MAIN "_weightscan_main"
+/* ... and that component's config.json, for errors */
+#define WS_PIPELINE_MAIN_PATH "_weightscan_main_path"
+
+struct ws_net_tensor {
+	char *name;            /* as the class names it (no component prefix) */
+	ws_role role;
+	ws_kind kind;
+	bool buffer;           /* stored, not a parameter (SD3's pos_embed) */
+	uint8_t ndim;
+	uint64_t dim[4];
+	uint64_t elements;
+};
+
+struct ws_net {
+	const char *cls;       /* the class (static) */
+	const char *kind;      /* SPEC component kind: unet, transformer, vae */
+	struct ws_net_tensor *t; /* sorted by name */
+	size_t n;
+	uint64_t total;        /* parameters (buffers apart) */
+	uint64_t by_role[WS_ROLE_COUNT];
+	uint64_t sample_size, in_channels, latent_channels, scale_factor;
+};
+
+/* Is config a diffusion network's (a `_class_name` the catalogue has)? */
+bool ws_net_config(const struct cJSON *config);
+/* The kind a class gives its component (unet, transformer, vae), or NULL. */
+const char *ws_net_kind_of(const char *cls);
+/* Read config as its class: out->net made, out->known; a class the
+ * catalogue has with a key it cannot read (a list where it reads a
+ * number, an option it has no layout for) leaves out->known false with
+ * the reason.  Values that are not counts are input errors naming the key. */
+int ws_net_arch_from_config(const struct cJSON *config, const char *path, struct ws_arch *out,
+			    ws_error *err);
+void ws_net_free(struct ws_net *n);
+/* A layout a file without a config tells by its names (FLUX as Black
+ * Forest Labs names it): its quantities read from the shapes, out->net
+ * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
+int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* The single-file layout of a diffusers class (for mkmodel), or NULL. */
+const char *ws_net_single_file_class(const char *cls);
+/* The expected tensor named name[0..len), or NULL. */
+const struct ws_net_tensor *ws_net_find(const struct ws_net *n, const char *name, size_t len);
+/* The formula of a net: total and by_role (no layers). */
+void ws_net_formula(const struct ws_net *n, struct ws_formula *f);
+/* Roles of component comp's tensors from the net (after the name prefix
+ * of the component's part), then its comparison: missing-tensor, shape-mismatch,
+ * unexpected-tensor, count-mismatch.  Returns 0, or -1 on OOM. */
+void ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n);
+int ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n);
+
+#endif

@@ -1,0 +1,462 @@
+/*
+ * test_multimodal.c - image-text checkpoints as components: the text
+ * decoder, the vision tower (with what its module holds: Llama 4's
+ * adapter) and the projector (Qwen-VL's merger, Idefics3's connector),
+ * each with its own formula from the config, compared with full-size
+ * sparse checkpoints tools/mkmodel writes under the released names;
+ * planted defects name the component.  Real configs from ../shared,
+ * other released models of the families from the config facts
+ * transcribed under testdata/multimodal.
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define MAX_COMP 4
+
+/* A released model: its config, its total and each component's. */
+struct released {
+	const char *file;
+	bool shared;           /* ../shared/realdata (else testdata/multimodal) */
+	unsigned long long total;
+	struct { const char *name; unsigned long long n; } comp[MAX_COMP];
+	unsigned long long text_active;  /* 0: dense */
+};
+
+static const struct released models[] = {
+	{"configs/Qwen__Qwen2.5-VL-7B-Instruct.json", true, 8292166656ull,
+	 {{"text", 7615616512ull}, {"visual", 631975680ull}, {"merger", 44574464ull}}, 0},
+	{"configs/HuggingFaceTB__SmolVLM-Instruct.json", true, 2246272880ull,
+	 {{"text", 1812051968ull}, {"vision_model", 412987248ull}, {"connector", 21233664ull}}, 0},
+	{"configs/meta-llama__Llama-4-Scout-17B-16E-Instruct.json", true, 108641793536ull,
+	 {{"text", 107769861120ull}, {"vision_model", 850960896ull}, {"multi_modal_projector", 20971520ull}},
+	 17172894720ull},
+	{"configs/google__gemma-3-4b-it.json", true, 4300079472ull,
+	 {{"text", 3880263168ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2950272ull}}, 0},
+	{"configs/llava-hf__llava-1.5-7b-hf.json", true, 7063427072ull,
+	 {{"text", 6738939904ull}, {"vision_tower", 303507456ull}, {"multi_modal_projector", 20979712ull}}, 0},
+	/* the same families' other released sizes (published totals) */
+	{"multimodal/Qwen__Qwen2.5-VL-3B-Instruct.json", false, 3754622976ull,
+	 {{"text", 3085938688ull}, {"visual", 631975680ull}, {"merger", 36708608ull}}, 0},
+	{"multimodal/Qwen__Qwen2.5-VL-72B-Instruct.json", false, 73410777344ull,
+	 {{"text", 72706203648ull}, {"visual", 636401664ull}, {"merger", 68172032ull}}, 0},
+	/* Qwen2-VL: LayerNorm blocks, a plain MLP of mlp_ratio x embed_dim,
+	 * the merger's LayerNorm with its bias */
+	{"multimodal/Qwen__Qwen2-VL-7B-Instruct.json", false, 8291375616ull,
+	 {{"text", 7615616512ull}, {"visual", 631183360ull}, {"merger", 44575744ull}}, 0},
+	{"multimodal/Qwen__Qwen2-VL-2B-Instruct.json", false, 2208985600ull,
+	 {{"text", 1543714304ull}, {"visual", 631183360ull}, {"merger", 34087936ull}}, 0},
+	{"multimodal/meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", false, 401583781376ull,
+	 {{"text", 400711848960ull}, {"vision_model", 850960896ull}, {"multi_modal_projector", 20971520ull}},
+	 17184691200ull},
+	/* LLaVA-NeXT: image_newline (4,096) beside the projector; the text
+	 * config leans on MistralConfig's defaults */
+	{"multimodal/llava-hf__llava-v1.6-mistral-7b-hf.json", false, 7566747648ull,
+	 {{"text", 7242256384ull}, {"vision_tower", 303507456ull}, {"multi_modal_projector", 20983808ull}}, 0},
+	/* Qwen3-VL: a position table in the tower, the merger and three
+	 * DeepStack mergers (deepstack_visual_indexes), a component apart */
+	{"multimodal/Qwen__Qwen3-VL-8B-Instruct.json", false, 8767123696ull,
+	 {{"text", 8190735360ull}, {"visual", 415891440ull}, {"merger", 40119040ull},
+	  {"deepstack_merger_list", 120377856ull}}, 0},
+	/* Mllama (Llama 3.2 Vision): 8 cross-attention layers in the text
+	 * stack, the tower's 8 gated global layers a stack of their own, a
+	 * biased projector from vision_output_dim (7,680) */
+	{"multimodal/meta-llama__Llama-3.2-11B-Vision-Instruct.json", false, 10670220835ull,
+	 {{"text", 9775192080ull}, {"global_transformer", 157378576ull}, {"vision_model", 706188803ull},
+	  {"multi_modal_projector", 31461376ull}}, 0},
+};
+
+/* How many components a model has (the table's names). */
+static int
+n_comp(const struct released *m)
+{
+	int n = 0;
+	while (n < MAX_COMP && m->comp[n].name)
+		n++;
+	return n;
+}
+
+static char *
+config_path(const struct released *r)
+{
+	return r->shared ? ws_shared_path(r->file) : ws_testdata_path(r->file);
+}
+
+static cJSON *
+run_json(int want, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	ws_run r = ws_run_cli(a1, a2, a3, a4, NULL);
+	cr_assert_eq(r.status, want, "%s %s: exit %d: %s%s", a1, a2, r.status, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	ws_run_free(&r);
+	return j;
+}
+
+/* A count of a parsed document (exact below 2^53, which these are). */
+static unsigned long long
+num(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	cr_assert(cJSON_IsNumber(x), "%s.%s is missing", a, b ? b : "");
+	return (unsigned long long)x->valuedouble;
+}
+
+/* flops' components[] object of the component `name`, and its
+ * per_image object. */
+static const cJSON *
+per_image(const cJSON *flops, const char *name)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(flops, "components")) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) {
+			const cJSON *per = cJSON_GetObjectItemCaseSensitive(c, "per");
+			cr_expect(cJSON_IsString(per) && !strcmp(per->valuestring, "image"), "%s", name);
+			const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "per_image");
+			cr_assert(cJSON_IsObject(p), "%s: no per_image", name);
+			return p;
+		}
+	}
+	cr_assert_fail("no component %s in flops", name);
+	return NULL;
+}
+
+static void
+mkmodel(const char *dir, const char *config, const char *plant)
+{
+	char *argv[] = {getenv("WS_MKMODEL"), (char *)dir, (char *)config, plant ? "--plant" : NULL,
+			(char *)plant, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel %s: %s", config, r.err);
+	ws_run_free(&r);
+}
+
+/* The formula from each config alone: every component's and the sum. */
+Test(multimodal, formula_from_the_configs)
+{
+	for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+		const struct released *m = &models[i];
+		char *cfg = config_path(m);
+		if (!cfg && m->shared)
+			continue;  /* ../shared is absent: the transcribed ones still run */
+		cr_assert(cfg, "%s", m->file);
+		cJSON *j = run_json(0, "formula", "--json", cfg, NULL);
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+		cr_expect_eq(num(f, "total", NULL), m->total, "%s: total %llu", m->file, num(f, "total", NULL));
+		for (int c = 0; c < n_comp(m); c++)
+			cr_expect_eq(num(f, "by_component", m->comp[c].name), m->comp[c].n, "%s: %s %llu", m->file,
+				     m->comp[c].name, num(f, "by_component", m->comp[c].name));
+		cJSON_Delete(j);
+		free(cfg);
+	}
+}
+
+/* check on a full-size sparse checkpoint with the released names: exit
+ * 0, every component equal to its formula, no finding, no tensor
+ * without a role, the text's active count apart from the towers. */
+static void
+check_released(const struct released *m)
+{
+	char *cfg = config_path(m);
+	if (!cfg && m->shared)
+		cr_skip_test("../shared is absent");
+	cr_assert(cfg, "%s", m->file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "check", "--json", model, NULL);
+	cr_expect_eq(num(j, "params", "total"), m->total, "%s", m->file);
+	cr_expect_eq(num(j, "formula", "total"), m->total, "%s", m->file);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), n_comp(m), "%s", m->file);
+	for (int c = 0; c < n_comp(m); c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(co, "name");
+		cr_assert(cJSON_IsString(name));
+		cr_expect_str_eq(name->valuestring, m->comp[c].name, "%s", m->file);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"),
+								   "by_component");
+		cr_expect_eq(num(bc, m->comp[c].name, NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+	}
+	if (m->text_active)
+		cr_expect_eq(num(cJSON_GetArrayItem(comps, 0), "active", NULL), m->text_active, "%s", m->file);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s", m->file);
+	cJSON_Delete(j);
+	/* every tensor has a role of its component's own */
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(t, "role");
+		cr_expect(cJSON_IsString(role) && strcmp(role->valuestring, "other"),
+			  "%s: %s has no role", m->file,
+			  cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+	}
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, check_qwen2_5_vl_7b, .timeout = 120) { check_released(&models[0]); }
+Test(multimodal, check_smolvlm, .timeout = 120) { check_released(&models[1]); }
+Test(multimodal, check_llama4_scout, .timeout = 240) { check_released(&models[2]); }
+Test(multimodal, check_qwen2_5_vl_3b_tied, .timeout = 120) { check_released(&models[5]); }
+Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_released(&models[8]); }
+Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
+Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
+Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
+
+/* Mllama: the cross-attention layers are a layer kind of their own;
+ * they keep no KV cache per text token, the image's once. */
+Test(multimodal, mllama_cross_attention_layers, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[12].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "inspect", "--json", model, NULL);
+	const cJSON *bl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "formula"), "by_layer");
+	const cJSON *e;
+	int xattn = 0;
+	cJSON_ArrayForEach(e, bl) {
+		const cJSON *co = cJSON_GetObjectItemCaseSensitive(e, "component");
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "layer_kind");
+		if (!cJSON_IsString(co) || strcmp(co->valuestring, "text") || !cJSON_IsString(k))
+			continue;
+		unsigned long long l = num(e, "layer", NULL);
+		bool want = l % 5 == 3;  /* 3, 8, ... 38 */
+		cr_expect_eq(!strcmp(k->valuestring, "cross_attention"), want, "layer %llu: %s", l, k->valuestring);
+		xattn += want;
+	}
+	cr_expect_eq(xattn, 8);
+	cJSON_Delete(j);
+	j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	/* K and V of 8 kv heads x 128 in BF16, in the 32 self-attention layers */
+	cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), 32ull * 2 * 1024 * 2);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "cross_attention");
+	cr_expect_eq(num(x, "blocks", NULL), 8);
+	cr_expect_eq(num(x, "kv_cache_bytes_per_image_token", NULL), 8ull * 2 * 1024 * 2);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* A planted defect is reported in the component that has it. */
+static void
+check_defect(const struct released *m, const char *plant, const char *code, int comp)
+{
+	char *cfg = config_path(m);
+	if (!cfg && m->shared)
+		return;  /* ../shared is absent */
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, plant);
+	cJSON *j = run_json(1, "check", "--json", model, NULL);
+	const cJSON *f, *found = NULL;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		const cJSON *co = cJSON_GetObjectItemCaseSensitive(f, "component");
+		/* no finding about a component without the defect */
+		cr_expect(cJSON_IsString(co) && !strcmp(co->valuestring, m->comp[comp].name),
+			  "%s %s: a finding about another component: %s", m->file, plant,
+			  cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring);
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, code) && !found)
+			found = f;
+	}
+	cr_assert(found, "%s %s: no %s", m->file, plant, code);
+	const char *msg = cJSON_GetObjectItemCaseSensitive(found, "message")->valuestring;
+	if (!strcmp(code, "layer-gap")) {
+		cr_expect_eq(num(found, "layer", NULL), 1, "%s", msg);
+	} else {
+		/* the projector's mismatch names the tower and the text model */
+		cr_expect(ws_contains(msg, m->comp[1].name) && ws_contains(msg, m->comp[0].name), "%s", msg);
+	}
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, defects_name_the_component, .timeout = 300)
+{
+	static const int which[] = {0, 1, 2, 4, 8, 10};
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
+		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
+	}
+}
+
+/* flops: the text selection over the text blocks alone (its KV cache
+ * too), each other component per image at its config's image size. */
+Test(multimodal, flops_per_component, .timeout = 120)
+{
+	char *cfg = ws_shared_path("configs/llava-hf__llava-1.5-7b-hf.json");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	/* the text model's 32 blocks and parameters; K and V of 4,096 in
+	 * F16 per block */
+	cr_expect_eq(num(s0, "blocks", NULL), 32);
+	cr_expect_eq(num(s0, "params", NULL), 6738939904ull);
+	cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), 32ull * 2 * 4096 * 2);
+	/* CLIP ViT-L/14 at 336: 576 patches and the class token; a = every
+	 * matrix (the patch convolution's too), b = 24 blocks x 2 x 1,024 */
+	const cJSON *v = per_image(j, "vision_tower");
+	cr_expect_eq(num(v, "tokens", NULL), 577);
+	cr_expect_eq(num(v, "image_size", NULL), 336);
+	unsigned long long a = 24ull * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 1024 * 3 * 14 * 14;
+	cr_expect_eq(num(v, "a", NULL), a);
+	cr_expect_eq(num(v, "b", NULL), 24ull * 2 * 1024);
+	cr_expect_eq(num(v, "macs", NULL), a * 577 + 24ull * 2 * 1024 * 577 * 577);
+	/* every stored layer counted, though the config reads the one
+	 * before the last: said */
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "vision_feature_layer")));
+	const cJSON *p = per_image(j, "multi_modal_projector");
+	cr_expect_eq(num(p, "a", NULL), 1024ull * 4096 + 4096ull * 4096);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("flops", model, NULL);
+	cr_expect(ws_contains(r.out, "vision_feature_layer -2") && ws_contains(r.out, "every stored layer is counted"),
+		  "%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* Hostile values of the keys the multimodal parts read: exit 3 naming
+ * the key, never a crash or a guess. */
+Test(multimodal, hostile_part_keys_name_the_key)
+{
+	static const struct { const char *cfg, *key; } bad[] = {
+		/* Qwen3-VL's list of DeepStack layers */
+		{"{\"model_type\": \"qwen3_vl\", \"text_config\": {\"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256},"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"deepstack_visual_indexes\": 3}}", "deepstack_visual_indexes"},
+		/* Idefics3's scale_factor */
+		{"{\"model_type\": \"idefics3\", \"scale_factor\": \"3\", \"text_config\": {\"model_type\": \"llama\","
+		 " \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2,"
+		 " \"num_attention_heads\": 4, \"vocab_size\": 256}, \"vision_config\": {\"hidden_size\": 32,"
+		 " \"intermediate_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 2,"
+		 " \"patch_size\": 4, \"image_size\": 16}}", "scale_factor"},
+		/* Qwen2.5-VL's tower: its own spellings */
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": -2, \"hidden_size\": 32, \"num_heads\": 2}}", "depth"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2, \"in_channels\": [3, 4]}}",
+		 "in_channels"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"temporal_patch_size\": 1e300}}", "temporal_patch_size"},
+		/* Mllama's cross-attention layers and aspect ratios */
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [3, 99]}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": \"3\"}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [-3]}}",
+		 "cross_attention_layers"},
+		{"{\"model_type\": \"mllama\", \"vision_config\": {\"supported_aspect_ratios\": 8}}",
+		 "supported_aspect_ratios"},
+		/* Llama 4's adapter width */
+		{"{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 64,"
+		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
+		 " \"num_attention_heads\": 4, \"vocab_size\": 256, \"num_local_experts\": 2, \"num_experts_per_tok\": 1},"
+		 " \"vision_config\": {\"projector_output_dim\": \"wide\"}}", "projector_output_dim"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *cfg = ws_write_file(dir, "config.json", bad[i].cfg, strlen(bad[i].cfg));
+		ws_run r = ws_run_cli("formula", cfg, NULL);
+		cr_expect_eq(r.status, 3, "%s: exit %d: %s%s", bad[i].key, r.status, r.out, r.err);
+		cr_expect(ws_contains(r.err, bad[i].key), "%s: %s", bad[i].key, r.err);
+		ws_run_free(&r);
+		free(cfg);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* Llama 4: the projector sees the pixel-shuffled patches (576 x 0.5²),
+ * the tower's adapter runs over those too; Mllama's tiles side by side */
+Test(multimodal, flops_pixel_shuffle_and_tiles, .timeout = 120)
+{
+	char *cfg = ws_shared_path(models[2].file);
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *v = per_image(j, "vision_model"), *p = per_image(j, "multi_modal_projector");
+	cr_expect_eq(num(v, "tokens", NULL), 577);
+	cr_expect_eq(num(p, "tokens", NULL), 144);
+	unsigned long long adapter = 4096ull * 5632 + 4096ull * 4096;
+	cr_expect_eq(num(v, "macs", NULL),
+		     num(v, "a", NULL) * 577 + num(v, "b", NULL) * 577 * 577 + adapter * 144);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+	cfg = ws_testdata_path(models[12].file);
+	dir = ws_tmpdir();
+	model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	j = run_json(0, "flops", "--json", model, NULL);
+	/* 4 tiles of 40 x 40 patches and a class token; the global layers
+	 * over the same tokens */
+	static const char *const names[] = {"global_transformer", "vision_model", "multi_modal_projector"};
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(num(per_image(j, names[i]), "tokens", NULL), 4 * 1601, "%s", names[i]);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* A list the config leaves out is the config class's: Mllama's
+ * cross_attention_layers, Qwen3-VL's deepstack_visual_indexes. */
+Test(multimodal, class_default_lists)
+{
+	static const struct { int model; const char *sub, *key; } cases[] = {
+		{12, "text_config", "cross_attention_layers"},
+		{11, "vision_config", "deepstack_visual_indexes"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, cases[i].sub),
+							cases[i].key);
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), m->total, "%s", cases[i].key);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
