@@ -335,7 +335,7 @@ cfg_str(const struct cfg *c, const char *key)
 static int
 cfg_flag(struct cfg *c, const char *key, const ws_switches *flags, bool off)
 {
-	bool v;
+	bool v = false;
 	int r = cfg_bool(c, key, &v);
 	if (r > 0) {
 		if (v != off)
