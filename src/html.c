@@ -218,6 +218,8 @@ typedef struct stats {
 	uint64_t n_buffers, n_aux;
 	uint64_t el_dt[WS_DT_COUNT], by_dt[WS_DT_COUNT], pa_dt[WS_DT_COUNT], n_dt[WS_DT_COUNT];
 	uint64_t by_role[WS_ROLE_COUNT];
+	/* the main component's alone: what its formula and blocks describe */
+	uint64_t main_role[WS_ROLE_COUNT];
 	uint64_t by_cat[C_COUNT];
 	uint64_t routed;            /* parameters of routed experts */
 	column *cols;
@@ -278,6 +280,14 @@ find_col(stats *s, int64_t layer)
  * the indices missing between them (one elided column for a long run), so
  * a hostile layer index of 999,999,999 costs one column, not a billion.
  */
+/* A tensor of the main component, the one the blocks and the formula
+ * describe (a tower numbers its blocks from 0 too). */
+static bool
+in_main(const ws_model *m, const ws_tensor *t)
+{
+	return !m->n_components || t->component >= m->n_components || m->components[t->component].main;
+}
+
 static int
 build_columns(stats *s)
 {
@@ -288,7 +298,7 @@ build_columns(stats *s)
 	if (!present)
 		return -1;
 	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (m->tensors[i].layer >= 0)
+		if (m->tensors[i].layer >= 0 && in_main(m, &m->tensors[i]))
 			present[np++] = m->tensors[i].layer;
 	qsort(present, np, sizeof *present, cmp_i64);
 	size_t nd = 0;
@@ -372,8 +382,11 @@ stats_compute(const ws_model *m, stats *s)
 		}
 		s->params += t->params;
 		s->pa_dt[d] += t->params;
-		if ((unsigned)t->role < WS_ROLE_COUNT)
+		if ((unsigned)t->role < WS_ROLE_COUNT) {
 			s->by_role[t->role] += t->params;
+			if (in_main(m, t))
+				s->main_role[t->role] += t->params;
+		}
 		if (t->role != WS_ROLE_EMBED && t->role != WS_ROLE_POS_EMBED &&
 		    t->role != WS_ROLE_TYPE_EMBED)
 			s->non_embedding += t->params;
@@ -385,7 +398,7 @@ stats_compute(const ws_model *m, stats *s)
 	/* per-column sums; an elided column has none by construction */
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		column *col = t->layer >= 0 ? find_col(s, t->layer) : NULL;
+		column *col = t->layer >= 0 && in_main(m, t) ? find_col(s, t->layer) : NULL;
 		if (!col)
 			continue;
 		/* bars count parameters: buffers and scales are not */
@@ -1370,6 +1383,8 @@ static void
 role_table(ctx *c, const stats *s)
 {
 	const struct ws_formula *fo = s->m->formula;
+	/* the formula is the main component's: so are the counts beside it */
+	const uint64_t *have = s->m->n_components > 1 ? s->main_role : s->by_role;
 	char a[32], b[32], d[40];
 	fprintf(c->f, "<table><thead><tr><th>role</th><th class=\"n\">parameters</th>%s</tr>"
 		"</thead><tbody>",
@@ -1377,12 +1392,12 @@ role_table(ctx *c, const stats *s)
 	for (int r = 0; r < WS_ROLE_COUNT; r++) {
 		/* the formula keeps the MTP layers apart from its total */
 		uint64_t exp = !fo ? 0 : r == WS_ROLE_MTP ? fo->mtp : fo->by_role[r];
-		if (!s->by_role[r] && !exp)
+		if (!have[r] && !exp)
 			continue;
 		fprintf(c->f, "<tr><td><span class=\"sw q%u\"></span>%s</td><td class=\"n\">%s</td>",
-			(int)ws_role_part((ws_role)r), ws_role_name((ws_role)r), commas(s->by_role[r], a));
+			(int)ws_role_part((ws_role)r), ws_role_name((ws_role)r), commas(have[r], a));
 		if (fo) {
-			uint64_t act = s->by_role[r];
+			uint64_t act = have[r];
 			if (act == exp)
 				snprintf(d, sizeof d, "0");
 			else if (act > exp)
@@ -1563,7 +1578,7 @@ html_model(ctx *c, const stats *s, const char *tag)
 	dtype_table(c, s);
 	fputs("</div></div>", c->f);
 	files_table(c, m);
-	fputs("<h3>By role</h3>", c->f);
+	fputs(s->m->n_components > 1 ? "<h3>By role (main component)</h3>" : "<h3>By role</h3>", c->f);
 	role_table(c, s);
 	fputs("<h2>Findings</h2>", c->f);
 	findings_table(c, m);

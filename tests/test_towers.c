@@ -232,6 +232,10 @@ Test(towers, llava_three_components)
 	cr_expect(ws_contains(page, "vision_tower (vision): 303,507,456 parameters, formula 303,507,456"));
 	cr_expect(ws_contains(page, "multi_modal_projector (projector): 20,979,712 parameters"));
 	cr_expect(ws_contains(page, "7,063,427,072"));
+	/* the role table and the blocks are the main component's, as its
+	 * formula is: the tower's blocks are not added to the text model's */
+	cr_expect(ws_contains(page, "By role (main component)"));
+	cr_expect(!ws_contains(page, "+303,507,456") && !ws_contains(page, "+20,979,712"));
 	free(html);
 	ws_rmtree(dir);
 	free(model);
