@@ -412,3 +412,28 @@ Test(towers, mmproj_joins_its_text_model_in_a_folder)
 	free(dir);
 	free(cfg);
 }
+
+/* A vision file whose keys contradict themselves breaks no GGUF rule,
+ * but no loader can use it: a metadata-mismatch naming the key (exit 1),
+ * as for a text model's unusable architecture keys. */
+Test(towers, mmproj_gguf_with_a_bad_patch_is_an_input_error)
+{
+	char *cfg = shared_config("google__gemma-3-4b-it");
+	if (!cfg)
+		cr_skip_test("../shared is absent");
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--format", "mmproj", "--meta", "patch_size=0", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	char *file = ws_join(model, "mmproj.gguf");
+	r = ws_run_cli("check", file, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "metadata-mismatch") && ws_contains(r.out, "clip.vision.patch_size"), "%s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(file);
+	free(model);
+	free(dir);
+	free(cfg);
+}

@@ -3257,8 +3257,10 @@ main(int argc, char **argv)
 		die("%s: MLA sizes missing", config);
 	if (c.experts && (!c.moe_inter || !c.topk))
 		die("%s: a MoE config needs the expert width and top-k", config);
-	if ((mla_split || meta_key || gguf_mtp) && !gguf)
-		die("--mla-split, --gguf-mtp and --meta are GGUF only");
+	if ((mla_split || gguf_mtp) && !gguf)
+		die("--mla-split and --gguf-mtp are GGUF only");
+	if (meta_key && !gguf && !mmproj)
+		die("--meta is for GGUF and vision files");
 	if (gguf && c.n_mlp_only)
 		die("%s: GGUF has no mlp_only_layers", config);
 	if (plant == P_MISSING_EXPERT && c.experts < 3)
