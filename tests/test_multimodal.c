@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,17 @@ static const struct released models[] = {
 	{"multimodal/meta-llama__Llama-3.2-11B-Vision-Instruct.json", false, 10670220835ull,
 	 {{"text", 9775192080ull}, {"global_transformer", 157378576ull}, {"vision_model", 706188803ull},
 	  {"multi_modal_projector", 31461376ull}}, 0},
+	/* PaliGemma: a SigLIP So400m tower without its pooling head, one
+	 * biased linear, Gemma's text model tied to its table of 257,216
+	 * rows (the converter's 257,152 + 2 padded to 64); the text config
+	 * leaves head_dim to GemmaConfig.  The published 2,923,335,408 is
+	 * 64 rows fewer (paligemma_published_total) */
+	{"multimodal/google__paligemma-3b-pt-224.json", false, 2923466480ull,
+	 {{"text", 2508662784ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 2361344ull}}, 0},
+	/* PaliGemma 2: Gemma 2's text model, its heads and head_dim
+	 * Gemma2Config's (the config writes neither) */
+	{"multimodal/google__paligemma2-3b-pt-224.json", false, 3032242416ull,
+	 {{"text", 2617143552ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 2656512ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -214,6 +226,8 @@ Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_rele
 Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
 Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
 Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
+Test(multimodal, check_paligemma, .timeout = 120) { check_released(&models[13]); }
+Test(multimodal, check_paligemma2_class_defaults, .timeout = 120) { check_released(&models[14]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
@@ -290,7 +304,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -459,4 +473,98 @@ Test(multimodal, class_default_lists)
 	}
 	ws_rmtree(dir);
 	free(dir);
+}
+
+/* The module prefixes transformers >= 4.52 saves (model.language_model.,
+ * model.vision_tower., model.multi_modal_projector.): the same
+ * components, every one equal.  The checkpoint mkmodel writes in the
+ * older layout, renamed tensor by tensor. */
+Test(multimodal, paligemma_new_layout, .timeout = 120)
+{
+	static const char *const from[] = {"language_model.model.", "vision_tower.", "multi_modal_projector."};
+	static const char *const to[] = {"model.language_model.", "model.vision_tower.", "model.multi_modal_projector."};
+	const struct released *m = &models[14];
+	char *cfg = config_path(m);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model"), *renamed = ws_join(dir, "renamed");
+	mkmodel(model, cfg, NULL);
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	size_t cap = 1 << 16, n = 0;
+	char *spec = malloc(cap);
+	cr_assert(spec);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring, *pre = "";
+		for (size_t i = 0; i < 3; i++) {
+			if (!strncmp(name, from[i], strlen(from[i]))) {
+				pre = to[i];
+				name += strlen(from[i]);
+				break;
+			}
+		}
+		char line[512];
+		int k = snprintf(line, sizeof line, "t %s%s %s", pre, name,
+				 cJSON_GetObjectItemCaseSensitive(t, "dtype")->valuestring);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			k += snprintf(line + k, sizeof line - (size_t)k, " %.0f", d->valuedouble);
+		k += snprintf(line + k, sizeof line - (size_t)k, "\n");
+		if (n + (size_t)k + 1 > cap) {
+			cap *= 2;
+			spec = realloc(spec, cap);
+			cr_assert(spec);
+		}
+		memcpy(spec + n, line, (size_t)k + 1);
+		n += (size_t)k;
+	}
+	cJSON_Delete(l);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/config.json'", renamed, cfg, renamed);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char *sp = ws_write_file(dir, "spec.txt", spec, n);
+	char *out = ws_join(renamed, "model.safetensors");
+	snprintf(cmd, sizeof cmd, "'%s' '%s' < '%s'", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cJSON *j = run_json(0, "check", "--json", renamed, NULL);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 3);
+	for (int c = 0; c < 3; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, m->comp[c].name);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s", m->comp[c].name);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s", m->comp[c].name);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(out);
+	free(sp);
+	free(spec);
+	free(renamed);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* google/paligemma-3b-pt-224's published 2,923,335,408 is the count at
+ * the original vocabulary of 257,152 rows (PaliGemmaConfig's default);
+ * the released checkpoint's table has 257,216 (its text_config), 64 x
+ * 2,048 more. */
+Test(multimodal, paligemma_published_total)
+{
+	char *src = ws_testdata_path(models[13].file);
+	cJSON *cfg = ws_load_json(src);
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON_ReplaceItemInObjectCaseSensitive(tc, "vocab_size", cJSON_CreateNumber(257152));
+	char *text = cJSON_PrintUnformatted(cfg), *dir = ws_tmpdir();
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), 2923335408ull);
+	cr_expect_eq(models[13].total - 2923335408ull, 64ull * 2048);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	ws_rmtree(dir);
+	free(text);
+	free(path);
+	free(dir);
+	free(src);
 }

@@ -1491,10 +1491,12 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
 		top_nd(g, n, 2, in, out, 0, 0);
 	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS)) {
-		/* Mllama's: the module is the linear */
-		snprintf(n, sizeof n, "%sweight", pre);
+		/* Mllama's: the module is the linear; PaliGemma's: its
+		 * submodule linear. */
+		bool sub = !strcmp(p->type, "sub_linear_bias");
+		snprintf(n, sizeof n, "%s%sweight", pre, sub ? "linear." : "");
 		top_nd(g, n, 2, out, wide, 0, 0);
-		snprintf(n, sizeof n, "%sbias", pre);
+		snprintf(n, sizeof n, "%s%sbias", pre, sub ? "linear." : "");
 		top_nd(g, n, 1, out, 0, 0, 0);
 	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
 		snprintf(n, sizeof n, "%s%s", pre,

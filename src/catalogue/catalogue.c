@@ -328,6 +328,17 @@ static const struct ws_cat_part llama4_parts[] = {
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* PaliGemma (1 and 2): a SigLIP tower without its pooling head, one
+ * biased linear into the text width, a Gemma or Gemma 2 text model
+ * (text_config without model_type is gemma, as PaliGemmaConfig reads it) */
+static const struct ws_cat_part paligemma_parts[] = {
+	{"text", NULL, "text_config", "gemma", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "siglip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "sub_linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -428,6 +439,9 @@ static const struct ws_cat_projector projectors[] = {
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
 	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	/* PaliGemma's: one biased linear, a submodule (linear.) of the
+	 * projector's module */
+	{"sub_linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -490,6 +504,18 @@ static const struct ws_cat_class dinov2_classes[] = {
 #define BART_BODY ALLB, WS_ARCH_POS_OFFSET, WS_ARCH_EMBED_NORM
 #define POST_ONLY WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM
 
+/* GemmaConfig's defaults (gemma-7b's sizes) and Gemma2Config's
+ * (gemma-2-2b's): PaliGemma's sparse text_config leans on them (its
+ * head_dim is never written: 256, not hidden / heads) */
+#define GEMMA_DEFAULTS \
+	{D("vocab_size", 256000), D("hidden_size", 3072), D("intermediate_size", 24576), \
+	 D("num_hidden_layers", 28), D("num_attention_heads", 16), D("num_key_value_heads", 16), \
+	 D("head_dim", 256)}
+#define GEMMA2_DEFAULTS \
+	{D("vocab_size", 256000), D("hidden_size", 2304), D("intermediate_size", 9216), \
+	 D("num_hidden_layers", 26), D("num_attention_heads", 8), D("num_key_value_heads", 4), \
+	 D("head_dim", 256)}
+
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
@@ -504,8 +530,8 @@ static const struct ws_cat_entry entries[] = {
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
-	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", {{0}}},
-	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
+	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", GEMMA_DEFAULTS},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", GEMMA2_DEFAULTS, WS_SLIDE_EVEN, 0},
 	{{"gemma3_text"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma3",
 	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
 	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")},
@@ -767,6 +793,8 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
 	{{"mllama"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mllama_parts},
+	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where
 	 * cross_attention_layers lists them; 8 embedding rows past the
 	 * vocabulary (MllamaTextConfig's defaults are the 11B's) */
