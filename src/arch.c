@@ -620,7 +620,9 @@ read_sopts(struct cfg *c, const struct ws_cat_entry *t)
 		int r = cfg_names(c, t->sopt[i].key, t->sopt[i].token);
 		if (r < 0)
 			return -1;
-		if (r > 0)
+		if (r > 0 && t->sopt[i].off)
+			ws_sw_andnot(&c->a->flags, &t->sopt[i].flags);
+		else if (r > 0)
 			ws_sw_or(&c->a->flags, &t->sopt[i].flags);
 	}
 	return 0;
@@ -1658,7 +1660,17 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 	/* patches merged per side before it: the wrapper's key, else the
 	 * tower's own */
 	const cJSON *mg = pj->merge && cJSON_IsObject(config) ? cJSON_GetObjectItemCaseSensitive(config, pj->merge) : NULL;
-	if (mg && !cJSON_IsNull(mg)) {
+	if (mg && !cJSON_IsNull(mg) && pj->merge_ratio) {
+		/* a fraction kept per side: its inverse a whole number of
+		 * patches, at most the layer bound (no table grows with it) */
+		double r = cJSON_IsNumber(mg) ? mg->valuedouble : 0, inv = r > 0 ? 1 / r : 0;
+		double n = inv >= 1 && inv <= 64 ? (double)(uint64_t)(inv + 0.5) : 0;
+		if (!(r > 0 && r <= 1) || n < 1 || inv - n > 1e-9 || n - inv > 1e-9)
+			return ws_err(err, WS_EXIT_INPUT, text->src_path,
+				      "config key '%s': expected a fraction 1/n of the patches per side, got %s",
+				      pj->merge, cJSON_IsNumber(mg) ? "another number" : json_type_name(mg));
+		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
+	} else if (mg && !cJSON_IsNull(mg)) {
 		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
 		uint64_t v;
 		if (num_value(&c, pj->merge, mg, &v) < 0)

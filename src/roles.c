@@ -251,6 +251,16 @@ static const role_line lines[] = {
 	HF("qwen3_vl_vision", "pos_embed{K}", POS_EMBED),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc1{K}", FFN_UP),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc2{K}", FFN_DOWN),
+	/* InternViT (InternVL's tower, after vision_model.): a fused qkv
+	 * and proj, q / k norms, norm1 / norm2, layer scales ls1 / ls2 */
+	HF("intern_vit_6b", "{B}.attn.qkv{K}", ATTN_QKV),
+	HF("intern_vit_6b", "{B}.attn.proj{K}", ATTN_O),
+	HF("intern_vit_6b", "{B}.attn.q_norm{K}", ATTN_Q_NORM),
+	HF("intern_vit_6b", "{B}.attn.k_norm{K}", ATTN_K_NORM),
+	HF("intern_vit_6b", "{B}.norm1{K}", ATTN_NORM),
+	HF("intern_vit_6b", "{B}.norm2{K}", FFN_NORM),
+	HF("intern_vit_6b", "{B}.ls1", LAYER_SCALE),
+	HF("intern_vit_6b", "{B}.ls2", LAYER_SCALE),
 	/* Mllama: the text model's cross-attention layers */
 	HF("mllama_text_model", "{B}.cross_attn.q_proj{K}", XATTN_Q),
 	HF("mllama_text_model", "{B}.cross_attn.k_proj{K}", XATTN_K),

@@ -79,6 +79,23 @@ static const struct released models[] = {
 	 * Gemma2Config's (the config writes neither) */
 	{"multimodal/google__paligemma2-3b-pt-224.json", false, 3032242416ull,
 	 {{"text", 2617143552ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 2656512ull}}, 0},
+	/* InternVL (remote code): InternViT-300M (a class token, layer
+	 * scales, a fused qkv, no final norm; 1,025 positions at 448),
+	 * mlp1 over 2 x 2 shuffled patches (downsample_ratio 0.5), a
+	 * Qwen2.5 text model with its own head */
+	{"multimodal/OpenGVLab__InternVL3-1B.json", false, 938193024ull,
+	 {{"text", 629697920ull}, {"vision_model", 304012288ull}, {"mlp1", 4482816ull}}, 0},
+	{"multimodal/OpenGVLab__InternVL3-2B.json", false, 2088957440ull,
+	 {{"text", 1776283136ull}, {"vision_model", 304012288ull}, {"mlp1", 8662016ull}}, 0},
+	{"multimodal/OpenGVLab__InternVL3-8B.json", false, 7944373760ull,
+	 {{"text", 7612820992ull}, {"vision_model", 304012288ull}, {"mlp1", 27540480ull}}, 0},
+	/* an InternLM2 text model (fused wqkv, no biases) */
+	{"multimodal/OpenGVLab__InternVL2_5-8B.json", false, 8075365376ull,
+	 {{"text", 7737782272ull}, {"vision_model", 304012288ull}, {"mlp1", 33570816ull}}, 0},
+	/* InternViT-6B: RMS norms (norm_type rms_norm), q / k norms, no
+	 * qkv bias, 45 layers of 3,200 */
+	{"multimodal/OpenGVLab__InternVL2_5-38B.json", false, 38388164992ull,
+	 {{"text", 32759882752ull}, {"vision_model", 5536496000ull}, {"mlp1", 91786240ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -228,6 +245,10 @@ Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&mod
 Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
 Test(multimodal, check_paligemma, .timeout = 120) { check_released(&models[13]); }
 Test(multimodal, check_paligemma2_class_defaults, .timeout = 120) { check_released(&models[14]); }
+Test(multimodal, check_internvl3_1b, .timeout = 120) { check_released(&models[15]); }
+Test(multimodal, check_internvl3_2b, .timeout = 120) { check_released(&models[16]); }
+Test(multimodal, check_internvl3_8b, .timeout = 120) { check_released(&models[17]); }
+Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
@@ -304,7 +325,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -389,6 +410,13 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 "cross_attention_layers"},
 		{"{\"model_type\": \"mllama\", \"vision_config\": {\"supported_aspect_ratios\": 8}}",
 		 "supported_aspect_ratios"},
+		/* InternVL's fraction of patches kept per side */
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": \"0.5\"}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 0.3}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 0}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": -0.5}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 2}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 1e-300}", "downsample_ratio"},
 		/* Llama 4's adapter width */
 		{"{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 64,"
 		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
@@ -567,4 +595,74 @@ Test(multimodal, paligemma_published_total)
 	free(path);
 	free(dir);
 	free(src);
+}
+
+/* Keys an InternVL config may leave to its classes: downsample_ratio
+ * (InternVLChatConfig's 0.5), InternViT's norm_type (rms_norm) and
+ * qk_normalization (true), as the 6B tower has them. */
+Test(multimodal, internvl_class_defaults)
+{
+	static const struct { int model; const char *sub, *key; } cases[] = {
+		{15, NULL, "downsample_ratio"},
+		{19, "vision_config", "norm_type"},
+		{19, "vision_config", "qk_normalization"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON *obj = cases[i].sub ? cJSON_GetObjectItemCaseSensitive(cfg, cases[i].sub) : cfg;
+		cr_assert(cJSON_GetObjectItemCaseSensitive(obj, cases[i].key), "%s", cases[i].key);
+		cJSON_DeleteItemFromObjectCaseSensitive(obj, cases[i].key);
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), m->total, "%s", cases[i].key);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	/* the 300M tower's LayerNorms keep their bias: norm_type
+	 * layer_norm against the class's rms_norm is 2 x 1,024 per layer */
+	char *src = ws_testdata_path(models[15].file);
+	cJSON *cfg = ws_load_json(src);
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), "norm_type");
+	char *text = cJSON_PrintUnformatted(cfg);
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "by_component", "vision_model"),
+		     models[15].comp[1].n - 24ull * 2 * 1024);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	free(text);
+	free(path);
+	free(src);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* flops: InternViT over 1,024 patches and the class token at 448;
+ * mlp1 over the 256 shuffled tokens (4,096 wide) */
+Test(multimodal, internvl_flops, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[16].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	cr_expect_eq(num(s0, "blocks", NULL), 28);
+	cr_expect_eq(num(s0, "params", NULL), models[16].comp[0].n);
+	const cJSON *v = per_image(j, "vision_model"), *p = per_image(j, "mlp1");
+	cr_expect_eq(num(v, "tokens", NULL), 1025);
+	cr_expect_eq(num(v, "image_size", NULL), 448);
+	cr_expect_eq(num(p, "tokens", NULL), 256);
+	cr_expect_eq(num(p, "a", NULL), 4096ull * 1536 + 1536ull * 1536);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
 }

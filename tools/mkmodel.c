@@ -184,6 +184,8 @@ typedef struct cfg {
 	uint64_t index_heads, index_dim;  /* DeepSeek-V3.2's indexer */
 	bool no_head;          /* a base-model class: no head, unprefixed names */
 	const char *base;      /* the text model's name prefix: "model.", "" ... */
+	const char *head;      /* its head's name: "lm_head.weight" unless the
+				* wrapper saves it under its module */
 	/* an image encoder's input (ViT) */
 	uint64_t v_patch, v_image, v_channels;
 	/* the other components of a wrapper (catalogue parts) and their
@@ -1434,6 +1436,48 @@ mllama_tower(gen *g, const char *pre, const struct ws_arch *a)
 	mllama_layers(g, sub, a);
 }
 
+/* An InternViT tower under `pre` (vision_model.): a class token and
+ * positions [1, patches + 1, d], the patch convolution, layers of a
+ * fused qkv, proj, q / k norms, norm1 / norm2, layer scales ls1 / ls2
+ * and an MLP; no final norm. */
+static void
+intern_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool nb = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
+	char n[160];
+#define T(nd, x, y, z, w, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, w))
+	T(3, 1, 1, d, 0, "%sembeddings.class_embedding", pre);
+	T(4, d, a->num_channels, a->patch_size, a->patch_size, "%sembeddings.patch_embedding.weight", pre);
+	T(1, d, 0, 0, 0, "%sembeddings.patch_embedding.bias", pre);
+	T(3, 1, a->num_patches + 1, d, 0, "%sembeddings.position_embedding", pre);
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		const char *b = "encoder.layers";
+		T(2, 3 * d, d, 0, 0, "%s%s.%" PRIu64 ".attn.qkv.weight", pre, b, L);
+		if (ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS))
+			T(1, 3 * d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.qkv.bias", pre, b, L);
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.q_norm.weight", pre, b, L);
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.k_norm.weight", pre, b, L);
+		}
+		T(2, d, d, 0, 0, "%s%s.%" PRIu64 ".attn.proj.weight", pre, b, L);
+		T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.proj.bias", pre, b, L);
+		T(2, f, d, 0, 0, "%s%s.%" PRIu64 ".mlp.fc1.weight", pre, b, L);
+		T(1, f, 0, 0, 0, "%s%s.%" PRIu64 ".mlp.fc1.bias", pre, b, L);
+		T(2, d, f, 0, 0, "%s%s.%" PRIu64 ".mlp.fc2.weight", pre, b, L);
+		T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".mlp.fc2.bias", pre, b, L);
+		for (int k = 1; k <= 2; k++) {
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".norm%d.weight", pre, b, L, k);
+			if (nb)
+				T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".norm%d.bias", pre, b, L, k);
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".ls%d", pre, b, L, k);
+		}
+	}
+#undef T
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
@@ -1454,6 +1498,10 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
 		mllama_layers(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_FUSED_QKV)) {
+		intern_tower(g, p->prefixes[0], a);
 		return;
 	}
 	char pre[96];
@@ -1502,6 +1550,23 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		snprintf(n, sizeof n, "%s%s", pre,
 			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
 		top_nd(g, n, 2, out, wide, 0, 0);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_SHUFFLE_MLP)) {
+		/* InternVL's mlp1: Sequential(LayerNorm, Linear, GELU, Linear) */
+		snprintf(n, sizeof n, "%s0.weight", pre);
+		top_nd(g, n, 1, wide, 0, 0, 0);
+		if (a->norm == WS_NORM_LAYER) {
+			snprintf(n, sizeof n, "%s0.bias", pre);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+		}
+		snprintf(n, sizeof n, "%s1.weight", pre);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%s1.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
+		snprintf(n, sizeof n, "%s3.weight", pre);
+		top_nd(g, n, 2, out, out, 0, 0);
+		snprintf(n, sizeof n, "%s3.bias", pre);
+		top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
 		for (uint64_t L = 0; L < a->num_layers; L++) {
@@ -2089,7 +2154,7 @@ build_stack(gen *g)
 		top(g, name, NULL, c->hidden, 0);
 	}
 	if (!c->tied && !c->no_head)
-		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+		top(g, c->head, "output.weight", c->vocab, c->hidden);
 	parts(g);
 }
 
@@ -2173,7 +2238,7 @@ build(gen *g)
 	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
 		    g->plant == P_TIED_IDENTICAL;
 	if (head)
-		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+		top(g, c->head, "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
 		top(g, "lm_head.bias", "output.bias", c->vocab, 0);
 	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
@@ -2305,7 +2370,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	cJSON *j = ws_json_parse_py(s, *raw_len, NULL); /* as Python writes it */
 	if (!j)
 		die("%s: invalid JSON", path);
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
+	/* the text model's sub-config: its wrapper's (InternVL's
+	 * llm_config), else text_config */
+	const struct ws_cat_part *mp = ws_arch_config_parts(j);
+	const char *tkey = mp && mp[0].config && mp[0].config[0] ? mp[0].config : "text_config";
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, tkey);
 	const cJSON *r = cJSON_IsObject(tc) ? tc : j;
 	/* The library reads the config as the report will: class defaults,
 	 * the class's head, model_type from architectures. */
@@ -2322,8 +2391,15 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
 	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
 		: r != j ? "language_model.model." : "model.";
+	c->head = "lm_head.weight";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	/* a text model of another sub-config (InternVL's llm_config): its
+	 * whole CausalLM under language_model., the head too */
+	if (r != j && strcmp(tkey, "text_config")) {
+		c->base = "language_model.model.";
+		c->head = "language_model.lm_head.weight";
+	}
 	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];

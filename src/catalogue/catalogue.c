@@ -339,6 +339,15 @@ static const struct ws_cat_part paligemma_parts[] = {
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* InternVL (remote code, InternVLChatModel): InternViT under
+ * vision_model., mlp1 into the text width, the text model of
+ * llm_config (Qwen2, InternLM2, Llama ...) under language_model. */
+static const struct ws_cat_part internvl_chat_parts[] = {
+	{"text", NULL, "llm_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "intern_vit_6b", NOSW, {"vision_model."}},
+	{"projector", "mlp1", NULL, "shuffle_norm_mlp2", NOSW, {"mlp1."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -442,6 +451,11 @@ static const struct ws_cat_projector projectors[] = {
 	/* PaliGemma's: one biased linear, a submodule (linear.) of the
 	 * projector's module */
 	{"sub_linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
+	/* InternVL's mlp1: a LayerNorm over the pixel-shuffled patches
+	 * (downsample_ratio per side, InternVLChatConfig's default 0.5),
+	 * a linear into the text width, a GELU, a linear */
+	{"shuffle_norm_mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_SHUFFLE_MLP, WS_ARCH_BARE), "downsample_ratio", 2,
+	 NULL, 0, true},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -793,6 +807,24 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
 	{{"mllama"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mllama_parts},
+	{{"internvl_chat"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_chat_parts},
+	/* InternViT (InternVisionConfig's defaults are InternViT-6B's): a
+	 * class token and positions for it and every patch, pre-norm
+	 * layers with a fused qkv (its bias as qkv_bias says), a biased
+	 * proj and MLP, a learned scale after attention and after the MLP
+	 * (ls1, ls2), RMS norms over q and k unless qk_normalization is
+	 * false; norms as norm_type says (rms_norm: no bias); no final
+	 * norm */
+	{{"intern_vit_6b"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS,
+	    WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS),
+	 {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"qk_normalization", SW(WS_ARCH_QK_NORM_FULL)}}, false, WS_FIX_NONE,
+	 "InternVision",
+	 {D("hidden_size", 3200), D("intermediate_size", 12800), D("num_hidden_layers", 48),
+	  D("num_attention_heads", 25), D("num_channels", 3), D("image_size", 224), D("patch_size", 14)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS), true}}},
 	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where

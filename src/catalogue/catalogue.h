@@ -39,6 +39,9 @@ struct ws_cat_sopt {
 	const char *key;
 	const char *token;
 	ws_switches flags;
+	bool off;          /* the other way round: `token` clears them
+			    * (InternViT's norm_type layer_norm: norms with a
+			    * bias, rms_norm its class default) */
 };
 
 enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
@@ -137,6 +140,9 @@ struct ws_cat_projector {
 	 * top level, then in the sub-configs; NULL: no blocks */
 	const char *count;
 	uint64_t count_default; /* its class default's length */
+	/* `merge` is the fraction of patches kept per side, its inverse
+	 * the patches merged (InternVL's downsample_ratio 0.5: 2) */
+	bool merge_ratio;
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
