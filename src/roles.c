@@ -261,6 +261,15 @@ static const role_line lines[] = {
 	HF("intern_vit_6b", "{B}.norm2{K}", FFN_NORM),
 	HF("intern_vit_6b", "{B}.ls1", LAYER_SCALE),
 	HF("intern_vit_6b", "{B}.ls2", LAYER_SCALE),
+	/* ... and as transformers converts it (after vision_tower.) */
+	HF("internvl_vision", "encoder.layer.{L}.attention.q_proj{K}", ATTN_Q),
+	HF("internvl_vision", "encoder.layer.{L}.attention.k_proj{K}", ATTN_K),
+	HF("internvl_vision", "encoder.layer.{L}.attention.v_proj{K}", ATTN_V),
+	HF("internvl_vision", "encoder.layer.{L}.attention.projection_layer{K}", ATTN_O),
+	HF("internvl_vision", "encoder.layer.{L}.attention.q_norm{K}", ATTN_Q_NORM),
+	HF("internvl_vision", "encoder.layer.{L}.attention.k_norm{K}", ATTN_K_NORM),
+	HF("internvl_vision", "encoder.layer.{L}.lambda_1", LAYER_SCALE),
+	HF("internvl_vision", "encoder.layer.{L}.lambda_2", LAYER_SCALE),
 	/* Mllama: the text model's cross-attention layers */
 	HF("mllama_text_model", "{B}.cross_attn.q_proj{K}", XATTN_Q),
 	HF("mllama_text_model", "{B}.cross_attn.k_proj{K}", XATTN_K),

@@ -96,6 +96,10 @@ static const struct released models[] = {
 	 * qkv bias, 45 layers of 3,200 */
 	{"multimodal/OpenGVLab__InternVL2_5-38B.json", false, 38388164992ull,
 	 {{"text", 32759882752ull}, {"vision_model", 5536496000ull}, {"mlp1", 91786240ull}}, 0},
+	/* InternVL3-1B as transformers converts it (internvl): q, k, v
+	 * apart, mlp1 as multi_modal_projector, the same count */
+	{"multimodal/OpenGVLab__InternVL3-1B-hf.json", false, 938193024ull,
+	 {{"text", 629697920ull}, {"vision_tower", 304012288ull}, {"multi_modal_projector", 4482816ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -249,6 +253,7 @@ Test(multimodal, check_internvl3_1b, .timeout = 120) { check_released(&models[15
 Test(multimodal, check_internvl3_2b, .timeout = 120) { check_released(&models[16]); }
 Test(multimodal, check_internvl3_8b, .timeout = 120) { check_released(&models[17]); }
 Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
+Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
@@ -325,7 +330,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -606,6 +611,15 @@ Test(multimodal, internvl_class_defaults)
 		{15, NULL, "downsample_ratio"},
 		{19, "vision_config", "norm_type"},
 		{19, "vision_config", "qk_normalization"},
+		/* InternVLVisionConfig's are the 300M tower's at 448 */
+		{20, "vision_config", "hidden_size"},
+		{20, "vision_config", "num_hidden_layers"},
+		{20, "vision_config", "intermediate_size"},
+		{20, "vision_config", "image_size"},
+		{20, "vision_config", "patch_size"},
+		{20, "vision_config", "norm_type"},
+		{20, "vision_config", "use_mean_pooling"},
+		{20, NULL, "downsample_ratio"},
 	};
 	char *dir = ws_tmpdir();
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

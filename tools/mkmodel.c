@@ -1478,6 +1478,55 @@ intern_tower(gen *g, const char *pre, const struct ws_arch *a)
 #undef T
 }
 
+/* The same tower as transformers converts it (InternVLVisionModel):
+ * cls_token, patch_embeddings.projection, position_embeddings, layers
+ * encoder.layer.N with q / k / v apart, projection_layer, lambda_1 /
+ * lambda_2, layernorm_before / layernorm_after; a final layernorm only
+ * without mean pooling. */
+static void
+hf_intern_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool nb = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
+	char n[160];
+#define T(nd, x, y, z, w, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, w))
+	T(3, 1, 1, d, 0, "%sembeddings.cls_token", pre);
+	T(4, d, a->num_channels, a->patch_size, a->patch_size, "%sembeddings.patch_embeddings.projection.weight", pre);
+	T(1, d, 0, 0, 0, "%sembeddings.patch_embeddings.projection.bias", pre);
+	T(3, 1, a->num_patches + 1, d, 0, "%sembeddings.position_embeddings", pre);
+	static const char *const qkvo[] = {"q_proj", "k_proj", "v_proj", "projection_layer"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (int i = 0; i < 4; i++) {
+			T(2, d, d, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.%s.weight", pre, L, qkvo[i]);
+			if (i == 3 || ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS))
+				T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.%s.bias", pre, L, qkvo[i]);
+		}
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.q_norm.weight", pre, L);
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.k_norm.weight", pre, L);
+		}
+		T(2, f, d, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc1.weight", pre, L);
+		T(1, f, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc1.bias", pre, L);
+		T(2, d, f, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc2.weight", pre, L);
+		T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc2.bias", pre, L);
+		static const char *const norms[] = {"layernorm_before", "layernorm_after"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			if (nb)
+				T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".lambda_%d", pre, L, k + 1);
+		}
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		T(1, d, 0, 0, 0, "%slayernorm.weight", pre);
+		if (nb)
+			T(1, d, 0, 0, 0, "%slayernorm.bias", pre);
+	}
+#undef T
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
@@ -1502,6 +1551,10 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_FUSED_QKV)) {
 		intern_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN)) {
+		hf_intern_tower(g, p->prefixes[0], a);
 		return;
 	}
 	char pre[96];
@@ -1552,20 +1605,24 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		top_nd(g, n, 2, out, wide, 0, 0);
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_SHUFFLE_MLP)) {
-		/* InternVL's mlp1: Sequential(LayerNorm, Linear, GELU, Linear) */
-		snprintf(n, sizeof n, "%s0.weight", pre);
+		/* InternVL's mlp1: Sequential(LayerNorm, Linear, GELU, Linear);
+		 * transformers' names its modules (a prefix of its own) */
+		size_t pl = strlen(pre);
+		bool seq = pl >= 5 && !strcmp(pre + pl - 5, "mlp1.");
+		const char *nm[3] = {seq ? "0" : "layer_norm", seq ? "1" : "linear_1", seq ? "3" : "linear_2"};
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[0]);
 		top_nd(g, n, 1, wide, 0, 0, 0);
 		if (a->norm == WS_NORM_LAYER) {
-			snprintf(n, sizeof n, "%s0.bias", pre);
+			snprintf(n, sizeof n, "%s%s.bias", pre, nm[0]);
 			top_nd(g, n, 1, wide, 0, 0, 0);
 		}
-		snprintf(n, sizeof n, "%s1.weight", pre);
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[1]);
 		top_nd(g, n, 2, out, wide, 0, 0);
-		snprintf(n, sizeof n, "%s1.bias", pre);
+		snprintf(n, sizeof n, "%s%s.bias", pre, nm[1]);
 		top_nd(g, n, 1, out, 0, 0, 0);
-		snprintf(n, sizeof n, "%s3.weight", pre);
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[2]);
 		top_nd(g, n, 2, out, out, 0, 0);
-		snprintf(n, sizeof n, "%s3.bias", pre);
+		snprintf(n, sizeof n, "%s%s.bias", pre, nm[2]);
 		top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
@@ -2400,6 +2457,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->base = "language_model.model.";
 		c->head = "language_model.lm_head.weight";
 	}
+	/* a wrapper that only ever saved transformers' newer layout (its
+	 * tower's first prefix under model.): the text model there too */
+	if (r != j && c->parts_of && c->parts_of[1].kind && c->parts_of[1].prefixes[0] &&
+	    !strncmp(c->parts_of[1].prefixes[0], "model.", 6) && !idefics)
+		c->base = "model.language_model.";
 	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];

@@ -348,6 +348,16 @@ static const struct ws_cat_part internvl_chat_parts[] = {
 	{"projector", "mlp1", NULL, "shuffle_norm_mlp2", NOSW, {"mlp1."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* InternVL as transformers has it (InternVLForConditionalGeneration,
+ * 4.52 on): the same tower with q, k, v apart, mlp1 as
+ * multi_modal_projector, all under model. */
+static const struct ws_cat_part internvl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "internvl_vision", NOSW, {"model.vision_tower.", "vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "shuffle_norm_mlp2", NOSW,
+	 {"model.multi_modal_projector.", "multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -825,6 +835,22 @@ static const struct ws_cat_entry entries[] = {
 	 {D("hidden_size", 3200), D("intermediate_size", 12800), D("num_hidden_layers", 48),
 	  D("num_attention_heads", 25), D("num_channels", 3), D("image_size", 224), D("patch_size", 14)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS), true}}},
+	{{"internvl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "InternVL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_parts},
+	/* its tower (InternVLVisionConfig's defaults are InternViT-300M's
+	 * at 448): q, k, v apart (their bias as attention_bias says), a
+	 * final norm only without use_mean_pooling, a mask token with
+	 * use_mask_token, norms as norm_type says (layer_norm its default) */
+	{{"internvl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_CLS_TOKEN,
+	    WS_ARCH_LAYER_SCALE),
+	 SW(WS_ARCH_NO_FINAL_NORM),
+	 {{"attention_bias", SW(WS_ARCH_QKV_BIAS)}, {"use_qk_norm", SW(WS_ARCH_QK_NORM_FULL)},
+	  {"use_mean_pooling", SW(WS_ARCH_NO_FINAL_NORM)}, {"use_mask_token", SW(WS_ARCH_MASK_TOKEN)}},
+	 false, WS_FIX_NONE, "InternVLVision",
+	 {D("hidden_size", 1024), D("intermediate_size", 4096), D("num_hidden_layers", 24),
+	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 448), D("patch_size", 14)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS)}}},
 	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where
