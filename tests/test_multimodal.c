@@ -89,7 +89,7 @@ static const struct released models[] = {
 	 {{"text", 1776283136ull}, {"vision_model", 304012288ull}, {"mlp1", 8662016ull}}, 0},
 	{"multimodal/OpenGVLab__InternVL3-8B.json", false, 7944373760ull,
 	 {{"text", 7612820992ull}, {"vision_model", 304012288ull}, {"mlp1", 27540480ull}}, 0},
-	/* an InternLM2 text model (fused wqkv, no biases) */
+	/* an InternLM2 text model (fused wqkv, no biases, its head output) */
 	{"multimodal/OpenGVLab__InternVL2_5-8B.json", false, 8075365376ull,
 	 {{"text", 7737782272ull}, {"vision_model", 304012288ull}, {"mlp1", 33570816ull}}, 0},
 	/* InternViT-6B: RMS norms (norm_type rms_norm), q / k norms, no
@@ -252,6 +252,7 @@ Test(multimodal, check_paligemma2_class_defaults, .timeout = 120) { check_releas
 Test(multimodal, check_internvl3_1b, .timeout = 120) { check_released(&models[15]); }
 Test(multimodal, check_internvl3_2b, .timeout = 120) { check_released(&models[16]); }
 Test(multimodal, check_internvl3_8b, .timeout = 120) { check_released(&models[17]); }
+Test(multimodal, check_internvl2_5_8b_internlm2, .timeout = 120) { check_released(&models[18]); }
 Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
 Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
 

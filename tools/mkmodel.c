@@ -788,6 +788,8 @@ enum {
 	F_SINKS = 1 << 5,      /* a learned attention sink per head */
 	F_TIED = 1 << 6,       /* tie_word_embeddings defaults to true */
 	F_FUSED_QKV = 1 << 7,  /* phi3: qkv_proj and gate_up_proj */
+	F_INTERNLM2 = 1 << 8,  /* InternLM2's names: tok_embeddings, attention.wqkv / wo,
+				* attention_norm, ffn_norm, feed_forward.w1/w3/w2, output */
 };
 
 enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA, BK_FALCON };
@@ -820,6 +822,7 @@ static const family families[] = {
 	{"qwen3_moe", "qwen3moe", BK_LLAMA, MK_QWEN, F_BIAS_KEY | F_QK_NORM, "mlp."},
 	{"gemma", "gemma", BK_LLAMA, MK_MIXTRAL, F_TIED, "mlp."},
 	{"phi3", "phi3", BK_LLAMA, MK_MIXTRAL, F_FUSED_QKV, "mlp."},
+	{"internlm2", "internlm2", BK_LLAMA, MK_MIXTRAL, F_FUSED_QKV | F_INTERNLM2, "feed_forward."},
 	{"phimoe", "phimoe", BK_LLAMA, MK_MIXTRAL, F_BIAS_KEY | F_NORM_BIAS, "mlp."},
 	/* llama.cpp splits the fused experts of these two into gate/up stacks */
 	{"llama4_text", "llama4", BK_LLAMA, MK_LLAMA4, F_BIAS_KEY, "feed_forward."},
@@ -1019,6 +1022,23 @@ llama_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
 	bool fused = has(c, F_FUSED_QKV);
+	if (has(c, F_INTERNLM2)) {
+		/* its fused wqkv: the kv groups' q, k, v side by side (the
+		 * count is q + 2 kv rows); biases as its `bias` says */
+		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+		norm(g, L, "attention_norm", "attn_norm");
+		blk(g, L, "attention.wqkv.weight", "attn_qkv.weight", q + 2 * kv, c->hidden);
+		if (c->attn_bias)
+			blk(g, L, "attention.wqkv.bias", "attn_qkv.bias", q + 2 * kv, 0);
+		blk(g, L, "attention.wo.weight", "attn_output.weight", c->hidden, q);
+		if (c->attn_bias)
+			blk(g, L, "attention.wo.bias", "attn_output.bias", c->hidden, 0);
+		norm(g, L, "ffn_norm", "ffn_norm");
+		blk(g, L, "feed_forward.w1.weight", "ffn_gate.weight", c->inter, c->hidden);
+		blk(g, L, "feed_forward.w3.weight", "ffn_up.weight", c->inter, c->hidden);
+		blk(g, L, "feed_forward.w2.weight", "ffn_down.weight", c->hidden, c->inter);
+		return;
+	}
 	norm(g, L, "input_layernorm", "attn_norm");
 	if (fused) {
 		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
@@ -2252,7 +2272,7 @@ build(gen *g)
 	 * the head classes */
 	char base_block[64], emb[80], fnorm[80];
 	snprintf(base_block, sizeof base_block, "%slayers.", c->base);
-	snprintf(emb, sizeof emb, "%sembed_tokens.weight", c->base);
+	snprintf(emb, sizeof emb, "%s%s.weight", c->base, has(c, F_INTERNLM2) ? "tok_embeddings" : "embed_tokens");
 	snprintf(fnorm, sizeof fnorm, "%snorm.weight", c->base);
 	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : base_block;
 	if (falcon) {
@@ -2601,6 +2621,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
 	c->tied = boolean(r, "tie_word_embeddings", has(c, F_TIED));
 	c->attn_bias = has(c, F_BIAS_KEY) && boolean(r, "attention_bias", has(c, F_BIAS_ON));
+	if (has(c, F_INTERNLM2)) {
+		/* InternLM2Config's bias (default true); its head is output */
+		c->attn_bias = boolean(r, "bias", true);
+		c->head = !strncmp(c->base, "language_model.", 15) ? "language_model.output.weight" : "output.weight";
+	}
 	c->head_bias = boolean(r, "lm_head_bias", false);
 	c->experts = num(r, "num_local_experts", num(r, "num_experts", num(r, "n_routed_experts", 0)));
 	c->topk = num(r, "num_experts_per_tok", num(r, "experts_per_token", 0));
