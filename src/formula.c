@@ -615,7 +615,8 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 	} else if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
-			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
+			ws_fmt_commas(a->hidden_size, b2, sizeof b2),
+			a->norm == WS_NORM_NONE ? "no norm" : norm_names[a->norm]);
 	} else if (a->known) {
 		/* an image encoder reads patches, not a vocabulary */
 		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);

@@ -460,7 +460,7 @@ static const struct ws_cat_projector projectors[] = {
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	/* PaliGemma's: one biased linear, a submodule (linear.) of the
 	 * projector's module */
-	{"sub_linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
+	{"sub_linear_bias", WS_NORM_NONE, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	/* InternVL's mlp1: a LayerNorm over the pixel-shuffled patches
 	 * (downsample_ratio per side, InternVLChatConfig's default 0.5),
 	 * a linear into the text width, a GELU, a linear */
