@@ -100,6 +100,13 @@ static const struct released models[] = {
 	 * apart, mlp1 as multi_modal_projector, the same count */
 	{"multimodal/OpenGVLab__InternVL3-1B-hf.json", false, 938193024ull,
 	 {{"text", 629697920ull}, {"vision_tower", 304012288ull}, {"multi_modal_projector", 4482816ull}}, 0},
+	/* PaliGemma 2 at 896: 4,096 positions, the tower gemma-3's own
+	 * (416,866,032); the 10B: Gemma 2 9B's text, the vision config's
+	 * num_positions (1,024) a key transformers never reads */
+	{"multimodal/google__paligemma2-3b-pt-896.json", false, 3036666096ull,
+	 {{"text", 2617143552ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2656512ull}}, 0},
+	{"multimodal/google__paligemma2-10b-pt-224.json", false, 9662638832ull,
+	 {{"text", 9246064128ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 4132352ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -255,6 +262,7 @@ Test(multimodal, check_internvl3_8b, .timeout = 120) { check_released(&models[17
 Test(multimodal, check_internvl2_5_8b_internlm2, .timeout = 120) { check_released(&models[18]); }
 Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
 Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
+Test(multimodal, check_paligemma2_10b, .timeout = 120) { check_released(&models[22]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
