@@ -1676,6 +1676,9 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		if (num_value(&c, pj->merge, mg, &v) < 0)
 			return -1;
 		set_field(out, WS_AK_MERGE, v, pj->merge);
+	} else if (pj->merge && tower->merge_size && !cJSON_IsObject(config)) {
+		/* a vision file: its own key */
+		set_field(out, WS_AK_MERGE, tower->merge_size, tower->keys[WS_AK_MERGE]);
 	} else if (pj->merge) {
 		set_field(out, WS_AK_MERGE, pj->merge_default, NULL);
 	} else if (tower->merge_size) {
@@ -2186,6 +2189,27 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		ws_sw_put(&out->flags, kept[i].sw, has_tensor(m, kept[i].tensor));
 	if (m->n_tensors && !has_tensor(m, "v.post_ln.weight"))
 		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	/* a block's own parts, from its first block when the file has it:
+	 * q / k / v biases, q / k norms, norms without a bias (InternViT's
+	 * rms_norm) */
+	if (has_tensor(m, "v.blk.0.attn_q.weight")) {
+		ws_sw_put(&out->flags, WS_ARCH_QKV_BIAS, has_tensor(m, "v.blk.0.attn_q.bias"));
+		ws_sw_put(&out->flags, WS_ARCH_QK_NORM_FULL, has_tensor(m, "v.blk.0.attn_q_norm.weight"));
+		ws_sw_put(&out->flags, WS_ARCH_NO_NORM_BIAS, !has_tensor(m, "v.blk.0.ln1.bias"));
+	}
+	/* the patches merged per side before the projector, as the file's
+	 * layout keeps it */
+	if (mp->merge_key) {
+		uint64_t v;
+		int r = gguf_u64(m, out, mp->merge_key, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0 && (v == 0 || v > 64))
+			return ws_err(err, WS_EXIT_INPUT, path, "GGUF key 'clip.vision.%s': %llu patches per side",
+				      mp->merge_key, (unsigned long long)v);
+		if (r > 0)
+			set_field(out, WS_AK_MERGE, v, mp->merge_key);
+	}
 	/* a tower's head is not the converter's */
 	ws_sw_clear(&out->flags, WS_ARCH_ATTN_POOL);
 	return arch_finish(out, t, err);

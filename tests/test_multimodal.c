@@ -689,3 +689,127 @@ Test(multimodal, internvl_flops, .timeout = 120)
 	free(dir);
 	free(cfg);
 }
+
+/* llama.cpp's vision file of an InternVL tower (clip.projector_type
+ * internvl): the converter's split q / k / v, ls1 / ls2, mm.model.mlp.
+ * {0,1,3}, clip.vision.projector.scale_factor; made by mkmodel from the
+ * config, counted as the safetensors count the tower and mlp1 (one
+ * block less when the file says so), joined to its text model in a
+ * folder. */
+static cJSON *
+mmproj_check(const char *config, const char *drop, const char *meta, int want)
+{
+	char *cfg = ws_testdata_path(config);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--format", "mmproj", NULL, NULL, NULL, NULL, NULL};
+	int k = 5;
+	if (drop) {
+		argv[k++] = "--mmproj-drop";
+		argv[k++] = (char *)drop;
+	}
+	if (meta) {
+		argv[k++] = "--meta";
+		argv[k++] = (char *)meta;
+	}
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	char *file = ws_join(model, "mmproj.gguf");
+	cJSON *j = run_json(want, "check", "--json", file, NULL);
+	if (want == 0) {
+		cJSON *l = run_json(0, "ls", "--json", file, NULL);
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors"))
+			cr_expect(strcmp(cJSON_GetObjectItemCaseSensitive(t, "role")->valuestring, "other"), "%s has no role",
+				  cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+		cJSON_Delete(l);
+	}
+	ws_rmtree(dir);
+	free(file);
+	free(model);
+	free(dir);
+	free(cfg);
+	return j;
+}
+
+static void
+expect_two(const cJSON *j, unsigned long long tower, unsigned long long proj)
+{
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 2);
+	static const char *const names[] = {"vision", "mm"};
+	const unsigned long long want[] = {tower, proj};
+	for (int c = 0; c < 2; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_eq(num(co, "params", NULL), want[c], "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), want[c], "%s", names[c]);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+}
+
+Test(multimodal, internvl_mmproj, .timeout = 120)
+{
+	cJSON *j = mmproj_check(models[15].file, NULL, NULL, 0);
+	expect_two(j, models[15].comp[1].n, models[15].comp[2].n);
+	cJSON_Delete(j);
+	/* InternViT-6B's (RMS norms, q / k norms, no qkv bias), a block of
+	 * 122,918,400 dropped */
+	j = mmproj_check(models[19].file, "1", NULL, 0);
+	expect_two(j, models[19].comp[1].n - 122918400ull, models[19].comp[2].n);
+	cJSON_Delete(j);
+	/* the file's scale factor is the projector's: 4 x 4 patches is a
+	 * projector 16 x 1,024 wide; an absurd one names the key */
+	j = mmproj_check(models[15].file, NULL, "projector.scale_factor=4", 1);
+	const cJSON *f;
+	bool shape = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		shape = shape || !strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "shape-mismatch");
+	cr_expect(shape);
+	cJSON_Delete(j);
+	j = mmproj_check(models[15].file, NULL, "projector.scale_factor=99", 1);
+	bool named = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		named = named || (!strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "metadata-mismatch") &&
+				  ws_contains(cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring,
+					      "clip.vision.projector.scale_factor"));
+	cr_expect(named);
+	cJSON_Delete(j);
+}
+
+Test(multimodal, internvl_mmproj_joins_its_text_model, .timeout = 120)
+{
+	const struct released *m = &models[16];
+	char *cfg = ws_testdata_path(m->file);
+	char *dir = ws_tmpdir(), *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+	char *a1[] = {getenv("WS_MKMODEL"), t, cfg, "--format", "gguf", NULL};
+	char *a2[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+	char *const *runs[] = {a1, a2};
+	for (size_t i = 0; i < 2; i++) {
+		ws_run r = ws_run_argv(runs[i]);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/InternVL3-2B-BF16.gguf' && "
+		 "mv '%s/mmproj.gguf' '%s/mmproj-InternVL3-2B-BF16.gguf'", f, t, f, v, f);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cJSON *j = run_json(0, "check", "--json", f, NULL);
+	cr_expect_eq(num(j, "params", "total"), m->total);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 3);
+	static const char *const names[] = {"text", "v", "mm"};
+	for (int c = 0; c < 3; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s", names[c]);
+	}
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(f);
+	free(v);
+	free(t);
+	free(dir);
+	free(cfg);
+}

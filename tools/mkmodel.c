@@ -3131,35 +3131,61 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	gen g0 = {.c = c}, *g = &g0;
 	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
 	bool cls = ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN);
+	/* InternViT keeps its [1, 1, d] class token and [1, n, d]
+	 * positions as they are, and its layer scales */
+	bool ls = ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE);
 	char n[96];
 	top_nd(g, "v.patch_embd.weight", 4, d, a->num_channels, a->patch_size, a->patch_size);
 	if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
 		top_nd(g, "v.patch_embd.bias", 1, d, 0, 0, 0);
-	if (cls)
+	if (cls && ls)
+		top_nd(g, "v.class_embd", 3, 1, 1, d, 0);
+	else if (cls)
 		top_nd(g, "v.class_embd", 1, d, 0, 0, 0);
-	top_nd(g, "v.position_embd.weight", 2, a->num_patches + cls, d, 0, 0);
+	if (ls)
+		top_nd(g, "v.position_embd.weight", 3, 1, a->num_patches + cls, d, 0);
+	else
+		top_nd(g, "v.position_embd.weight", 2, a->num_patches + cls, d, 0, 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
 		top_nd(g, "v.pre_ln.weight", 1, d, 0, 0, 0);
 		top_nd(g, "v.pre_ln.bias", 1, d, 0, 0, 0);
 	}
 	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	bool qkv_b = ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS);
+	bool ln_b = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
 	for (uint64_t l = 0; l < L; l++) {
 		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
 			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
 			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.weight", l, lin[i]);
 			top_nd(g, n, 2, out, in, 0, 0);
-			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.bias", l, lin[i]);
-			top_nd(g, n, 1, out, 0, 0, 0);
+			if (i >= 3 || qkv_b) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+				top_nd(g, n, 1, out, 0, 0, 0);
+			}
+		}
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".attn_q_norm.weight", l);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".attn_k_norm.weight", l);
+			top_nd(g, n, 1, d, 0, 0, 0);
 		}
 		for (int k = 1; k <= 2; k++) {
 			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.weight", l, k);
 			top_nd(g, n, 1, d, 0, 0, 0);
-			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.bias", l, k);
-			top_nd(g, n, 1, d, 0, 0, 0);
+			if (ln_b) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.bias", l, k);
+				top_nd(g, n, 1, d, 0, 0, 0);
+			}
+			if (ls) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ls%d.weight", l, k);
+				top_nd(g, n, 1, d, 0, 0, 0);
+			}
 		}
 	}
-	top_nd(g, "v.post_ln.weight", 1, d, 0, 0, 0);
-	top_nd(g, "v.post_ln.bias", 1, d, 0, 0, 0);
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		top_nd(g, "v.post_ln.weight", 1, d, 0, 0, 0);
+		top_nd(g, "v.post_ln.bias", 1, d, 0, 0, 0);
+	}
 	uint64_t in = pj->embedding_size, out = pj->hidden_size;
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
 		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
@@ -3171,6 +3197,16 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_IN_NORM))
 		top_nd(g, "mm.soft_emb_norm.weight", 1, in, 0, 0, 0);
+	uint64_t m = pj->merge_size ? pj->merge_size : 1, wide = in * m * m;
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_SHUFFLE_MLP)) {
+		/* InternVL's mlp1 */
+		top_nd(g, "mm.model.mlp.0.weight", 1, wide, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.0.bias", 1, wide, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.1.weight", 2, out, wide, 0, 0);
+		top_nd(g, "mm.model.mlp.1.bias", 1, out, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.3.weight", 2, out, out, 0, 0);
+		top_nd(g, "mm.model.mlp.3.bias", 1, out, 0, 0, 0);
+	}
 
 	buf kv = {0};
 	uint64_t nkv = 0;
@@ -3187,6 +3223,8 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	kv_u32(&kv, &nkv, "clip.vision", "image_size", a->image_size);
 	kv_u32(&kv, &nkv, "clip.vision", "patch_size", a->patch_size);
 	kv_u32(&kv, &nkv, "clip.vision", "projection_dim", out);
+	if (mp->merge_key)
+		kv_u32(&kv, &nkv, "clip.vision", mp->merge_key, m);
 	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
 	free(g->v);
 }

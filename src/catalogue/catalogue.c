@@ -436,9 +436,24 @@ static const struct ws_cat_part mmproj_llava_joined[] = {
 	{"projector", "mm", NULL, "mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* InternVL's: the converter splits the tower's qkv (the tower reads as
+ * transformers' own, q, k, v apart), keeps ls1 / ls2, and writes mlp1
+ * as mm.model.mlp.{0,1,3} */
+static const struct ws_cat_part mmproj_internvl_parts[] = {
+	{"vision", NULL, NULL, "internvl_vision", NOSW, {NULL}},
+	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_internvl_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"vision", "v", "clip.vision", "internvl_vision", NOSW, {"v."}},
+	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
 	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
 	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
+	{"internvl", mmproj_internvl_parts, mmproj_internvl_joined, "projector.scale_factor"},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between

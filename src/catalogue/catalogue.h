@@ -156,6 +156,9 @@ struct ws_cat_mmproj {
 	 * the tower read from the keys under its config ("clip.vision"),
 	 * the projector */
 	const struct ws_cat_part *joined;
+	/* the clip.vision key of the patches merged per side before the
+	 * projector (InternVL's projector.scale_factor), or NULL */
+	const char *merge_key;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */
