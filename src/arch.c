@@ -1665,10 +1665,14 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 		 * patches, at most the layer bound (no table grows with it) */
 		double r = cJSON_IsNumber(mg) ? mg->valuedouble : 0, inv = r > 0 ? 1 / r : 0;
 		double n = inv >= 1 && inv <= 64 ? (double)(uint64_t)(inv + 0.5) : 0;
-		if (!(r > 0 && r <= 1) || n < 1 || inv - n > 1e-9 || n - inv > 1e-9)
+		if (!cJSON_IsNumber(mg))
 			return ws_err(err, WS_EXIT_INPUT, text->src_path,
 				      "config key '%s': expected a fraction 1/n of the patches per side, got %s",
-				      pj->merge, cJSON_IsNumber(mg) ? "another number" : json_type_name(mg));
+				      pj->merge, json_type_name(mg));
+		if (!(r > 0 && r <= 1) || n < 1 || inv - n > 1e-9 || n - inv > 1e-9)
+			return ws_err(err, WS_EXIT_INPUT, text->src_path,
+				      "config key '%s': expected a fraction 1/n (n at most 64) of the patches "
+				      "per side, got %g", pj->merge, r);
 		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
 	} else if (mg && !cJSON_IsNull(mg)) {
 		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
