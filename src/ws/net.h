@@ -60,6 +60,10 @@ void ws_net_free(struct ws_net *n);
  * Forest Labs names it): its quantities read from the shapes, out->net
  * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* The same for the tensors under prefix (a single file's module), of
+ * class cls (NULL: any the names tell). */
+int ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out,
+		      ws_error *err);
 /* The single-file layout of a diffusers class (for mkmodel), or NULL. */
 const char *ws_net_single_file_class(const char *cls);
 /* The expected tensor named name[0..len), or NULL. */
