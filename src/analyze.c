@@ -327,6 +327,33 @@ net_roles(ws_model *m)
 	}
 }
 
+/* An original Stable Diffusion single file (no config): the modules of
+ * the catalogue's it holds are its components, the denoiser first, each
+ * architecture inferred from its tensors.  -1: OOM. */
+static int
+single_file_parts(ws_model *m)
+{
+	size_t n, np = 0;
+	const struct ws_cat_part *all = ws_cat_single_file_parts(&n);
+	struct ws_cat_part *parts = NULL;
+	for (size_t k = 0; k < n; k++) {
+		size_t pl = strlen(all[k].prefixes[0]);
+		bool has = false;
+		for (uint64_t i = 0; i < m->n_tensors && !has; i++)
+			has = m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, all[k].prefixes[0], pl);
+		if (!has)
+			continue;
+		if (!parts && !(parts = ws_model_alloc(m, (n + 1) * sizeof *parts)))
+			return -1;
+		parts[np++] = all[k];
+	}
+	if (parts) {
+		memset(&parts[np], 0, (n + 1 - np) * sizeof *parts);
+		m->parts = parts;
+	}
+	return 0;
+}
+
 static int
 analyze(ws_model *m, ws_error *err)
 {
@@ -384,6 +411,8 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
+	if (!adapter && !m->parts && !m->config && m->format == WS_FORMAT_SAFETENSORS && single_file_parts(m))
+		return ws_err_oom(err, m->path);
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
 	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);

@@ -230,6 +230,19 @@ static const role_line lines[] = {
 	HF("", "logit_scale", LOGIT_SCALE),
 	/* OpenCLIP inside a Stable Diffusion single file (conditioner.embedders.1.model.) */
 	HF("", "*.model.logit_scale", LOGIT_SCALE),
+	/* OpenCLIP's text tower by its own names (a Stable Diffusion single
+	 * file's, after its module prefix): q, k, v one in_proj */
+	HF("clip_text_model", "token_embedding{K}", EMBED),
+	HF("clip_text_model", "positional_embedding", POS_EMBED),
+	HF("clip_text_model", "resblocks.{L}.ln_1{K}", ATTN_NORM),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_weight", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_bias", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.out_proj{K}", ATTN_O),
+	HF("clip_text_model", "resblocks.{L}.ln_2{K}", FFN_NORM),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_fc{K}", FFN_UP),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_proj{K}", FFN_DOWN),
+	HF("clip_text_model", "ln_final{K}", FINAL_NORM),
+	HF("clip_text_model", "text_projection", PROJECTOR),
 	HF("", "logit_bias", LOGIT_BIAS),
 	/* SigLIP's attention-pooling head (a probe and a packed attention)
 	 * and its text tower's own head */
