@@ -450,6 +450,126 @@ Test(diffusion, flux_single_file_inferred)
 	}
 }
 
+/* A diffusers folder of configs only (each component's config.json):
+ * what mkmodel --single-file reads.  configs[i] NULL: skipped. */
+static char *
+config_folder(const char *dir, const char *const *names, char *const *configs, size_t n)
+{
+	char *root = ws_join(dir, "configs");
+	mkdir(root, 0755);
+	for (size_t i = 0; i < n; i++) {
+		char *sub = ws_join(root, names[i]), *cfg = ws_join(sub, "config.json");
+		mkdir(sub, 0755);
+		copy_sparse(configs[i], cfg);
+		free(cfg);
+		free(sub);
+	}
+	return root;
+}
+
+/* The original file of the configs under root (mkmodel --single-file),
+ * checked: exit status, each component's params and formula, its
+ * architecture inferred; codes as check_json gives them. */
+static void
+single_file(const char *root, const char *plant, int status, const char *const *names, const uint64_t *totals,
+	    size_t n, char *codes, size_t len)
+{
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "sd"), *f = ws_join(m, "model.safetensors");
+	char *argv[] = {getenv("WS_MKMODEL"), m, (char *)root, "--single-file", plant ? "--plant" : NULL,
+			(char *)plant, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all += totals[i];
+	cJSON *j = check_json(f, status, plant ? 0 : all, codes, len);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "components")), (int)n);
+	for (size_t i = 0; i < n && !plant; i++) {
+		const cJSON *c = component(j, names[i]);
+		cr_assert(c, "no component %s", names[i]);
+		cr_expect_eq(json_u64(c, "params", NULL), totals[i], "%s", names[i]);
+		cr_expect_eq(json_u64(c, "formula", NULL), totals[i], "%s", names[i]);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arch");
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(a, "source");
+		cr_expect(cJSON_IsString(src) && !strcmp(src->valuestring, "inferred"), "%s: not inferred", names[i]);
+	}
+	cJSON_Delete(j);
+	if (!plant)
+		expect_no_other_role(f);
+	free(f);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sdxl_single_file_as_the_folder)
+{
+	/* SDXL as one original file: the same component totals as its
+	 * diffusers folder, each architecture read from the shapes; OpenCLIP's
+	 * logit_scale stored, not counted */
+	static const char *const names[] = {"unet", "vae", "text_encoder", "text_encoder_2"};
+	static const uint64_t totals[] = {SDXL_UNET, SDXL_VAE, SDXL_TE, SDXL_TE2};
+	char *cfg[4];
+	for (size_t i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, SDXL "%s.json", names[i]);
+		cfg[i] = shared_or_skip(rel);
+	}
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 4);
+	char codes[512];
+	cr_assert_eq(totals[0] + totals[1] + totals[2] + totals[3], SDXL_ALL);
+	single_file(root, NULL, 0, names, totals, 4, codes, sizeof codes);
+	cr_expect_str_eq(codes, "unloaded-tensor");
+	for (size_t i = 0; i < 4; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sd15_single_file)
+{
+	/* SD 1.5's layout: one text encoder under cond_stage_model., 1x1
+	 * convolution projections in the UNet's transformers, no add
+	 * embedding */
+	static const char *const names[] = {"unet", "vae", "text_encoder"};
+	static const uint64_t totals[] = {859520964ull, SDXL_VAE, SDXL_TE};
+	char *cfg[3] = {ws_testdata_path("diffusion/runwayml__stable-diffusion-v1-5__unet.json"),
+			shared_or_skip(SDXL "vae.json"), shared_or_skip(SDXL "text_encoder.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
+	char codes[512];
+	single_file(root, NULL, 0, names, totals, 3, codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	for (size_t i = 0; i < 3; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, single_file_missing_transformer_block)
+{
+	/* one transformer block gone from one attention of a level: the
+	 * level's depth is its deepest attention's, so the block is missing
+	 * and the UNet's count short */
+	static const char *const names[] = {"unet", "vae", "text_encoder"};
+	static const uint64_t totals[] = {859520964ull, SDXL_VAE, SDXL_TE};
+	char *cfg[3] = {shared_or_skip(SDXL "unet.json"), shared_or_skip(SDXL "vae.json"),
+			shared_or_skip(SDXL "text_encoder.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
+	char codes[4096];
+	single_file(root, "missing-block", 1, names, totals, 3, codes, sizeof codes);
+	cr_expect(ws_contains(codes, "missing-tensor"), "%s", codes);
+	cr_expect(ws_contains(codes, "count-mismatch"), "%s", codes);
+	for (size_t i = 0; i < 3; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(diffusion, pipeline_with_a_sharded_transformer)
 {
 	/* the transformer in three shards and an index, beside a VAE and a
