@@ -431,8 +431,8 @@ analyze(ws_model *m, ws_error *err)
 		return 0;
 	}
 	/* No config.json: the architecture is read back from the tensors
-	 * (of the main component: a file that is components alone, an
-	 * original Stable Diffusion checkpoint, has none to read) */
+	 * (of the main component: an original Stable Diffusion checkpoint's
+	 * denoiser, its other components' with their parts) */
 	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors &&
 	    (!m->n_components || m->components[0].main)) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))

@@ -660,6 +660,8 @@ static const struct nprobe ldm_unet_probes[] = {
 	{"*.attn2.to_k.weight", 1, QX, 0},
 	/* use_linear_projection: proj_in a linear (2-D), not a 1x1 convolution */
 	{"*.proj_in.weight", 2, 0, F_LIN},
+	/* heads are in no shape (SDXL's attention_head_dim [5, 10, 20] is its
+	 * heads at 64 wide each): not read, and no count depends on them */
 	{NULL, 0, 0, 0},
 };
 
