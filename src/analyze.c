@@ -321,6 +321,10 @@ net_roles(ws_model *m)
 		/* a network alone (its folder): named by its kind */
 		if (co->main && !strcmp(co->name, WS_MAIN_COMPONENT))
 			co->name = a->net->kind;
+		/* a single file's denoiser: named by the network its names tell
+		 * (FLUX's under model.diffusion_model. is a transformer) */
+		if (co->main && co->part && co->part->inferred)
+			co->name = a->net->kind;
 		if (co->main)
 			co->kind = a->net->kind;
 		ws_net_roles(m, i, a->net);

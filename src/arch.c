@@ -2992,8 +2992,9 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 	size_t pl = strlen(prefix);
 	arch_init(out, "inferred", path);
 	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
-	/* a network: its layout by its names */
-	int nr = ws_net_infer_part(m, prefix, p->type, out, err);
+	/* a network: its layout by its names (any the catalogue has: FLUX
+	 * as BFL names it under model.diffusion_model. too) */
+	int nr = ws_net_infer_part(m, prefix, NULL, out, err);
 	if (nr)
 		return nr < 0 ? -1 : 0;
 	const struct ws_cat_text_names *tn = ws_cat_text_names(p->type);

@@ -570,6 +570,49 @@ Test(diffusion, single_file_missing_transformer_block)
 	free(dir);
 }
 
+Test(diffusion, flux_under_the_ldm_module)
+{
+	/* FLUX's BFL names under model.diffusion_model. (as ComfyUI saves
+	 * it): the denoiser is told by its names, a transformer */
+	char *cfg = ws_testdata_path("diffusion/black-forest-labs__FLUX.1-schnell__transformer.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.safetensors");
+	mkmodel(m, cfg, "--single-file", NULL);
+	ws_run r = ws_run_cli("ls", f, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out), *t;
+	cr_assert(j);
+	char *sp = ws_join(dir, "spec"), *out = ws_join(dir, "comfy.safetensors");
+	FILE *fp = fopen(sp, "w");
+	cr_assert(fp);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		fprintf(fp, "t model.diffusion_model.%s BF16",
+			cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			fprintf(fp, " %llu", (unsigned long long)d->valuedouble);
+		fputc('\n', fp);
+	}
+	fclose(fp);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char codes[512];
+	j = check_json(out, 0, 11891178560ull, codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	const cJSON *c = component(j, "transformer");
+	cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+	cJSON_Delete(j);
+	free(sp);
+	free(out);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(diffusion, pipeline_with_a_sharded_transformer)
 {
 	/* the transformer in three shards and an index, beside a VAE and a
