@@ -150,6 +150,23 @@ static const role_line lines[] = {
 	HF("", "*.masked_bias", BUFFER),
 	HF("", "*position_ids", BUFFER),
 	HF("", "*token_type_ids", BUFFER),
+	/* an original Stable Diffusion file's noise schedule and EMA
+	 * counters (registered buffers of the training code, outside its
+	 * modules) */
+	HF("", "betas", BUFFER),
+	HF("", "alphas_cumprod", BUFFER),
+	HF("", "alphas_cumprod_prev", BUFFER),
+	HF("", "sqrt_alphas_cumprod", BUFFER),
+	HF("", "sqrt_one_minus_alphas_cumprod", BUFFER),
+	HF("", "log_one_minus_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recip_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recipm1_alphas_cumprod", BUFFER),
+	HF("", "posterior_variance", BUFFER),
+	HF("", "posterior_log_variance_clipped", BUFFER),
+	HF("", "posterior_mean_coef1", BUFFER),
+	HF("", "posterior_mean_coef2", BUFFER),
+	HF("", "model_ema.decay", BUFFER),
+	HF("", "model_ema.num_updates", BUFFER),
 
 	/* Encoder-decoders (each stack's names after its prefix, encoder. /
 	 * model.decoder. ...; a stack saved alone keeps it: the leading *).

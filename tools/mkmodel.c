@@ -2844,6 +2844,23 @@ single_file_pipeline(const char *dir, const char *folder, const struct dtype *dt
 	}
 	if (!nd)
 		die("%s: no component folder with a config.json", folder);
+	if (!two) {
+		/* SD 1.x's files hold the training code's noise schedule
+		 * (1,000 steps) and EMA counters beside the modules */
+		static const char *const sched[] = {
+			"betas", "alphas_cumprod", "alphas_cumprod_prev", "sqrt_alphas_cumprod",
+			"sqrt_one_minus_alphas_cumprod", "log_one_minus_alphas_cumprod", "sqrt_recip_alphas_cumprod",
+			"sqrt_recipm1_alphas_cumprod", "posterior_variance", "posterior_log_variance_clipped",
+			"posterior_mean_coef1", "posterior_mean_coef2",
+		};
+		uint64_t steps = 1000;
+		for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++) {
+			push(&g, 1, &steps, 0, sched[i]);
+			g.v[g.n - 1].dt = &dtypes[2];
+		}
+		push(&g, 0, NULL, 0, "model_ema.decay");
+		push(&g, 0, NULL, 0, "model_ema.num_updates");
+	}
 	st_stem = "model";
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));

@@ -1511,6 +1511,16 @@ prefix_of(const ws_model *m, uint32_t comp, const ws_tensor *t)
 	return 0;
 }
 
+/* A buffer of a single file outside the component's module (the noise
+ * schedule beside model.diffusion_model.): the role table's, not the
+ * network's, and no tensor the network expects. */
+static bool
+outside_buffer(const ws_model *m, uint32_t comp, const ws_tensor *t, size_t skip)
+{
+	const ws_component *co = comp < m->n_components ? &m->components[comp] : NULL;
+	return !skip && co && co->part && co->part->prefixes[0] && t->role == WS_ROLE_BUFFER;
+}
+
 void
 ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 {
@@ -1519,6 +1529,10 @@ ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip)) {
+			t->params = 0;
+			continue;
+		}
 		const struct ws_net_tensor *e = ws_net_find(n, t->name + skip, t->name_len - skip);
 		t->layer = -1;
 		t->expert = -1;
@@ -1561,8 +1575,10 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 		const ws_tensor *t = &m->tensors[i];
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
-		params += t->params;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip))
+			continue;
+		params += t->params;
 		const char *nm = t->name + skip;
 		size_t nl = t->name_len - skip;
 		if (ws_strset_add(&seen, nm, nl) < 0)
