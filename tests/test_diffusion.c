@@ -417,6 +417,39 @@ Test(diffusion, ldm_single_file_components)
 	free(dir);
 }
 
+Test(diffusion, ldm_names_with_sizes_no_network_has)
+{
+	/* an untrusted file's shapes: widths that overflow a count, a row
+	 * number past any network's, thousands of transformer blocks: no
+	 * formula, said so, never exit 3 */
+	static const char *const specs[] = {
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t model.diffusion_model.input_blocks.1.0.out_layers.3.weight F16 4294967296 1\n"
+		"t model.diffusion_model.input_blocks.2.0.out_layers.3.weight F16 4294967295 1\n"
+		"t model.diffusion_model.input_blocks.2.1.transformer_blocks.3000.norm1.weight F16 5\n"
+		"t model.diffusion_model.time_embed.0.weight F16 4294967295 1\n",
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t model.diffusion_model.input_blocks.3000.0.out_layers.3.weight F16 5\n",
+		"t first_stage_model.encoder.down.0.block.0.conv1.weight F16 3\n"
+		"t first_stage_model.encoder.down.0.block.0.conv2.weight F16 4000000000\n"
+		"t first_stage_model.encoder.down.15.block.99.conv2.weight F16 3\n",
+	};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		char *dir = ws_tmpdir(), *sp = ws_write_file(dir, "spec", specs[i], strlen(specs[i]));
+		char *out = ws_join(dir, "sd.safetensors");
+		char cmd[4096], codes[512];
+		snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		cJSON *j = check_json(out, 0, 0, codes, sizeof codes);
+		cr_expect(ws_contains(codes, "unsupported-architecture"), "spec %zu: %s", i, codes);
+		cJSON_Delete(j);
+		free(out);
+		free(sp);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
 Test(diffusion, flux_single_file_inferred)
 {
 	/* FLUX as Black Forest Labs names it, no config: the layout told by

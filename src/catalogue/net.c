@@ -1206,8 +1206,8 @@ ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan 
 		return ws_err_oom(err, m->path);
 	memset(p, 0, sizeof *p);
 	size_t nrows = 0;
-	int rc = 0;
-	for (uint64_t i = 0; i < m->n_tensors && !rc; i++) {
+	bool too_many = false;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		const char *s = t->name;
 		size_t len = t->name_len, r, r2;
@@ -1226,9 +1226,9 @@ ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan 
 		if (k < 0)
 			continue;
 		if (k >= LDM_MAX_ROWS) {
-			rc = ws_err(err, WS_EXIT_INPUT, m->path, "'%s': more than %d rows of modules", nm->rows,
-				    LDM_MAX_ROWS);
-			break;
+			/* more rows than any network has: no levels read */
+			too_many = true;
+			continue;
 		}
 		struct row *w = &rows[k];
 		w->any = true;
@@ -1257,10 +1257,6 @@ ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan 
 			if (d >= 0 && (uint64_t)d + 1 > w->depth)
 				w->depth = (uint64_t)d + 1;
 		}
-	}
-	if (rc) {
-		free(rows);
-		return -1;
 	}
 	if (nm->block) {
 		for (size_t k = 0; k < nrows && p->n < NET_MAX_LEVELS; k++) {
@@ -1295,6 +1291,8 @@ ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan 
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->ch[i] || p->ch[i] > NET_MAX_VALUE)
 			p->n = 0;
+	if (too_many)
+		p->n = 0;
 	return 0;
 }
 
@@ -1719,10 +1717,20 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 		return ws_err_oom(err, m->path);
 	n->cls = c->cls;
 	n->kind = c->kind;
-	struct build b = {.n = n, .path = m->path, .err = err, .plan = ldm_of(c) ? &plan : NULL};
-	if (finish(&b, c, NULL, q, fl, out))
-		return -1;
-	return out->net ? 1 : 0;
+	/* sizes read from a file that overflow, or more tensors than any
+	 * network has: no formula, said so (an untrusted file's shapes are
+	 * not a config's error) */
+	ws_error e2 = {0};
+	struct build b = {.n = n, .path = m->path, .err = &e2, .plan = ldm_of(c) ? &plan : NULL};
+	if (finish(&b, c, NULL, q, fl, out)) {
+		if (e2.code == WS_EXIT_INTERNAL) {
+			*err = e2;
+			return -1;
+		}
+		out->unsupported = "the sizes read from the shapes do not form a network (overflow or too many tensors)";
+	}
+	/* found, with its formula or the reason it has none */
+	return 1;
 }
 
 int

@@ -58,7 +58,8 @@ int ws_net_arch_from_config(const struct cJSON *config, const char *path, struct
 void ws_net_free(struct ws_net *n);
 /* A layout a file without a config tells by its names (FLUX as Black
  * Forest Labs names it): its quantities read from the shapes, out->net
- * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
+ * made, source "inferred".  1: found (out->net, or out->unsupported saying
+ * why it has none); 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
 /* The same for the tensors under prefix (a single file's module), of
  * class cls (NULL: any the names tell). */
