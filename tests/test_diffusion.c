@@ -417,6 +417,39 @@ Test(diffusion, ldm_single_file_components)
 	free(dir);
 }
 
+Test(diffusion, ldm_networks_alone)
+{
+	/* a UNet or a VAE alone in the original names (mkmodel --single-file
+	 * on its diffusers config): inferred from the shapes, the config's
+	 * formula; SD 2.1's linear projections and 1024-wide text too */
+	static const struct {
+		const char *cfg;
+		bool shared;
+		uint64_t total;
+	} nets[] = {
+		{"diffusion/runwayml__stable-diffusion-v1-5__unet.json", false, 859520964ull},
+		{"diffusion/stabilityai__stable-diffusion-2-1__unet.json", false, 865910724ull},
+		{SDXL "vae.json", true, SDXL_VAE},
+	};
+	for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+		char *cfg = nets[i].shared ? shared_or_skip(nets[i].cfg) : ws_testdata_path(nets[i].cfg);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "net"), *f = ws_join(m, "model.safetensors");
+		char codes[512];
+		mkmodel(m, cfg, "--single-file", NULL);
+		cJSON *j = check_json(f, 0, nets[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "", "%s", nets[i].cfg);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
 Test(diffusion, ldm_names_with_sizes_no_network_has)
 {
 	/* an untrusted file's shapes: widths that overflow a count, a row

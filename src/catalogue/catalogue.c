@@ -1094,6 +1094,10 @@ static const struct ws_cat_part single_file_parts[] = {
 	 .prefixes = {"conditioner.embedders.0.transformer."}, .inferred = true},
 	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
 	 .prefixes = {"conditioner.embedders.1.model."}, .ignored = {"logit_scale"}, .inferred = true},
+	/* SDXL's refiner: OpenCLIP alone, its only embedder (diffusers'
+	 * text_encoder_2) */
+	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"conditioner.embedders.0.model."}, .ignored = {"logit_scale"}, .inferred = true},
 };
 
 const struct ws_cat_part *
