@@ -3039,6 +3039,8 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
 	cJSON_Delete(cfg);
 	out->source = "inferred";
+	out->assumed = "heads: width / 64, in no shape (every released CLIP and OpenCLIP text tower's); "
+		       "no count depends on them";
 	return r;
 }
 

@@ -538,7 +538,7 @@ config_folder(const char *dir, const char *const *names, char *const *configs, s
  * architecture inferred; codes as check_json gives them. */
 static void
 single_file(const char *root, const char *plant, int status, const char *const *names, const uint64_t *totals,
-	    size_t n, char *codes, size_t len)
+	    size_t n, char *codes, size_t len, const char *layout)
 {
 	char *dir = ws_tmpdir(), *m = ws_join(dir, "sd"), *f = ws_join(m, "model.safetensors");
 	char *argv[] = {getenv("WS_MKMODEL"), m, (char *)root, "--single-file", plant ? "--plant" : NULL,
@@ -560,6 +560,13 @@ single_file(const char *root, const char *plant, int status, const char *const *
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arch");
 		const cJSON *src = cJSON_GetObjectItemCaseSensitive(a, "source");
 		cr_expect(cJSON_IsString(src) && !strcmp(src->valuestring, "inferred"), "%s: not inferred", names[i]);
+		/* what was read from the shapes, and what no shape tells */
+		const cJSON *lay = cJSON_GetObjectItemCaseSensitive(a, "layout");
+		if (i == 0 && layout)
+			cr_expect(cJSON_IsString(lay) && !strcmp(lay->valuestring, layout), "layout %s",
+				  cJSON_IsString(lay) ? lay->valuestring : "absent");
+		if (strcmp(names[i], "vae"))
+			cr_expect(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "assumed")), "%s", names[i]);
 	}
 	cJSON_Delete(j);
 	if (!plant)
@@ -586,7 +593,9 @@ Test(diffusion, sdxl_single_file_as_the_folder)
 	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 4);
 	char codes[512];
 	cr_assert_eq(totals[0] + totals[1] + totals[2] + totals[3], SDXL_ALL);
-	single_file(root, NULL, 0, names, totals, 4, codes, sizeof codes);
+	single_file(root, NULL, 0, names, totals, 4, codes, sizeof codes,
+		    "levels 320, 640, 1280; resnets 2, 2, 2; transformer depth 0, 2, 10, mid 10; text width 2048; "
+		    "linear projections; text_time embedding of 2816");
 	cr_expect_str_eq(codes, "unloaded-tensor");
 	for (size_t i = 0; i < 4; i++)
 		free(cfg[i]);
@@ -606,7 +615,9 @@ Test(diffusion, sd15_single_file)
 			shared_or_skip(SDXL "vae.json"), shared_or_skip(SDXL "text_encoder.json")};
 	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
 	char codes[512];
-	single_file(root, NULL, 0, names, totals, 3, codes, sizeof codes);
+	single_file(root, NULL, 0, names, totals, 3, codes, sizeof codes,
+		    "levels 320, 640, 1280, 1280; resnets 2, 2, 2, 2; transformer depth 1, 1, 1, 0, mid 1; "
+		    "text width 768; 1x1 convolution projections");
 	cr_expect_str_eq(codes, "");
 	for (size_t i = 0; i < 3; i++)
 		free(cfg[i]);
@@ -626,7 +637,7 @@ Test(diffusion, single_file_missing_transformer_block)
 			shared_or_skip(SDXL "text_encoder.json")};
 	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
 	char codes[4096];
-	single_file(root, "missing-block", 1, names, totals, 3, codes, sizeof codes);
+	single_file(root, "missing-block", 1, names, totals, 3, codes, sizeof codes, NULL);
 	cr_expect(ws_contains(codes, "missing-tensor"), "%s", codes);
 	cr_expect(ws_contains(codes, "count-mismatch"), "%s", codes);
 	for (size_t i = 0; i < 3; i++)

@@ -1658,6 +1658,44 @@ index_after(const char *name, size_t len, const char *prefix)
 	return i > pl && i < len && name[i] == '.' ? v : -1;
 }
 
+/* The levels read from the shapes, in words (what the output shows). */
+static void
+describe(char *buf, size_t cap, const struct nplan *p, const uint64_t *q, unsigned fl)
+{
+	size_t o = 0;
+#define PUT(...)                                                                         \
+	do {                                                                             \
+		int w_ = o < cap ? snprintf(buf + o, cap - o, __VA_ARGS__) : 0;          \
+		o += w_ > 0 ? (size_t)w_ : 0;                                            \
+	} while (0)
+	PUT("levels");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->ch[i]);
+	PUT("; resnets");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->lpb[i]);
+	bool attn = false;
+	for (size_t i = 0; i < p->n; i++)
+		attn |= p->down_attn[i];
+	if (attn) {
+		PUT("; transformer depth");
+		for (size_t i = 0; i < p->n; i++)
+			PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->tl[i]);
+		PUT(", mid %llu", (unsigned long long)p->mid_tl);
+	}
+	if (q[QX])
+		PUT("; text width %llu", (unsigned long long)q[QX]);
+	if (attn)
+		PUT("; %s projections", fl & F_LIN ? "linear" : "1x1 convolution");
+	if (fl & F_TEXTTIME)
+		PUT("; text_time embedding of %llu", (unsigned long long)q[QADD]);
+	if (q[QLAT])
+		PUT("; %llu latent channels", (unsigned long long)q[QLAT]);
+#undef PUT
+	if (o >= cap && cap > 4)
+		memcpy(buf + cap - 4, "...", 4);
+}
+
 /* Is tensor t named prefix + name (name's leading '*': ending so)? */
 static bool
 probe_hit(const ws_tensor *t, size_t pl, const char *name)
@@ -1728,6 +1766,12 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 			return -1;
 		}
 		out->unsupported = "the sizes read from the shapes do not form a network (overflow or too many tensors)";
+	}
+	if (out->net && ldm_of(c)) {
+		describe(out->net->layout, sizeof out->net->layout, &plan, q, fl);
+		/* attention heads are in no shape (diffusers' attention_head_dim) */
+		if (ldm_of(c)->transformer)
+			out->assumed = "heads: in no shape, not read; no count depends on them";
 	}
 	/* found, with its formula or the reason it has none */
 	return 1;

@@ -362,6 +362,8 @@ struct ws_arch {
 	/* a diffusion network (UNet, VAE, DiT): its expected tensors by
 	 * name, made from the catalogue's units (ws/net.h); owned */
 	struct ws_net *net;
+	/* inferred: what no shape tells, and the rule taken (static) */
+	const char *assumed;
 };
 
 uint64_t ws_arch_value(const struct ws_arch *a, enum ws_arch_key k);

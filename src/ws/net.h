@@ -43,6 +43,7 @@ struct ws_net {
 	uint64_t total;        /* parameters (buffers apart) */
 	uint64_t by_role[WS_ROLE_COUNT];
 	uint64_t sample_size, in_channels, latent_channels, scale_factor;
+	char layout[256];      /* inferred: the levels read from the shapes, or "" */
 };
 
 /* Is config a diffusion network's (a `_class_name` the catalogue has)? */
