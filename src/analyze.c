@@ -415,8 +415,22 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
-	if (!adapter && !m->parts && !m->config && m->format == WS_FORMAT_SAFETENSORS && single_file_parts(m))
-		return ws_err_oom(err, m->path);
+	if (!adapter && !m->parts && !m->config && m->format == WS_FORMAT_SAFETENSORS) {
+		if (single_file_parts(m))
+			return ws_err_oom(err, m->path);
+		/* the main one's architecture before its tensors' roles: they
+		 * are read as its type (OpenCLIP's names as a CLIP text tower) */
+		if (m->parts && !m->arch) {
+			struct ws_arch *ia = calloc(1, sizeof *ia);
+			if (!ia)
+				return ws_err_oom(err, m->path);
+			if (ws_arch_infer_part(m, &m->parts[0], ia, err)) {
+				free(ia);
+				return -1;
+			}
+			m->arch = ia;
+		}
+	}
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
 	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);

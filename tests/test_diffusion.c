@@ -626,6 +626,23 @@ Test(diffusion, sd15_single_file)
 	free(dir);
 }
 
+Test(diffusion, single_file_of_a_text_encoder_alone)
+{
+	/* OpenCLIP's names alone (the main and only component): its roles
+	 * read as the inferred CLIP text tower's */
+	static const char *const names[] = {"text_encoder_2"};
+	static const uint64_t totals[] = {SDXL_TE2};
+	char *cfg[1] = {shared_or_skip(SDXL "text_encoder_2.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 1);
+	char codes[512];
+	single_file(root, NULL, 0, names, totals, 1, codes, sizeof codes, NULL);
+	cr_expect_str_eq(codes, "unloaded-tensor");
+	free(cfg[0]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(diffusion, single_file_missing_transformer_block)
 {
 	/* one transformer block gone from one attention of a level: the
