@@ -2997,6 +2997,93 @@ infer_sizes(struct infer *in, int *oom)
 	return NULL;
 }
 
+/* The value a text encoder's key reads from the tensors under prefix:
+ * a dim of the named tensor, or the count of blocks numbered under a
+ * name ending in '.'; 0: absent. */
+static uint64_t
+text_key_value(const ws_model *m, size_t pl, const char *tensor, unsigned dim)
+{
+	size_t tl = strlen(tensor);
+	uint64_t v = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->name_len < pl + tl || memcmp(t->name + pl, tensor, tl))
+			continue;
+		if (tensor[tl - 1] != '.') {
+			if (t->name_len == pl + tl && dim < t->ndim)
+				return t->shape[dim];
+			continue;
+		}
+		uint64_t n = 0;
+		size_t k = pl + tl;
+		for (; k < t->name_len && t->name[k] >= '0' && t->name[k] <= '9' && n <= WS_ARCH_MAX_LAYERS; k++)
+			n = n * 10 + (uint64_t)(t->name[k] - '0');
+		if (k > pl + tl && k < t->name_len && t->name[k] == '.' && n + 1 > v)
+			v = n + 1;
+	}
+	return v;
+}
+
+int
+ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err)
+{
+	const char *path = m->n_files ? m->files[0].path : m->path;
+	const char *prefix = p->prefixes[0] ? p->prefixes[0] : "";
+	size_t pl = strlen(prefix);
+	arch_init(out, "inferred", path);
+	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
+	/* a network: its layout by its names (any the catalogue has: FLUX
+	 * as BFL names it under model.diffusion_model. too) */
+	int nr = ws_net_infer_part(m, prefix, NULL, out, err);
+	if (nr)
+		return nr < 0 ? -1 : 0;
+	const struct ws_cat_text_names *tn = ws_cat_text_names(p->type);
+	if (!tn) {
+		out->unsupported = "the tensor names are of no layout the catalogue infers";
+		return 0;
+	}
+	/* a text encoder: the config its class would have, from the shapes */
+	cJSON *cfg = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+	bool proj = text_key_value(m, pl, tn->proj, 0) > 0;
+	if (!cfg || !arr || !cJSON_AddItemToObject(cfg, "architectures", arr) ||
+	    !cJSON_AddItemToArray(arr, cJSON_CreateString(proj ? tn->cls_proj : tn->cls)) ||
+	    !cJSON_AddStringToObject(cfg, "model_type", tn->model_type)) {
+		if (cfg)
+			cJSON_Delete(cfg);
+		else
+			cJSON_Delete(arr);
+		return ws_err_oom(err, path);
+	}
+	uint64_t hidden = 0;
+	for (size_t k = 0; k < WS_CAT_TEXT_KEYS && tn->keys[k].key; k++) {
+		uint64_t v = text_key_value(m, pl, tn->keys[k].tensor, tn->keys[k].dim);
+		if (!v)
+			continue;
+		if (!strcmp(tn->keys[k].key, "hidden_size"))
+			hidden = v;
+		if (!cJSON_AddNumberToObject(cfg, tn->keys[k].key, (double)v)) {
+			cJSON_Delete(cfg);
+			return ws_err_oom(err, path);
+		}
+	}
+	if (!hidden || hidden % tn->head_dim) {
+		cJSON_Delete(cfg);
+		out->unsupported = "no token embedding whose width is a whole number of heads";
+		return 0;
+	}
+	if (!cJSON_AddNumberToObject(cfg, "num_attention_heads", (double)(hidden / tn->head_dim))) {
+		cJSON_Delete(cfg);
+		return ws_err_oom(err, path);
+	}
+	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false};
+	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
+	cJSON_Delete(cfg);
+	out->source = "inferred";
+	out->assumed = "heads: width / 64, in no shape (every released CLIP and OpenCLIP text tower's); "
+		       "no count depends on them";
+	return r;
+}
+
 int
 ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
@@ -3004,6 +3091,9 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	struct infer in = {.m = m, .a = out};
 	int oom = 0;
 
+	/* a single file's module: its own layout (the main component's) */
+	if (m->n_components && m->components[0].part && m->components[0].part->inferred)
+		return ws_arch_infer_part(m, m->components[0].part, out, err);
 	arch_init(out, "inferred", path);
 	/* a diffusion network's layout told by its names (a single file) */
 	int nr = ws_net_infer(m, out, err);

@@ -150,6 +150,23 @@ static const role_line lines[] = {
 	HF("", "*.masked_bias", BUFFER),
 	HF("", "*position_ids", BUFFER),
 	HF("", "*token_type_ids", BUFFER),
+	/* an original Stable Diffusion file's noise schedule and EMA
+	 * counters (registered buffers of the training code, outside its
+	 * modules) */
+	HF("", "betas", BUFFER),
+	HF("", "alphas_cumprod", BUFFER),
+	HF("", "alphas_cumprod_prev", BUFFER),
+	HF("", "sqrt_alphas_cumprod", BUFFER),
+	HF("", "sqrt_one_minus_alphas_cumprod", BUFFER),
+	HF("", "log_one_minus_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recip_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recipm1_alphas_cumprod", BUFFER),
+	HF("", "posterior_variance", BUFFER),
+	HF("", "posterior_log_variance_clipped", BUFFER),
+	HF("", "posterior_mean_coef1", BUFFER),
+	HF("", "posterior_mean_coef2", BUFFER),
+	HF("", "model_ema.decay", BUFFER),
+	HF("", "model_ema.num_updates", BUFFER),
 
 	/* Encoder-decoders (each stack's names after its prefix, encoder. /
 	 * model.decoder. ...; a stack saved alone keeps it: the leading *).
@@ -230,6 +247,19 @@ static const role_line lines[] = {
 	HF("", "logit_scale", LOGIT_SCALE),
 	/* OpenCLIP inside a Stable Diffusion single file (conditioner.embedders.1.model.) */
 	HF("", "*.model.logit_scale", LOGIT_SCALE),
+	/* OpenCLIP's text tower by its own names (a Stable Diffusion single
+	 * file's, after its module prefix): q, k, v one in_proj */
+	HF("clip_text_model", "token_embedding{K}", EMBED),
+	HF("clip_text_model", "positional_embedding", POS_EMBED),
+	HF("clip_text_model", "resblocks.{L}.ln_1{K}", ATTN_NORM),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_weight", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_bias", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.out_proj{K}", ATTN_O),
+	HF("clip_text_model", "resblocks.{L}.ln_2{K}", FFN_NORM),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_fc{K}", FFN_UP),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_proj{K}", FFN_DOWN),
+	HF("clip_text_model", "ln_final{K}", FINAL_NORM),
+	HF("clip_text_model", "text_projection", PROJECTOR),
 	HF("", "logit_bias", LOGIT_BIAS),
 	/* SigLIP's attention-pooling head (a probe and a packed attention)
 	 * and its text tower's own head */

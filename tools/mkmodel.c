@@ -2843,6 +2843,196 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 	free(start);
 }
 
+/* ==== an original Stable Diffusion single file ==== */
+
+/* OpenCLIP's names for a CLIP text tower as transformers names it: q, k
+ * and v one in_proj (its rows three times q's), k and v then dropped,
+ * the projection a bare matrix [width, embed]. */
+static const struct {
+	const char *hf, *oc;
+	int rows;        /* the rows' multiple; 0: dropped */
+	bool transpose;
+} oc_names[] = {
+	{"text_model.embeddings.token_embedding.weight", "token_embedding.weight", 1, false},
+	{"text_model.embeddings.position_embedding.weight", "positional_embedding", 1, false},
+	{"text_model.embeddings.position_ids", NULL, 0, false},
+	{"text_model.final_layer_norm.weight", "ln_final.weight", 1, false},
+	{"text_model.final_layer_norm.bias", "ln_final.bias", 1, false},
+	{"text_projection.weight", "text_projection", 1, true},
+	/* after text_model.encoder.layers.N. / transformer.resblocks.N. */
+	{"layer_norm1.weight", "ln_1.weight", 1, false},
+	{"layer_norm1.bias", "ln_1.bias", 1, false},
+	{"self_attn.q_proj.weight", "attn.in_proj_weight", 3, false},
+	{"self_attn.q_proj.bias", "attn.in_proj_bias", 3, false},
+	{"self_attn.k_proj.weight", NULL, 0, false},
+	{"self_attn.k_proj.bias", NULL, 0, false},
+	{"self_attn.v_proj.weight", NULL, 0, false},
+	{"self_attn.v_proj.bias", NULL, 0, false},
+	{"self_attn.out_proj.weight", "attn.out_proj.weight", 1, false},
+	{"self_attn.out_proj.bias", "attn.out_proj.bias", 1, false},
+	{"layer_norm2.weight", "ln_2.weight", 1, false},
+	{"layer_norm2.bias", "ln_2.bias", 1, false},
+	{"mlp.fc1.weight", "mlp.c_fc.weight", 1, false},
+	{"mlp.fc1.bias", "mlp.c_fc.bias", 1, false},
+	{"mlp.fc2.weight", "mlp.c_proj.weight", 1, false},
+	{"mlp.fc2.bias", "mlp.c_proj.bias", 1, false},
+};
+
+static void free_cfg(cfg *c);
+
+/* t pushed under prefix, renamed to OpenCLIP's names when oc. */
+static void
+push_prefixed(gen *g, const char *prefix, const tensor *t, bool oc)
+{
+	char name[160];
+	uint64_t shape[5];
+	memcpy(shape, t->shape, sizeof shape);
+	if (!oc) {
+		snprintf(name, sizeof name, "%s%s", prefix, t->name);
+		push(g, t->nd, shape, t->fill, name);
+		return;
+	}
+	static const char layers[] = "text_model.encoder.layers.";
+	const char *rest = t->name;
+	unsigned layer = 0;
+	bool in_layer = !strncmp(t->name, layers, sizeof layers - 1);
+	if (in_layer) {
+		char *end;
+		layer = (unsigned)strtoul(t->name + sizeof layers - 1, &end, 10);
+		rest = end + 1;
+	}
+	for (size_t i = 0; i < sizeof oc_names / sizeof oc_names[0]; i++) {
+		if (strcmp(oc_names[i].hf, rest))
+			continue;
+		if (!oc_names[i].rows)
+			return;
+		if (in_layer)
+			snprintf(name, sizeof name, "%stransformer.resblocks.%u.%s", prefix, layer, oc_names[i].oc);
+		else
+			snprintf(name, sizeof name, "%s%s", prefix, oc_names[i].oc);
+		shape[0] *= (uint64_t)oc_names[i].rows;
+		if (oc_names[i].transpose && t->nd == 2) {
+			shape[0] = t->shape[1];
+			shape[1] = t->shape[0];
+		}
+		push(g, t->nd, shape, t->fill, name);
+		return;
+	}
+	die("no OpenCLIP name for %s", t->name);
+}
+
+/* --single-file on a diffusers folder (model_index.json, each component's
+ * config.json): one file of the original code's names, each component
+ * under its module as the library's single-file table lists them (the
+ * text encoders under conditioner.embedders.N when there are two, as
+ * SDXL's; under cond_stage_model. as SD 1.x's when one).  --plant
+ * missing-block drops one transformer block of the denoiser. */
+static void
+single_file_pipeline(const char *dir, const char *folder, const struct dtype *dt, enum plant plant)
+{
+	size_t n;
+	const struct ws_cat_part *rows = ws_cat_single_file_parts(&n);
+	char *te2 = join(folder, "text_encoder_2/config.json");
+	struct stat st;
+	bool two = stat(te2, &st) == 0;
+	free(te2);
+	gen g = {0};
+	const char *done[8] = {0};
+	size_t nd = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct ws_cat_part *p = &rows[k];
+		bool seen = false;
+		for (size_t i = 0; i < nd; i++)
+			seen |= !strcmp(done[i], p->name);
+		if (seen || nd == 8)
+			continue;
+		if (!strcmp(p->kind, "text_encoder") && two != !strncmp(p->prefixes[0], "conditioner.", 12))
+			continue;
+		char sub[512];
+		snprintf(sub, sizeof sub, "%s/config.json", p->name);
+		char *cp = join(folder, sub);
+		if (stat(cp, &st) != 0) {
+			free(cp);
+			continue;
+		}
+		done[nd++] = p->name;
+		size_t len;
+		char *raw = slurp(cp, &len);
+		cJSON *j = ws_json_parse_py(raw, len, NULL);
+		if (!j)
+			die("%s: invalid JSON", cp);
+		gen sg = {0};
+		cfg c = {0};
+		const char *craw = NULL;
+		if (ws_net_config(j)) {
+			/* the network as the original code names it */
+			cJSON_ReplaceItemInObjectCaseSensitive(j, "_class_name", cJSON_CreateString(p->type));
+			struct ws_arch a;
+			ws_error err = {0};
+			if (ws_arch_from_config(j, cp, &a, &err) || !a.net)
+				die("%s: no single-file layout (%s)", cp, err.message);
+			for (size_t i = 0; i < a.net->n; i++)
+				push(&sg, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
+			ws_arch_free(&a);
+		} else {
+			size_t cl;
+			read_cfg(cp, &c, &craw, &cl);
+			sg.c = &c;
+			build(&sg);
+		}
+		bool oc = p->ignored[0] != NULL; /* OpenCLIP's names (its logit_scale) */
+		const char *drop = NULL;
+		char dropbuf[96];
+		for (size_t i = 0; i < sg.n; i++) {
+			const char *b = strstr(sg.v[i].name, "transformer_blocks.1.");
+			if (plant == P_MISSING_BLOCK && !drop && b && !strcmp(p->kind, "unet")) {
+				snprintf(dropbuf, sizeof dropbuf, "%.*s", (int)(b - sg.v[i].name) + 21, sg.v[i].name);
+				drop = dropbuf;
+			}
+			if (drop && !strncmp(sg.v[i].name, drop, strlen(drop)))
+				continue;
+			push_prefixed(&g, p->prefixes[0], &sg.v[i], oc);
+		}
+		if (oc) {
+			char name[160];
+			snprintf(name, sizeof name, "%s%s", p->prefixes[0], p->ignored[0]);
+			push(&g, 0, NULL, 0, name);
+		}
+		free(sg.v);
+		if (craw) {
+			free_cfg(&c);
+			free((void *)craw);
+		}
+		cJSON_Delete(j);
+		free(raw);
+		free(cp);
+	}
+	if (!nd)
+		die("%s: no component folder with a config.json", folder);
+	if (!two) {
+		/* SD 1.x's files hold the training code's noise schedule
+		 * (1,000 steps) and EMA counters beside the modules */
+		static const char *const sched[] = {
+			"betas", "alphas_cumprod", "alphas_cumprod_prev", "sqrt_alphas_cumprod",
+			"sqrt_one_minus_alphas_cumprod", "log_one_minus_alphas_cumprod", "sqrt_recip_alphas_cumprod",
+			"sqrt_recipm1_alphas_cumprod", "posterior_variance", "posterior_log_variance_clipped",
+			"posterior_mean_coef1", "posterior_mean_coef2",
+		};
+		uint64_t steps = 1000;
+		for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++) {
+			push(&g, 1, &steps, 0, sched[i]);
+			g.v[g.n - 1].dt = &dtypes[2];
+		}
+		push(&g, 0, NULL, 0, "model_ema.decay");
+		push(&g, 0, NULL, 0, "model_ema.num_updates");
+	}
+	st_stem = "model";
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	write_safetensors(dir, &g, 1, dt);
+	free(g.v);
+}
+
 /* ==== GGUF ==== */
 
 enum { GV_U32 = 4, GV_F32 = 6, GV_STRING = 8, GV_ARRAY = 9 };
@@ -3340,7 +3530,7 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file]\n"
+	      "               [--single-file]  (CONFIG a diffusers folder: one original SD file)\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3433,6 +3623,11 @@ main(int argc, char **argv)
 	if ((gguf || mmproj) && dt == &dtypes[0])
 		dt = &dtypes[1];  /* the converter's default for float weights */
 
+	struct stat cst;
+	if (single_file && stat(config, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+		single_file_pipeline(dir, config, dt, plant);
+		return 0;
+	}
 	cfg c = {0};
 	const char *raw;
 	size_t raw_len;

@@ -1177,6 +1177,66 @@ static const struct ws_cat_component components[] = {
 	{"conditioner.embedders.1.", "text_encoder_2", "text_encoder"},
 };
 
+/* An original Stable Diffusion single file: the denoiser (the main
+ * component), the autoencoder, the text encoders; SD 1.x's CLIP as
+ * transformers names it, SD 2.x's and SDXL's second OpenCLIP by its own
+ * names (its contrastive logit_scale has no place in the text-encoder
+ * class: stored, not loaded). */
+static const struct ws_cat_part single_file_parts[] = {
+	{.kind = "unet", .name = "unet", .type = "UNet2DConditionModel (LDM names)",
+	 .prefixes = {"model.diffusion_model."}, .inferred = true},
+	{.kind = "vae", .name = "vae", .type = "AutoencoderKL (LDM names)", .prefixes = {"first_stage_model."},
+	 .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "clip_text_model",
+	 .prefixes = {"cond_stage_model.transformer."}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"cond_stage_model.model."}, .ignored = {"logit_scale"}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "clip_text_model",
+	 .prefixes = {"conditioner.embedders.0.transformer."}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"conditioner.embedders.1.model."}, .ignored = {"logit_scale"}, .inferred = true},
+	/* SDXL's refiner: OpenCLIP alone, its only embedder (diffusers'
+	 * text_encoder_2) */
+	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"conditioner.embedders.0.model."}, .ignored = {"logit_scale"}, .inferred = true},
+};
+
+const struct ws_cat_part *
+ws_cat_single_file_parts(size_t *n)
+{
+	*n = ARRAY_LEN(single_file_parts);
+	return single_file_parts;
+}
+
+static const struct ws_cat_text_names text_names[] = {
+	{"clip_text_model", "clip_text_model", "CLIPTextModel", "CLIPTextModelWithProjection", "text_projection.weight",
+	 {{"hidden_size", "text_model.embeddings.token_embedding.weight", 1},
+	  {"vocab_size", "text_model.embeddings.token_embedding.weight", 0},
+	  {"max_position_embeddings", "text_model.embeddings.position_embedding.weight", 0},
+	  {"intermediate_size", "text_model.encoder.layers.0.mlp.fc1.weight", 0},
+	  {"num_hidden_layers", "text_model.encoder.layers.", 0},
+	  {"projection_dim", "text_projection.weight", 0}},
+	 64},
+	/* OpenCLIP: a [width, embed] projection matrix (x @ text_projection) */
+	{"open_clip_text", "clip_text_model", "CLIPTextModel", "CLIPTextModelWithProjection", "text_projection",
+	 {{"hidden_size", "token_embedding.weight", 1},
+	  {"vocab_size", "token_embedding.weight", 0},
+	  {"max_position_embeddings", "positional_embedding", 0},
+	  {"intermediate_size", "transformer.resblocks.0.mlp.c_fc.weight", 0},
+	  {"num_hidden_layers", "transformer.resblocks.", 0},
+	  {"projection_dim", "text_projection", 1}},
+	 64},
+};
+
+const struct ws_cat_text_names *
+ws_cat_text_names(const char *names)
+{
+	for (size_t i = 0; names && i < ARRAY_LEN(text_names); i++)
+		if (!strcmp(text_names[i].names, names))
+			return &text_names[i];
+	return NULL;
+}
+
 size_t
 ws_cat_component_prefix_max(void)
 {

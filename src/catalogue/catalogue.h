@@ -124,7 +124,34 @@ struct ws_cat_part {
 	/* read as `type` whatever model_type its sub-config names: a second
 	 * stack of one tower's config (Mllama's global layers) */
 	bool own_type;
+	/* no config (a single file's module): its architecture read from its
+	 * tensors' names and shapes, `type` the layout they are named by (a
+	 * network class, or a text encoder's names: ws_cat_text_names) */
+	bool inferred;
 };
+
+/* The modules of an original Stable Diffusion single file (LDM / SGM
+ * names), each a component whose architecture is inferred; *n rows. */
+const struct ws_cat_part *ws_cat_single_file_parts(size_t *n);
+
+/* A text encoder's names when it has no config: the keys of the config
+ * its class would have, each read from a tensor's dim (a name ending in
+ * '.': the count of numbered blocks under it), and the class with and
+ * without the projection tensor. */
+#define WS_CAT_TEXT_KEYS 8
+struct ws_cat_text_names {
+	const char *names;       /* a part's type */
+	const char *model_type, *cls, *cls_proj, *proj;
+	struct {
+		const char *key, *tensor;
+		unsigned dim;
+	} keys[WS_CAT_TEXT_KEYS];
+	/* the heads are not in any shape: width / head_dim (64 in every
+	 * released CLIP and OpenCLIP text tower; the count does not
+	 * depend on it) */
+	uint64_t head_dim;
+};
+const struct ws_cat_text_names *ws_cat_text_names(const char *names);
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */
 struct ws_cat_projector {
