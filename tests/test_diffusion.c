@@ -744,3 +744,96 @@ Test(diffusion, pipeline_with_a_sharded_transformer)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== other released networks ==== */
+
+/* The config at path with key set to the JSON value (NULL: removed),
+ * written as dir's config.json: a checkpoint checked against a config it
+ * was not made from. */
+static void
+config_with(const char *dir, const char *path, const char *key, const char *value)
+{
+	cJSON *cfg = ws_load_json(path);
+	cr_assert(cfg, "cannot read %s", path);
+	cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
+	if (value) {
+		cJSON *v = cJSON_Parse(value);
+		cr_assert(v, "%s", value);
+		cJSON_AddItemToObject(cfg, key, v);
+	}
+	char *txt = cJSON_Print(cfg);
+	free(ws_write_file(dir, "config.json", txt, strlen(txt)));
+	free(txt);
+	cJSON_Delete(cfg);
+}
+
+/* A released component config (testdata/diffusion) as a full-size sparse
+ * checkpoint: formula and params total, exit 0, no finding, no role
+ * other.  The folder is left under *dir for a defect to be planted. */
+static char *
+released_checked(const char *rel, uint64_t total, char **dir)
+{
+	char *cfg = ws_testdata_path(rel);
+	cr_expect_eq(total_of_file(cfg), total, "%s: formula %llu", rel, (unsigned long long)total_of_file(cfg));
+	*dir = ws_tmpdir();
+	char *m = ws_join(*dir, "component"), codes[512];
+	mkmodel(m, cfg, "--dtype", "BF16");
+	cJSON_Delete(check_json(m, 0, total, codes, sizeof codes));
+	cr_expect_str_eq(codes, "", "%s", rel);
+	expect_no_other_role(m);
+	free(cfg);
+	return m;
+}
+
+#define VAE16 83819683ull
+
+Test(diffusion, vaes_of_sixteen_latent_channels)
+{
+	/* FLUX's and SD3's VAE: 16 latent channels, no quant convolutions
+	 * (use_quant_conv / use_post_quant_conv false): SDXL's 83,653,863
+	 * + the wider encoder.conv_out and decoder.conv_in - the two 1x1s */
+	cr_assert_eq(SDXL_VAE + 9 * 512 * 24 + 24 + 9 * 512 * 12 - 72 - 20, VAE16);
+	static const char *const rel[] = {"diffusion/black-forest-labs__FLUX.1-dev__vae.json",
+					  "diffusion/stabilityai__stable-diffusion-3-medium-diffusers__vae.json"};
+	for (size_t i = 0; i < 2; i++) {
+		char *dir, codes[2048];
+		char *m = released_checked(rel[i], VAE16, &dir);
+		char *cfg = ws_testdata_path(rel[i]);
+		/* planted: the config asks for the quant convolutions the
+		 * checkpoint does not hold */
+		config_with(m, cfg, "use_quant_conv", "true");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+		/* ... and the latent width SDXL's VAE has */
+		config_with(m, cfg, "latent_channels", "4");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+		free(cfg);
+		free(m);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, sd35_large_transformer)
+{
+	/* 38 MMDiT blocks of 2,432 (38 heads of 64), q/k RMS norms, no
+	 * dual-attention layers; pos_embed (192² positions) a buffer */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/stabilityai__stable-diffusion-3.5-large__transformer.json";
+	char *m = released_checked(rel, 8056627520ull, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: a config whose first block attends twice (SD3.5-medium's
+	 * dual layers): its norm1 9 wide, its attn2 absent */
+	config_with(m, cfg, "dual_attention_layers", "[0]");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "shape-mismatch"), "%s", codes);
+	/* and one without the q/k norms: they are unexpected */
+	config_with(m, cfg, "qk_norm", NULL);
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
