@@ -837,3 +837,101 @@ Test(diffusion, sd35_large_transformer)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* The formula of config path with key set to value (NULL: removed). */
+static uint64_t
+total_with(const char *path, const char *key, const char *value)
+{
+	char *dir = ws_tmpdir();
+	config_with(dir, path, key, value);
+	char *p = ws_join(dir, "config.json");
+	uint64_t t = total_of_file(p);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+	return t;
+}
+
+#define PIXART_SIGMA 610856096ull
+
+Test(diffusion, pixart_sigma_and_alpha)
+{
+	/* 28 AdaLN-single blocks of 1,152 (16 heads of 72), cross-attention to
+	 * T5's 4,096 through the caption projection; PixArt-α's config names
+	 * Transformer2DModel and (sample_size 128, no key) adds the resolution
+	 * and aspect-ratio embeddings: 2 × (256 × 384 + 384 + 384² + 384) */
+	char *dir, codes[2048];
+	const char *sigma = "diffusion/PixArt-alpha__PixArt-Sigma-XL-2-1024-MS__transformer.json";
+	const char *alpha = "diffusion/PixArt-alpha__PixArt-XL-2-1024-MS__transformer.json";
+	char *m = released_checked(sigma, PIXART_SIGMA, &dir);
+	char *cfg = ws_testdata_path(sigma);
+	/* planted: a config that asks for the size embeddings */
+	config_with(m, cfg, "use_additional_conditions", "true");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+
+	const uint64_t sizes = 2 * (256 * 384 + 384 + 384 * 384 + 384);
+	m = released_checked(alpha, PIXART_SIGMA + sizes, &dir);
+	cfg = ws_testdata_path(alpha);
+	/* planted: the same file against a config without them */
+	config_with(m, cfg, "use_additional_conditions", "false");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* Transformer2DModel's own default norm is not PixArt's layout: no
+	 * formula, said so */
+	cJSON *c = ws_load_json(cfg);
+	cJSON_DeleteItemFromObjectCaseSensitive(c, "norm_type");
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(c, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known && a.unsupported, "Transformer2DModel without norm_type has a formula");
+	ws_arch_free(&a);
+	cJSON_Delete(c);
+	/* biases off, affine norms on: the rule, not the example */
+	cr_expect_eq(total_with(cfg, "attention_bias", "false"), PIXART_SIGMA + sizes - 28ull * 6 * 1152);
+	cr_expect_eq(total_with(cfg, "norm_elementwise_affine", "true"), PIXART_SIGMA + sizes + 28ull * 6 * 1152);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+#define SANA_1600M 1604462752ull
+
+Test(diffusion, sana_1600m)
+{
+	/* 20 blocks of 2,240 (70 linear-attention heads of 32), cross-attention
+	 * of 20 heads of 112 to Gemma's 2,304 through the caption projection
+	 * and its RMS norm, GLUMBConv of int(2.5 × 2,240) = 5,600 */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/Efficient-Large-Model__Sana_1600M_1024px_diffusers__transformer.json";
+	char *m = released_checked(rel, SANA_1600M, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: q/k norms the file does not hold (SANA 1.5's) */
+	config_with(m, cfg, "qk_norm", "\"rms_norm_across_heads\"");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* ... a wider feed-forward */
+	config_with(m, cfg, "mlp_ratio", "3.0");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+	/* the rule: four norms of 2,240 a block; Sprint's guidance embedder
+	 * (256 × 2,240 + 2,240 + 2,240² + 2,240) */
+	cr_expect_eq(total_with(cfg, "qk_norm", "\"rms_norm_across_heads\""), SANA_1600M + 20ull * 4 * 2240);
+	cr_expect_eq(total_with(cfg, "guidance_embeds", "true"),
+		     SANA_1600M + 256ull * 2240 + 2240 + 2240ull * 2240 + 2240);
+	/* a ratio that is not one names its key */
+	config_with(m, cfg, "mlp_ratio", "\"2.5\"");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "mlp_ratio"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}

@@ -26,6 +26,8 @@ enum nq {
 	QD, QHEADS, QDH, QF, QPOOL, QCTX, QCAP, QLAT, QLAT2, QPS, QPS2, QOUTC, QOUTP, QPOSM, QPOS,
 	QTIN,   /* sinusoidal timestep features */
 	QQKVF, QDF, /* BFL's fused widths: q, k, v and the MLP; attention and MLP */
+	QXH, QXDH, QXI, /* cross-attention heads, their width, the inner width */
+	QSZ,    /* PixArt's size-condition embedding (the width / 3) */
 	QN
 };
 
@@ -48,6 +50,11 @@ enum {
 	F_TEXTTIME = 1u << 9,  /* addition_embed_type text_time */
 	F_MIDATTN = 1u << 10,  /* mid_block_add_attention */
 	F_BUF = 1u << 11,      /* line flag: a buffer, not a parameter */
+	F_ADDCOND = 1u << 12,  /* use_additional_conditions (PixArt's size embeddings) */
+	F_CAPT = 1u << 13,     /* caption_channels given: a caption projection */
+	F_ABIAS = 1u << 14,    /* attention_bias: q, k, v with biases */
+	F_AFFINE = 1u << 15,   /* norm_elementwise_affine */
+	F_XNORM = 1u << 16,    /* cross_attn_norm: an affine norm before the cross-attention */
 };
 
 struct nline {
@@ -386,6 +393,112 @@ static const struct nline u_ldm_vae[] = {
 	END,
 };
 
+/* PixArt's own layers (PixArtTransformer2DModel, and Transformer2DModel
+ * with norm_type ada_norm_single): the patch embedding, AdaLN-single (the
+ * timestep's embedding, PixArt-α's resolution and aspect-ratio ones, one
+ * linear to the six modulations every block shares), the caption
+ * projection, the final modulation table and projection.  The sin-cos
+ * position table is not stored (no pos_embed_max_size). */
+#define dSZ {QSZ, 0}
+#define dXI {QXI, 0}
+#define dF_2 {QF, 2}
+static const struct nline u_pixart[] = {
+	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}},
+	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}},
+	LIN("adaln_single.emb.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
+	LIN("adaln_single.emb.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
+	LIN("adaln_single.emb.resolution_embedder.linear_1", COND_EMBED, F_ADDCOND, 0, dSZ, dTIN),
+	LIN("adaln_single.emb.resolution_embedder.linear_2", COND_EMBED, F_ADDCOND, 0, dSZ, dSZ),
+	LIN("adaln_single.emb.aspect_ratio_embedder.linear_1", COND_EMBED, F_ADDCOND, 0, dSZ, dTIN),
+	LIN("adaln_single.emb.aspect_ratio_embedder.linear_2", COND_EMBED, F_ADDCOND, 0, dSZ, dSZ),
+	LIN("adaln_single.linear", ADALN, 0, 0, dD_6, DD),
+	LIN("caption_projection.linear_1", COND_EMBED, F_CAPT, 0, DD, dCTX),
+	LIN("caption_projection.linear_2", COND_EMBED, F_CAPT, 0, DD, DD),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 2}, DD}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* BasicTransformerBlock as AdaLN-single builds it: norms without affine
+ * parameters (unless norm_elementwise_affine), self- and cross-attention
+ * (biases per attention_bias), a GELU feed-forward, the block's own
+ * modulation table */
+static const struct nline u_pixart_block[] = {
+	NORMWB("norm1", ATTN_NORM, F_AFFINE, 0, DD),
+	LIN("attn1.to_q", ATTN_Q, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_q", ATTN_Q, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_k", ATTN_K, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_k", ATTN_K, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_v", ATTN_V, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_v", ATTN_V, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm2", XATTN_NORM, F_AFFINE, 0, DD),
+	LIN("attn2.to_q", XATTN_Q, F_ABIAS, 0, DD, DD),
+	LINNB("attn2.to_q", XATTN_Q, 0, F_ABIAS, DD, DD),
+	LIN("attn2.to_k", XATTN_K, F_ABIAS, 0, DD, dX),
+	LINNB("attn2.to_k", XATTN_K, 0, F_ABIAS, DD, dX),
+	LIN("attn2.to_v", XATTN_V, F_ABIAS, 0, DD, dX),
+	LINNB("attn2.to_v", XATTN_V, 0, F_ABIAS, DD, dX),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, DD),
+	NORMWB("norm3", FFN_NORM, F_AFFINE, 0, DD),
+	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
+	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 6}, DD}},
+	END,
+};
+
+/* SanaTransformer2DModel's own layers: as PixArt's, AdaLN-single (or,
+ * with guidance_embeds, the timestep's and the guidance's embedders
+ * beside it), the caption projection and its RMS norm */
+static const struct nline u_sana[] = {
+	{"patch_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}},
+	{"patch_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}},
+	LIN("time_embed.emb.timestep_embedder.linear_1", TIME_EMBED, 0, F_GUID, DD, dTIN),
+	LIN("time_embed.emb.timestep_embedder.linear_2", TIME_EMBED, 0, F_GUID, DD, DD),
+	LIN("time_embed.timestep_embedder.linear_1", TIME_EMBED, F_GUID, 0, DD, dTIN),
+	LIN("time_embed.timestep_embedder.linear_2", TIME_EMBED, F_GUID, 0, DD, DD),
+	LIN("time_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN),
+	LIN("time_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD),
+	LIN("time_embed.linear", ADALN, 0, 0, dD_6, DD),
+	LIN("caption_projection.linear_1", COND_EMBED, 0, 0, DD, dCTX),
+	LIN("caption_projection.linear_2", COND_EMBED, 0, 0, DD, DD),
+	VEC("caption_norm", NORM, 0, 0, DD),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 2}, DD}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* SanaTransformerBlock: linear self-attention (biases per
+ * attention_bias), cross-attention of its own heads and width, q/k RMS
+ * norms across heads (qk_norm), the GLUMBConv feed-forward (a 1x1
+ * convolution to value and gate, a depthwise 3x3, a 1x1 back without
+ * bias), the block's modulation table */
+static const struct nline u_sana_block[] = {
+	LIN("attn1.to_q", ATTN_Q, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_q", ATTN_Q, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_k", ATTN_K, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_k", ATTN_K, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_v", ATTN_V, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_v", ATTN_V, 0, F_ABIAS, DD, DD),
+	VEC("attn1.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn1.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	LIN("attn2.to_q", XATTN_Q, 0, 0, dXI, DD),
+	LIN("attn2.to_k", XATTN_K, 0, 0, dXI, dX),
+	LIN("attn2.to_v", XATTN_V, 0, 0, dXI, dX),
+	VEC("attn2.norm_q", ATTN_Q_NORM, F_QKN, 0, dXI),
+	VEC("attn2.norm_k", ATTN_K_NORM, F_QKN, 0, dXI),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, dXI),
+	NORMWB("norm2", FFN_NORM, F_AFFINE, 0, DD),
+	{"ff.conv_inverted.weight", R(FFN_GATE_UP), 0, 0, {dF_2, DD, K1, K1}},
+	{"ff.conv_inverted.bias", R(FFN_GATE_UP), 0, 0, {dF_2}},
+	{"ff.conv_depth.weight", R(CONV), 0, 0, {dF_2, K1, K3, K3}},
+	{"ff.conv_depth.bias", R(CONV), 0, 0, {dF_2}},
+	{"ff.conv_point.weight", R(FFN_DOWN), 0, 0, {DD, dF, K1, K1}},
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 6}, DD}},
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -690,6 +803,107 @@ static const struct nprobe ldm_vae_probes[] = {
 	{NULL, 0, 0, 0},
 };
 
+/* What a class reads beyond its count, switch and string keys (a side
+ * table by class, as ldm_layouts): keys whose presence is a switch or
+ * required, switches whose default another key decides, string keys
+ * whose absence reads as a value, quantities divided or scaled by a
+ * ratio key (a float). */
+struct ngiven {
+	const char *key;
+	unsigned flag;       /* on when the key is given (not null) */
+	bool required;       /* absent or null: the config's error */
+};
+struct ncond {
+	const char *key;
+	unsigned flag;
+	const char *def_key; /* absent: on when this count key is def_eq */
+	uint64_t def_eq;
+};
+struct nstrdef {
+	const char *key, *value; /* value: the one the layout reads */
+	const char *def;     /* the class's default when absent */
+	unsigned flag;
+};
+struct ndiv {
+	unsigned char q, a, div; /* q = a / div (floor) */
+};
+struct nratio {
+	const char *key;
+	unsigned char q, of; /* q = floor(ratio × of), as diffusers' int() */
+	double def;
+};
+struct nextra {
+	const struct ngiven *given;
+	const struct ncond *conds;
+	const struct nstrdef *strs;
+	const struct ndiv *divs;
+	const struct nratio *ratios;
+};
+
+static const struct nkey pixart_keys[] = {
+	{"in_channels", QCIN, 0, 0, 0}, {"out_channels", QOUTC, 8, 0, 0},
+	{"patch_size", QPS, 0, 0, 0},
+	{"num_attention_heads", QHEADS, 16, 0, 0}, {"attention_head_dim", QDH, 72, 0, 0},
+	{"cross_attention_dim", QX, 1152, 0, 0}, {"caption_channels", QCTX, 0, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag pixart_flags[] = {
+	{"attention_bias", F_ABIAS, true}, {"norm_elementwise_affine", F_AFFINE, false}, {NULL, 0, false},
+};
+static const struct nstr pixart_strs[] = {
+	{"activation_fn", "gelu-approximate", 0}, {"attention_type", "default", 0},
+	{"only_cross_attention", NULL, 0}, {"double_self_attention", NULL, 0}, {"num_vector_embeds", NULL, 0},
+	{NULL, NULL, 0},
+};
+static const struct nkey pixart_counts[] = {{"num_layers", QR_LAYERS, 28, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep pixart_reps[] = {
+	{"transformer_blocks.%u.", u_pixart_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+static const struct ngiven pixart_given[] = {
+	{"caption_channels", F_CAPT, false}, {"in_channels", 0, true}, {"patch_size", 0, true},
+	{"sample_size", 0, true}, {NULL, 0, false},
+};
+static const struct ncond pixart_conds[] = {
+	{"use_additional_conditions", F_ADDCOND, "sample_size", 128}, {NULL, 0, NULL, 0},
+};
+/* PixArtTransformer2DModel is AdaLN-single only; Transformer2DModel is
+ * PixArt's layout when its norm_type says so (its default is another) */
+static const struct nstrdef pixart_strdefs[] = {
+	{"norm_type", "ada_norm_single", "ada_norm_single", 0}, {NULL, NULL, NULL, 0},
+};
+static const struct nstrdef t2d_strdefs[] = {
+	{"norm_type", "ada_norm_single", "layer_norm", 0}, {NULL, NULL, NULL, 0},
+};
+static const struct ndiv pixart_divs[] = {{QSZ, QD, 3}, {0, 0, 0}};
+static const struct nextra pixart_x = {pixart_given, pixart_conds, pixart_strdefs, pixart_divs, NULL};
+static const struct nextra t2d_x = {pixart_given, pixart_conds, t2d_strdefs, pixart_divs, NULL};
+
+static const struct nkey sana_keys[] = {
+	{"in_channels", QCIN, 32, 0, 0}, {"out_channels", QOUTC, 32, 0, 0}, {"patch_size", QPS, 1, 0, 0},
+	{"num_attention_heads", QHEADS, 70, 0, 0}, {"attention_head_dim", QDH, 32, 0, 0},
+	{"num_cross_attention_heads", QXH, 20, 0, 0}, {"cross_attention_head_dim", QXDH, 112, 0, 0},
+	{"cross_attention_dim", QX, 2240, 0, 0}, {"caption_channels", QCTX, 2304, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag sana_flags[] = {
+	{"attention_bias", F_ABIAS, false}, {"guidance_embeds", F_GUID, false},
+	{"norm_elementwise_affine", F_AFFINE, false}, {NULL, 0, false},
+};
+static const struct nstr sana_strs[] = {{"qk_norm", "rms_norm_across_heads", F_QKN}, {NULL, NULL, 0}};
+static const struct nderive sana_derive[] = {
+	{QD, QHEADS, QDH, 1, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0}, {QXI, QXH, QXDH, 1, 0},
+	{0, 0, 0, 0, 0},
+};
+static const struct nkey sana_counts[] = {{"num_layers", QR_LAYERS, 20, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep sana_reps[] = {
+	{"transformer_blocks.%u.", u_sana_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+/* GLUMBConv's hidden width: int(mlp_ratio × the width) */
+static const struct nratio sana_ratios[] = {{"mlp_ratio", QF, QD, 2.5}, {NULL, 0, 0, 0}};
+static const struct nextra sana_x = {NULL, NULL, NULL, NULL, sana_ratios};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
 	 unet_mid, NULL, NULL, NULL, NULL},
@@ -708,7 +922,33 @@ static const struct nclass classes[] = {
 	 NULL, NULL, "input_blocks.0.0.weight", ldm_unet_probes, "UNet2DConditionModel"},
 	{"AutoencoderKL (LDM names)", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_ldm_vae, NULL, NULL, NULL,
 	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL"},
+	{"PixArtTransformer2DModel", "transformer", pixart_keys, dit_derive, pixart_flags, pixart_strs, u_pixart,
+	 pixart_reps, NULL, NULL, pixart_counts, NULL, NULL, NULL},
+	/* the class PixArt-α's configs name (diffusers remaps it) */
+	{"Transformer2DModel", "transformer", pixart_keys, dit_derive, pixart_flags, pixart_strs, u_pixart,
+	 pixart_reps, NULL, NULL, pixart_counts, NULL, NULL, NULL},
+	{"SanaTransformer2DModel", "transformer", sana_keys, sana_derive, sana_flags, sana_strs, u_sana, sana_reps,
+	 NULL, NULL, sana_counts, NULL, NULL, NULL},
 };
+
+/* the classes that read more than their keys (see struct nextra) */
+static const struct {
+	const char *cls;
+	const struct nextra *x;
+} extras[] = {
+	{"PixArtTransformer2DModel", &pixart_x},
+	{"Transformer2DModel", &t2d_x},
+	{"SanaTransformer2DModel", &sana_x},
+};
+
+static const struct nextra *
+extra_of(const struct nclass *c)
+{
+	for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
+		if (!strcmp(extras[i].cls, c->cls))
+			return extras[i].x;
+	return NULL;
+}
 
 /* the classes whose levels the original code numbers (LDM names) */
 static const struct {
@@ -1335,6 +1575,73 @@ ws_net_free(struct ws_net *n)
 static int finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *q, unsigned fl,
 		  struct ws_arch *out);
 
+/* Is config's key the count v? */
+static bool
+count_is(const cJSON *config, const char *key, uint64_t v)
+{
+	uint64_t x;
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
+	return it && ws_json_count(it, &x) == WS_JSON_COUNT_OK && x == v;
+}
+
+/* The keys of a class's extra table that give switches (*fl), or leave
+ * it without a layout (b->why); an error names the key. */
+static int
+extra_read(struct build *b, const cJSON *config, const struct nextra *x, unsigned *fl)
+{
+	for (const struct ngiven *g = x ? x->given : NULL; g && g->key; g++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, g->key);
+		if (it && !cJSON_IsNull(it))
+			*fl |= g->flag;
+		else if (g->required)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s' is required by %s", g->key,
+				      b->n->cls);
+	}
+	for (const struct ncond *c = x ? x->conds : NULL; c && c->key; c++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, c->key);
+		if (it && !cJSON_IsBool(it) && !cJSON_IsNull(it))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected true or false", c->key);
+		if (it && cJSON_IsBool(it) ? cJSON_IsTrue(it) : count_is(config, c->def_key, c->def_eq))
+			*fl |= c->flag;
+	}
+	for (const struct nstrdef *s = x ? x->strs : NULL; s && s->key; s++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, s->key);
+		const char *v = !it || cJSON_IsNull(it) ? s->def : cJSON_IsString(it) ? it->valuestring : "";
+		if (strcmp(v, s->value))
+			b->why = "a config option the catalogue has no layout for";
+		else
+			*fl |= s->flag;
+	}
+	return 0;
+}
+
+/* The quantities a class's extra table derives: divided, or a ratio key
+ * (a float) × another; a value that is not a ratio names the key. */
+static int
+extra_derive(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q)
+{
+	for (const struct ndiv *d = x ? x->divs : NULL; d && d->q; d++)
+		if (!q[d->q])
+			q[d->q] = q[d->a] / d->div;
+	for (const struct nratio *r = x ? x->ratios : NULL; r && r->key; r++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, r->key);
+		double v = r->def;
+		if (it && !cJSON_IsNull(it)) {
+			if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || !(it->valuedouble < 1024))
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key '%s': expected a ratio above 0 and below 1024", r->key);
+			v = it->valuedouble;
+		}
+		/* a released width (below 2^32) × a ratio floors as Python's
+		 * int() does; a product no uint64 holds is refused, not cast */
+		double p = v * (double)q[r->of];
+		if (!(p < 18446744073709551616.0))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+		q[r->q] = (uint64_t)p;
+	}
+	return 0;
+}
+
 int
 ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *out, ws_error *err)
 {
@@ -1387,6 +1694,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 		else
 			b.why = "a config option the catalogue has no layout for";
 	}
+	if (!rc)
+		rc = extra_read(&b, config, extra_of(c), &fl);
 	q[QTIN] = 256; /* the sinusoidal timestep features diffusers embeds */
 	if (rc) {
 		ws_net_free(n);
@@ -1416,6 +1725,8 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 		else
 			q[d->q] = v;
 	}
+	if (!rc)
+		rc = extra_derive(&b, config, extra_of(c), q);
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
