@@ -935,3 +935,69 @@ Test(diffusion, sana_1600m)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+#define WAN_1_3B 1418996800ull
+#define WAN_14B 14288491584ull
+
+Test(diffusion, wan21_transformers)
+{
+	/* Wan 2.1: a 3-D patch embedding ([D, 16, 1, 2, 2]), blocks of
+	 * self- and cross-attention with q/k RMS norms, an affine norm before
+	 * the cross-attention, a GELU feed-forward, [1, 6, D] modulation
+	 * tables; T2V-1.3B (12 heads, 30 blocks, ffn 8,960) and T2V-14B (40
+	 * heads, 40 blocks, ffn 13,824) */
+	static const struct {
+		const char *rel;
+		uint64_t total;
+	} wan[] = {
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", WAN_1_3B},
+		{"diffusion/Wan-AI__Wan2.1-T2V-14B-Diffusers__transformer.json", WAN_14B},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *dir, codes[2048];
+		char *m = released_checked(wan[i].rel, wan[i].total, &dir);
+		char *cfg = ws_testdata_path(wan[i].rel);
+		/* planted: no norm before the cross-attention in the config */
+		config_with(m, cfg, "cross_attn_norm", "false");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s",
+			  codes);
+		/* ... and an image-to-video model's 36 input channels */
+		config_with(m, cfg, "in_channels", "36");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+		free(cfg);
+		free(m);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, wan21_image_to_video)
+{
+	/* I2V-14B-480P: T2V-14B with 36 input channels, CLIP's 1,280-wide
+	 * image features embedded (two norms, two linears) and attended by
+	 * every block's own keys and values from 5,120 wide */
+	const char *rel = "diffusion/Wan-AI__Wan2.1-I2V-14B-480P-Diffusers__transformer.json";
+	const uint64_t more = 20ull * 4 * 5120 + 2 * 1280 + 1280ull * 1280 + 1280 + 5120ull * 1280 + 5120 + 2 * 5120 +
+			      40 * (2 * (5120ull * 5120 + 5120) + 5120);
+	char *dir, codes[2048];
+	char *m = released_checked(rel, WAN_14B + more, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* FLF2V's image positions [1, 514, 1,280]: the rule */
+	cr_expect_eq(total_with(cfg, "pos_embed_seq_len", "514"), WAN_14B + more + 514ull * 1280);
+	/* planted: the config without the image's keys and values */
+	config_with(m, cfg, "added_kv_proj_dim", "null");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* a patch that is not three counts names its key */
+	config_with(m, cfg, "patch_size", "[1, 2]");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "patch_size"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}

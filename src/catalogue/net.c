@@ -28,6 +28,8 @@ enum nq {
 	QQKVF, QDF, /* BFL's fused widths: q, k, v and the MLP; attention and MLP */
 	QXH, QXDH, QXI, /* cross-attention heads, their width, the inner width */
 	QSZ,    /* PixArt's size-condition embedding (the width / 3) */
+	QPT, QPH, QPW, QPS3, /* a 3-D patch: frames, height, width; its volume */
+	QFREQ, QIMG, QAKV, QPSL, /* Wan's timestep features, image embedding, added k/v, image positions */
 	QN
 };
 
@@ -35,6 +37,7 @@ enum nq {
 struct nd {
 	unsigned char q, mul;
 };
+#define NET_MAX_DIMS 5 /* a 3-D convolution's weight */
 
 /* Switches a unit instance has (need: all; unless: none). */
 enum {
@@ -55,13 +58,16 @@ enum {
 	F_ABIAS = 1u << 14,    /* attention_bias: q, k, v with biases */
 	F_AFFINE = 1u << 15,   /* norm_elementwise_affine */
 	F_XNORM = 1u << 16,    /* cross_attn_norm: an affine norm before the cross-attention */
+	F_IMG = 1u << 17,      /* image_dim given: Wan's image embedder (I2V) */
+	F_AKV = 1u << 18,      /* added_kv_proj_dim given: the image's keys and values */
+	F_IPOS = 1u << 19,     /* pos_embed_seq_len given: the image positions (FLF2V) */
 };
 
 struct nline {
 	const char *name;
 	ws_role role;
 	unsigned need, unless;
-	struct nd d[4];
+	struct nd d[NET_MAX_DIMS];
 };
 
 #define R(x) WS_ROLE_##x
@@ -499,6 +505,63 @@ static const struct nline u_sana_block[] = {
 	END,
 };
 
+/* WanTransformer3DModel's own layers: the 3-D patch embedding, the
+ * condition embedder (the timestep's embedding and its projection to
+ * the six modulations every block shares, the text's projection; an
+ * image encoder's features and, for first-last-frame models, their
+ * positions), the final modulation table and projection */
+#define dPT {QPT, 0}
+#define dPH {QPH, 0}
+#define dPW {QPW, 0}
+#define dFREQ {QFREQ, 0}
+#define dIMG {QIMG, 0}
+#define dAKV {QAKV, 0}
+static const struct nline u_wan[] = {
+	{"patch_embedding.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPT, dPH, dPW}},
+	{"patch_embedding.bias", R(PATCH_EMBED), 0, 0, {DD}},
+	LIN("condition_embedder.time_embedder.linear_1", TIME_EMBED, 0, 0, DD, dFREQ),
+	LIN("condition_embedder.time_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
+	LIN("condition_embedder.time_proj", ADALN, 0, 0, dD_6, DD),
+	LIN("condition_embedder.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dCTX),
+	LIN("condition_embedder.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
+	NORMWB("condition_embedder.image_embedder.norm1", NORM, F_IMG, 0, dIMG),
+	LIN("condition_embedder.image_embedder.ff.net.0.proj", COND_EMBED, F_IMG, 0, dIMG, dIMG),
+	LIN("condition_embedder.image_embedder.ff.net.2", COND_EMBED, F_IMG, 0, DD, dIMG),
+	NORMWB("condition_embedder.image_embedder.norm2", NORM, F_IMG, 0, DD),
+	{"condition_embedder.image_embedder.pos_embed", R(POS_EMBED), F_IMG | F_IPOS, 0, {K1, {QPSL, 0}, dIMG}},
+	{"scale_shift_table", R(ADALN), 0, 0, {K1, {Q1, 2}, DD}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* WanTransformerBlock: self-attention and cross-attention with biases
+ * and q/k RMS norms across heads, an affine norm before the
+ * cross-attention (cross_attn_norm), the image's own keys and values
+ * (I2V: added_kv_proj_dim), a GELU feed-forward, the block's modulation
+ * table */
+static const struct nline u_wan_block[] = {
+	LIN("attn1.to_q", ATTN_Q, 0, 0, DD, DD),
+	LIN("attn1.to_k", ATTN_K, 0, 0, DD, DD),
+	LIN("attn1.to_v", ATTN_V, 0, 0, DD, DD),
+	VEC("attn1.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn1.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm2", XATTN_NORM, F_XNORM, 0, DD),
+	LIN("attn2.to_q", XATTN_Q, 0, 0, DD, DD),
+	LIN("attn2.to_k", XATTN_K, 0, 0, DD, DD),
+	LIN("attn2.to_v", XATTN_V, 0, 0, DD, DD),
+	VEC("attn2.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn2.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("attn2.add_k_proj", XATTN_K, F_AKV, 0, DD, dAKV),
+	LIN("attn2.add_v_proj", XATTN_V, F_AKV, 0, DD, dAKV),
+	VEC("attn2.norm_added_k", ATTN_K_NORM, F_AKV, 0, DD),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, DD),
+	LIN("ffn.net.0.proj", FFN_UP, 0, 0, dF, DD),
+	LIN("ffn.net.2", FFN_DOWN, 0, 0, DD, dF),
+	{"scale_shift_table", R(ADALN), 0, 0, {K1, {Q1, 6}, DD}},
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -832,12 +895,19 @@ struct nratio {
 	unsigned char q, of; /* q = floor(ratio × of), as diffusers' int() */
 	double def;
 };
+/* a list key of n counts (Wan's patch_size [1, 2, 2]) */
+struct nlist {
+	const char *key;
+	unsigned char n, q[3];
+	uint64_t def[3];
+};
 struct nextra {
 	const struct ngiven *given;
 	const struct ncond *conds;
 	const struct nstrdef *strs;
 	const struct ndiv *divs;
 	const struct nratio *ratios;
+	const struct nlist *lists;
 };
 
 static const struct nkey pixart_keys[] = {
@@ -876,8 +946,12 @@ static const struct nstrdef t2d_strdefs[] = {
 	{"norm_type", "ada_norm_single", "layer_norm", 0}, {NULL, NULL, NULL, 0},
 };
 static const struct ndiv pixart_divs[] = {{QSZ, QD, 3}, {0, 0, 0}};
-static const struct nextra pixart_x = {pixart_given, pixart_conds, pixart_strdefs, pixart_divs, NULL};
-static const struct nextra t2d_x = {pixart_given, pixart_conds, t2d_strdefs, pixart_divs, NULL};
+static const struct nextra pixart_x = {
+	.given = pixart_given, .conds = pixart_conds, .strs = pixart_strdefs, .divs = pixart_divs,
+};
+static const struct nextra t2d_x = {
+	.given = pixart_given, .conds = pixart_conds, .strs = t2d_strdefs, .divs = pixart_divs,
+};
 
 static const struct nkey sana_keys[] = {
 	{"in_channels", QCIN, 32, 0, 0}, {"out_channels", QOUTC, 32, 0, 0}, {"patch_size", QPS, 1, 0, 0},
@@ -902,7 +976,36 @@ static const struct nrep sana_reps[] = {
 };
 /* GLUMBConv's hidden width: int(mlp_ratio × the width) */
 static const struct nratio sana_ratios[] = {{"mlp_ratio", QF, QD, 2.5}, {NULL, 0, 0, 0}};
-static const struct nextra sana_x = {NULL, NULL, NULL, NULL, sana_ratios};
+static const struct nextra sana_x = {.ratios = sana_ratios};
+
+static const struct nkey wan_keys[] = {
+	{"in_channels", QCIN, 16, 0, 0}, {"out_channels", QOUTC, 16, 0, 0},
+	{"num_attention_heads", QHEADS, 40, 0, 0}, {"attention_head_dim", QDH, 128, 0, 0},
+	{"text_dim", QCTX, 4096, 0, 0}, {"freq_dim", QFREQ, 256, 0, 0}, {"ffn_dim", QF, 13824, 0, 0},
+	{"image_dim", QIMG, 0, 0, 0}, {"added_kv_proj_dim", QAKV, 0, 0, 0}, {"pos_embed_seq_len", QPSL, 0, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag wan_flags[] = {{"cross_attn_norm", F_XNORM, true}, {NULL, 0, false}};
+static const struct nderive wan_derive[] = {
+	{QD, QHEADS, QDH, 1, 0}, {QPS2, QPH, QPW, 1, 0}, {QPS3, QPS2, QPT, 1, 0}, {QOUTP, QPS3, QOUTC, 1, 0},
+	{0, 0, 0, 0, 0},
+};
+static const struct nkey wan_counts[] = {{"num_layers", QR_LAYERS, 40, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep wan_reps[] = {
+	{"blocks.%u.", u_wan_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+static const struct ngiven wan_given[] = {
+	{"image_dim", F_IMG, false}, {"added_kv_proj_dim", F_AKV, false}, {"pos_embed_seq_len", F_IPOS, false},
+	{NULL, 0, false},
+};
+static const struct nstrdef wan_strdefs[] = {
+	{"qk_norm", "rms_norm_across_heads", "rms_norm_across_heads", F_QKN}, {NULL, NULL, NULL, 0},
+};
+static const struct nlist wan_lists[] = {
+	{"patch_size", 3, {QPT, QPH, QPW}, {1, 2, 2}}, {NULL, 0, {0, 0, 0}, {0, 0, 0}},
+};
+static const struct nextra wan_x = {.given = wan_given, .strs = wan_strdefs, .lists = wan_lists};
 
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
@@ -929,6 +1032,8 @@ static const struct nclass classes[] = {
 	 pixart_reps, NULL, NULL, pixart_counts, NULL, NULL, NULL},
 	{"SanaTransformer2DModel", "transformer", sana_keys, sana_derive, sana_flags, sana_strs, u_sana, sana_reps,
 	 NULL, NULL, sana_counts, NULL, NULL, NULL},
+	{"WanTransformer3DModel", "transformer", wan_keys, wan_derive, wan_flags, NULL, u_wan, wan_reps, NULL, NULL,
+	 wan_counts, NULL, NULL, NULL},
 };
 
 /* the classes that read more than their keys (see struct nextra) */
@@ -939,6 +1044,7 @@ static const struct {
 	{"PixArtTransformer2DModel", &pixart_x},
 	{"Transformer2DModel", &t2d_x},
 	{"SanaTransformer2DModel", &sana_x},
+	{"WanTransformer3DModel", &wan_x},
 };
 
 static const struct nextra *
@@ -1055,7 +1161,7 @@ emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t 
 		t->buffer = (u->need & F_BUF) != 0;
 		t->kind = nl > 5 && !strcmp(u->name + nl - 5, ".bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
 		t->elements = 1;
-		for (int d = 0; d < 4 && u->d[d].q; d++) {
+		for (int d = 0; d < NET_MAX_DIMS && u->d[d].q; d++) {
 			uint64_t v = q[u->d[d].q];
 			if (u->d[d].mul && !ws_mul_u64(v, u->d[d].mul, &v))
 				return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
@@ -1587,8 +1693,25 @@ count_is(const cJSON *config, const char *key, uint64_t v)
 /* The keys of a class's extra table that give switches (*fl), or leave
  * it without a layout (b->why); an error names the key. */
 static int
-extra_read(struct build *b, const cJSON *config, const struct nextra *x, unsigned *fl)
+extra_read(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q, unsigned *fl)
 {
+	for (const struct nlist *l = x ? x->lists : NULL; l && l->key; l++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, l->key), *e;
+		for (unsigned i = 0; i < l->n; i++)
+			q[l->q[i]] = l->def[i];
+		if (!it || cJSON_IsNull(it))
+			continue;
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != (int)l->n)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected a list of %u counts",
+				      l->key, l->n);
+		unsigned i = 0;
+		cJSON_ArrayForEach(e, it) {
+			if (ws_json_count(e, &q[l->q[i]]) != WS_JSON_COUNT_OK || q[l->q[i]] > NET_MAX_VALUE)
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key '%s': expected a list of %u counts", l->key, l->n);
+			i++;
+		}
+	}
 	for (const struct ngiven *g = x ? x->given : NULL; g && g->key; g++) {
 		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, g->key);
 		if (it && !cJSON_IsNull(it))
@@ -1695,7 +1818,7 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 			b.why = "a config option the catalogue has no layout for";
 	}
 	if (!rc)
-		rc = extra_read(&b, config, extra_of(c), &fl);
+		rc = extra_read(&b, config, extra_of(c), q, &fl);
 	q[QTIN] = 256; /* the sinusoidal timestep features diffusers embeds */
 	if (rc) {
 		ws_net_free(n);
