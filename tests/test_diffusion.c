@@ -1001,3 +1001,37 @@ Test(diffusion, wan21_image_to_video)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+Test(diffusion, wan21_vae)
+{
+	/* AutoencoderKLWan (Wan 2.1's causal video VAE): 3-D convolutions,
+	 * widths 96 × [1, 2, 4, 4], the encoder's resnets and samplers in one
+	 * run of down_blocks, time resampled where temperal_downsample says
+	 * (the decoder reads it backwards), RMS norms' gammas [C, 1, 1, 1] */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__vae.json";
+	char *m = released_checked(rel, 126892531ull, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: time resampled at other levels than the file's */
+	config_with(m, cfg, "temperal_downsample", "[true, true, false]");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "unexpected-tensor"), "%s", codes);
+	/* ... a wider base */
+	config_with(m, cfg, "base_dim", "128");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "shape-mismatch") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* Wan 2.2's residual blocks: no layout, said so */
+	config_with(m, cfg, "is_residual", "true");
+	cJSON_Delete(check_json(m, 0, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unsupported-architecture"), "%s", codes);
+	/* a list that is not one names its key */
+	config_with(m, cfg, "temperal_downsample", "[false, true]");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "temperal_downsample"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}

@@ -30,6 +30,7 @@ enum nq {
 	QSZ,    /* PixArt's size-condition embedding (the width / 3) */
 	QPT, QPH, QPW, QPS3, /* a 3-D patch: frames, height, width; its volume */
 	QFREQ, QIMG, QAKV, QPSL, /* Wan's timestep features, image embedding, added k/v, image positions */
+	QOH, QDTOP, QDBOT, /* half the output; a video decoder's first and last width */
 	QN
 };
 
@@ -61,6 +62,7 @@ enum {
 	F_IMG = 1u << 17,      /* image_dim given: Wan's image embedder (I2V) */
 	F_AKV = 1u << 18,      /* added_kv_proj_dim given: the image's keys and values */
 	F_IPOS = 1u << 19,     /* pos_embed_seq_len given: the image positions (FLF2V) */
+	F_TIME = 1u << 20,     /* a video sampler that also resamples time */
 };
 
 struct nline {
@@ -562,6 +564,68 @@ static const struct nline u_wan_block[] = {
 	END,
 };
 
+/* AutoencoderKLWan (Wan 2.1's causal video VAE): 3-D convolutions, RMS
+ * norms whose gamma broadcasts over time and space.  A resnet: */
+#define K1_3 K1, K1, K1
+#define K3_3 K3, K3, K3
+static const struct nline u_wres[] = {
+	{"norm1.gamma", R(NORM), 0, 0, {I_, K1_3}},
+	{"conv1.weight", R(CONV), 0, 0, {O_, I_, K3_3}},
+	{"conv1.bias", R(CONV), 0, 0, {O_}},
+	{"norm2.gamma", R(NORM), 0, 0, {O_, K1_3}},
+	{"conv2.weight", R(CONV), 0, 0, {O_, O_, K3_3}},
+	{"conv2.bias", R(CONV), 0, 0, {O_}},
+	{"conv_shortcut.weight", R(CONV), F_SHORT, 0, {O_, I_, K1_3}},
+	{"conv_shortcut.bias", R(CONV), F_SHORT, 0, {O_}},
+	END,
+};
+/* a single-head attention per frame: q, k, v in one 1x1 convolution */
+static const struct nline u_wattn[] = {
+	{"norm.gamma", R(NORM), 0, 0, {O_, K1, K1}},
+	{"to_qkv.weight", R(ATTN_QKV), 0, 0, {{QO, 3}, O_, K1, K1}},
+	{"to_qkv.bias", R(ATTN_QKV), 0, 0, {{QO, 3}}},
+	{"proj.weight", R(ATTN_O), 0, 0, {O_, O_, K1, K1}},
+	{"proj.bias", R(ATTN_O), 0, 0, {O_}},
+	END,
+};
+/* downsampling: a strided 3x3 per frame, then (F_TIME) a strided causal
+ * convolution over time */
+static const struct nline u_wdown[] = {
+	{"resample.1.weight", R(CONV), 0, 0, {O_, O_, K3, K3}},
+	{"resample.1.bias", R(CONV), 0, 0, {O_}},
+	{"time_conv.weight", R(CONV), F_TIME, 0, {O_, O_, K3, K1, K1}},
+	{"time_conv.bias", R(CONV), F_TIME, 0, {O_}},
+	END,
+};
+/* upsampling: a 3x3 to half the width per frame, (F_TIME) a causal
+ * convolution doubling the frames first */
+static const struct nline u_wup[] = {
+	{"resample.1.weight", R(CONV), 0, 0, {{QOH, 0}, O_, K3, K3}},
+	{"resample.1.bias", R(CONV), 0, 0, {{QOH, 0}}},
+	{"time_conv.weight", R(CONV), F_TIME, 0, {{QO, 2}, O_, K3, K1, K1}},
+	{"time_conv.bias", R(CONV), F_TIME, 0, {{QO, 2}}},
+	END,
+};
+/* its own layers: the encoder's ends (mean and log-variance), the quant
+ * convolutions, the decoder's ends */
+static const struct nline u_wvae[] = {
+	{"encoder.conv_in.weight", R(CONV), 0, 0, {dB0, dCIN, K3_3}},
+	{"encoder.conv_in.bias", R(CONV), 0, 0, {dB0}},
+	{"encoder.norm_out.gamma", R(NORM), 0, 0, {dBL, K1_3}},
+	{"encoder.conv_out.weight", R(CONV), 0, 0, {dLAT2, dBL, K3_3}},
+	{"encoder.conv_out.bias", R(CONV), 0, 0, {dLAT2}},
+	{"quant_conv.weight", R(CONV), 0, 0, {dLAT2, dLAT2, K1_3}},
+	{"quant_conv.bias", R(CONV), 0, 0, {dLAT2}},
+	{"post_quant_conv.weight", R(CONV), 0, 0, {dLAT, dLAT, K1_3}},
+	{"post_quant_conv.bias", R(CONV), 0, 0, {dLAT}},
+	{"decoder.conv_in.weight", R(CONV), 0, 0, {{QDTOP, 0}, dLAT, K3_3}},
+	{"decoder.conv_in.bias", R(CONV), 0, 0, {{QDTOP, 0}}},
+	{"decoder.norm_out.gamma", R(NORM), 0, 0, {{QDBOT, 0}, K1_3}},
+	{"decoder.conv_out.weight", R(CONV), 0, 0, {dCOUT, {QDBOT, 0}, K3_3}},
+	{"decoder.conv_out.bias", R(CONV), 0, 0, {dCOUT}},
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -901,6 +965,24 @@ struct nlist {
 	unsigned char n, q[3];
 	uint64_t def[3];
 };
+/* A video VAE's stack of levels (AutoencoderKLWan): widths base_dim ×
+ * dim_mult (the decoder's from the last, its own base), num_res_blocks
+ * resnets (a decoder's one more), a sampler ending each level but the
+ * last, resampling time too where temperal_downsample says (the decoder
+ * reads it backwards).  `running`: the encoder numbers resnets and
+ * samplers in one run (down_blocks.N). */
+struct nvstack {
+	const char *res, *sampler; /* name formats ("%u": the run, or the level then the resnet) */
+	const struct nline *sampler_unit;
+	bool up, running;
+	unsigned char in_div;      /* up: a level after the first takes its input / in_div */
+};
+/* a mid block: resnet, attention, resnet, at the encoder's last width or
+ * the decoder's first */
+struct nvmid {
+	const char *prefix;
+	bool up;
+};
 struct nextra {
 	const struct ngiven *given;
 	const struct ncond *conds;
@@ -908,6 +990,8 @@ struct nextra {
 	const struct ndiv *divs;
 	const struct nratio *ratios;
 	const struct nlist *lists;
+	const struct nvstack *vstacks;
+	const struct nvmid *vmids;
 };
 
 static const struct nkey pixart_keys[] = {
@@ -1007,6 +1091,22 @@ static const struct nlist wan_lists[] = {
 };
 static const struct nextra wan_x = {.given = wan_given, .strs = wan_strdefs, .lists = wan_lists};
 
+static const struct nkey wvae_keys[] = {
+	{"in_channels", QCIN, 3, 0, 0}, {"out_channels", QCOUT, 3, 0, 0}, {"z_dim", QLAT, 16, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+/* Wan 2.2's residual blocks and patchified input are another layout */
+static const struct nstr wvae_strs[] = {{"is_residual", NULL, 0}, {"patch_size", NULL, 0}, {NULL, NULL, 0}};
+static const struct nvstack wvae_stacks[] = {
+	{"encoder.down_blocks.%u.", "encoder.down_blocks.%u.", u_wdown, false, true, 0},
+	{"decoder.up_blocks.%u.resnets.%u.", "decoder.up_blocks.%u.upsamplers.0.", u_wup, true, false, 2},
+	{NULL, NULL, NULL, false, false, 0},
+};
+static const struct nvmid wvae_mids[] = {
+	{"encoder.mid_block.", false}, {"decoder.mid_block.", true}, {NULL, false},
+};
+static const struct nextra wvae_x = {.vstacks = wvae_stacks, .vmids = wvae_mids};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
 	 unet_mid, NULL, NULL, NULL, NULL},
@@ -1034,6 +1134,8 @@ static const struct nclass classes[] = {
 	 NULL, NULL, sana_counts, NULL, NULL, NULL},
 	{"WanTransformer3DModel", "transformer", wan_keys, wan_derive, wan_flags, NULL, u_wan, wan_reps, NULL, NULL,
 	 wan_counts, NULL, NULL, NULL},
+	{"AutoencoderKLWan", "vae", wvae_keys, vae_derive, NULL, wvae_strs, u_wvae, NULL, NULL, NULL, NULL, NULL, NULL,
+	 NULL},
 };
 
 /* the classes that read more than their keys (see struct nextra) */
@@ -1045,6 +1147,7 @@ static const struct {
 	{"Transformer2DModel", &t2d_x},
 	{"SanaTransformer2DModel", &sana_x},
 	{"WanTransformer3DModel", &wan_x},
+	{"AutoencoderKLWan", &wvae_x},
 };
 
 static const struct nextra *
@@ -1765,6 +1868,124 @@ extra_derive(struct build *b, const cJSON *config, const struct nextra *x, uint6
 	return 0;
 }
 
+/* A count key into *v (absent or null: def), at most max. */
+static int
+vcount(struct build *b, const cJSON *config, const char *key, uint64_t def, uint64_t max, uint64_t *v)
+{
+	if (key_u64(b, config, key, def, v) < 0)
+		return -1;
+	if (*v > max || !*v)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected a count from 1 to %llu", key,
+			      (unsigned long long)max);
+	return 0;
+}
+
+/* A video VAE's stacks and mid blocks (struct nvstack), from base_dim,
+ * decoder_base_dim, dim_mult, num_res_blocks, temperal_downsample and
+ * attn_scales (only none has a layout). */
+static int
+vlevels(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q, unsigned fl)
+{
+	uint64_t base, dbase, nrb, mult[NET_MAX_LEVELS];
+	bool tdown[NET_MAX_LEVELS] = {false};
+	size_t n = 0;
+	if (vcount(b, config, "base_dim", 96, NET_MAX_VALUE, &base) ||
+	    vcount(b, config, "decoder_base_dim", base, NET_MAX_VALUE, &dbase) ||
+	    vcount(b, config, "num_res_blocks", 2, NET_MAX_REPEAT, &nrb))
+		return -1;
+	const cJSON *dm = cJSON_GetObjectItemCaseSensitive(config, "dim_mult"), *e;
+	if (!dm || cJSON_IsNull(dm)) {
+		static const uint64_t def[] = {1, 2, 4, 4};
+		memcpy(mult, def, sizeof def);
+		n = 4;
+	} else if (!cJSON_IsArray(dm) || cJSON_GetArraySize(dm) < 1 || cJSON_GetArraySize(dm) > NET_MAX_LEVELS) {
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key 'dim_mult': expected a list of 1 to %d counts",
+			      NET_MAX_LEVELS);
+	} else {
+		cJSON_ArrayForEach(e, dm) {
+			if (ws_json_count(e, &mult[n]) != WS_JSON_COUNT_OK || !mult[n] || mult[n] > NET_MAX_VALUE)
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key 'dim_mult': expected positive counts");
+			n++;
+		}
+	}
+	const cJSON *td = cJSON_GetObjectItemCaseSensitive(config, "temperal_downsample");
+	if (!td || cJSON_IsNull(td)) {
+		for (size_t i = 1; i + 1 < n; i++)
+			tdown[i] = true; /* diffusers' [False, True, True] */
+	} else if (!cJSON_IsArray(td) || (size_t)cJSON_GetArraySize(td) + 1 != n) {
+		return ws_err(b->err, WS_EXIT_INPUT, b->path,
+			      "config key 'temperal_downsample': expected %zu true or false, one per level but the last",
+			      n - 1);
+	} else {
+		size_t i = 0;
+		cJSON_ArrayForEach(e, td) {
+			if (!cJSON_IsBool(e))
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key 'temperal_downsample': expected true or false");
+			tdown[i++] = cJSON_IsTrue(e);
+		}
+	}
+	const cJSON *as = cJSON_GetObjectItemCaseSensitive(config, "attn_scales");
+	if (as && !cJSON_IsNull(as) && !(cJSON_IsArray(as) && !cJSON_GetArraySize(as))) {
+		b->why = "a config option the catalogue has no layout for";
+		return 0;
+	}
+	/* the widths, encoder's [base, base × mult...], decoder's [dbase ×
+	 * the last mult, dbase × mult reversed...] */
+	uint64_t ed[NET_MAX_LEVELS + 1], dd[NET_MAX_LEVELS + 1];
+	ed[0] = base;
+	if (!ws_mul_u64(dbase, mult[n - 1], &dd[0]))
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+	for (size_t i = 0; i < n; i++)
+		if (!ws_mul_u64(base, mult[i], &ed[i + 1]) || !ws_mul_u64(dbase, mult[n - 1 - i], &dd[i + 1]))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+	q[QB0] = ed[0];
+	q[QBL] = ed[n];
+	q[QDTOP] = dd[0];
+	q[QDBOT] = dd[n];
+	for (const struct nvstack *st = x->vstacks; st->res; st++) {
+		const uint64_t *d = st->up ? dd : ed;
+		unsigned run = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v[QR_COUNT];
+			memcpy(v, q, sizeof v);
+			uint64_t in = d[i], out = d[i + 1];
+			if (st->up && i && st->in_div)
+				in /= st->in_div;
+			for (uint64_t j = 0; j < nrb + st->up; j++) {
+				v[QI] = j ? out : in;
+				v[QO] = out;
+				unsigned ix[2] = {st->running ? run++ : (unsigned)i, (unsigned)j};
+				if (emit_ix(b, st->res, ix, NULL, u_wres, v, fl | (v[QI] != v[QO] ? F_SHORT : 0)))
+					return -1;
+			}
+			if (i + 1 == n)
+				continue;
+			v[QI] = v[QO] = out;
+			v[QOH] = out / 2;
+			/* the decoder upsamples time where the encoder downsampled it */
+			bool t = st->up ? tdown[n - 2 - i] : tdown[i];
+			unsigned ix[2] = {st->running ? run++ : (unsigned)i, 0};
+			if (emit_ix(b, st->sampler, ix, NULL, st->sampler_unit, v, fl | (t ? F_TIME : 0)))
+				return -1;
+		}
+	}
+	for (const struct nvmid *md = x->vmids; md && md->prefix; md++) {
+		uint64_t v[QR_COUNT];
+		memcpy(v, q, sizeof v);
+		v[QI] = v[QO] = md->up ? dd[0] : ed[n];
+		char pre[64];
+		static const char *const part[] = {"resnets.0.", "attentions.0.", "resnets.1."};
+		for (int k = 0; k < 3; k++) {
+			snprintf(pre, sizeof pre, "%s%s", md->prefix, part[k]);
+			if (emit(b, pre, k == 1 ? u_wattn : u_wres, v, fl))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int
 ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *out, ws_error *err)
 {
@@ -1850,6 +2071,8 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 	}
 	if (!rc)
 		rc = extra_derive(&b, config, extra_of(c), q);
+	if (!rc && !b.why && config && extra_of(c) && extra_of(c)->vstacks)
+		rc = vlevels(&b, config, extra_of(c), q, fl);
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
