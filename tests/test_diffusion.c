@@ -1035,3 +1035,45 @@ Test(diffusion, wan21_vae)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+Test(diffusion, wan21_as_a_diffusers_folder)
+{
+	/* Wan2.1-T2V-1.3B-Diffusers: the transformer, the video VAE and
+	 * umt5-xxl's encoder (24 layers of 4,096, each its own relative
+	 * position table: 5,680,910,336) */
+	static const char *const parts[] = {"transformer", "vae", "text_encoder"};
+	static const char *const kinds[] = {"transformer", "vae", "text_encoder"};
+	static const uint64_t totals[] = {WAN_1_3B, 126892531ull, 5680910336ull};
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "wan"), codes[512];
+	mkdir(root, 0755);
+	char *mi = ws_testdata_path("diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__model_index.json");
+	char *mic = ws_join(root, "model_index.json");
+	copy_sparse(mi, mic);
+	for (size_t i = 0; i < 3; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__%s.json", parts[i]);
+		char *cfg = ws_testdata_path(rel), *sub = ws_join(root, parts[i]);
+		mkmodel(sub, cfg, "--dtype", "BF16");
+		free(cfg);
+		free(sub);
+	}
+	cJSON *j = check_json(root, 0, totals[0] + totals[1] + totals[2], codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *c = component(j, parts[i]);
+		cr_assert(c, "no component %s", parts[i]);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, kinds[i]);
+		cr_expect_eq(json_u64(c, "params", NULL), totals[i], "%s", parts[i]);
+		cr_expect_eq(json_u64(c, "formula", NULL), totals[i], "%s", parts[i]);
+	}
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "components"), 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(first, "name")->valuestring, "transformer",
+			 "the denoiser is the main component");
+	cJSON_Delete(j);
+	expect_no_other_role(root);
+	free(mic);
+	free(mi);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
