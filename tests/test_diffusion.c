@@ -1077,3 +1077,84 @@ Test(diffusion, wan21_as_a_diffusers_folder)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* The tensors of file rewritten by mktensors into out: each name after
+ * prefix, the one named skip left out (a planted defect). */
+static void
+respec(const char *dir, const char *file, const char *out, const char *prefix, const char *skip)
+{
+	ws_run r = ws_run_cli("ls", file, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out), *t;
+	cr_assert(j);
+	char *sp = ws_join(dir, "spec");
+	FILE *fp = fopen(sp, "w");
+	cr_assert(fp);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+		if (skip && !strcmp(name, skip))
+			continue;
+		fprintf(fp, "t %s%s BF16", prefix, name);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			fprintf(fp, " %llu", (unsigned long long)d->valuedouble);
+		fputc('\n', fp);
+	}
+	fclose(fp);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(sp);
+}
+
+Test(diffusion, wan21_single_files)
+{
+	/* Wan as its original code names it (ComfyUI's repackaged files), no
+	 * config: widths, block count, the image embedder and added keys and
+	 * values read from the shapes and names; alone and under
+	 * model.diffusion_model. */
+	static const struct {
+		const char *rel;
+		uint64_t total;
+	} files[] = {
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", WAN_1_3B},
+		{"diffusion/Wan-AI__Wan2.1-I2V-14B-480P-Diffusers__transformer.json", 16394878784ull},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = ws_testdata_path(files[i].rel);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "wan"), *f = ws_join(m, "model.safetensors");
+		char codes[2048];
+		mkmodel(m, cfg, "--single-file", NULL);
+		cJSON *j = check_json(f, 0, files[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+		const cJSON *c = component(j, "transformer");
+		cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		if (i == 0) {
+			char *pre = ws_join(dir, "comfy.safetensors"), *cut = ws_join(dir, "cut.safetensors");
+			respec(dir, f, pre, "model.diffusion_model.", NULL);
+			j = check_json(pre, 0, files[i].total, codes, sizeof codes);
+			cr_expect_str_eq(codes, "");
+			c = component(j, "transformer");
+			cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+			cJSON_Delete(j);
+			/* planted: one block's feed-forward gone */
+			respec(dir, f, cut, "", "blocks.7.ffn.0.weight");
+			cJSON_Delete(check_json(cut, 1, 0, codes, sizeof codes));
+			cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s",
+				  codes);
+			free(pre);
+			free(cut);
+		}
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

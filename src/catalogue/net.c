@@ -626,6 +626,49 @@ static const struct nline u_wvae[] = {
 	END,
 };
 
+/* Wan's transformer as its original code names it (a single file, as
+ * ComfyUI's repackaged ones): the same network; its norm3 is diffusers'
+ * norm2, the affine norm before the cross-attention */
+static const struct nline u_wan_orig[] = {
+	{"patch_embedding.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPT, dPH, dPW}},
+	{"patch_embedding.bias", R(PATCH_EMBED), 0, 0, {DD}},
+	LIN("time_embedding.0", TIME_EMBED, 0, 0, DD, dFREQ),
+	LIN("time_embedding.2", TIME_EMBED, 0, 0, DD, DD),
+	LIN("time_projection.1", ADALN, 0, 0, dD_6, DD),
+	LIN("text_embedding.0", COND_EMBED, 0, 0, DD, dCTX),
+	LIN("text_embedding.2", COND_EMBED, 0, 0, DD, DD),
+	NORMWB("img_emb.proj.0", NORM, F_IMG, 0, dIMG),
+	LIN("img_emb.proj.1", COND_EMBED, F_IMG, 0, dIMG, dIMG),
+	LIN("img_emb.proj.3", COND_EMBED, F_IMG, 0, DD, dIMG),
+	NORMWB("img_emb.proj.4", NORM, F_IMG, 0, DD),
+	{"img_emb.emb_pos", R(POS_EMBED), F_IMG | F_IPOS, 0, {K1, {QPSL, 0}, dIMG}},
+	{"head.modulation", R(ADALN), 0, 0, {K1, {Q1, 2}, DD}},
+	LIN("head.head", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_wan_orig_block[] = {
+	LIN("self_attn.q", ATTN_Q, 0, 0, DD, DD),
+	LIN("self_attn.k", ATTN_K, 0, 0, DD, DD),
+	LIN("self_attn.v", ATTN_V, 0, 0, DD, DD),
+	VEC("self_attn.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("self_attn.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("self_attn.o", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm3", XATTN_NORM, F_XNORM, 0, DD),
+	LIN("cross_attn.q", XATTN_Q, 0, 0, DD, DD),
+	LIN("cross_attn.k", XATTN_K, 0, 0, DD, DD),
+	LIN("cross_attn.v", XATTN_V, 0, 0, DD, DD),
+	VEC("cross_attn.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("cross_attn.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("cross_attn.k_img", XATTN_K, F_AKV, 0, DD, dAKV),
+	LIN("cross_attn.v_img", XATTN_V, F_AKV, 0, DD, dAKV),
+	VEC("cross_attn.norm_k_img", ATTN_K_NORM, F_AKV, 0, DD),
+	LIN("cross_attn.o", XATTN_O, 0, 0, DD, DD),
+	LIN("ffn.0", FFN_UP, 0, 0, dF, DD),
+	LIN("ffn.2", FFN_DOWN, 0, 0, DD, dF),
+	{"modulation", R(ADALN), 0, 0, {K1, {Q1, 6}, DD}},
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -1107,6 +1150,26 @@ static const struct nvmid wvae_mids[] = {
 };
 static const struct nextra wvae_x = {.vstacks = wvae_stacks, .vmids = wvae_mids};
 
+static const struct nrep wan_orig_reps[] = {
+	{"blocks.%u.", u_wan_orig_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+/* a file's widths, block count and switches, read from its shapes and
+ * names; heads are in no shape (no count depends on them) */
+static const struct nprobe wan_orig_probes[] = {
+	{"patch_embedding.weight", 0, QD, 0}, {"patch_embedding.weight", 1, QCIN, 0},
+	{"patch_embedding.weight", 2, QPT, 0}, {"patch_embedding.weight", 3, QPH, 0},
+	{"patch_embedding.weight", 4, QPW, 0},
+	{"text_embedding.0.weight", 1, QCTX, 0}, {"time_embedding.0.weight", 1, QFREQ, 0},
+	{"blocks.0.ffn.0.weight", 0, QF, 0}, {"head.head.weight", 0, QOUTP, 0},
+	{"blocks.", 0, QR_LAYERS, 0},
+	{"blocks.0.norm3.weight", 0, 0, F_XNORM}, {"blocks.0.self_attn.norm_q.weight", 0, 0, F_QKN},
+	{"img_emb.proj.0.weight", 0, QIMG, 0}, {"img_emb.proj.0.weight", 0, 0, F_IMG},
+	{"blocks.0.cross_attn.k_img.weight", 1, QAKV, 0}, {"blocks.0.cross_attn.k_img.weight", 0, 0, F_AKV},
+	{"img_emb.emb_pos", 1, QPSL, 0}, {"img_emb.emb_pos", 0, 0, F_IPOS},
+	{NULL, 0, 0, 0},
+};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
 	 unet_mid, NULL, NULL, NULL, NULL},
@@ -1136,6 +1199,9 @@ static const struct nclass classes[] = {
 	 wan_counts, NULL, NULL, NULL},
 	{"AutoencoderKLWan", "vae", wvae_keys, vae_derive, NULL, wvae_strs, u_wvae, NULL, NULL, NULL, NULL, NULL, NULL,
 	 NULL},
+	/* read from a file's shapes; mkmodel writes it from a Wan config */
+	{"WanTransformer3DModel (original names)", "transformer", wan_keys, wan_derive, wan_flags, NULL, u_wan_orig,
+	 wan_orig_reps, NULL, NULL, wan_counts, "time_projection.1.weight", wan_orig_probes, "WanTransformer3DModel"},
 };
 
 /* the classes that read more than their keys (see struct nextra) */
@@ -1148,6 +1214,7 @@ static const struct {
 	{"SanaTransformer2DModel", &sana_x},
 	{"WanTransformer3DModel", &wan_x},
 	{"AutoencoderKLWan", &wvae_x},
+	{"WanTransformer3DModel (original names)", &wan_x},
 };
 
 static const struct nextra *
