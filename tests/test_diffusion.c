@@ -487,3 +487,246 @@ Test(diffusion, pipeline_with_a_sharded_transformer)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== flops per denoising step, per decode, per prompt ==== */
+
+/* flops --json of a network written from config text (mkmodel) at the
+ * arguments given; the document's first component. */
+static cJSON *
+flops_of(const char *cfg_text, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "cfg.json", cfg_text, strlen(cfg_text));
+	char *m = ws_join(dir, "net");
+	mkmodel(m, cf, NULL, NULL);
+	ws_run r = ws_run_cli("flops", m, "--json", a1, a2, a3, a4, NULL);
+	cr_assert_eq(r.status, 0, "flops: %s%s", r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+	return j;
+}
+
+static const cJSON *
+first_component(const cJSON *j)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "components"), 0);
+	cr_assert(c, "no components[]");
+	return c;
+}
+
+Test(diffusion, flops_small_unet_by_hand)
+{
+	/* two levels (8, 16 channels), one resnet each, cross-attention on
+	 * the second; --size 32 px: latent 4x4 (level 0, 16 positions; no
+	 * VAE read: /8), level 1 2x2 (4); 77 text tokens of width 12; time
+	 * embedding 4 x 8 = 32.  A weight's MACs = its elements x the
+	 * positions or tokens it runs over; an attention's scores and
+	 * weighted values 2 x queries x keys x 16. */
+	static const char cfg[] =
+		"{\"_class_name\": \"UNet2DConditionModel\", \"block_out_channels\": [8, 16],"
+		" \"down_block_types\": [\"DownBlock2D\", \"CrossAttnDownBlock2D\"],"
+		" \"up_block_types\": [\"CrossAttnUpBlock2D\", \"UpBlock2D\"], \"layers_per_block\": 1,"
+		" \"cross_attention_dim\": 12, \"mid_block_type\": null, \"use_linear_projection\": true,"
+		" \"attention_head_dim\": 8, \"norm_num_groups\": 4, \"sample_size\": 4}";
+	uint64_t own = 8 * 4 * 9 * 16             /* conv_in */
+		       + (32 * 8 + 32 * 32)        /* time embedding, once */
+		       + 4 * 8 * 9 * 16;           /* conv_out */
+	uint64_t down0 = (8 * 8 * 9 * 2) * 16 + 8 * 32   /* resnet, its time projection once */
+			 + 8 * 8 * 9 * 4;                /* downsampler, output at level 1 */
+	uint64_t scores = 2 * 4 * 4 * 16 + 2 * 4 * 77 * 16;
+	uint64_t attn = (16 * 16 * 2) * 4          /* proj_in, proj_out */
+			+ (16 * 16 * 4) * 4        /* attn1 q k v o */
+			+ (16 * 16 * 2) * 4        /* attn2 q o */
+			+ (16 * 12 * 2) * 77       /* attn2 k v over the text */
+			+ (128 * 16 + 16 * 64) * 4 /* GEGLU */
+			+ scores;
+	uint64_t down1 = (16 * 8 * 9 + 16 * 16 * 9 + 16 * 8) * 4 + 16 * 32 + attn;
+	/* up level 1 takes the skips 16 and 8: resnets 16+16 -> 16, 16+8 -> 16 */
+	uint64_t up0 = (16 * 32 * 9 + 16 * 16 * 9 + 16 * 32) * 4 + 16 * 32 + attn +
+		       (16 * 24 * 9 + 16 * 16 * 9 + 16 * 24) * 4 + 16 * 32 + attn +
+		       16 * 16 * 9 * 16;           /* upsampler, output at level 0 */
+	/* up level 0 takes the skips 8 and 8: 16+8 -> 8, 8+8 -> 8 */
+	uint64_t up1 = (8 * 24 * 9 + 8 * 8 * 9 + 8 * 24) * 16 + 8 * 32 +
+		       (8 * 16 * 9 + 8 * 8 * 9 + 8 * 16) * 16 + 8 * 32;
+	uint64_t total = own + down0 + down1 + up0 + up1;
+	cr_assert_eq(total, 389888ull, "the arithmetic above: %llu", (unsigned long long)total);
+	cJSON *j = flops_of(cfg, "--size", "32", NULL, NULL);
+	const cJSON *c = first_component(j);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "per")->valuestring, "denoising_step");
+	cr_expect_eq(json_u64(c, "macs", "total"), total, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 3 * scores);
+	cr_expect_eq(json_u64(c, "flops", "total"), 2 * total);
+	cr_expect_eq(json_u64(c, "image_tokens", NULL), 16);
+	cr_expect_eq(json_u64(c, "text_tokens", NULL), 77);
+	/* the native size: sample_size 4 latent x 8 */
+	cr_expect_eq(json_u64(j, "size", "height"), 32);
+	cJSON_Delete(j);
+	j = flops_of(cfg, NULL, NULL, NULL, NULL);
+	cr_expect_eq(json_u64(first_component(j), "macs", "total"), total);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "size"),
+							  "source")->valuestring, "sample_size");
+	cJSON_Delete(j);
+}
+
+Test(diffusion, flops_small_flux_by_hand)
+{
+	/* D = 2 heads x 4 = 8, MLP 32; --size 32: latent 4x4, packed 2x2
+	 * into 2x2 = 4 image tokens; --seq 3 text tokens; joint attention
+	 * over 7 */
+	static const char cfg[] =
+		"{\"_class_name\": \"FluxTransformer2DModel\", \"num_layers\": 1, \"num_single_layers\": 1,"
+		" \"num_attention_heads\": 2, \"attention_head_dim\": 4, \"in_channels\": 4,"
+		" \"joint_attention_dim\": 6, \"pooled_projection_dim\": 5, \"patch_size\": 1}";
+	uint64_t own = 8 * 4 * 4             /* x_embedder over the image */
+		       + 8 * 6 * 3           /* context_embedder over the text */
+		       + 8 * 256 + 8 * 8     /* timestep MLP, once */
+		       + 8 * 5 + 8 * 8       /* pooled text MLP, once */
+		       + 16 * 8              /* norm_out modulation, once */
+		       + 4 * 8 * 4;          /* proj_out over the image */
+	uint64_t joint = 2 * 7 * 7 * 8;
+	uint64_t dbl = 2 * 48 * 8                 /* two modulations */
+		       + (4 * 64 + 2 * 256) * 4   /* image stream: q k v o, MLP */
+		       + (4 * 64 + 2 * 256) * 3   /* text stream */
+		       + joint;
+	uint64_t single = 24 * 8 + (32 * 8 + 3 * 64 + 8 * 40) * 7 + joint;
+	uint64_t total = own + dbl + single;
+	cr_assert_eq(total, 16024ull, "the arithmetic above: %llu", (unsigned long long)total);
+	cJSON *j = flops_of(cfg, "--size", "32", "--seq", "3");
+	const cJSON *c = first_component(j);
+	cr_expect_eq(json_u64(c, "macs", "total"), total, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 2 * joint);
+	cr_expect_eq(json_u64(c, "image_tokens", NULL), 4);
+	cJSON_Delete(j);
+	/* a size the packing does not divide: a usage error naming the multiple */
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "cfg.json", cfg, sizeof cfg - 1), *m = ws_join(dir, "n");
+	mkmodel(m, cf, NULL, NULL);
+	ws_run r = ws_run_cli("flops", m, "--size", "40", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(ws_contains(r.err, "multiples of 16"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", m, "--size", "32x", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+}
+
+Test(diffusion, flops_small_vae_by_hand)
+{
+	/* levels of 4 and 8 channels: scale factor 2; --size 4: pixels 4x4
+	 * (16), latent 2x2 (4); the mid block's single-head attention of
+	 * width 8 over the 4 latent positions */
+	static const char cfg[] =
+		"{\"_class_name\": \"AutoencoderKL\", \"block_out_channels\": [4, 8], \"latent_channels\": 2,"
+		" \"down_block_types\": [\"DownEncoderBlock2D\", \"DownEncoderBlock2D\"],"
+		" \"up_block_types\": [\"UpDecoderBlock2D\", \"UpDecoderBlock2D\"], \"layers_per_block\": 1,"
+		" \"norm_num_groups\": 2, \"sample_size\": 4}";
+	uint64_t mid = 2 * (8 * 8 * 9 * 2) * 4 + 4 * 64 * 4 + 2 * 4 * 4 * 8;
+	uint64_t decode = 2 * 2 * 4             /* post_quant_conv */
+			  + 8 * 2 * 9 * 4       /* decoder.conv_in */
+			  + mid
+			  + 2 * (8 * 8 * 9 * 2) * 4 /* up level 1: two resnets */
+			  + 8 * 8 * 9 * 16      /* its upsampler, at the pixels */
+			  + (4 * 8 * 9 + 4 * 4 * 9 + 4 * 8) * 16 + (4 * 4 * 9 * 2) * 16
+			  + 3 * 4 * 9 * 16;     /* decoder.conv_out */
+	uint64_t encode = 4 * 3 * 9 * 16 + (4 * 4 * 9 * 2) * 16 + 4 * 4 * 9 * 4 +
+			  (8 * 4 * 9 + 8 * 8 * 9 + 8 * 4) * 4 + mid + 4 * 8 * 9 * 4 + 4 * 4 * 4;
+	cr_assert_eq(decode, 43280ull, "the arithmetic above: %llu", (unsigned long long)decode);
+	cr_assert_eq(encode, 22208ull, "the arithmetic above: %llu", (unsigned long long)encode);
+	cJSON *j = flops_of(cfg, NULL, NULL, NULL, NULL);
+	const cJSON *c = first_component(j);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "per")->valuestring, "decode");
+	cr_expect_eq(json_u64(c, "macs", "total"), decode, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "encode", "macs"), encode, "%llu", (unsigned long long)json_u64(c, "encode", "macs"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 2 * 4 * 4 * 8);
+	cr_expect_eq(json_u64(j, "size", "width"), 4, "a VAE's sample_size is in pixels");
+	cJSON_Delete(j);
+}
+
+Test(diffusion, flops_sdxl_pipeline_and_flux)
+{
+	/* SDXL base at its native 1024x1024: the UNet per step at 6.76
+	 * TFLOPs (published estimates put it near 6.7-7), the VAE per decode,
+	 * CLIP-L and OpenCLIP-bigG per prompt of 77 tokens */
+	static const char *const parts[] = {"unet", "vae", "text_encoder", "text_encoder_2"};
+	char *mi = shared_or_skip(SDXL "model_index.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "sdxl");
+	mkdir(root, 0755);
+	char *mic = ws_join(root, "model_index.json");
+	copy_sparse(mi, mic);
+	for (size_t i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, SDXL "%s.json", parts[i]);
+		char *cfg = shared_or_skip(rel), *sub = ws_join(root, parts[i]);
+		mkmodel(sub, cfg, "--dtype", "F16");
+		free(cfg);
+		free(sub);
+	}
+	ws_run r = ws_run_cli("flops", root, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j);
+	cr_expect_eq(json_u64(j, "size", "height"), 1024);
+	cr_expect_eq(json_u64(j, "size", "vae_scale_factor"), 8);
+	const cJSON *u = component(j, "unet"), *v = component(j, "vae"), *t = component(j, "text_encoder");
+	cr_assert(u && v && t);
+	uint64_t um = json_u64(u, "macs", "total");
+	cr_expect_eq(um, 3380618199040ull, "%llu", (unsigned long long)um);
+	cr_expect(2 * um > 6700000000000ull && 2 * um < 7000000000000ull);
+	cr_expect_eq(json_u64(u, "text_tokens", NULL), 77);
+	cr_expect_eq(json_u64(u, "grid", "height"), 128);
+	cr_expect_eq(json_u64(v, "macs", "total"), 5235196297216ull);
+	/* CLIP-L: 12 layers x (4 x 768² + 2 x 768 x 3072) MACs a token, and
+	 * 12 x 12 heads x (64 + 64) per pair of the 77 tokens */
+	cr_expect_eq(json_u64(t, "macs", "total"), 12ull * (4 * 768 * 768 + 2 * 768 * 3072) * 77 + 12ull * 12 * 128 * 77 * 77);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(t, "per")->valuestring, "prompt");
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	/* --component: the one component, still at the VAE's scale */
+	r = ws_run_cli("flops", root, "--json", "--component", "unet", "--size", "512x768", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "components")), 1);
+	cr_expect_eq(json_u64(first_component(j), "grid", "width"), 96);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(mic);
+	free(mi);
+	free(root);
+	free(dir);
+
+	/* FLUX.1-dev at 1024x1024: 4,096 image tokens and 512 T5 tokens;
+	 * 19 double and 38 single blocks of 12 x 3072² MACs per token over
+	 * the 4,608, joint attention 2 x 4,608² x 3072 in each; the
+	 * embedders: x 64 -> 3072 over the image, context 4096 -> 3072 over
+	 * the text, proj_out 3072 -> 64; the time, guidance and pooled MLPs
+	 * and the modulations once */
+	char *cfg = shared_or_skip("configs/black-forest-labs__FLUX.1-dev__transformer.json");
+	dir = ws_tmpdir();
+	char *m = ws_join(dir, "transformer");
+	mkmodel(m, cfg, NULL, NULL);
+	const uint64_t D = 3072, N = 4096 + 512;
+	uint64_t once = 2 * (D * 256 + D * D) + D * 768 + D * D   /* time, guidance, pooled */
+			+ 19 * 2 * 6 * D * D + 38 * 3 * D * D + 2 * D * D; /* modulations */
+	uint64_t flux = 57 * (12 * D * D * N + 2 * N * N * D) + 64 * D * 4096 + 4096 * D * 512 +
+			D * 64 * 4096 + once;
+	r = ws_run_cli("flops", m, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	cr_expect_eq(json_u64(first_component(j), "macs", "total"), flux, "%llu against %llu",
+		     (unsigned long long)json_u64(first_component(j), "macs", "total"), (unsigned long long)flux);
+	cr_expect_eq(json_u64(first_component(j), "image_tokens", NULL), 4096);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cfg);
+	free(dir);
+}

@@ -50,26 +50,56 @@ enum {
 	F_BUF = 1u << 11,      /* line flag: a buffer, not a parameter */
 };
 
+/* What a matrix runs over, per step (flops): the image's positions at
+ * the unit's level (0, the default), once per sample, the text tokens,
+ * image and text together (a single-stream block), the image at the
+ * deepest level (a VAE's latent end). */
+#define T_IMG WS_NET_TOK_IMG
+#define T_ONE WS_NET_TOK_ONE
+#define T_TXT WS_NET_TOK_TXT
+#define T_ALL WS_NET_TOK_ALL
+#define T_DEEP 4
+/* An attention whose scores this line's projection starts: over its own
+ * tokens, its tokens against the text, image and text jointly. */
+#define A_SELF WS_NET_ATT_SELF
+#define A_TXT WS_NET_ATT_TXT
+#define A_JOINT WS_NET_ATT_JOINT
+
 struct nline {
 	const char *name;
 	ws_role role;
 	unsigned need, unless;
 	struct nd d[4];
+	unsigned char tok, att;
+	struct nd aw;        /* the attention's inner width (heads x head dim) */
 };
 
 #define R(x) WS_ROLE_##x
 /* a linear with bias: weight [o, i], bias [o] */
+#define Z_ 0, 0, {0, 0}
 #define LIN(n, role, need, unless, o, i) \
-	{n ".weight", R(role), need, unless, {o, i}}, {n ".bias", R(role), need, unless, {o}}
-#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}}
+	{n ".weight", R(role), need, unless, {o, i}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
+#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}, Z_}
+/* ... running over tok; starting an attention att of inner width aw */
+#define LINT(n, role, need, unless, o, i, tok) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBT(n, role, need, unless, o, i, tok) {n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}
+#define LINA(n, role, need, unless, o, i, tok, att, aw) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, att, aw}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBA(n, role, need, unless, o, i, att, aw) {n ".weight", R(role), need, unless, {o, i}, 0, att, aw}
+#define CONVT(n, role, need, unless, o, i, k, tok) \
+	{n ".weight", R(role), need, unless, {o, i, k, k}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
 /* a weight vector alone (an RMSNorm) */
-#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}}
+#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}, Z_}
 /* a vector under its own name (BFL's RMSNorm scale) */
-#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}}
+#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}, Z_}
 #define NORMWB(n, role, need, unless, w) \
-	{n ".weight", R(role), need, unless, {w}}, {n ".bias", R(role), need, unless, {w}}
+	{n ".weight", R(role), need, unless, {w}, Z_}, {n ".bias", R(role), need, unless, {w}, Z_}
 #define CONV(n, role, need, unless, o, i, k) \
-	{n ".weight", R(role), need, unless, {o, i, k, k}}, {n ".bias", R(role), need, unless, {o}}
+	{n ".weight", R(role), need, unless, {o, i, k, k}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
 #define O_ {QO, 0}
 #define I_ {QI, 0}
 #define K1 {Q1, 1}
@@ -102,7 +132,7 @@ struct nline {
 #define dD_3 {QD, 3}
 #define dD_5 {QD, 5}
 #define dD_9 {QD, 9}
-#define END {NULL, 0, 0, 0, {{0, 0}}}
+#define END {NULL, 0, 0, 0, {{0, 0}}, Z_}
 
 /* ==== units ==== */
 
@@ -110,7 +140,7 @@ struct nline {
 static const struct nline u_resnet[] = {
 	NORMWB("norm1", NORM, 0, 0, I_),
 	CONV("conv1", CONV, 0, 0, O_, I_, K3),
-	LIN("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT),
+	LINT("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT, T_ONE),
 	NORMWB("norm2", NORM, 0, 0, O_),
 	CONV("conv2", CONV, 0, 0, O_, O_, K3),
 	CONV("conv_shortcut", CONV, F_SHORT, 0, O_, I_, K1),
@@ -137,14 +167,14 @@ static const struct nline u_t2d[] = {
  * a GEGLU feed-forward (its proj holds value and gate) */
 static const struct nline u_basic[] = {
 	NORMWB("norm1", ATTN_NORM, 0, 0, O_),
-	LINNB("attn1.to_q", ATTN_Q, 0, 0, O_, O_),
+	LINNBA("attn1.to_q", ATTN_Q, 0, 0, O_, O_, A_SELF, O_),
 	LINNB("attn1.to_k", ATTN_K, 0, 0, O_, O_),
 	LINNB("attn1.to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("attn1.to_out.0", ATTN_O, 0, 0, O_, O_),
 	NORMWB("norm2", XATTN_NORM, 0, 0, O_),
-	LINNB("attn2.to_q", XATTN_Q, 0, 0, O_, O_),
-	LINNB("attn2.to_k", XATTN_K, 0, 0, O_, dX),
-	LINNB("attn2.to_v", XATTN_V, 0, 0, O_, dX),
+	LINNBA("attn2.to_q", XATTN_Q, 0, 0, O_, O_, A_TXT, O_),
+	LINNBT("attn2.to_k", XATTN_K, 0, 0, O_, dX, T_TXT),
+	LINNBT("attn2.to_v", XATTN_V, 0, 0, O_, dX, T_TXT),
 	LIN("attn2.to_out.0", XATTN_O, 0, 0, O_, O_),
 	NORMWB("norm3", FFN_NORM, 0, 0, O_),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dO_8, O_),
@@ -155,7 +185,7 @@ static const struct nline u_basic[] = {
 /* a VAE's single-head attention with biases */
 static const struct nline u_vae_attn[] = {
 	NORMWB("group_norm", NORM, 0, 0, O_),
-	LIN("to_q", ATTN_Q, 0, 0, O_, O_),
+	LINA("to_q", ATTN_Q, 0, 0, O_, O_, T_IMG, A_SELF, O_),
 	LIN("to_k", ATTN_K, 0, 0, O_, O_),
 	LIN("to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("to_out.0", ATTN_O, 0, 0, O_, O_),
@@ -165,10 +195,10 @@ static const struct nline u_vae_attn[] = {
 /* UNet2DConditionModel's own layers */
 static const struct nline u_unet[] = {
 	CONV("conv_in", CONV, 0, 0, dB0, dCIN, dKIN),
-	LIN("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0),
-	LIN("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT),
-	LIN("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD),
-	LIN("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT),
+	LINT("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0, T_ONE),
+	LINT("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT, T_ONE),
+	LINT("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD, T_ONE),
+	LINT("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT, T_ONE),
 	NORMWB("conv_norm_out", NORM, 0, 0, dB0),
 	CONV("conv_out", CONV, 0, 0, dCOUT, dB0, dKOUT),
 	END,
@@ -179,10 +209,10 @@ static const struct nline u_unet[] = {
 static const struct nline u_vae[] = {
 	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
 	NORMWB("encoder.conv_norm_out", NORM, 0, 0, dBL),
-	CONV("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3),
-	CONV("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1),
-	CONV("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1),
-	CONV("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3),
+	CONVT("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3, T_DEEP),
+	CONVT("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1, T_DEEP),
+	CONVT("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1, T_DEEP),
+	CONVT("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3, T_DEEP),
 	NORMWB("decoder.conv_norm_out", NORM, 0, 0, dB0),
 	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
 	END,
@@ -191,65 +221,65 @@ static const struct nline u_vae[] = {
 /* FluxTransformer2DModel's own layers */
 static const struct nline u_flux[] = {
 	LIN("x_embedder", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("context_embedder", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	LINT("context_embedder", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 
 /* a double-stream (MMDiT) block: image and text streams, joint attention */
 static const struct nline u_flux_double[] = {
-	LIN("norm1.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, 0, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 
 /* a single-stream block: attention and MLP side by side, one output */
 static const struct nline u_flux_single[] = {
-	LIN("norm.linear", ADALN, 0, 0, dD_3, DD),
-	LIN("proj_mlp", FFN_UP, 0, 0, dF, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
+	LINT("norm.linear", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINT("proj_mlp", FFN_UP, 0, 0, dF, DD, T_ALL),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_ALL, A_SELF, DD),
+	LINT("attn.to_k", ATTN_K, 0, 0, DD, DD, T_ALL),
+	LINT("attn.to_v", ATTN_V, 0, 0, DD, DD, T_ALL),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("proj_out", FFN_DOWN, 0, 0, DD, dD_5),
+	LINT("proj_out", FFN_DOWN, 0, 0, DD, dD_5, T_ALL),
 	END,
 };
 
 /* SD3Transformer2DModel's own layers; pos_embed a persistent buffer */
 static const struct nline u_sd3[] = {
-	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}},
-	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}},
-	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}},
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
@@ -257,23 +287,23 @@ static const struct nline u_sd3[] = {
 /* a JointTransformerBlock; the last one's context stream ends in its
  * attention (context_pre_only), SD3.5's dual layers attend twice */
 static const struct nline u_sd3_block[] = {
-	LIN("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD),
-	LIN("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD),
-	LIN("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, F_QKN, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, F_QKN, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD),
-	LIN("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINA("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD, T_IMG, A_SELF, DD),
 	LIN("attn2.to_k", ATTN_K, F_DUAL, 0, DD, DD),
 	LIN("attn2.to_v", ATTN_V, F_DUAL, 0, DD, DD),
 	VEC("attn2.norm_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
@@ -281,8 +311,8 @@ static const struct nline u_sd3_block[] = {
 	LIN("attn2.to_out.0", ATTN_O, F_DUAL, 0, DD, DD),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
 	END,
 };
 
@@ -293,40 +323,40 @@ static const struct nline u_sd3_block[] = {
 #define dDF {QDF, 0}
 static const struct nline u_bfl[] = {
 	LIN("img_in", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("txt_in", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD),
-	LIN("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD),
-	LIN("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD),
+	LINT("txt_in", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 static const struct nline u_bfl_double[] = {
-	LIN("img_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("txt_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("img_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("txt_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
 	RAW("img_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("img_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
 	LIN("img_attn.proj", ATTN_O, 0, 0, DD, DD),
-	LIN("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
 	RAW("txt_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("txt_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("txt_attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINT("txt_attn.proj", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("img_mlp.0", FFN_UP, 0, 0, dF, DD),
 	LIN("img_mlp.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("txt_mlp.0", FFN_UP, 0, 0, dF, DD),
-	LIN("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("txt_mlp.0", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 static const struct nline u_bfl_single[] = {
-	LIN("modulation.lin", ADALN, 0, 0, dD_3, DD),
-	LIN("linear1", ATTN_QKV, 0, 0, dQKVF, DD),
+	LINT("modulation.lin", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINA("linear1", ATTN_QKV, 0, 0, dQKVF, DD, T_ALL, A_SELF, DD),
 	RAW("norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("linear2", FFN_DOWN, 0, 0, DD, dDF),
+	LINT("linear2", FFN_DOWN, 0, 0, DD, dDF, T_ALL),
 	END,
 };
 
@@ -406,6 +436,13 @@ struct nclass {
 	const char *detect;
 	const struct nprobe *probes;
 	const char *twin;    /* the diffusers class it is a layout of */
+	/* flops: the name prefixes of a VAE's encode pass; the text tokens
+	 * its pipeline gives per prompt (the denoiser's context), those of a
+	 * T5 encoder there; the latent positions per token side its pipeline
+	 * packs beyond patch_size; the latent sample size its pipeline
+	 * defaults to when the config has none */
+	const char *const *encode;
+	uint64_t text_tokens, long_text_tokens, pack, sample_def;
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
@@ -541,19 +578,27 @@ static const struct nrep bfl_reps[] = {
 	{NULL, NULL, 0, false, NULL},
 };
 
+static const char *const vae_encode[] = {"encoder.", "quant_conv.", NULL};
+
+/* Text tokens per prompt (flops): a UNet's pipelines pad CLIP's prompt to
+ * its 77 positions; FluxPipeline's T5 prompt is max_sequence_length 512
+ * (the denoiser's whole context) and packs 2x2 latent positions into a
+ * token, its default_sample_size 128; StableDiffusion3Pipeline joins
+ * CLIP's 77 and T5's 256 (max_sequence_length) into 333. */
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
-	 unet_mid, NULL, NULL, NULL, NULL},
+	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77},
 	{"AutoencoderKL", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_vae, NULL, vae_levels, vae_mid,
-	 NULL, NULL, NULL, NULL},
+	 NULL, NULL, NULL, NULL, .encode = vae_encode},
 	{"FluxTransformer2DModel", "transformer", flux_keys, dit_derive, flux_flags, NULL, u_flux, flux_reps,
-	 NULL, NULL, flux_counts, NULL, NULL, NULL},
+	 NULL, NULL, flux_counts, NULL, NULL, NULL, .text_tokens = 512, .long_text_tokens = 512, .pack = 2,
+	 .sample_def = 128},
 	{"SD3Transformer2DModel", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sd3, sd3_reps, NULL,
-	 NULL, sd3_counts, NULL, NULL, NULL},
+	 NULL, sd3_counts, NULL, NULL, NULL, .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128},
 	/* read from a file's shapes; mkmodel writes it from a FLUX config */
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
-	 "FluxTransformer2DModel"},
+	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128},
 };
 
 static const struct nclass *
@@ -600,6 +645,8 @@ struct build {
 	const char *path;
 	ws_error *err;
 	const char *why;     /* the class has no layout for the config */
+	uint8_t level, deep; /* the level placed now; the deepest */
+	const char *const *encode;
 };
 
 static int
@@ -630,6 +677,13 @@ emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t 
 		b->n->n++;
 		t->role = u->role;
 		t->buffer = (u->need & F_BUF) != 0;
+		t->tok = u->tok == T_DEEP ? T_IMG : u->tok;
+		t->level = u->tok == T_DEEP ? b->deep : b->level;
+		t->att = u->att;
+		if (u->att && u->aw.q && !ws_mul_u64(q[u->aw.q], u->aw.mul ? u->aw.mul : 1, &t->att_dim))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+		for (const char *const *e = b->encode; e && *e && !t->encode; e++)
+			t->encode = !strncmp(t->name, *e, strlen(*e));
 		t->kind = nl > 5 && !strcmp(u->name + nl - 5, ".bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
 		t->elements = 1;
 		for (int d = 0; d < 4 && u->d[d].q; d++) {
@@ -741,6 +795,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	}
 	q[QB0] = ch[0];
 	q[QBL] = ch[n - 1];
+	b->deep = (uint8_t)(n - 1);
 	if (key_levels(b, config, "layers_per_block", 2, n, lpb) ||
 	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl))
 		return -1;
@@ -768,6 +823,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			uint64_t prev = lv->up ? ch[i ? n - i : n - 1] : ch[i ? i - 1 : 0];
 			uint64_t skip_in = lv->up ? ch[i + 1 < n ? n - 2 - i : 0] : 0;
 			uint64_t nres = lpb[li] + (lv->up ? 1 : 0);
+			b->level = (uint8_t)li;
 			for (uint64_t j = 0; j < nres; j++) {
 				uint64_t v[QR_COUNT];
 				memcpy(v, q, sizeof v);
@@ -795,6 +851,9 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			}
 			if (i + 1 < n) {
 				uint64_t v[QR_COUNT];
+				/* a downsampler's output is the next level's, an
+				 * upsampler's the level above */
+				b->level = (uint8_t)(lv->up ? li - 1 : li + 1);
 				memcpy(v, q, sizeof v);
 				v[QI] = v[QO] = out;
 				if (emit_at(b, lv->fmt, (unsigned)i, lv->sampler, 0, u_sampler, v, 0))
@@ -816,6 +875,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		uint64_t v[QR_COUNT];
 		memcpy(v, q, sizeof v);
 		v[QI] = v[QO] = ch[n - 1];
+		b->level = b->deep;
 		unsigned fl = md->flags | cfl;
 		char pre[64];
 		snprintf(pre, sizeof pre, "%sresnets.0.", md->prefix);
@@ -835,6 +895,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		if (emit(b, pre, u_resnet, v, fl))
 			return -1;
 	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
 	return 0;
 }
 
@@ -958,6 +1019,7 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 		else
 			q[d->q] = v;
 	}
+	b.encode = c->encode;
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
@@ -983,6 +1045,13 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 	qsort(n->t, n->n, sizeof *n->t, tcmp);
 	if (config)
 		key_u64(&b, config, "sample_size", 0, &n->sample_size);
+	n->sample_from_config = n->sample_size != 0;
+	if (!n->sample_size)
+		n->sample_size = c->sample_def;
+	n->levels = (uint64_t)b.deep + 1;
+	n->patch = (q[QPS] ? q[QPS] : 1) * (c->pack ? c->pack : 1);
+	n->text_tokens = c->text_tokens;
+	n->long_text_tokens = c->long_text_tokens;
 	n->in_channels = q[QCIN];
 	n->latent_channels = q[QLAT];
 	out->net = n;
@@ -1218,4 +1287,46 @@ ws_net_single_file_class(const char *cls)
 		if (classes[k].twin && !strcmp(classes[k].twin, cls))
 			return classes[k].cls;
 	return NULL;
+}
+
+bool
+ws_net_macs(const struct ws_net *n, uint64_t h, uint64_t w, uint64_t txt, struct ws_net_macs *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!ws_mul_u64(h, w, &out->image_tokens))
+		return false;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ws_net_tensor *t = &n->t[i];
+		/* matrices only: norms, biases and buffers multiply nothing */
+		if (t->buffer || t->kind != WS_KIND_WEIGHT || t->ndim < 2)
+			continue;
+		uint64_t img, tokens, m, x, keys, q;
+		if (t->level >= 64 || !ws_mul_u64(h >> t->level, w >> t->level, &img))
+			return false;
+		switch (t->tok) {
+		case T_ONE: tokens = 1; break;
+		case T_TXT: tokens = txt; break;
+		case T_ALL: if (!ws_add_u64(img, txt, &tokens)) return false; break;
+		default: tokens = img; break;
+		}
+		/* a weight element per token (a convolution's per output position) */
+		uint64_t *sum = t->encode ? &out->encode_macs : &out->macs;
+		uint64_t *att = t->encode ? &out->encode_attention : &out->attention;
+		if (!ws_mul_u64(t->elements, tokens, &m) || !ws_add_u64(*sum, m, sum) ||
+		    !ws_add_u64(out->by_role[t->role], t->encode ? 0 : m, &out->by_role[t->role]))
+			return false;
+		if (!t->att)
+			continue;
+		/* scores Q·Kᵀ and the weighted sum of V: 2 × queries × keys × width */
+		q = tokens;
+		keys = t->att == A_TXT ? txt : tokens;
+		if (t->att == A_JOINT && !ws_add_u64(img, txt, &q))
+			return false;
+		if (t->att == A_JOINT)
+			keys = q;
+		if (!ws_mul_u64(q, keys, &x) || !ws_mul_u64(x, t->att_dim, &x) || !ws_mul_u64(x, 2, &x) ||
+		    !ws_add_u64(*att, x, att) || !ws_add_u64(*sum, x, sum))
+			return false;
+	}
+	return true;
 }
