@@ -923,6 +923,9 @@ ws_flops_diffusion_run(const ws_model *m, uint64_t h, uint64_t w, uint64_t txt, 
 				      "no sample_size in the %s config to take the native size from: give --size H[xW]",
 				      den ? den->cls : vae ? vae->cls : "network's");
 		h = w = side;
+		d->size_from = (den ? den : vae)->sample_from_config ? "sample_size" : "pipeline default";
+	} else {
+		d->size_from = "--size";
 	}
 	d->height = h;
 	d->width = w;

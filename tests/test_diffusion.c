@@ -730,3 +730,74 @@ Test(diffusion, flops_sdxl_pipeline_and_flux)
 	free(cfg);
 	free(dir);
 }
+
+/* ==== GGUF as ComfyUI-GGUF writes a network ==== */
+
+/* Overwrite the value of general.architecture (same length) in a GGUF
+ * header. */
+static void
+set_gguf_arch(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "r+b");
+	cr_assert(f, "%s", path);
+	char h[4096];
+	size_t n = fread(h, 1, sizeof h, f);
+	const char *k = memmem(h, n, "general.architecture", 20);
+	cr_assert(k);
+	const char *v = memmem(k, n - (size_t)(k - h), from, strlen(from));
+	cr_assert(v);
+	cr_assert_eq(fseek(f, v - h, SEEK_SET), 0);
+	cr_assert_eq(fwrite(to, 1, strlen(to), f), strlen(to));
+	fclose(f);
+}
+
+Test(diffusion, flux_gguf_quantized)
+{
+	/* general.architecture flux, BFL names, Q4_K where the rows are whole
+	 * blocks, F16 where not (img_in's 64), F32 for vectors: the layout
+	 * read from the shapes, the parameters from the logical shapes */
+	static const struct {
+		const char *cfg, *dtype;
+		bool shared;
+		uint64_t total;
+	} files[] = {
+		{"configs/black-forest-labs__FLUX.1-dev__transformer.json", "Q4_K", true, FLUX_DEV},
+		{"diffusion/black-forest-labs__FLUX.1-schnell__transformer.json", "Q8_0", false, 11891178560ull},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = files[i].shared ? shared_or_skip(files[i].cfg) : ws_testdata_path(files[i].cfg);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.gguf");
+		char codes[512];
+		char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", (char *)files[i].dtype, NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		cJSON *j = check_json(f, 0, files[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "", "%s", files[i].cfg);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(j, "format")->valuestring, "gguf");
+		const cJSON *bd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), "by_dtype");
+		cr_expect(json_u64(bd, files[i].dtype, NULL) > files[i].total / 2, "most parameters in %s", files[i].dtype);
+		const cJSON *c = component(j, "transformer");
+		cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		/* the same network per step as its safetensors */
+		r = ws_run_cli("flops", f, "--json", NULL);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(ws_contains(r.out, "\"per\":\"denoising_step\""), "%s", r.out);
+		ws_run_free(&r);
+		if (i == 0) {
+			/* a family other than the names': no formula, saying so */
+			set_gguf_arch(f, "flux", "sdxl");
+			r = ws_run_cli("check", f, NULL);
+			cr_expect_eq(r.status, 0, "%s", r.err);
+			cr_expect(ws_contains(r.out, "another diffusion family"), "%s", r.out);
+			ws_run_free(&r);
+		}
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

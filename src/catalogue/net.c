@@ -443,6 +443,9 @@ struct nclass {
 	 * defaults to when the config has none */
 	const char *const *encode;
 	uint64_t text_tokens, long_text_tokens, pack, sample_def;
+	/* general.architecture of a GGUF file of this layout (ComfyUI-GGUF's
+	 * converter keeps the original names) */
+	const char *gguf;
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
@@ -598,7 +601,15 @@ static const struct nclass classes[] = {
 	/* read from a file's shapes; mkmodel writes it from a FLUX config */
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
-	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128},
+	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128,
+	 .gguf = "flux"},
+};
+
+/* The general.architecture values ComfyUI-GGUF's loader takes for an
+ * image or video network (its IMG_ARCH_LIST); those without a layout
+ * above are named, without a formula. */
+static const char *const gguf_families[] = {
+	"flux", "sd1", "sdxl", "sd3", "aura", "hidream", "cosmos", "ltxv", "hyvid", "wan", "lumina2", "qwen_image",
 };
 
 static const struct nclass *
@@ -1329,4 +1340,46 @@ ws_net_macs(const struct ws_net *n, uint64_t h, uint64_t w, uint64_t txt, struct
 			return false;
 	}
 	return true;
+}
+
+const char *
+ws_net_gguf_arch(const char *cls)
+{
+	for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
+		if (classes[k].gguf && !strcmp(classes[k].cls, cls))
+			return classes[k].gguf;
+	return NULL;
+}
+
+bool
+ws_net_gguf_family(const char *arch)
+{
+	for (size_t k = 0; arch && k < sizeof gguf_families / sizeof gguf_families[0]; k++)
+		if (!strcmp(gguf_families[k], arch))
+			return true;
+	return false;
+}
+
+int
+ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err)
+{
+	int r = ws_net_infer(m, out, err);
+	if (r < 0)
+		return -1;
+	const struct nclass *c = r ? class_of(out->net->cls) : NULL;
+	if (c && c->gguf && !strcmp(c->gguf, family))
+		return 0;
+	/* names of no layout, or of another family's than the key says */
+	if (out->net) {
+		ws_net_free(out->net);
+		out->net = NULL;
+	}
+	out->known = false;
+	out->hidden_size = out->num_heads = out->head_dim = 0;
+	snprintf(out->architecture, sizeof out->architecture, "%s", family);
+	out->unsupported = r ? "a GGUF whose general.architecture names another diffusion family than its "
+			       "tensor names"
+			     : "a diffusion network in ComfyUI-GGUF's layout whose tensor names the catalogue "
+			       "has no layout for";
+	return 0;
 }

@@ -361,7 +361,7 @@ diffusion_one(const ws_cli *cli, const char *path, ws_model *m, const flops_opts
 		if (comps) {
 			ws_json_add_u64(sz, "height", d.height);
 			ws_json_add_u64(sz, "width", d.width);
-			cJSON_AddStringToObject(sz, "source", d.size_given ? "--size" : "sample_size");
+			cJSON_AddStringToObject(sz, "source", d.size_from);
 			ws_json_add_u64(sz, "vae_scale_factor", d.vae_scale);
 			cJSON_AddBoolToObject(sz, "vae_scale_assumed", d.vae_scale_assumed);
 		}
@@ -383,7 +383,9 @@ diffusion_one(const ws_cli *cli, const char *path, ws_model *m, const flops_opts
 		ws_fput_escaped(cli->out, arch, strlen(arch));
 		fprintf(cli->out, ", %llux%llu pixels (%s), latent = pixels / %llu%s; FLOPs = 2x MACs\n",
 			(unsigned long long)d.height, (unsigned long long)d.width,
-			d.size_given ? "--size" : "the native size, from sample_size", (unsigned long long)d.vae_scale,
+			d.size_given ? "--size" : strcmp(d.size_from, "sample_size") ? "the native size, the pipeline's default"
+									 : "the native size, from sample_size",
+			(unsigned long long)d.vae_scale,
 			d.vae_scale_assumed ? " (no VAE read: the usual factor assumed)" : " (the VAE's scale factor)");
 		for (size_t i = 0; i < d.n; i++)
 			if (!cli->component || !strcmp(cli->component, d.stages[i].name))

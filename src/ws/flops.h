@@ -204,6 +204,8 @@ typedef struct ws_flops_diffusion {
 	size_t n;
 	uint64_t height, width;    /* pixels */
 	bool size_given;           /* else the native size (sample_size) */
+	const char *size_from;     /* "--size", "sample_size" (the config's),
+				    * "pipeline default" (the class's) */
 	uint64_t vae_scale;        /* latent = pixels / vae_scale */
 	bool vae_scale_assumed;    /* no VAE read: 8 (every SD / SDXL / SD3 /
 				    * FLUX VAE's) */

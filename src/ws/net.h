@@ -91,6 +91,15 @@ void ws_net_free(struct ws_net *n);
  * Forest Labs names it): its quantities read from the shapes, out->net
  * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* A GGUF of a diffusion network as ComfyUI-GGUF writes it: is arch one
+ * of the families its loader takes (general.architecture flux, sd3,
+ * sdxl, ...)?  Then read it as a single file's names and shapes
+ * (ws_net_infer); a family the names do not match, or names of no
+ * layout, leave out->known false saying so.  0, or -1 with err set. */
+bool ws_net_gguf_family(const char *arch);
+int ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err);
+/* The general.architecture of a class's GGUF layout (for mkmodel), or NULL. */
+const char *ws_net_gguf_arch(const char *cls);
 /* The single-file layout of a diffusers class (for mkmodel), or NULL. */
 const char *ws_net_single_file_class(const char *cls);
 /* The expected tensor named name[0..len), or NULL. */
