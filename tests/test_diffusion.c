@@ -801,3 +801,63 @@ Test(diffusion, flux_gguf_quantized)
 		free(dir);
 	}
 }
+
+/* ==== a value per level ==== */
+
+static uint64_t
+total_of_text(const char *text)
+{
+	cJSON *cfg = cJSON_Parse(text);
+	cr_assert(cfg, "%s", text);
+	struct ws_arch a;
+	struct ws_formula f;
+	ws_formula_of(cfg, &a, &f);
+	cr_assert(a.known, "%s: %s", text, a.unsupported ? a.unsupported : "");
+	uint64_t t = f.total;
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	return t;
+}
+
+Test(diffusion, cross_attention_dim_per_level)
+{
+	/* cross_attention_dim as a list, one per down block: the up blocks
+	 * read it backwards, the mid block the last.  Level 0 (8 channels)
+	 * has 3 transformer blocks (one down, two up), level 1 (16) 4 (one
+	 * down, two up, the mid block's); attn2.to_k and to_v are [C, X] */
+#define XCFG(x) "{\"_class_name\": \"UNet2DConditionModel\", \"block_out_channels\": [8, 16]," \
+	" \"down_block_types\": [\"CrossAttnDownBlock2D\", \"CrossAttnDownBlock2D\"]," \
+	" \"up_block_types\": [\"CrossAttnUpBlock2D\", \"CrossAttnUpBlock2D\"], \"layers_per_block\": 1," \
+	" \"attention_head_dim\": 8, \"norm_num_groups\": 4, \"sample_size\": 4, \"cross_attention_dim\": " x "}"
+	uint64_t list = total_of_text(XCFG("[12, 20]"));
+	uint64_t all12 = total_of_text(XCFG("12")), all20 = total_of_text(XCFG("20"));
+	cr_expect_eq(list - all12, 4 * 2 * 16 * (20 - 12), "level 1 reads 20: %llu", (unsigned long long)(list - all12));
+	cr_expect_eq(all20 - list, 3 * 2 * 8 * (20 - 12), "level 0 reads 12: %llu", (unsigned long long)(all20 - list));
+	/* a list of another length than the levels: the key named */
+	cJSON *cfg = cJSON_Parse(XCFG("[12, 20, 24]"));
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_expect_eq(ws_arch_from_config(cfg, "config.json", &a, &err), -1);
+	cr_expect(strstr(err.message, "cross_attention_dim"), "%s", err.message);
+	cJSON_Delete(cfg);
+	/* a checkpoint of the list's widths checks clean, and its
+	 * cross-attention keys and values run over the text per level */
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "c.json", XCFG("[12, 20]"), strlen(XCFG("[12, 20]")));
+	char *m = ws_join(dir, "unet"), codes[512];
+	mkmodel(m, cf, NULL, NULL);
+	cJSON_Delete(check_json(m, 0, list, codes, sizeof codes));
+	cr_expect_str_eq(codes, "");
+	ws_run r = ws_run_cli("flops", m, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	const cJSON *br = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(first_component(j), "macs"), "by_role");
+	cr_expect_eq(json_u64(br, "xattn_k", NULL), (3 * 8 * 12 + 4 * 16 * 20) * 77ull);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+#undef XCFG
+}

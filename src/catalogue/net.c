@@ -446,6 +446,7 @@ struct nclass {
 	/* general.architecture of a GGUF file of this layout (ComfyUI-GGUF's
 	 * converter keeps the original names) */
 	const char *gguf;
+	const struct nkey *level_keys; /* a value per level (see unet_level_keys) */
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
@@ -465,9 +466,14 @@ static const struct nbtype vae_up[] = {{"UpDecoderBlock2D", false}, {NULL, false
 static const struct nkey unet_keys[] = {
 	{"in_channels", QCIN, 4, 0, 0}, {"out_channels", QCOUT, 4, 0, 0},
 	{"conv_in_kernel", QKIN, 3, 0, 0}, {"conv_out_kernel", QKOUT, 3, 0, 0},
-	{"cross_attention_dim", QX, 1280, 0, 0},
 	{"time_embedding_dim", QT, 0, QB0, 4},
 	{"projection_class_embeddings_input_dim", QADD, 0, Q1, 0},
+	{NULL, 0, 0, 0, 0},
+};
+/* a number, or a list of one per level (the up blocks read it backwards,
+ * the mid block the last) */
+static const struct nkey unet_level_keys[] = {
+	{"cross_attention_dim", QX, 1280, 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 static const struct nflag unet_flags[] = {
@@ -590,7 +596,7 @@ static const char *const vae_encode[] = {"encoder.", "quant_conv.", NULL};
  * CLIP's 77 and T5's 256 (max_sequence_length) into 333. */
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
-	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77},
+	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77, .level_keys = unet_level_keys},
 	{"AutoencoderKL", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_vae, NULL, vae_levels, vae_mid,
 	 NULL, NULL, NULL, NULL, .encode = vae_encode},
 	{"FluxTransformer2DModel", "transformer", flux_keys, dit_derive, flux_flags, NULL, u_flux, flux_reps,
@@ -649,6 +655,7 @@ ws_net_kind_of(const char *cls)
 #define NET_MAX_REPEAT 4096
 #define NET_MAX_VALUE (1ull << 32)
 #define NET_MAX_TENSORS (1u << 17)
+#define NET_MAX_LEVEL_KEYS 4
 
 struct build {
 	struct ws_net *n;
@@ -761,7 +768,8 @@ key_u64(struct build *b, const cJSON *config, const char *key, uint64_t def, uin
 
 /* A key that is a count or a list of counts, one per level (n of them). */
 static int
-key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out,
+	   uint64_t max)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
 	if (cJSON_IsArray(it)) {
@@ -771,9 +779,9 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 		size_t i = 0;
 		const cJSON *e;
 		cJSON_ArrayForEach(e, it) {
-			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > NET_MAX_REPEAT)
+			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > max)
 				return ws_err(b->err, WS_EXIT_INPUT, b->path,
-					      "config key '%s': expected counts below %u", key, NET_MAX_REPEAT);
+					      "config key '%s': expected counts up to %llu", key, (unsigned long long)max);
 			i++;
 		}
 		return 0;
@@ -781,8 +789,9 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 	uint64_t v;
 	if (key_u64(b, config, key, def, &v) < 0)
 		return -1;
-	if (v > NET_MAX_REPEAT)
-		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %u", key, NET_MAX_REPEAT);
+	if (v > max)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %llu", key,
+			      (unsigned long long)max);
 	for (size_t i = 0; i < n; i++)
 		out[i] = v;
 	return 0;
@@ -807,9 +816,17 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	q[QB0] = ch[0];
 	q[QBL] = ch[n - 1];
 	b->deep = (uint8_t)(n - 1);
-	if (key_levels(b, config, "layers_per_block", 2, n, lpb) ||
-	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl))
+	if (key_levels(b, config, "layers_per_block", 2, n, lpb, NET_MAX_REPEAT) ||
+	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl, NET_MAX_REPEAT))
 		return -1;
+	/* the class's keys of a value per level */
+	uint64_t lk[NET_MAX_LEVEL_KEYS][NET_MAX_LEVELS];
+	size_t nlk = 0;
+	for (const struct nkey *k = c->level_keys; k && k->key && nlk < NET_MAX_LEVEL_KEYS; k++, nlk++) {
+		if (key_levels(b, config, k->key, k->def, n, lk[nlk], NET_MAX_VALUE))
+			return -1;
+		q[k->q] = lk[nlk][n - 1];
+	}
 	/* UNet2DConditionModel's time embedding width: 4 × the first level */
 	for (const struct nkey *k = c->keys; k->key; k++)
 		if (k->else_q == QB0 && !q[k->q])
@@ -838,6 +855,8 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			for (uint64_t j = 0; j < nres; j++) {
 				uint64_t v[QR_COUNT];
 				memcpy(v, q, sizeof v);
+				for (size_t k = 0; k < nlk; k++)
+					v[c->level_keys[k].q] = lk[k][li];
 				v[QI] = j ? out : prev;
 				if (lv->skips)
 					v[QI] += j + 1 == nres ? skip_in : out;
