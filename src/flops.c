@@ -840,7 +840,10 @@ net_stage(const ws_model *m, const struct ws_net *net, const ws_flops_diffusion 
 	s->width = d->width;
 	s->grid_h = d->height / px;
 	s->grid_w = d->width / px;
-	s->text_tokens = vae ? 0 : txt ? txt : net->text_tokens;
+	/* --seq: the long prompt's length (T5's max_sequence_length), in
+	 * the context beside CLIP's padded 77 where the pipeline joins them */
+	s->text_tokens = vae ? 0 : txt && net->long_text_tokens && net->long_text_tokens <= net->text_tokens
+		? net->text_tokens - net->long_text_tokens + txt : net->text_tokens;
 	struct ws_net_macs nm;
 	if (!ws_net_macs(net, s->grid_h, s->grid_w, s->text_tokens, &nm))
 		return overflow(err, m);
@@ -859,10 +862,16 @@ prompt_stage(const ws_model *m, uint32_t c, const struct ws_net *den, uint64_t t
 	     ws_error *err)
 {
 	const struct ws_arch *a = arch_of(m, c);
-	/* CLIP pads to its position table; T5 (relative positions) to the
-	 * pipeline's max_sequence_length */
-	uint64_t n = txt ? txt : a->max_position_embeddings ? a->max_position_embeddings
-			: den ? (den->long_text_tokens ? den->long_text_tokens : den->text_tokens) : 0;
+	/* CLIP pads the prompt to its position table's rows; T5 (relative
+	 * positions, no table) to the pipeline's max_sequence_length */
+	uint64_t n, rows = 0;
+	for (uint64_t i = 0; i < m->n_tensors && !rows; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->component == c && t->role == WS_ROLE_POS_EMBED && t->kind == WS_KIND_WEIGHT && t->ndim == 2)
+			rows = t->shape[0];
+	}
+	n = rows ? rows : txt ? txt : den && den->long_text_tokens ? den->long_text_tokens
+		: den ? den->text_tokens : a->max_position_embeddings;
 	if (!n)
 		return 0;
 	ws_flops_model f;

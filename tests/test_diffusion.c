@@ -861,3 +861,56 @@ Test(diffusion, cross_attention_dim_per_level)
 	free(dir);
 #undef XCFG
 }
+
+Test(diffusion, flops_t5_prompt_in_a_flux_pipeline)
+{
+	/* a FLUX pipeline's CLIP runs over its 77-row position table, its T5
+	 * (relative positions, no table) over the pipeline's 512 tokens:
+	 * flan-t5-base's encoder, 12 x (4 x 768² + 3 x 768 x 2048) MACs a
+	 * token and 12 x 12 x (64 + 64) per pair; --seq 256 sets T5's
+	 * length and the transformer's context, not CLIP's */
+	char *t5 = shared_or_skip("configs/google__flan-t5-base.json");
+	char *clip = shared_or_skip(SDXL "text_encoder.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "flux");
+	mkdir(root, 0755);
+	static const char mi[] = "{\"_class_name\": \"FluxPipeline\", \"transformer\": [\"diffusers\", \"X\"],"
+				 " \"text_encoder\": [\"transformers\", \"CLIPTextModel\"],"
+				 " \"text_encoder_2\": [\"transformers\", \"T5EncoderModel\"]}";
+	static const char tr[] = "{\"_class_name\": \"FluxTransformer2DModel\", \"num_layers\": 1,"
+				 " \"num_single_layers\": 1, \"num_attention_heads\": 2, \"attention_head_dim\": 4,"
+				 " \"in_channels\": 64, \"joint_attention_dim\": 768, \"pooled_projection_dim\": 768}";
+	free(ws_write_file(root, "model_index.json", mi, sizeof mi - 1));
+	cJSON *c = ws_load_json(t5);
+	cJSON_ReplaceItemInObjectCaseSensitive(c, "architectures", cJSON_CreateStringArray((const char *[]){"T5EncoderModel"}, 1));
+	char *txt = cJSON_PrintUnformatted(c);
+	char *t5e = ws_write_file(dir, "t5.json", txt, strlen(txt)), *trc = ws_write_file(dir, "tr.json", tr, sizeof tr - 1);
+	char *st = ws_join(root, "transformer"), *s1 = ws_join(root, "text_encoder"), *s2 = ws_join(root, "text_encoder_2");
+	mkmodel(st, trc, NULL, NULL);
+	mkmodel(s1, clip, NULL, NULL);
+	mkmodel(s2, t5e, NULL, NULL);
+	const uint64_t a = 12ull * (4 * 768 * 768 + 3 * 768 * 2048), b = 12ull * 12 * 128;
+	for (int k = 0; k < 2; k++) {
+		uint64_t n = k ? 256 : 512;
+		ws_run r = k ? ws_run_cli("flops", root, "--json", "--seq", "256", NULL) : ws_run_cli("flops", root, "--json", NULL);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		cr_expect_eq(json_u64(component(j, "text_encoder"), "text_tokens", NULL), 77);
+		cr_expect_eq(json_u64(component(j, "text_encoder_2"), "text_tokens", NULL), n);
+		cr_expect_eq(json_u64(component(j, "text_encoder_2"), "macs", "total"), a * n + b * n * n);
+		cr_expect_eq(json_u64(component(j, "transformer"), "text_tokens", NULL), n);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+	}
+	free(st);
+	free(s1);
+	free(s2);
+	free(t5e);
+	free(trc);
+	free(txt);
+	cJSON_Delete(c);
+	free(t5);
+	free(clip);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
