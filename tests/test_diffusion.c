@@ -914,3 +914,56 @@ Test(diffusion, flops_t5_prompt_in_a_flux_pipeline)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+Test(diffusion, sd3_in_stability_names_and_gguf)
+{
+	/* SD3 as Stability AI names it (joint_blocks.N.x_block / context_block,
+	 * q k v fused), as a single file and as ComfyUI-GGUF's "sd3": the
+	 * layout, qk norms and SD3.5's dual-attention blocks (0-12 of 24)
+	 * read from the names and shapes; the same count as the diffusers
+	 * config's formula and the same MACs per step as its folder */
+	static const char *const cfgs[] = {
+		"diffusion/stabilityai__stable-diffusion-3-medium-diffusers__transformer.json",
+		"diffusion/stabilityai__stable-diffusion-3.5-medium__transformer.json",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = ws_testdata_path(cfgs[i]);
+		uint64_t total = total_of_file(cfg);
+		char *dir = ws_tmpdir(), *md = ws_join(dir, "diffusers"), *ms = ws_join(dir, "single"),
+		     *mg = ws_join(dir, "gguf");
+		mkmodel(md, cfg, NULL, NULL);
+		mkmodel(ms, cfg, "--single-file", NULL);
+		char *argv[] = {getenv("WS_MKMODEL"), mg, cfg, "--format", "gguf", "--dtype", "Q8_0", NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		char *fs = ws_join(ms, "model.safetensors"), *fg = ws_join(mg, "model.gguf");
+		const char *paths[] = {md, fs, fg};
+		uint64_t macs[3];
+		for (size_t k = 0; k < 3; k++) {
+			char codes[512];
+			cJSON *j = check_json(paths[k], 0, total, codes, sizeof codes);
+			cr_expect_str_eq(codes, "", "%s", paths[k]);
+			cr_expect(json_u64(j, "buffers", "total") > 0, "pos_embed is a buffer");
+			cJSON_Delete(j);
+			if (k)
+				expect_no_other_role(paths[k]);
+			r = ws_run_cli("flops", paths[k], "--json", NULL);
+			cr_assert_eq(r.status, 0, "%s", r.err);
+			j = cJSON_Parse(r.out);
+			macs[k] = json_u64(first_component(j), "macs", "total");
+			cJSON_Delete(j);
+			ws_run_free(&r);
+		}
+		cr_expect(macs[0] == macs[1] && macs[1] == macs[2], "%llu %llu %llu", (unsigned long long)macs[0],
+			  (unsigned long long)macs[1], (unsigned long long)macs[2]);
+		free(fs);
+		free(fg);
+		free(md);
+		free(ms);
+		free(mg);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

@@ -2895,8 +2895,8 @@ net_gguf(const char *dir, const char *config, gen *g, const char *arch, const st
 		tensor *t = &g->v[i];
 		if (t->nd == 1 || elements(t) <= 1024)
 			t->dt = &dtypes[2];
-		else if (dt->block && t->shape[t->nd - 1] % dt->block)
-			t->dt = &dtypes[1];
+		else if (dt->block && (t->nd != 2 || t->shape[t->nd - 1] % dt->block))
+			t->dt = &dtypes[1];  /* matrices alone are quantized */
 		else
 			t->dt = dt;
 	}

@@ -360,6 +360,46 @@ static const struct nline u_bfl_single[] = {
 	END,
 };
 
+/* SD3 as Stability AI names it (its single files; ComfyUI-GGUF's "sd3"):
+ * the same MMDiT, q, k, v fused, x_block the image stream and
+ * context_block the text's; pos_embed a buffer as in diffusers */
+static const struct nline u_sai[] = {
+	{"pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	{"x_embedder.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"x_embedder.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("t_embedder.mlp.0", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("t_embedder.mlp.2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("y_embedder.mlp.0", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("y_embedder.mlp.2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
+	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_sai_block[] = {
+	LINT("x_block.adaLN_modulation.1", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("x_block.adaLN_modulation.1", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINA("x_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
+	VEC("x_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("x_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LIN("x_block.attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINA("x_block.attn2.qkv", ATTN_QKV, F_DUAL, 0, dQKV, DD, T_IMG, A_SELF, DD),
+	VEC("x_block.attn2.ln_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
+	VEC("x_block.attn2.ln_k", ATTN_K_NORM, F_DUAL | F_QKN, 0, dDH),
+	LIN("x_block.attn2.proj", ATTN_O, F_DUAL, 0, DD, DD),
+	LIN("x_block.mlp.fc1", FFN_UP, 0, 0, dF, DD),
+	LIN("x_block.mlp.fc2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("context_block.adaLN_modulation.1", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("context_block.adaLN_modulation.1", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINT("context_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
+	VEC("context_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("context_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LINT("context_block.attn.proj", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINT("context_block.mlp.fc1", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("context_block.mlp.fc2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -447,6 +487,10 @@ struct nclass {
 	 * converter keeps the original names) */
 	const char *gguf;
 	const struct nkey *level_keys; /* a value per level (see unet_level_keys) */
+	/* a file's blocks of the second attention (SD3.5's dual layers):
+	 * those whose names hold dual_prefix N dual_suffix, read as the
+	 * config's list of the reps' dual_key */
+	const char *dual_prefix, *dual_suffix;
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
@@ -581,6 +625,21 @@ static const struct nderive bfl_derive[] = {
 	{QD, QHEADS, QDH, 1, 0}, {QF, QD, Q1, 4, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0},
 	{QQKVF, QD, Q1, 3, QF}, {QDF, QD, Q1, 1, QF}, {0, 0, 0, 0, 0},
 };
+static const struct nprobe sai_probes[] = {
+	{"x_embedder.proj.weight", 0, QD, 0}, {"x_embedder.proj.weight", 1, QCIN, 0},
+	{"x_embedder.proj.weight", 2, QPS, 0}, {"context_embedder.weight", 0, QCAP, 0},
+	{"context_embedder.weight", 1, QCTX, 0}, {"y_embedder.mlp.0.weight", 1, QPOOL, 0},
+	{"t_embedder.mlp.0.weight", 1, QTIN, 0}, {"joint_blocks.0.x_block.mlp.fc1.weight", 0, QF, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, QDH, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, 0, F_QKN},
+	{"final_layer.linear.weight", 0, QOUTP, 0}, {"pos_embed", 1, QPOS, 0},
+	{"joint_blocks.", 0, QR_LAYERS, 0},
+	{NULL, 0, 0, 0},
+};
+static const struct nrep sai_reps[] = {
+	{"joint_blocks.%u.", u_sai_block, QR_LAYERS, true, "dual_attention_layers"},
+	{NULL, NULL, 0, false, NULL},
+};
 static const struct nrep bfl_reps[] = {
 	{"double_blocks.%u.", u_bfl_double, QR_LAYERS, false, NULL},
 	{"single_blocks.%u.", u_bfl_single, QR_SINGLE, false, NULL},
@@ -609,6 +668,11 @@ static const struct nclass classes[] = {
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
 	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128,
 	 .gguf = "flux"},
+	/* read from a file's shapes; mkmodel writes it from an SD3 config */
+	{"SD3Transformer2DModel (SAI names)", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sai, sai_reps,
+	 NULL, NULL, sd3_counts, "joint_blocks.0.x_block.attn.qkv.weight", sai_probes, "SD3Transformer2DModel",
+	 .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128, .gguf = "sd3",
+	 .dual_prefix = "joint_blocks.", .dual_suffix = ".x_block.attn2.qkv.weight"},
 };
 
 /* The general.architecture values ComfyUI-GGUF's loader takes for an
@@ -1305,7 +1369,30 @@ ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	n->cls = c->cls;
 	n->kind = c->kind;
 	struct build b = {.n = n, .path = m->path, .err = err};
-	if (finish(&b, c, NULL, q, fl, out))
+	/* the blocks of a second attention, as the config would list them */
+	cJSON *cfg = NULL, *dual = NULL;
+	if (c->dual_prefix && c->reps && c->reps[0].dual_key) {
+		size_t sl = strlen(c->dual_suffix);
+		if (!(cfg = cJSON_CreateObject()) || !(dual = cJSON_AddArrayToObject(cfg, c->reps[0].dual_key))) {
+			cJSON_Delete(cfg);
+			ws_net_free(n);
+			return ws_err_oom(err, m->path);
+		}
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			int64_t v = index_after(t->name, t->name_len, c->dual_prefix);
+			const char *dot = v >= 0 ? memchr(t->name + strlen(c->dual_prefix), '.', t->name_len) : NULL;
+			if (dot && (size_t)(t->name + t->name_len - dot) == sl && !memcmp(dot, c->dual_suffix, sl) &&
+			    !cJSON_AddItemToArray(dual, cJSON_CreateNumber((double)v))) {
+				cJSON_Delete(cfg);
+				ws_net_free(n);
+				return ws_err_oom(err, m->path);
+			}
+		}
+	}
+	int rc = finish(&b, c, cfg, q, fl, out);
+	cJSON_Delete(cfg);
+	if (rc)
 		return -1;
 	return out->net ? 1 : 0;
 }
