@@ -846,7 +846,8 @@ net_stage(const ws_model *m, const struct ws_net *net, const ws_flops_diffusion 
 		? net->text_tokens - net->long_text_tokens + txt : net->text_tokens;
 	struct ws_net_macs nm;
 	if (!ws_net_macs(net, s->grid_h, s->grid_w, s->text_tokens, &nm))
-		return overflow(err, m);
+		return ws_err(err, WS_EXIT_USAGE, m->path, "--size %llux%llu: %s's MACs overflow 64 bits",
+			      (unsigned long long)d->height, (unsigned long long)d->width, s->name);
 	s->image_tokens = nm.image_tokens;
 	s->macs = nm.macs;
 	s->attention = nm.attention;

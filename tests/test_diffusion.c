@@ -611,6 +611,11 @@ Test(diffusion, flops_small_flux_by_hand)
 	r = ws_run_cli("flops", m, "--size", "32x", NULL);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	ws_run_free(&r);
+	/* a size whose attention overflows 64 bits: said, a usage error */
+	r = ws_run_cli("flops", m, "--size", "1048576", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(ws_contains(r.err, "overflow"), "%s", r.err);
+	ws_run_free(&r);
 	ws_rmtree(dir);
 	free(m);
 	free(cf);
@@ -696,6 +701,12 @@ Test(diffusion, flops_sdxl_pipeline_and_flux)
 	cr_expect_eq(json_u64(first_component(j), "grid", "width"), 96);
 	cJSON_Delete(j);
 	ws_run_free(&r);
+	/* --size of a model that is no diffusion network */
+	char *te = ws_join(root, "text_encoder");
+	r = ws_run_cli("flops", te, "--size", "512", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	ws_run_free(&r);
+	free(te);
 	ws_rmtree(dir);
 	free(mic);
 	free(mi);

@@ -418,6 +418,11 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		free(rows);
 		return rc;
 	}
+	if (o->height) {
+		ws_model_free(m);
+		free(rows);
+		return ws_cli_usage_error("flops: --size is for a diffusion network (a UNet, DiT or VAE)");
+	}
 	if ((rc = ws_cli_select_component(cli, "flops", path, m)) != 0) {
 		ws_model_free(m);
 		free(rows);
