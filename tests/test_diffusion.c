@@ -978,3 +978,43 @@ Test(diffusion, sd3_in_stability_names_and_gguf)
 		free(dir);
 	}
 }
+
+Test(diffusion, gguf_orig_shape_is_the_logical_shape)
+{
+	/* ComfyUI-GGUF's converter reshapes a tensor whose rows are not
+	 * whole blocks to rows of 256 and keeps its shape in
+	 * comfy.gguf.orig_shape.NAME (INT32): img_in [3072, 64] stored as
+	 * [768, 256] (Q4_K) reads and compares as [3072, 64] */
+	char *cfg = ws_testdata_path("diffusion/black-forest-labs__FLUX.1-schnell__transformer.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.gguf");
+	char codes[512];
+	char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", "Q4_K", "--gguf-shape-fix", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", f, "--match", "img_in.weight", "--json", NULL);
+	cr_expect(ws_contains(r.out, "Q4_K"), "%s", r.out);
+	ws_run_free(&r);
+	cJSON_Delete(check_json(f, 0, 11891178560ull, codes, sizeof codes));
+	cr_expect_str_eq(codes, "");
+	/* a shape of other elements than the tensor's: kept as stored, said */
+	FILE *fp = fopen(f, "r+b");
+	cr_assert(fp);
+	char h[8192];
+	size_t n = fread(h, 1, sizeof h, fp);
+	const char *k = memmem(h, n, "comfy.gguf.orig_shape.img_in.weight", 35);
+	cr_assert(k);
+	/* key, type ARRAY, INT32, count 2, then 3072 and 64 */
+	long at = (long)(k - h) + 35 + 4 + 4 + 8 + 4;
+	uint32_t v = 65;
+	cr_assert_eq(fseek(fp, at, SEEK_SET), 0);
+	cr_assert_eq(fwrite(&v, 4, 1, fp), 1u);
+	fclose(fp);
+	cJSON_Delete(check_json(f, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "metadata-mismatch") && ws_contains(codes, "shape-mismatch"), "%s", codes);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}

@@ -2839,7 +2839,7 @@ gguf_arch(const cfg *c)
 	return a;
 }
 
-static bool gguf_own_types;
+static bool gguf_own_types, gguf_shape_fix;
 
 /* The header (key/values kv, nkv of them, then g's tensor infos) and
  * the sparse data section: DIR/FILE. */
@@ -2891,6 +2891,30 @@ net_gguf(const char *dir, const char *config, gen *g, const char *arch, const st
 {
 	if (!arch)
 		die("%s: no GGUF layout for this network", config);
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", arch);
+	/* --gguf-shape-fix: the converter's reshape of sd1 / sdxl tensors
+	 * (2-D and up, at least 512 elements, a multiple of 256, the last
+	 * dim not) to rows of 256, the shape kept in comfy.gguf.orig_shape.* */
+	for (size_t i = 0; gguf_shape_fix && i < g->n; i++) {
+		tensor *t = &g->v[i];
+		uint64_t n = elements(t);
+		if (t->nd < 2 || n < 512 || n % 256 || t->shape[t->nd - 1] % 256 == 0)
+			continue;
+		char key[160];
+		snprintf(key, sizeof key, "comfy.gguf.orig_shape.%s", t->name);
+		put_str(&kv, key);
+		put_u32(&kv, GV_ARRAY);
+		put_u32(&kv, 5);  /* INT32 */
+		put_u64(&kv, (uint64_t)t->nd);
+		for (int k = 0; k < t->nd; k++)
+			put_u32(&kv, (uint32_t)t->shape[k]);
+		nkv++;
+		t->nd = 2;
+		t->shape[0] = n / 256;
+		t->shape[1] = 256;
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		tensor *t = &g->v[i];
 		if (t->nd == 1 || elements(t) <= 1024)
@@ -2900,9 +2924,6 @@ net_gguf(const char *dir, const char *config, gen *g, const char *arch, const st
 		else
 			t->dt = dt;
 	}
-	buf kv = {0};
-	uint64_t nkv = 0;
-	kv_str(&kv, &nkv, "general.architecture", arch);
 	put_str(&kv, "general.quantization_version");
 	put_u32(&kv, GV_U32);
 	put_u32(&kv, 2);
@@ -3192,7 +3213,7 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file]\n"
+	      "               [--single-file] [--gguf-shape-fix]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3216,6 +3237,10 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--single-file")) {
 			single_file = true;
+			continue;
+		}
+		if (!strcmp(a, "--gguf-shape-fix")) {
+			gguf_shape_fix = true;
 			continue;
 		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||

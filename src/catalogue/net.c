@@ -1267,14 +1267,17 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 			free(esc);
 			continue;
 		}
-		bool same = t->ndim == e->ndim;
+		/* a GGUF's reshaped tensor compares at its original shape */
+		uint32_t tnd;
+		const uint64_t *tsh = ws_tensor_logical(t, &tnd);
+		bool same = tnd == e->ndim;
 		for (unsigned d = 0; same && d < e->ndim; d++)
-			same = t->shape[d] == e->dim[d];
+			same = tsh[d] == e->dim[d];
 		if (same || shapes++ >= NET_FINDING_CAP)
 			continue;
 		char want[128], have[128];
 		shape_str(want, sizeof want, e->dim, e->ndim);
-		shape_str(have, sizeof have, t->shape, t->ndim);
+		shape_str(have, sizeof have, tsh, tnd);
 		if (!(esc = ws_escape_text(t->name, t->name_len)) ||
 		    ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", esc, e->role, -1, true, e->elements,
 					 t->elements, "tensor '%s' has shape %s, %s expects %s", esc, have, n->cls,
@@ -1352,9 +1355,11 @@ ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 				if (v >= 0 && (uint64_t)v + 1 > q[p->q])
 					q[p->q] = (uint64_t)v + 1;
 			} else if (t->name_len == pl && !memcmp(t->name, p->name, pl)) {
+				uint32_t nd;
+				const uint64_t *sh = ws_tensor_logical(t, &nd);
 				fl |= p->flag;
-				if (!p->flag && p->dim < t->ndim)
-					q[p->q] = t->shape[p->dim];
+				if (!p->flag && p->dim < nd)
+					q[p->q] = sh[p->dim];
 			}
 		}
 		if (!p->flag && (q[p->q] > (p->name[pl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
