@@ -786,7 +786,8 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 /* ==== diffusion: per denoising step, per decode, per prompt ==== */
 
 /* The latent scale a denoiser's pixels are taken at when no VAE is read:
- * every Stable Diffusion, SDXL, SD3 and FLUX VAE halves three times. */
+ * the released latent-diffusion VAEs have four levels, halving three
+ * times. */
 #define VAE_SCALE_DEFAULT 8
 /* a side no image generator comes near; it bounds the products */
 #define SIDE_MAX (1u << 20)

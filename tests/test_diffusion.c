@@ -701,6 +701,14 @@ Test(diffusion, flops_sdxl_pipeline_and_flux)
 	cr_expect_eq(json_u64(first_component(j), "grid", "width"), 96);
 	cJSON_Delete(j);
 	ws_run_free(&r);
+	/* the text: a line per component, what it runs once for */
+	r = ws_run_cli("flops", root, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "unet (unet), per denoising step: 128x128 latent grid") &&
+		  ws_contains(r.out, "vae (vae), per decode: 1024x1024 pixels") &&
+		  ws_contains(r.out, "text_encoder_2 (text_encoder), per prompt of 77 tokens") &&
+		  ws_contains(r.out, "3,380,618,199,040 MACs"), "%s", r.out);
+	ws_run_free(&r);
 	/* --size of a model that is no diffusion network */
 	char *te = ws_join(root, "text_encoder");
 	r = ws_run_cli("flops", te, "--size", "512", NULL);
