@@ -510,12 +510,13 @@ static const struct nbtype vae_up[] = {{"UpDecoderBlock2D", false}, {NULL, false
 static const struct nkey unet_keys[] = {
 	{"in_channels", QCIN, 4, 0, 0}, {"out_channels", QCOUT, 4, 0, 0},
 	{"conv_in_kernel", QKIN, 3, 0, 0}, {"conv_out_kernel", QKOUT, 3, 0, 0},
+	{"cross_attention_dim", QX, 1280, 0, 0},
 	{"time_embedding_dim", QT, 0, QB0, 4},
 	{"projection_class_embeddings_input_dim", QADD, 0, Q1, 0},
 	{NULL, 0, 0, 0, 0},
 };
 /* a number, or a list of one per level (the up blocks read it backwards,
- * the mid block the last) */
+ * the mid block the last): read by levels(), not as the class's keys */
 static const struct nkey unet_level_keys[] = {
 	{"cross_attention_dim", QX, 1280, 0, 0},
 	{NULL, 0, 0, 0, 0},
@@ -832,8 +833,8 @@ key_u64(struct build *b, const cJSON *config, const char *key, uint64_t def, uin
 
 /* A key that is a count or a list of counts, one per level (n of them). */
 static int
-key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out,
-	   uint64_t max)
+key_levels_max(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out,
+	       uint64_t max)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
 	if (cJSON_IsArray(it)) {
@@ -861,6 +862,23 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 	return 0;
 }
 
+/* A count per level (blocks, layers). */
+static int
+key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+{
+	return key_levels_max(b, config, key, def, n, out, NET_MAX_REPEAT);
+}
+
+/* Is key one of the class's keys of a value per level? */
+static bool
+level_key(const struct nclass *c, const char *key)
+{
+	for (const struct nkey *k = c->level_keys; k && k->key; k++)
+		if (!strcmp(k->key, key))
+			return true;
+	return false;
+}
+
 static int
 levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q, unsigned cfl)
 {
@@ -880,14 +898,14 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	q[QB0] = ch[0];
 	q[QBL] = ch[n - 1];
 	b->deep = (uint8_t)(n - 1);
-	if (key_levels(b, config, "layers_per_block", 2, n, lpb, NET_MAX_REPEAT) ||
-	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl, NET_MAX_REPEAT))
+	if (key_levels(b, config, "layers_per_block", 2, n, lpb) ||
+	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl))
 		return -1;
 	/* the class's keys of a value per level */
 	uint64_t lk[NET_MAX_LEVEL_KEYS][NET_MAX_LEVELS];
 	size_t nlk = 0;
 	for (const struct nkey *k = c->level_keys; k && k->key && nlk < NET_MAX_LEVEL_KEYS; k++, nlk++) {
-		if (key_levels(b, config, k->key, k->def, n, lk[nlk], NET_MAX_VALUE))
+		if (key_levels_max(b, config, k->key, k->def, n, lk[nlk], NET_MAX_VALUE))
 			return -1;
 		q[k->q] = lk[nlk][n - 1];
 	}
@@ -1053,6 +1071,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 	q[Q1] = 1;
 	int rc = 0;
 	for (const struct nkey *k = c->keys; !rc && k->key; k++) {
+		if (level_key(c, k->key))
+			continue;  /* levels() reads it, a number or a list */
 		int r = key_u64(&b, config, k->key, k->def, &q[k->q]);
 		if (r < 0)
 			rc = -1;
