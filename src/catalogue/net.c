@@ -484,8 +484,9 @@ struct nclass {
 	const char *const *encode;
 	uint64_t text_tokens, long_text_tokens, pack, sample_def;
 	/* general.architecture of a GGUF file of this layout (ComfyUI-GGUF's
-	 * converter keeps the original names) */
-	const char *gguf;
+	 * converter keeps the original names): one family or two (sd1 and
+	 * sdxl share one layout), the first what mkmodel writes */
+	const char *gguf[2];
 	const struct nkey *level_keys; /* a value per level (see unet_level_keys) */
 	/* a file's blocks of the second attention (SD3.5's dual layers):
 	 * those whose names hold dual_prefix N dual_suffix, read as the
@@ -668,11 +669,11 @@ static const struct nclass classes[] = {
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
 	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128,
-	 .gguf = "flux"},
+	 .gguf = {"flux"}},
 	/* read from a file's shapes; mkmodel writes it from an SD3 config */
 	{"SD3Transformer2DModel (SAI names)", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sai, sai_reps,
 	 NULL, NULL, sd3_counts, "joint_blocks.0.x_block.attn.qkv.weight", sai_probes, "SD3Transformer2DModel",
-	 .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128, .gguf = "sd3",
+	 .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128, .gguf = {"sd3"},
 	 .dual_prefix = "joint_blocks.", .dual_suffix = ".x_block.attn2.qkv.weight"},
 };
 
@@ -1477,8 +1478,8 @@ const char *
 ws_net_gguf_arch(const char *cls)
 {
 	for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
-		if (classes[k].gguf && !strcmp(classes[k].cls, cls))
-			return classes[k].gguf;
+		if (classes[k].gguf[0] && !strcmp(classes[k].cls, cls))
+			return classes[k].gguf[0];
 	return NULL;
 }
 
@@ -1497,9 +1498,12 @@ ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws
 	int r = ws_net_infer(m, out, err);
 	if (r < 0)
 		return -1;
+	if (r && !out->net)
+		return 0;  /* a layout's names, sizes of no network: said why */
 	const struct nclass *c = r ? class_of(out->net->cls) : NULL;
-	if (c && c->gguf && !strcmp(c->gguf, family))
-		return 0;
+	for (size_t k = 0; c && k < 2; k++)
+		if (c->gguf[k] && !strcmp(c->gguf[k], family))
+			return 0;
 	/* names of no layout, or of another family's than the key says */
 	if (out->net) {
 		ws_net_free(out->net);
