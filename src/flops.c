@@ -906,14 +906,18 @@ ws_flops_diffusion_run(const ws_model *m, uint64_t h, uint64_t w, uint64_t txt, 
 	memset(d, 0, sizeof *d);
 	uint32_t nc = m->n_components ? m->n_components : 1;
 	const struct ws_net *den = NULL, *vae = NULL;
+	const struct ws_arch *first = NULL;
 	for (uint32_t c = 0; c < nc; c++) {
 		const struct ws_arch *a = arch_of(m, c);
 		if (!a || !a->net)
 			continue;
-		if (!strcmp(a->net->kind, "vae"))
+		if (!strcmp(a->net->kind, "vae")) {
 			vae = vae ? vae : a->net;
-		else
-			den = den ? den : a->net;
+		} else if (!den) {
+			den = a->net;
+			first = a;
+		}
+		first = first ? first : a;
 	}
 	d->vae_scale = VAE_SCALE_DEFAULT;
 	d->vae_scale_assumed = true;
@@ -929,10 +933,12 @@ ws_flops_diffusion_run(const ws_model *m, uint64_t h, uint64_t w, uint64_t txt, 
 			side = 0;
 		else if (!den && vae)
 			side = vae->sample_size;
+		bool inferred = first && first->source && !strcmp(first->source, "inferred");
 		if (!side || side > SIDE_MAX)
 			return ws_err(err, WS_EXIT_USAGE, m->path,
-				      "no sample_size in the %s config to take the native size from: give --size H[xW]",
-				      den ? den->cls : vae ? vae->cls : "network's");
+				      "%s: no sample_size to take the native size from (%s): give --size H[xW]",
+				      den ? den->cls : vae ? vae->cls : "the network",
+				      inferred ? "no config, the network read from its tensors" : "its config has none");
 		h = w = side;
 		d->size_from = (den ? den : vae)->sample_from_config ? "sample_size" : "pipeline default";
 	} else {
