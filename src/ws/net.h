@@ -60,6 +60,7 @@ struct ws_net {
 	 * sample_size came from the config */
 	uint64_t levels, patch, text_tokens, long_text_tokens;
 	bool sample_from_config;
+	char layout[256];      /* inferred: the levels read from the shapes, or "" */
 };
 
 /* MACs of one pass of a net over a grid of h x w positions at level 0
@@ -89,7 +90,8 @@ int ws_net_arch_from_config(const struct cJSON *config, const char *path, struct
 void ws_net_free(struct ws_net *n);
 /* A layout a file without a config tells by its names (FLUX as Black
  * Forest Labs names it): its quantities read from the shapes, out->net
- * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
+ * made, source "inferred".  1: found (out->net, or out->unsupported saying
+ * why it has none); 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
 /* A GGUF of a diffusion network as ComfyUI-GGUF writes it: is arch one
  * of the families its loader takes (general.architecture flux, sd3,
@@ -100,6 +102,10 @@ bool ws_net_gguf_family(const char *arch);
 int ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err);
 /* The general.architecture of a class's GGUF layout (for mkmodel), or NULL. */
 const char *ws_net_gguf_arch(const char *cls);
+/* The same for the tensors under prefix (a single file's module), of
+ * class cls (NULL: any the names tell). */
+int ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out,
+		      ws_error *err);
 /* The single-file layout of a diffusers class (for mkmodel), or NULL. */
 const char *ws_net_single_file_class(const char *cls);
 /* The expected tensor named name[0..len), or NULL. */
