@@ -1776,3 +1776,49 @@ Test(diffusion, wan21_single_files)
 		free(dir);
 	}
 }
+
+Test(diffusion, flops_pixart_and_wan_by_hand)
+{
+	/* PixArt-Σ at its native 1024 px: 64 x 64 = 4,096 tokens (latent /8,
+	 * patch 2), T5's 300 text tokens; Wan 2.1 T2V-1.3B at 480 x 832: 30 x
+	 * 52 = 1,560 tokens of one latent frame (frames are not modeled),
+	 * umT5's 512.  Per block: q k v o over the image, cross-attention's q
+	 * and o over the image and k v over the text, the feed-forward, the
+	 * modulation table once; scores 2 x N x N x D and 2 x N x T x D */
+	static const struct {
+		const char *rel, *size;
+		uint64_t d, f, n, t, layers, own;
+	} nets[] = {
+		{"diffusion/PixArt-alpha__PixArt-Sigma-XL-2-1024-MS__transformer.json", NULL, 1152, 4608, 4096, 300, 28,
+		 /* patch, timestep MLP and AdaLN-single once, caption projection
+		  * over the text, final table once, proj_out */
+		 16ull * 1152 * 4096 + 256 * 1152 + 1152ull * 1152 + 6ull * 1152 * 1152 +
+			 (4096ull * 1152 + 1152ull * 1152) * 300 + 2 * 1152 + 32ull * 1152 * 4096},
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", "480x832", 1536, 8960, 1560, 512, 30,
+		 64ull * 1536 * 1560 + 256 * 1536 + 1536ull * 1536 + 6ull * 1536 * 1536 +
+			 (4096ull * 1536 + 1536ull * 1536) * 512 + 2 * 1536 + 64ull * 1536 * 1560},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t d = nets[i].d, n = nets[i].n, t = nets[i].t;
+		uint64_t att = 2 * n * n * d + 2 * n * t * d;
+		uint64_t blk = 6 * d * d * n + 2 * d * d * t + 2 * d * nets[i].f * n + 6 * d + att;
+		uint64_t total = nets[i].layers * blk + nets[i].own;
+		char *cfg = ws_testdata_path(nets[i].rel), *dir = ws_tmpdir(), *m = ws_join(dir, "net");
+		mkmodel(m, cfg, NULL, NULL);
+		ws_run r = ws_run_cli("flops", m, "--json", nets[i].size ? "--size" : NULL, nets[i].size, NULL);
+		cr_assert_eq(r.status, 0, "flops: %s%s", r.out, r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		cr_assert(j, "not JSON: %s", r.out);
+		const cJSON *c = first_component(j);
+		cr_expect_eq(json_u64(c, "macs", "total"), total, "%s: %llu, by hand %llu", nets[i].rel,
+			     (unsigned long long)json_u64(c, "macs", "total"), (unsigned long long)total);
+		cr_expect_eq(json_u64(c, "macs", "attention"), nets[i].layers * att, "%s", nets[i].rel);
+		cr_expect_eq(json_u64(c, "image_tokens", NULL), n, "%s", nets[i].rel);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
