@@ -19,8 +19,8 @@
  * specification states and ggml does not enforce (a name over 64 bytes, an
  * alignment that is not a multiple of 8, a bool other than 0 or 1).  What
  * the format allows but llama.cpp refuses (nested arrays, 64-byte names,
- * alignment not a power of two) is an error-level "loader-incompatible"
- * finding, not a failure.
+ * alignment not a power of two, n_dims over ggml's 4) is an error-level
+ * "loader-incompatible" finding, not a failure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@
 
 #define GGUF_MAX_STRING (1ull << 30)  /* ggml GGUF_MAX_STRING_LENGTH */
 #define GGUF_MAX_ARRAY (1ull << 30)   /* ggml GGUF_MAX_ARRAY_ELEMENTS */
-#define GGUF_MAX_DIMS 4
+#define GGUF_MAX_DIMS 4               /* ggml GGML_MAX_DIMS (llama.cpp's limit) */
 #define GGUF_MAX_NAME 64              /* the spec: at most 64 bytes; llama.cpp: fewer */
 #define GGUF_DEFAULT_ALIGN 32
 #define GGUF_MAX_NEST 16              /* our own bound on nested arrays */
@@ -353,7 +353,7 @@ static int
 parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 {
 	const uint8_t *name;
-	uint64_t name_len, nd, type, rel, ne[GGUF_MAX_DIMS];
+	uint64_t name_len, nd, type, rel;
 	uint64_t name_at = g->off, elements = 1;
 	char nb[1024];
 
@@ -368,21 +368,30 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 	uint64_t nd_at = g->off;
 	if (!rd(g, 4, &nd, "n_dims"))
 		return -1;
-	if (nd > GGUF_MAX_DIMS)
+	/* The specification bounds n_dims by nothing but "currently at most
+	 * 4, but this may change" (ComfyUI-GGUF stores Wan's and HunyuanVideo's
+	 * 5-D patch embeddings): like a safetensors shape, any count whose
+	 * dimensions the file holds (8 bytes each, so the shape costs no more
+	 * memory than the file's own bytes); over ggml's 4 it is a finding. */
+	if (nd > (g->size - g->off) / 8)
 		return ws_err_at(g->err, g->path, nd_at,
-				 "tensor '%s' has invalid number of dimensions %llu (max %d)",
-				 nm, (unsigned long long)nd, GGUF_MAX_DIMS);
+				 "tensor '%s' has %llu dimensions, more than the rest of the file holds",
+				 nm, (unsigned long long)nd);
+	uint64_t *shape = nd ? ws_model_alloc(g->m, (size_t)nd * sizeof *shape) : NULL;
+	if (nd && !shape)
+		return oom(g);
 	for (uint64_t j = 0; j < nd; j++) {
-		uint64_t at = g->off;
-		if (!rd(g, 8, &ne[j], "dimension"))
+		uint64_t at = g->off, ne;
+		if (!rd(g, 8, &ne, "dimension"))
 			return -1;
-		if ((int64_t)ne[j] < 0)
+		if ((int64_t)ne < 0)
 			return ws_err_at(g->err, g->path, at,
 					 "tensor '%s' has a negative dimension ne[%llu] = %lld",
-					 nm, (unsigned long long)j, (long long)(int64_t)ne[j]);
-		if (!ws_mul_u64(elements, ne[j], &elements) || elements > (uint64_t)INT64_MAX)
+					 nm, (unsigned long long)j, (long long)(int64_t)ne);
+		if (!ws_mul_u64(elements, ne, &elements) || elements > (uint64_t)INT64_MAX)
 			return ws_err_at(g->err, g->path, at,
 					 "tensor '%s': number of elements overflows int64", nm);
+		shape[nd - 1 - j] = ne; /* PyTorch order: outermost first */
 	}
 
 	uint64_t type_at = g->off;
@@ -394,7 +403,7 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 				 "tensor '%s' has invalid ggml type %llu (unknown or removed)",
 				 nm, (unsigned long long)type);
 	uint32_t block = ws_dtype_get(dt)->block;
-	uint64_t ne0 = nd ? ne[0] : 1;
+	uint64_t ne0 = nd ? shape[nd - 1] : 1;
 	if (ne0 % block)
 		return ws_err_at(g->err, g->path, nd_at + 4,
 				 "tensor '%s': ne[0] = %llu is not a multiple of block size %u of %s",
@@ -430,16 +439,19 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 				 "tensor name of %llu bytes (llama.cpp allows at most %d)",
 				 (unsigned long long)name_len, GGUF_MAX_NAME - 1) < 0)
 		return oom(g);
+	if (nd > GGUF_MAX_DIMS &&
+	    ws_model_add_finding(g->m, WS_SEV_ERROR, "loader-incompatible", nm,
+				 -1, -1, false, 0, 0,
+				 "tensor '%s' has %llu dimensions (llama.cpp allows at most %d)",
+				 nm, (unsigned long long)nd, GGUF_MAX_DIMS) < 0)
+		return oom(g);
 
 	ws_tensor *t = ws_model_push_tensor(g->m);
 	if (!t)
 		return oom(g);
-	uint64_t *shape = nd ? ws_model_alloc(g->m, (size_t)nd * sizeof *shape) : NULL;
 	t->name = ws_model_strndup(g->m, (const char *)name, (size_t)name_len);
-	if (!t->name || (nd && !shape))
+	if (!t->name)
 		return oom(g);
-	for (uint64_t j = 0; j < nd; j++)
-		shape[j] = ne[nd - 1 - j]; /* PyTorch order: outermost first */
 	t->name_len = (uint32_t)name_len;
 	t->dtype = dt;
 	t->ndim = (uint32_t)nd;

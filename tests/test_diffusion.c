@@ -1777,6 +1777,51 @@ Test(diffusion, wan21_single_files)
 	}
 }
 
+Test(diffusion, wan21_gguf_with_its_5d_patch_embedding)
+{
+	/* Wan2.1-T2V-1.3B as ComfyUI-GGUF writes it: general.architecture
+	 * wan, the original names, matrices in Q4_K, and the 5-D patch
+	 * embedding its converter sets aside and tools/fix_5d_tensors.py
+	 * adds back in F32: read (the GGUF specification bounds n_dims by
+	 * nothing), a loader-incompatible finding naming it (ggml reads 4
+	 * dims at most), which fails check; the same count as the
+	 * safetensors single file */
+	char *cfg = ws_testdata_path("diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "wan"), *f = ws_join(m, "model.gguf");
+	char codes[512];
+	char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", "Q4_K", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	cJSON *j = check_json(f, 1, WAN_1_3B, codes, sizeof codes);
+	cr_expect_str_eq(codes, "loader-incompatible");
+	const cJSON *fd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "findings"), 0);
+	cr_assert(fd);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(fd, "tensor")->valuestring, "patch_embedding.weight");
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(fd, "severity")->valuestring, "error");
+	cr_expect(ws_contains(cJSON_GetObjectItemCaseSensitive(fd, "message")->valuestring, "at most 4"));
+	const cJSON *bd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), "by_dtype");
+	cr_expect(json_u64(bd, "Q4_K", NULL) > WAN_1_3B / 2, "most parameters in Q4_K");
+	const cJSON *c = component(j, "transformer");
+	cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+	cJSON_Delete(j);
+	expect_no_other_role(f);
+	r = ws_run_cli("ls", f, "--match", "patch_embedding.weight", "--json", NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "\"dtype\":\"F32\",\"shape\":[1536,16,1,2,2]"), "%s", r.out);
+	ws_run_free(&r);
+	/* the text report says which tensor and why */
+	r = ws_run_cli("check", f, NULL);
+	cr_expect_eq(r.status, 1);
+	cr_expect(ws_contains(r.out, "'patch_embedding.weight' has 5 dimensions"), "%s", r.out);
+	ws_run_free(&r);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(diffusion, flops_pixart_and_wan_by_hand)
 {
 	/* PixArt-Σ at its native 1024 px: 64 x 64 = 4,096 tokens (latent /8,

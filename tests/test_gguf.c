@@ -409,7 +409,8 @@ Test(gguf, bad_files_exit_3)
 		{"dup-key.gguf", FROM_TSV, "duplicate key 'general.architecture'"},
 		{"bad-value-type.gguf", FROM_TSV, "invalid GGUF type 13"},
 		{"dup-tensor.gguf", FROM_TSV, "duplicate tensor name"},
-		{"ndims-5.gguf", FROM_TSV, "number of dimensions 5"},
+		/* n_dims itself is unbounded (li-ndims-5): only what the file holds */
+		{"ndims-past-end.gguf", FROM_TSV, "4294967295 dimensions, more than the rest of the file holds"},
 		{"negative-dim.gguf", FROM_TSV, "negative dimension"},
 		{"elements-overflow.gguf", FROM_TSV, "overflows"},
 		{"type-unknown.gguf", FROM_TSV, "invalid ggml type 99"},
@@ -453,9 +454,9 @@ Test(gguf, bad_files_exit_3)
 Test(gguf, loader_incompatible_findings)
 {
 	static const char *files[] = {
-		"li-nested-array.gguf", "li-long-name.gguf", "li-align-48.gguf",
+		"li-nested-array.gguf", "li-long-name.gguf", "li-align-48.gguf", "li-ndims-5.gguf",
 	};
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		ws_model *m = load_in(bad_dir, files[i]);
 		cr_assert_eq(count_findings(m, "loader-incompatible"), 1, "%s", files[i]);
 		cr_assert_eq(m->n_tensors, 12);
@@ -469,6 +470,22 @@ Test(gguf, loader_incompatible_findings)
 	m = load_in(bad_dir, "li-align-48.gguf");
 	cr_assert_eq(m->files[0].data_start % 48, 0);
 	cr_assert_eq(m->tensors[1].offset - m->tensors[0].offset, 16384 / 48 * 48 + 48);
+	ws_model_free(m);
+	/* five dimensions, read as stored (PyTorch order), the finding naming
+	 * the tensor and llama.cpp's limit */
+	m = load_in(bad_dir, "li-ndims-5.gguf");
+	t = &m->tensors[1];
+	cr_assert_eq(t->ndim, 5);
+	cr_assert(t->shape[0] == 1 && t->shape[3] == 1 && t->shape[4] == 256);
+	cr_assert_eq(t->elements, 256);
+	const ws_finding *f = NULL;
+	for (size_t i = 0; i < m->n_findings; i++)
+		if (!strcmp(m->findings[i].code, "loader-incompatible"))
+			f = &m->findings[i];
+	cr_assert(f);
+	cr_expect(ws_contains(f->tensor, "blk.0.attn_norm.weight"), "%s", f->tensor);
+	cr_expect(ws_contains(f->message, "'blk.0.attn_norm.weight' has 5 dimensions") &&
+		  ws_contains(f->message, "llama.cpp allows at most 4"), "%s", f->message);
 	ws_model_free(m);
 }
 
@@ -488,6 +505,22 @@ Test(gguf, cli_name_limits)
 	char want[256];
 	snprintf(want, sizeof want, "%s: offset %llu: ", p,
 		 (unsigned long long)expected_offset("name-65.gguf"));
+	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
+	ws_run_free(&r);
+	free(p);
+	/* five dimensions: read, a finding that fails check; more than the
+	 * file holds: exit 3 at n_dims */
+	p = ws_join(bad_dir, "li-ndims-5.gguf");
+	r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "loader-incompatible"), "%s", r.out);
+	ws_run_free(&r);
+	free(p);
+	p = ws_join(bad_dir, "ndims-past-end.gguf");
+	r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	snprintf(want, sizeof want, "%s: offset %llu: ", p,
+		 (unsigned long long)expected_offset("ndims-past-end.gguf"));
 	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
 	ws_run_free(&r);
 	free(p);

@@ -69,12 +69,12 @@ str(buf *b, const char *s)
 enum bad {
 	OK = 0, BAD_MAGIC, VERSION_0, VERSION_1, VERSION_4, TENSORS_LIE,
 	KV_LIE, STRING_PAST_END, STRING_TOO_LONG, ARRAY_PAST_END, ARRAY_TOO_LONG,
-	EMPTY_KEY, DUP_KEY, BAD_VALUE_TYPE, DUP_TENSOR, NDIMS_5, NEGATIVE_DIM,
+	EMPTY_KEY, DUP_KEY, BAD_VALUE_TYPE, DUP_TENSOR, NDIMS_PAST_END, NEGATIVE_DIM,
 	ELEMENTS_OVERFLOW, TYPE_UNKNOWN, TYPE_REMOVED, BLOCK_MISMATCH,
 	ALIGN_TYPE, ALIGN_ZERO, OFFSET_MISALIGNED, OFFSET_GAP, OFFSET_OVERLAP,
 	OFFSET_ORDER, TRUNCATED_DATA, DATA_START_PAST_EOF, TRUNCATED_HEADER,
 	LI_NESTED, LI_LONG_NAME, LI_ALIGN_48, BOOL_2, BOOL_ARRAY_3, NAME_65,
-	ALIGN_12, ALIGN_4,
+	ALIGN_12, ALIGN_4, LI_NDIMS_5,
 };
 
 static const struct {
@@ -95,7 +95,7 @@ static const struct {
 	{"dup-key", DUP_KEY},
 	{"bad-value-type", BAD_VALUE_TYPE},
 	{"dup-tensor", DUP_TENSOR},
-	{"ndims-5", NDIMS_5},
+	{"ndims-past-end", NDIMS_PAST_END},
 	{"negative-dim", NEGATIVE_DIM},
 	{"elements-overflow", ELEMENTS_OVERFLOW},
 	{"type-unknown", TYPE_UNKNOWN},
@@ -113,6 +113,7 @@ static const struct {
 	{"li-nested-array", LI_NESTED},
 	{"li-long-name", LI_LONG_NAME},
 	{"li-align-48", LI_ALIGN_48},
+	{"li-ndims-5", LI_NDIMS_5},
 	/* the specification's limits, which ggml does not enforce */
 	{"bool-2", BOOL_2},
 	{"bool-array-3", BOOL_ARRAY_3},
@@ -171,7 +172,7 @@ tensor_bytes(const tspec *t)
 		{F32, 1, 4}, {F16, 1, 2}, {Q8_0, 32, 34}, {Q4_K, 256, 144},
 	};
 	uint64_t n = 1;
-	for (uint32_t i = 0; i < t->nd && i < 4; i++) {
+	for (uint32_t i = 0; i < t->nd && i < 5; i++) {
 		if (t->ne[i] > 1u << 20)
 			return 0; /* a mutated (negative, huge) dim: write no data */
 		n *= t->ne[i];
@@ -396,7 +397,9 @@ build(buf *out, const fspec *fs, enum bad bad, uint64_t *mark)
 	memcpy(t, fs->t, nt * sizeof *t);
 	switch (bad) {
 	case DUP_TENSOR: t[3].name = t[2].name; break;
-	case NDIMS_5: t[1].nd = 5; break;
+	/* n_dims 5 (the specification's "currently at most 4"; ggml's limit),
+	 * the same 256 elements */
+	case LI_NDIMS_5: t[1].nd = 5; t[1].ne[1] = t[1].ne[2] = t[1].ne[3] = t[1].ne[4] = 1; break;
 	case NEGATIVE_DIM: t[2].ne[1] = (uint64_t)-1; break;
 	case ELEMENTS_OVERFLOW: t[1].nd = 2; t[1].ne[0] = 1ull << 32; t[1].ne[1] = 1ull << 32; break;
 	case TYPE_UNKNOWN: t[1].type = 99; break;
@@ -437,9 +440,10 @@ build(buf *out, const fspec *fs, enum bad bad, uint64_t *mark)
 		if ((bad == DUP_TENSOR && i == 3) || ((bad == LI_LONG_NAME || bad == NAME_65) && i == 1))
 			*mark = out->len;
 		str(out, t[i].name);
-		if ((bad == NDIMS_5 && i == 1) || (bad == TRUNCATED_HEADER && i == 0))
+		if ((bad == NDIMS_PAST_END && i == 1) || (bad == TRUNCATED_HEADER && i == 0))
 			*mark = out->len;
-		u32(out, t[i].nd);
+		/* more dimensions than the rest of the file holds (its own kept) */
+		u32(out, bad == NDIMS_PAST_END && i == 1 ? UINT32_MAX : t[i].nd);
 		for (uint32_t j = 0; j < t[i].nd; j++) {
 			if ((bad == NEGATIVE_DIM && i == 2 && j == 1) ||
 			    (bad == ELEMENTS_OVERFLOW && i == 1 && j == 1) ||

@@ -3272,6 +3272,26 @@ net_gguf(const char *dir, const char *config, gen *g, const char *arch, const st
 	}
 	for (size_t i = 0; i < g->n; i++) {
 		tensor *t = &g->v[i];
+		/* more than ggml's 4 dims (Wan's 3-D convolution): the converter
+		 * sets them aside, tools/fix_5d_tensors.py adds them back in F32
+		 * after their bias */
+		if (t->nd > 4) {
+			t->dt = &dtypes[2];
+			char bias[96];
+			size_t len = strlen(t->name);
+			if (len < 7 || strcmp(t->name + len - 7, ".weight"))
+				continue;
+			snprintf(bias, sizeof bias, "%.*s.bias", (int)(len - 7), t->name);
+			for (size_t k = i + 1; k < g->n; k++)
+				if (!strcmp(g->v[k].name, bias)) {
+					tensor w = *t;
+					memmove(t, t + 1, (k - i) * sizeof *t);
+					g->v[k] = w;
+					i--;  /* the tensor now at i is not typed yet */
+					break;
+				}
+			continue;
+		}
 		if (t->nd == 1 || elements(t) <= 1024)
 			t->dt = &dtypes[2];
 		else if (dt->block && (t->nd != 2 || t->shape[t->nd - 1] % dt->block))

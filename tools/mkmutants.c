@@ -513,7 +513,7 @@ typedef struct g_kv {
 } g_kv;
 
 typedef struct g_ti {
-	size_t name_len_at, name_at, nd_at, ne_at[4], type_at, off_at;
+	size_t name_len_at, name_at, nd_at, ne_at[8], type_at, off_at;
 	uint64_t name_len, rel, bytes, elements;
 	uint32_t nd, type;
 } g_ti;
@@ -630,6 +630,8 @@ g_load(g_base *g, const char *path)
 		p += 8 + t->name_len;
 		t->nd_at = p;
 		t->nd = (uint32_t)g_rd(g, p, 4);
+		if (t->nd > 8)
+			die("%s: a base tensor of %u dimensions", path, t->nd);
 		p += 4;
 		t->elements = 1;
 		for (uint32_t d = 0; d < t->nd; d++) {
@@ -657,7 +659,7 @@ static const st_class g_classes[] = {
 	{"gg-kv-type", "a key's value type not a GGUF type (13 and up): exit 3 at the type"},
 	{"gg-array-type", "an array's element type not a GGUF type: exit 3 at the array"},
 	{"gg-tensor-type", "a tensor's ggml type unknown or removed (4, 5, 100 and up): exit 3 at the type"},
-	{"gg-ndims", "n_dims over 4: exit 3 at n_dims"},
+	{"gg-ndims", "n_dims more than the rest of the file holds (8 bytes a dimension): exit 3 at n_dims"},
 	{"gg-dim", "a dimension of 2^63 or more (negative as int64): exit 3 at the dimension"},
 	{"gg-length", "a key, string value or tensor name length past the end of the file, or a name over 64 bytes: exit 3 at the length"},
 	{"gg-count", "the tensor or key/value count more than the file can hold: exit 3 at the count (8 or 16)"},
@@ -700,7 +702,8 @@ g_mutant(const g_base *g, size_t cls, verdict *v)
 		break;
 	}
 	case 3:
-		g_wr(&b, g->be, t->nd_at, rnd_in(5, UINT32_MAX), 4);
+		/* fewer, over ggml's 4, are the specification's to allow */
+		g_wr(&b, g->be, t->nd_at, rnd_in((b.len - t->nd_at - 4) / 8 + 1, UINT32_MAX), 4);
 		v->offset = t->nd_at;
 		break;
 	case 4: {
