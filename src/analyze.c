@@ -376,6 +376,17 @@ analyze(ws_model *m, ws_error *err)
 		}
 		have = 1;
 	} else if (m->format == WS_FORMAT_GGUF && ws_model_find_kv(m, "general.architecture")) {
+		/* a diffusion network's GGUF whose names kept a single file's
+		 * module (an older ComfyUI-GGUF converter): that module is its
+		 * component, as in the single file */
+		const ws_kv *ak = ws_model_find_kv(m, "general.architecture");
+		char fam[64];
+		if (!m->parts && ak->type == WS_V_STRING && ak->data_len < sizeof fam) {
+			memcpy(fam, ak->data, (size_t)ak->data_len);
+			fam[ak->data_len] = '\0';
+			if (ws_net_gguf_family(fam) && single_file_parts(m))
+				return ws_err_oom(err, m->path);
+		}
 		/* Missing or contradictory {arch}.* keys break no GGUF rule, but
 		 * llama.cpp refuses such a file: a finding, not exit 3. */
 		ws_error aerr = {0};

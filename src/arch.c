@@ -2270,7 +2270,10 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 	if (!part && ws_net_gguf_family(out->architecture)) {
 		char family[sizeof out->architecture];
 		snprintf(family, sizeof family, "%s", out->architecture);
-		return ws_net_infer_gguf(m, family, out, err);
+		/* an older converter kept the names under a single file's
+		 * module (model.diffusion_model.): read there, as its part */
+		const char *pre = m->parts && m->parts[0].inferred && m->parts[0].prefixes[0] ? m->parts[0].prefixes[0] : "";
+		return ws_net_infer_gguf(m, pre, family, out, err);
 	}
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);

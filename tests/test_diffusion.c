@@ -1822,6 +1822,64 @@ Test(diffusion, wan21_gguf_with_its_5d_patch_embedding)
 	free(dir);
 }
 
+Test(diffusion, wan21_gguf_under_the_single_file_prefix)
+{
+	/* an older ComfyUI-GGUF converter kept a ComfyUI checkpoint's
+	 * model.diffusion_model. (its loader strips it): read as the
+	 * prefix-less file, that module its transformer; the same count,
+	 * finding and MACs per step */
+	char *cfg = ws_testdata_path("diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json");
+	char *dir = ws_tmpdir(), *m0 = ws_join(dir, "plain"), *m1 = ws_join(dir, "prefixed");
+	char *f0 = ws_join(m0, "model.gguf"), *f1 = ws_join(m1, "model.gguf");
+	char codes[512];
+	char *a0[] = {getenv("WS_MKMODEL"), m0, cfg, "--format", "gguf", "--dtype", "Q8_0", NULL};
+	char *a1[] = {getenv("WS_MKMODEL"), m1, cfg, "--format", "gguf", "--dtype", "Q8_0", "--gguf-prefix", NULL};
+	ws_run r = ws_run_argv(a0);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_argv(a1);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", f1, "--match", "model.diffusion_model.blocks.0.ffn.0.weight", "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"name\":\"model.diffusion_model.blocks.0.ffn.0.weight\""), "%s", r.out);
+	ws_run_free(&r);
+	cJSON *j = check_json(f1, 1, WAN_1_3B, codes, sizeof codes);
+	cr_expect_str_eq(codes, "loader-incompatible");
+	const cJSON *fd = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "findings"), 0);
+	cr_expect(fd && !strcmp(cJSON_GetObjectItemCaseSensitive(fd, "tensor")->valuestring,
+				"model.diffusion_model.patch_embedding.weight"));
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+	const cJSON *c = component(j, "transformer");
+	cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+	cr_expect_eq(json_u64(c, "params", NULL), WAN_1_3B);
+	cJSON_Delete(j);
+	expect_no_other_role(f1);
+	uint64_t macs[2];
+	const char *fs[] = {f0, f1};
+	for (size_t k = 0; k < 2; k++) {
+		r = ws_run_cli("flops", fs[k], "--json", "--size", "480x832", NULL);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		j = cJSON_Parse(r.out);
+		macs[k] = json_u64(first_component(j), "macs", "total");
+		cJSON_Delete(j);
+		ws_run_free(&r);
+	}
+	cr_expect(macs[0] && macs[0] == macs[1], "%llu %llu", (unsigned long long)macs[0], (unsigned long long)macs[1]);
+	/* another family's key than the names': said, no formula */
+	set_gguf_arch(f1, "wan", "sd1");
+	r = ws_run_cli("check", f1, NULL);
+	cr_expect(ws_contains(r.out, "another diffusion family"), "%s", r.out);
+	ws_run_free(&r);
+	free(f0);
+	free(f1);
+	free(m0);
+	free(m1);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
 Test(diffusion, flops_pixart_and_wan_by_hand)
 {
 	/* PixArt-Σ at its native 1024 px: 64 x 64 = 4,096 tokens (latent /8,

@@ -3194,7 +3194,7 @@ gguf_arch(const cfg *c)
 	return a;
 }
 
-static bool gguf_own_types, gguf_shape_fix;
+static bool gguf_own_types, gguf_shape_fix, gguf_prefix;
 
 /* The header (key/values kv, nkv of them, then g's tensor infos) and
  * the sparse data section: DIR/FILE. */
@@ -3249,6 +3249,17 @@ net_gguf(const char *dir, const char *config, gen *g, const char *arch, const st
 	buf kv = {0};
 	uint64_t nkv = 0;
 	kv_str(&kv, &nkv, "general.architecture", arch);
+	/* --gguf-prefix: the names under the single-file denoiser's module
+	 * (model.diffusion_model.), as an older converter kept them */
+	size_t nparts;
+	const char *pre = gguf_prefix ? ws_cat_single_file_parts(&nparts)[0].prefixes[0] : "";
+	for (size_t i = 0; gguf_prefix && i < g->n; i++) {
+		tensor *t = &g->v[i];
+		char name[sizeof t->name];
+		if ((size_t)snprintf(name, sizeof name, "%s%s", pre, t->name) >= sizeof name)
+			die("%s: name too long under %s", t->name, pre);
+		strcpy(t->name, name);
+	}
 	/* --gguf-shape-fix: the converter's reshape of sd1 / sdxl tensors
 	 * (2-D and up, at least 512 elements, a multiple of 256, the last
 	 * dim not) to rows of 256, the shape kept in comfy.gguf.orig_shape.* */
@@ -3626,8 +3637,9 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file] [--gguf-shape-fix]  (--single-file: CONFIG a diffusers folder: one\n"
-	      "               original SD file)\n"
+	      "               [--single-file] [--gguf-shape-fix] [--gguf-prefix]  (--single-file: CONFIG a diffusers\n"
+	      "               folder: one original SD file; --gguf-prefix: a network's GGUF names under\n"
+	      "               model.diffusion_model.)\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3655,6 +3667,10 @@ main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--gguf-shape-fix")) {
 			gguf_shape_fix = true;
+			continue;
+		}
+		if (!strcmp(a, "--gguf-prefix")) {
+			gguf_prefix = true;
 			continue;
 		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||

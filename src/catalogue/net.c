@@ -2828,9 +2828,10 @@ ws_net_gguf_family(const char *arch)
 }
 
 int
-ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err)
+ws_net_infer_gguf(const ws_model *m, const char *prefix, const char *family, struct ws_arch *out,
+		  ws_error *err)
 {
-	int r = ws_net_infer(m, out, err);
+	int r = ws_net_infer_part(m, prefix, NULL, out, err);
 	if (r < 0)
 		return -1;
 	if (r && !out->net)

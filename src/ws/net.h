@@ -96,10 +96,13 @@ int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
 /* A GGUF of a diffusion network as ComfyUI-GGUF writes it: is arch one
  * of the families its loader takes (general.architecture flux, sd3,
  * sdxl, ...)?  Then read it as a single file's names and shapes
- * (ws_net_infer); a family the names do not match, or names of no
- * layout, leave out->known false saying so.  0, or -1 with err set. */
+ * (ws_net_infer_part, the tensors under prefix: "" or an older
+ * converter's model.diffusion_model.); a family the names do not match,
+ * or names of no layout, leave out->known false saying so.  0, or -1
+ * with err set. */
 bool ws_net_gguf_family(const char *arch);
-int ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err);
+int ws_net_infer_gguf(const ws_model *m, const char *prefix, const char *family, struct ws_arch *out,
+		      ws_error *err);
 /* The general.architecture of a class's GGUF layout (for mkmodel), or NULL. */
 const char *ws_net_gguf_arch(const char *cls);
 /* The same for the tensors under prefix (a single file's module), of
