@@ -58,25 +58,68 @@ family_of(ws_role r)
 /* ==== small helpers ==== */
 
 static bool
-shape_eq(const ws_tensor *a, const ws_tensor *b)
+dims_eq(const uint64_t *a, uint32_t na, const uint64_t *b, uint32_t nb)
 {
-	if (a->ndim != b->ndim)
+	if (na != nb)
 		return false;
-	for (uint32_t i = 0; i < a->ndim; i++)
-		if (a->shape[i] != b->shape[i])
+	for (uint32_t i = 0; i < na; i++)
+		if (a[i] != b[i])
 			return false;
 	return true;
 }
 
+/* The stored shapes (by name: the bytes compared are theirs). */
+static bool
+shape_eq(const ws_tensor *a, const ws_tensor *b)
+{
+	return dims_eq(a->shape, a->ndim, b->shape, b->ndim);
+}
+
+/* The shapes the tensors are read at (structurally, SPEC: the logical
+ * shape; a ComfyUI-GGUF reshape undone, a packed weight unpacked). */
+static bool
+logical_eq(const ws_tensor *a, const ws_tensor *b)
+{
+	uint32_t na, nb;
+	const uint64_t *x = ws_tensor_logical(a, &na), *y = ws_tensor_logical(b, &nb);
+	return dims_eq(x, na, y, nb);
+}
+
+static size_t
+fmt_dims(const uint64_t *d, uint32_t n, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "[");
+	for (uint32_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64, i ? ", " : "", d[i]);
+	if (o < len)
+		o += (size_t)snprintf(buf + o, len - o, "]");
+	return o;
+}
+
+/* The shape a tensor is read at. */
 static char *
 fmt_shape(const ws_tensor *t, char *buf, size_t len)
 {
-	size_t o = 0;
-	o += (size_t)snprintf(buf, len, "[");
-	for (uint32_t i = 0; i < t->ndim && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%" PRIu64, i ? ", " : "", t->shape[i]);
-	if (o < len)
-		snprintf(buf + o, len - o, "]");
+	uint32_t n;
+	const uint64_t *d = ws_tensor_logical(t, &n);
+	fmt_dims(d, n, buf, len);
+	return buf;
+}
+
+/* ... and the stored one beside it when they differ. */
+static char *
+fmt_shape_stored(const ws_tensor *t, char *buf, size_t len)
+{
+	uint32_t n;
+	const uint64_t *d = ws_tensor_logical(t, &n);
+	size_t o = fmt_dims(d, n, buf, len);
+	if (t->logical && o < len) {
+		o += (size_t)snprintf(buf + o, len - o, " (stored ");
+		if (o < len)
+			o += fmt_dims(t->shape, t->ndim, buf + o, len - o);
+		if (o < len)
+			snprintf(buf + o, len - o, ")");
+	}
 	return buf;
 }
 
@@ -527,7 +570,7 @@ diff_structural(const ws_model *a, const ws_model *b, ws_diff *d, ws_error *err)
 		if (na == 1 && j - i == 2) {
 			const ws_tensor *ta = v[i].t, *tb = v[i + 1].t;
 			d->matched += 2;
-			if (!shape_eq(ta, tb)) {
+			if (!logical_eq(ta, tb)) {
 				if (push_item(d, WS_DIFF_SHAPE, ta, tb))
 					goto oom;
 			} else {
@@ -672,7 +715,7 @@ put_tensor(FILE *f, const ws_tensor *t)
 {
 	char sh[256];
 	ws_fput_escaped(f, t->name, t->name_len);
-	fprintf(f, "  %s %s", ws_dtype_name(t->dtype), fmt_shape(t, sh, sizeof sh));
+	fprintf(f, "  %s %s", ws_dtype_name(t->dtype), fmt_shape_stored(t, sh, sizeof sh));
 }
 
 static void
@@ -747,7 +790,7 @@ ws_diff_print_text(FILE *f, const ws_model *a, const ws_model *b,
 				put_tensor(f, it->b);
 			} else {
 				fprintf(f, "%s %s", ws_dtype_name(it->b->dtype),
-					fmt_shape(it->b, s2, sizeof s2));
+					fmt_shape_stored(it->b, s2, sizeof s2));
 			}
 		}
 		fputc('\n', f);
@@ -800,6 +843,17 @@ shape_json(const ws_tensor *t)
 }
 
 static cJSON *
+logical_json(const ws_tensor *t)
+{
+	uint32_t n;
+	const uint64_t *d = ws_tensor_logical(t, &n);
+	cJSON *arr = cJSON_CreateArray();
+	for (uint32_t i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, ws_json_u64(d[i]));
+	return arr;
+}
+
+static cJSON *
 tensor_json(const ws_tensor *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -808,6 +862,9 @@ tensor_json(const ws_tensor *t)
 	ws_json_add_bytes(o, "name", t->name, t->name_len);
 	cJSON_AddStringToObject(o, "dtype", ws_dtype_name(t->dtype));
 	cJSON_AddItemToObject(o, "shape", shape_json(t));
+	/* as ls --json: "shape" the stored one, the one read at beside */
+	if (t->logical)
+		cJSON_AddItemToObject(o, "logical_shape", logical_json(t));
 	cJSON_AddStringToObject(o, "role", ws_role_name(t->role));
 	if (t->layer >= 0)
 		ws_json_add_i64(o, "layer", t->layer);
@@ -881,6 +938,10 @@ ws_diff_to_json(cJSON *obj, const ws_model *a, const ws_model *b, const ws_diff 
 			cJSON_AddItemToObject(o, "a_shape", shape_json(x->a_rep));
 		if (x->b_rep)
 			cJSON_AddItemToObject(o, "b_shape", shape_json(x->b_rep));
+		if (x->a_rep && x->a_rep->logical)
+			cJSON_AddItemToObject(o, "a_logical_shape", logical_json(x->a_rep));
+		if (x->b_rep && x->b_rep->logical)
+			cJSON_AddItemToObject(o, "b_logical_shape", logical_json(x->b_rep));
 		cJSON_AddBoolToObject(o, "changed", role_changed(x));
 	}
 	cJSON *p = cJSON_AddObjectToObject(obj, "params");

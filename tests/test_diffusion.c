@@ -1259,9 +1259,44 @@ Test(diffusion, gguf_orig_shape_is_the_logical_shape)
 	ws_run_free(&r);
 	r = ws_run_cli("ls", f, "--match", "img_in.weight", "--json", NULL);
 	cr_expect(ws_contains(r.out, "Q4_K"), "%s", r.out);
+	/* "shape" the stored one (elements and bytes are its), the one
+	 * read at beside it; in text the real one, the stored beside */
+	cr_expect(ws_contains(r.out, "\"shape\":[768,256],\"logical_shape\":[3072,64]"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", f, "--match", "img_in.weight", "--json", "--gguf-order", NULL);
+	cr_expect(ws_contains(r.out, "\"ne\":[256,768],\"logical_ne\":[64,3072]"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", f, "--match", "img_in.weight", NULL);
+	cr_expect(ws_contains(r.out, "[3072, 64] (stored [768, 256])"), "%s", r.out);
 	ws_run_free(&r);
 	cJSON_Delete(check_json(f, 0, 11891178560ull, codes, sizeof codes));
 	cr_expect_str_eq(codes, "");
+	/* diff against the single file compares the shapes read at (SPEC:
+	 * structurally, the logical shape): equal; against the same GGUF
+	 * unreshaped (F16 rows of 64), by name: a dtype change, both
+	 * shapes shown */
+	char *ms = ws_join(dir, "single"), *fs = ws_join(ms, "model.safetensors");
+	char *mu = ws_join(dir, "plain"), *fu = ws_join(mu, "model.gguf");
+	mkmodel(ms, cfg, "--single-file", NULL);
+	char *au[] = {getenv("WS_MKMODEL"), mu, cfg, "--format", "gguf", "--dtype", "Q4_K", NULL};
+	r = ws_run_argv(au);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("diff", fs, f, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "structurally equal") && !ws_contains(r.out, "shape     "), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("diff", f, fu, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(ws_contains(r.out, "img_in.weight  Q4_K [3072, 64] (stored [768, 256]) -> F16 [3072, 64]"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("diff", f, fu, "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"shape\":[768,256],\"logical_shape\":[3072,64]"), "%s", r.out);
+	ws_run_free(&r);
+	free(fs);
+	free(ms);
+	free(fu);
+	free(mu);
 	/* a shape of other elements than the tensor's: kept as stored, said */
 	FILE *fp = fopen(f, "r+b");
 	cr_assert(fp);

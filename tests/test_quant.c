@@ -188,6 +188,14 @@ Test(quant, gptq_llama2_7b)
 	cr_expect_eq(bias->params, 0);
 	cr_expect_eq(tensor(m, "model.layers.0.mlp.down_proj.qweight")->elements, 1376ull * 4096);
 	ws_model_free(m);
+	/* ls: the unpacked shape, the stored one beside it (JSON: "shape"
+	 * stays the stored one, "logical_shape" beside) */
+	ws_run r = ws_run_cli("ls", dir, "--match", "model.layers.31.mlp.down_proj.qweight", NULL);
+	cr_expect(ws_contains(r.out, "[4096, 11008] (stored [1376, 4096])"), "%s", r.out);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", dir, "--match", "model.layers.31.mlp.down_proj.qweight", "--json", NULL);
+	cr_expect(ws_contains(r.out, "\"shape\":[1376,4096],\"logical_shape\":[4096,11008]"), "%s", r.out);
+	ws_run_free(&r);
 	rmdir_of(dir);
 }
 

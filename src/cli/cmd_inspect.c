@@ -251,12 +251,28 @@ dim_at(const ws_tensor *t, uint32_t d, bool gguf_order)
 }
 
 static void
-shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
+dims_text(FILE *f, const uint64_t *dims, uint32_t nd, bool gguf_order)
 {
 	fputc('[', f);
-	for (uint32_t d = 0; d < t->ndim; d++)
-		fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)dim_at(t, d, gguf_order));
+	for (uint32_t d = 0; d < nd; d++)
+		fprintf(f, "%s%llu", d ? ", " : "", (unsigned long long)dims[gguf_order ? nd - 1 - d : d]);
 	fputc(']', f);
+}
+
+/* A tensor read at another shape than stored (a packed quantized weight
+ * unpacked, a shape ComfyUI-GGUF's converter reshaped and kept in
+ * comfy.gguf.orig_shape.*): that one, the stored one beside it. */
+static void
+shape_text(FILE *f, const ws_tensor *t, bool gguf_order)
+{
+	uint32_t ln;
+	const uint64_t *l = ws_tensor_logical(t, &ln);
+	dims_text(f, l, ln, gguf_order);
+	if (t->logical) {
+		fputs(" (stored ", f);
+		dims_text(f, t->shape, t->ndim, gguf_order);
+		fputc(')', f);
+	}
 }
 
 /* Column text of one tensor, escaped; shape and counts as shown. */
@@ -408,6 +424,14 @@ ls_one(const ws_cli *cli, const ws_model *m, const ls_opts *o, const char *path)
 			cJSON *sh = cJSON_AddArrayToObject(e, o->gguf_order ? "ne" : "shape");
 			for (uint32_t d = 0; sh && d < t->ndim; d++)
 				cJSON_AddItemToArray(sh, ws_json_u64(dim_at(t, d, o->gguf_order)));
+			/* "shape" stays the stored one (elements and bytes are its):
+			 * the shape it is read at beside it */
+			uint32_t ln;
+			const uint64_t *l = ws_tensor_logical(t, &ln);
+			cJSON *lsh = t->logical ? cJSON_AddArrayToObject(e, o->gguf_order ? "logical_ne" : "logical_shape")
+						: NULL;
+			for (uint32_t d = 0; lsh && d < ln; d++)
+				cJSON_AddItemToArray(lsh, ws_json_u64(l[o->gguf_order ? ln - 1 - d : d]));
 			ws_json_add_u64(e, "elements", t->elements);
 			ws_json_add_u64(e, "params", t->params);
 			ws_json_add_u64(e, "bytes", t->bytes);
