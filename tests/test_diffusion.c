@@ -1850,6 +1850,19 @@ Test(diffusion, wan21_gguf_with_its_5d_patch_embedding)
 	cr_expect_eq(r.status, 1);
 	cr_expect(ws_contains(r.out, "'patch_embedding.weight' has 5 dimensions"), "%s", r.out);
 	ws_run_free(&r);
+	/* I2V-14B-480P (the image embedder, added keys and values) in Q8_0 */
+	char *cfg2 = ws_testdata_path("diffusion/Wan-AI__Wan2.1-I2V-14B-480P-Diffusers__transformer.json");
+	char *m2 = ws_join(dir, "i2v"), *f2 = ws_join(m2, "model.gguf");
+	char *argv2[] = {getenv("WS_MKMODEL"), m2, cfg2, "--format", "gguf", "--dtype", "Q8_0", NULL};
+	r = ws_run_argv(argv2);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	cJSON_Delete(check_json(f2, 1, 16394878784ull, codes, sizeof codes));
+	cr_expect_str_eq(codes, "loader-incompatible");
+	expect_no_other_role(f2);
+	free(f2);
+	free(m2);
+	free(cfg2);
 	free(f);
 	free(m);
 	free(cfg);
