@@ -460,3 +460,130 @@ Test(multimodal, class_default_lists)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* check --json of a sparse checkpoint mkmodel writes from cfg with one
+ * extra option pair (NULL: none); asserts exit 0 and no finding. */
+static cJSON *
+check_written(const char *cfg, const char *opt, const char *val, char **names)
+{
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, (char *)cfg, (char *)opt, (char *)val, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel %s %s: %s", cfg, val ? val : "", r.err);
+	ws_run_free(&r);
+	cJSON *j = run_json(0, "check", "--json", model, NULL);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s %s", cfg,
+		     val ? val : "");
+	/* the stored names, one a line */
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	size_t cap = 1, len = 0;
+	char *s = calloc(1, 1);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *n = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+		size_t k = strlen(n);
+		cr_assert(s = realloc(s, cap += k + 2));
+		memcpy(s + len, "\n", 1);
+		memcpy(s + len + 1, n, k + 1);
+		len += k + 1;
+	}
+	*names = s;
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	return j;
+}
+
+/* The components of a check: name, params and formula, in order. */
+static void
+expect_same_components(const cJSON *a, const cJSON *b, const char *what)
+{
+	cr_expect_eq(num(a, "params", "total"), num(b, "params", "total"), "%s", what);
+	cr_expect_eq(num(a, "formula", "total"), num(b, "formula", "total"), "%s", what);
+	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "components");
+	const cJSON *cb = cJSON_GetObjectItemCaseSensitive(b, "components");
+	cr_assert_eq(cJSON_GetArraySize(ca), cJSON_GetArraySize(cb), "%s", what);
+	for (int i = 0; i < cJSON_GetArraySize(ca); i++) {
+		const cJSON *x = cJSON_GetArrayItem(ca, i), *y = cJSON_GetArrayItem(cb, i);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(x, "name")->valuestring,
+				 cJSON_GetObjectItemCaseSensitive(y, "name")->valuestring, "%s", what);
+		cr_expect_eq(num(x, "params", NULL), num(y, "params", NULL), "%s: component %d", what, i);
+		cr_expect_eq(num(x, "formula", NULL), num(y, "formula", NULL), "%s: component %d", what, i);
+	}
+}
+
+/* Qwen-VL checkpoints as transformers >= 4.52 saves them
+ * (model.language_model.*, model.visual.*, lm_head.*) and as older
+ * versions did (model.* text, visual.*): the same components, tensors
+ * and totals, equal to the released ones. */
+Test(multimodal, qwen_vl_both_layouts, .timeout = 240)
+{
+	static const int which[] = {5, 8, 11};  /* 2.5-VL 3B, 2-VL 2B, 3-VL 8B */
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		const struct released *m = &models[which[i]];
+		char *cfg = config_path(m), *old_names, *new_names;
+		cJSON *o = check_written(cfg, "--layout", "old", &old_names);
+		cJSON *n = check_written(cfg, "--layout", "new", &new_names);
+		expect_same_components(o, n, m->file);
+		cr_expect_eq(num(n, "params", "total"), m->total, "%s", m->file);
+		for (int c = 0; c < n_comp(m); c++)
+			cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(n, "params"), "by_component", m->comp[c].name),
+				     m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
+		/* each file has the layout it was asked for */
+		cr_expect(ws_contains(new_names, "\nmodel.language_model.layers.0.") &&
+			  ws_contains(new_names, "\nmodel.visual.blocks.0.") &&
+			  !ws_contains(new_names, "\nvisual."), "%s", m->file);
+		cr_expect(ws_contains(old_names, "\nvisual.blocks.0.") && ws_contains(old_names, "\nvisual.merger.") &&
+			  !ws_contains(old_names, "\nmodel.visual.") && !ws_contains(old_names, "model.language_model."),
+			  "%s", m->file);
+		cJSON_Delete(o);
+		cJSON_Delete(n);
+		free(old_names);
+		free(new_names);
+		free(cfg);
+	}
+}
+
+/* A Qwen2.5-VL config as transformers >= 4.52 saves it (the text
+ * model's keys in text_config of its own model_type) reads into the
+ * same components as the flat one, in either checkpoint layout. */
+Test(multimodal, qwen2_5_vl_nested_config, .timeout = 120)
+{
+	const struct released *m = &models[5];
+	char *src = ws_testdata_path(m->file);
+	cJSON *flat = ws_load_json(src), *text = cJSON_CreateObject(), *nested = cJSON_CreateObject();
+	cJSON_AddStringToObject(text, "model_type", "qwen2_5_vl_text");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, flat) {
+		bool wrapper = !strcmp(it->string, "architectures") || !strcmp(it->string, "model_type") ||
+			       !strcmp(it->string, "vision_config") || !strcmp(it->string, "tie_word_embeddings");
+		cJSON_AddItemToObject(wrapper ? nested : text, it->string, cJSON_Duplicate(it, true));
+	}
+	cJSON_AddItemToObject(nested, "text_config", text);
+	char *s = cJSON_PrintUnformatted(nested), *dir = ws_tmpdir();
+	char *cfg = ws_write_file(dir, "config.json", s, strlen(s));
+	cJSON *f = run_json(0, "formula", "--json", cfg, NULL);
+	const cJSON *fo = cJSON_GetObjectItemCaseSensitive(f, "formula");
+	cr_expect_eq(num(fo, "total", NULL), m->total);
+	for (int c = 0; c < n_comp(m); c++)
+		cr_expect_eq(num(fo, "by_component", m->comp[c].name), m->comp[c].n, "%s", m->comp[c].name);
+	cJSON_Delete(f);
+	static const char *const layouts[] = {"old", "new"};
+	for (int k = 0; k < 2; k++) {
+		char *names;
+		cJSON *j = check_written(cfg, "--layout", layouts[k], &names);
+		cr_expect_eq(num(j, "params", "total"), m->total, "%s", layouts[k]);
+		cr_expect_eq(num(j, "formula", "total"), m->total, "%s", layouts[k]);
+		cJSON_Delete(j);
+		free(names);
+	}
+	ws_rmtree(dir);
+	free(dir);
+	free(cfg);
+	free(s);
+	cJSON_Delete(nested);
+	cJSON_Delete(flat);
+	free(src);
+}

@@ -76,6 +76,12 @@
  * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
  * same (zero) bytes as the embedding's hole, at any size.
  *
+ * --layout new|old: a multimodal wrapper's components as transformers
+ * >= 4.52 saves them (model.language_model., model.visual., lm_head. at
+ * the top) or as older versions did (visual. beside the text model's
+ * model., or language_model.model.); by default as each part's first
+ * prefix in the catalogue says.
+ *
  * Everything is a pure function of the arguments.
  */
 #include <cjson/cJSON.h>
@@ -1290,6 +1296,29 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 #undef T
 }
 
+/* --layout: which of its part's module prefixes a component is written
+ * under.  transformers >= 4.52 saves a wrapper's components inside its
+ * model (model.visual., model.language_model.), older versions beside
+ * it (visual., the text model under model. or language_model.model.);
+ * the catalogue lists both for each part.  Default: the part's first. */
+enum layout { LAYOUT_FIRST, LAYOUT_NEW, LAYOUT_OLD };
+static enum layout layout = LAYOUT_FIRST;
+
+static bool
+nested_prefix(const char *s)
+{
+	return s && !strncmp(s, "model.", 6);
+}
+
+static const char *
+part_prefix(const struct ws_cat_part *p)
+{
+	for (size_t i = 0; layout != LAYOUT_FIRST && i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++)
+		if (nested_prefix(p->prefixes[i]) == (layout == LAYOUT_NEW))
+			return p->prefixes[i];
+	return p->prefixes[0];
+}
+
 /* A Qwen-VL tower under `pre` (visual.): the patch convolution over
  * frames (5-D), blocks.N with norm1 / norm2, a fused qkv, proj and the
  * MLP (gated or plain, by the library's reading), no final norm. */
@@ -1441,23 +1470,23 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
 	/* towers of their own layout, told by the library's switches */
 	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
-		qwen_tower(g, p->prefixes[0], a);
+		qwen_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PIXEL_SHUFFLE_MLP)) {
-		llama4_tower(g, p->prefixes[0], a);
+		llama4_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_TILES)) {
-		mllama_tower(g, p->prefixes[0], a);
+		mllama_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
-		mllama_layers(g, p->prefixes[0], a);
+		mllama_layers(g, part_prefix(p), a);
 		return;
 	}
 	char pre[96];
-	const char *pp = p->prefixes[0] ? p->prefixes[0] : "";
+	const char *pp = part_prefix(p) ? part_prefix(p) : "";
 	size_t n = strlen(pp);
 	bool body = n >= 11 && (!strcmp(pp + n - 11, "text_model.") || (n >= 13 && !strcmp(pp + n - 13, "vision_model.")));
 	snprintf(pre, sizeof pre, "%s%s", pp,
@@ -1471,7 +1500,7 @@ static void
 projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
 	char n[160];
-	const char *pre = p->prefixes[0];
+	const char *pre = part_prefix(p);
 	uint64_t in = a->embedding_size, out = a->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MLP2)) {
 		snprintf(n, sizeof n, "%slinear_1.weight", pre);
@@ -2317,11 +2346,18 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	 * (Idefics3 under model.text_model.) */
 	const cJSON *wmt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
 	bool idefics = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "idefics3");
-	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
-	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
-		: r != j ? "language_model.model." : "model.";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	/* the text model nested as its towers are (transformers >= 4.52:
+	 * model.language_model.), else beside them: under model. when the
+	 * config is the text model's own (no text_config), language_model.
+	 * (its own class's model.) when it has one */
+	bool wrapper = c->parts_of && c->parts_of[0].kind && c->parts_of[1].kind && c->parts_of[1].config &&
+		     c->parts_of[1].config[0];
+	bool nested = wrapper && (layout == LAYOUT_FIRST ? nested_prefix(c->parts_of[1].prefixes[0])
+						     : layout == LAYOUT_NEW);
+	c->base = a.no_head ? "" : idefics ? "model.text_model." : nested ? "model.language_model."
+		: r != j ? "language_model.model." : "model.";
 	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
@@ -2459,7 +2495,9 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->heads || !c->hidden || !c->layers || !c->vocab)
 		die("%s: hidden, layers, heads and vocab are required", path);
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
-	c->tied = boolean(r, "tie_word_embeddings", has(c, F_TIED));
+	/* a wrapper's own key when its text_config has none (Qwen-VL's) */
+	c->tied = boolean(r, "tie_word_embeddings", r != j ? boolean(j, "tie_word_embeddings", has(c, F_TIED))
+							    : has(c, F_TIED));
 	c->attn_bias = has(c, F_BIAS_KEY) && boolean(r, "attention_bias", has(c, F_BIAS_ON));
 	c->head_bias = boolean(r, "lm_head_bias", false);
 	c->experts = num(r, "num_local_experts", num(r, "num_experts", num(r, "n_routed_experts", 0)));
@@ -3137,7 +3175,7 @@ usage(void)
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file]\n"
+	      "               [--single-file] [--layout new|old]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3180,7 +3218,11 @@ main(int argc, char **argv)
 		if (!v)
 			usage();
 		i++;
-		if (!strcmp(a, "--format")) {
+		if (!strcmp(a, "--layout")) {
+			if (strcmp(v, "new") && strcmp(v, "old"))
+				usage();
+			layout = !strcmp(v, "new") ? LAYOUT_NEW : LAYOUT_OLD;
+		} else if (!strcmp(a, "--format")) {
 			if (strcmp(v, "gguf") && strcmp(v, "safetensors") && strcmp(v, "mmproj"))
 				usage();
 			gguf = !strcmp(v, "gguf");
