@@ -67,6 +67,13 @@ static const struct released models[] = {
 	{"multimodal/meta-llama__Llama-3.2-11B-Vision-Instruct.json", false, 10670220835ull,
 	 {{"text", 9775192080ull}, {"global_transformer", 157378576ull}, {"vision_model", 706188803ull},
 	  {"multi_modal_projector", 31461376ull}}, 0},
+	/* Qwen3-VL-MoE (30B-A3B, published as 31.1B): Qwen3-VL's tower and
+	 * mergers beside 48 MoE blocks of 128 experts (8 a token) stored
+	 * fused; active: embedding, head, attention, routers and 8 experts
+	 * of 3 x 2,048 x 768 in each block */
+	{"multimodal/Qwen__Qwen3-VL-30B-A3B-Instruct.json", false, 31070754032ull,
+	 {{"text", 30532122624ull}, {"visual", 415891440ull}, {"merger", 30679808ull},
+	  {"deepstack_merger_list", 92060160ull}}, 3353032704ull},
 };
 
 /* How many components a model has (the table's names). */
@@ -214,6 +221,61 @@ Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_rele
 Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
 Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
 Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
+Test(multimodal, check_qwen3_vl_moe_fused_experts, .timeout = 120) { check_released(&models[13]); }
+
+/* Qwen3-VL-MoE's fused experts: one [E, hidden, 2 x moe_intermediate]
+ * gate_up_proj and one [E, moe_intermediate, hidden] down_proj a
+ * block; a stack short of an expert is a shape-mismatch of its block */
+Test(multimodal, qwen3_vl_moe_fused_expert_stacks, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[13].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	int gate_up = 0, down = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *role = cJSON_GetObjectItemCaseSensitive(t, "role")->valuestring;
+		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(t, "shape");
+		if (!strcmp(role, "moe_gate_up") || !strcmp(role, "moe_down")) {
+			bool gu = !strcmp(role, "moe_gate_up");
+			cr_expect_eq(cJSON_GetArraySize(sh), 3);
+			cr_expect_eq(cJSON_GetArrayItem(sh, 0)->valuedouble, 128);
+			cr_expect_eq(cJSON_GetArrayItem(sh, 1)->valuedouble, gu ? 2048 : 768);
+			cr_expect_eq(cJSON_GetArrayItem(sh, 2)->valuedouble, gu ? 1536 : 2048);
+			gate_up += gu;
+			down += !gu;
+		}
+		cr_expect(strcmp(role, "moe_gate") && strcmp(role, "moe_up"), "%s",
+			  cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+	}
+	cr_expect_eq(gate_up, 48);
+	cr_expect_eq(down, 48);
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	dir = ws_tmpdir();
+	mkmodel(model = ws_join(dir, "model"), cfg, "missing-expert");
+	cJSON *j = run_json(1, "check", "--json", model, NULL);
+	bool found = false;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings")) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+		const char *msg = cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring;
+		if (!strcmp(c->valuestring, "shape-mismatch") && ws_contains(msg, "moe_gate_up")) {
+			found = true;
+			cr_expect_eq(num(f, "layer", NULL), 1, "%s", msg);
+			cr_expect(ws_contains(msg, "[127, 2048, 1536]"), "%s", msg);
+		}
+	}
+	cr_expect(found);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */

@@ -1093,9 +1093,16 @@ catalogue_block(gen *g, uint64_t L)
 		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
 		if (ws_sw_has(f, WS_ARCH_ROUTER_SCORE_BIAS))
 			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
-		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
-		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
-		experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		if (ws_sw_has(f, WS_ARCH_MOE_FUSED) && !g->gguf) {
+			/* fused 3-D [E, in, out] (Qwen3-VL-MoE's); llama.cpp
+			 * splits them into gate and up stacks */
+			stacked(g, L, "mlp.experts.gate_up_proj", NULL, d, 2 * e);
+			stacked(g, L, "mlp.experts.down_proj", NULL, e, d);
+		} else {
+			experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
+			experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
+			experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		}
 		if (c->shared_n)
 			gated_mlp(g, L, c->shared_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
 		return;
@@ -2466,7 +2473,8 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS &&
 	    (a.mlp == WS_MLP_GATED || a.mlp == WS_MLP_PLAIN) &&
 	    !(ws_sw_has(&a.flags, WS_ARCH_MLA) || ws_sw_has(&a.flags, WS_ARCH_FUSED_QKV) ||
-	      ws_sw_has(&a.flags, WS_ARCH_MOE_FUSED) || ws_sw_has(&a.flags, WS_ARCH_PARALLEL))) {
+	      (ws_sw_has(&a.flags, WS_ARCH_MOE_FUSED) && ws_sw_has(&a.flags, WS_ARCH_MOE_BIAS)) ||
+	      ws_sw_has(&a.flags, WS_ARCH_PARALLEL))) {
 		from_catalogue(c, &a);
 		ws_arch_free(&a);
 		cJSON_Delete(j);

@@ -287,6 +287,15 @@ static const struct ws_cat_part qwen3_vl_parts[] = {
 	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* Qwen3-VL-MoE: Qwen3-VL's tower and mergers beside a MoE text model */
+static const struct ws_cat_part qwen3_vl_moe_parts[] = {
+	{"text", NULL, "text_config", "qwen3_vl_moe_text", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen3_vl_vision", NOSW, {"model.visual.", "visual."}},
+	{"projector", "merger", NULL, "merger_v3", NOSW, {"model.visual.merger.", "visual.merger."}},
+	{"projector", "deepstack_merger_list", NULL, "deepstack", NOSW,
+	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* LLaVA-NeXT: LLaVA's, and image_newline beside the projector */
 static const struct ws_cat_part llava_next_parts[] = {
 	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
@@ -795,6 +804,20 @@ static const struct ws_cat_entry entries[] = {
 	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "num_global_layers"}, {WS_AK_HEADS, "attention_heads"}}},
 	{{"qwen3_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_parts},
+	{{"qwen3_vl_moe"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VLMoe",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_moe_parts},
+	/* Qwen3-VL-MoE's text model: Qwen3-MoE's blocks, the experts of a
+	 * block stored fused as gpt-oss's and Llama 4's are (gate_up_proj
+	 * [E, hidden, 2 x moe_intermediate], down_proj [E, moe_intermediate,
+	 * hidden]) beside the router mlp.gate; Qwen3VLMoeTextConfig's
+	 * defaults */
+	{{"qwen3_vl_moe_text"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_MOE_FUSED), NOSW,
+	 {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3VLMoeText",
+	 {D("vocab_size", 151936), D("hidden_size", 2048), D("intermediate_size", 5632), D("num_hidden_layers", 24),
+	  D("num_attention_heads", 16), D("num_key_value_heads", 16), D("max_position_embeddings", 128000),
+	  D("moe_intermediate_size", 1408), D("num_experts_per_tok", 4), D("num_experts", 60),
+	  D("decoder_sparse_step", 1)},
+	 WS_SLIDE_FROM, 0},
 	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
 	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",
