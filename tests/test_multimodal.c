@@ -74,6 +74,11 @@ static const struct released models[] = {
 	{"multimodal/Qwen__Qwen3-VL-30B-A3B-Instruct.json", false, 31070754032ull,
 	 {{"text", 30532122624ull}, {"visual", 415891440ull}, {"merger", 30679808ull},
 	  {"deepstack_merger_list", 92060160ull}}, 3353032704ull},
+	/* 235B-A22B (published as 236B): Qwen3-235B-A22B's text model (its
+	 * 235,093,634,560) beside the same tower into 4,096 */
+	{"multimodal/Qwen__Qwen3-VL-235B-A22B-Instruct.json", false, 235670022896ull,
+	 {{"text", 235093634560ull}, {"visual", 415891440ull}, {"merger", 40119040ull},
+	  {"deepstack_merger_list", 120377856ull}}, 22190763520ull},
 };
 
 /* How many components a model has (the table's names). */
@@ -222,6 +227,7 @@ Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_release
 Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
 Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
 Test(multimodal, check_qwen3_vl_moe_fused_experts, .timeout = 120) { check_released(&models[13]); }
+Test(multimodal, check_qwen3_vl_moe_235b, .timeout = 120) { check_released(&models[14]); }
 
 /* Qwen3-VL-MoE's fused experts: one [E, hidden, 2 x moe_intermediate]
  * gate_up_proj and one [E, moe_intermediate, hidden] down_proj a
