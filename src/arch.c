@@ -250,7 +250,14 @@ defaults_json(const struct ws_cat_entry *e)
 	for (size_t i = 0; o && i < WS_CAT_MAX_DEFAULTS && e->defs[i].kind != WS_CAT_END; i++) {
 		const struct ws_cat_default *d = &e->defs[i];
 		cJSON *v = d->kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d->num)
+			 : d->kind == WS_CAT_LAYERS ? cJSON_CreateArray()
 			 : cJSON_CreateBool(d->kind == WS_CAT_TRUE);
+		/* a list of layers: bit i is index i */
+		for (int b = 0; v && d->kind == WS_CAT_LAYERS && b < 64; b++) {
+			cJSON *x = d->num >> b & 1 ? cJSON_CreateNumber(b) : NULL;
+			if (x && !cJSON_AddItemToArray(v, x))
+				cJSON_Delete(x);
+		}
 		if (!v || !cJSON_AddItemToObject(o, d->key, v)) {
 			cJSON_Delete(v);
 			cJSON_Delete(o);
@@ -535,6 +542,63 @@ read_patches(struct cfg *c)
 	return 0;
 }
 
+static int u32_cmp(const void *x, const void *y);
+
+/* A tower's window attention: window_size in pixels (a whole number
+ * of merged patches, at least one) and fullatt_block_indexes, the
+ * blocks that attend over the whole image; absent, every block does. */
+static int
+read_vision_window(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t w, cell;
+	int r = cfg_u64(c, "window_size", &w);
+	if (r <= 0)
+		return r;
+	if (!ws_mul_u64(a->patch_size, a->merge_size ? a->merge_size : 1, &cell) || w < cell)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'window_size': %llu pixels is less than one merged patch (%llu)",
+			      (unsigned long long)w, (unsigned long long)cell);
+	const cJSON *list = cfg_item(c, "fullatt_block_indexes"), *it;
+	if (list && !cJSON_IsArray(list))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'fullatt_block_indexes': expected an array, got %s", json_type_name(list));
+	int n = list ? cJSON_GetArraySize(list) : 0;
+	if ((uint64_t)n > a->num_layers)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'fullatt_block_indexes': %d entries for %llu blocks", n,
+			      (unsigned long long)a->num_layers);
+	uint32_t *v = n ? calloc((size_t)n, sizeof *v) : NULL;
+	if (n && !v)
+		return ws_err_oom(c->err, c->path);
+	uint32_t k = 0;
+	cJSON_ArrayForEach(it, list) {
+		uint64_t x;
+		if (num_value(c, "fullatt_block_indexes", it, &x) < 0) {
+			free(v);
+			return -1;
+		}
+		if (x >= a->num_layers) {
+			free(v);
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'fullatt_block_indexes': block %llu of a tower of %llu blocks",
+				      (unsigned long long)x, (unsigned long long)a->num_layers);
+		}
+		/* a block named twice is one block */
+		bool dup = false;
+		for (uint32_t i = 0; i < k; i++)
+			dup |= v[i] == x;
+		if (!dup)
+			v[k++] = (uint32_t)x;
+	}
+	if (k)
+		qsort(v, k, sizeof *v, u32_cmp);
+	a->vision_window = w;
+	a->full_attn_blocks = v;
+	a->n_full_attn_blocks = k;
+	return 0;
+}
+
 /* An encoder's token-type rows, and a classifier's outputs as
  * PretrainedConfig counts them: num_labels, else one per id2label entry,
  * else its default 2. */
@@ -556,7 +620,7 @@ read_encoder(struct cfg *c)
 		if (r > 0)
 			set_field(a, WS_AK_EMBED_SIZE, v, "embedding_size");
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && read_patches(c) < 0)
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && (read_patches(c) < 0 || read_vision_window(c) < 0))
 		return -1;
 	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER) && !ws_sw_has(&a->flags, WS_ARCH_CLS_CONCAT))
 		return 0;
@@ -2350,6 +2414,9 @@ ws_arch_free(struct ws_arch *a)
 	free(a->mlp_only_layers);
 	a->mlp_only_layers = NULL;
 	a->n_mlp_only_layers = 0;
+	free(a->full_attn_blocks);
+	a->full_attn_blocks = NULL;
+	a->n_full_attn_blocks = 0;
 	free(a->layer_types);
 	a->layer_types = NULL;
 	a->n_layer_types = 0;

@@ -687,8 +687,66 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 
 /* ==== the other components, per image ==== */
 
+/* One side of an image for a tower of any size: px rounded to the
+ * nearest whole number of merged patches (cell = patch x merge pixels,
+ * half to even, at least one), as the image processor resizes it; the
+ * patches along it and the side used.  false on overflow. */
+static bool
+image_side(uint64_t px, uint64_t patch, uint64_t merge, uint64_t *patches, uint64_t *side)
+{
+	uint64_t cell;
+	if (!ws_mul_u64(patch, merge, &cell) || !cell)
+		return false;
+	uint64_t units = px / cell, rem = px % cell;
+	if (rem > cell - rem || (rem == cell - rem && units % 2))
+		units++;
+	if (!units)
+		units = 1;
+	return ws_mul_u64(units, merge, patches) && ws_mul_u64(units, cell, side);
+}
+
+/* Σ over the windows along one side of its length²: g merged patches in
+ * windows of w, the last one short. */
+static bool
+window_squares(uint64_t g, uint64_t w, uint64_t *out)
+{
+	uint64_t full, r = g % w, rr;
+	return ws_mul_u64(g / w, w, &full) && ws_mul_u64(full, w, &full) && ws_mul_u64(r, r, &rr) &&
+	       ws_add_u64(full, rr, out);
+}
+
+/* A tower of any image size: the image's tokens (one temporal patch per
+ * image: an image is its frames repeated), and its window attention's
+ * pairs; q->b and q->b_window per pair, by which blocks attend how. */
+static bool
+any_size_tower(const struct ws_arch *a, uint64_t height, uint64_t width, ws_flops_part *q)
+{
+	uint64_t mg = a->merge_size ? a->merge_size : 1, gh, gw, hd, nf = a->num_layers;
+	q->size_default = !height;
+	if (!height)
+		height = WS_FLOPS_TOWER_IMAGE;
+	if (!width)
+		width = height;
+	if (!image_side(height, a->patch_size, mg, &gh, &q->height) ||
+	    !image_side(width, a->patch_size, mg, &gw, &q->width) || !ws_mul_u64(gh, gw, &q->tokens))
+		return false;
+	if (a->vision_window) {
+		/* windows of whole merged patches; every pair within one */
+		uint64_t w = a->vision_window / (a->patch_size * mg), sh, sw, m4;  /* image_side checked it */
+		q->window = a->vision_window;
+		nf = a->n_full_attn_blocks;
+		if (!w || !window_squares(gh / mg, w, &sh) || !window_squares(gw / mg, w, &sw) ||
+		    !ws_mul_u64(mg * mg, mg * mg, &m4) || !ws_mul_u64(sh, sw, &q->window_pairs) ||
+		    !ws_mul_u64(q->window_pairs, m4, &q->window_pairs))
+			return false;
+	}
+	return ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+	       ws_mul_u64(hd, nf, &q->b) && ws_mul_u64(hd, a->num_layers - nf, &q->b_window);
+}
+
 int
-ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
+ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part **out, size_t *n,
+	       ws_error *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -734,6 +792,11 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			q->tokens = tower_tokens / (mg * mg);
 			if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < (double)tower_tokens)
 				q->tokens = (uint64_t)mt->valuedouble;
+		} else if (!a->image_size && a->patch_size && a->num_layers >= a->n_full_attn_blocks &&
+			   (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || a->keys[WS_AK_PATCHES])) {
+			/* rotary or interpolated positions: any image size */
+			ok = ok && any_size_tower(a, height, width, q) && ws_mul_u64(adapter, q->tokens, &adapter);
+			tower_tokens = q->tokens;
 		} else {
 			uint64_t hd;
 			q->image_size = a->image_size;
@@ -758,9 +821,10 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
 			     ws_mul_u64(hd, a->num_layers, &q->b);
 		}
-		uint64_t x, y;
+		uint64_t x, y, z;
 		ok = ok && ws_mul_u64(q->a, q->tokens, &x) && ws_mul_u64(q->tokens, q->tokens, &y) &&
-		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs);
+		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs) &&
+		     ws_mul_u64(q->b_window, q->window_pairs, &z) && ws_add_u64(q->macs, z, &q->macs);
 	}
 	/* a tower's stack of layers alone (Mllama's global layers) runs
 	 * over the same image's tokens as its sibling */

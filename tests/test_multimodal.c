@@ -434,6 +434,23 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
 		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
 		 " \"temporal_patch_size\": 1e300}}", "temporal_patch_size"},
+		/* Qwen2.5-VL's window attention */
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2, \"window_size\": 27}}",
+		 "window_size"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"fullatt_block_indexes\": [1, 2]}}", "fullatt_block_indexes"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"fullatt_block_indexes\": \"7\"}}", "fullatt_block_indexes"},
+		{"{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+		 " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 256,"
+		 " \"vision_config\": {\"depth\": 2, \"hidden_size\": 32, \"num_heads\": 2,"
+		 " \"fullatt_block_indexes\": [-1]}}", "fullatt_block_indexes"},
 		/* Mllama's cross-attention layers and aspect ratios */
 		{"{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": [3, 99]}}",
 		 "cross_attention_layers"},
@@ -653,5 +670,148 @@ Test(multimodal, qwen2_5_vl_nested_config, .timeout = 120)
 	free(s);
 	cJSON_Delete(nested);
 	cJSON_Delete(flat);
+	free(src);
+}
+
+/* flops --json of a sparse checkpoint of cfg (extra: one more option
+ * pair or NULL). */
+static cJSON *
+flops_of(const char *cfg, const char *opt, const char *val)
+{
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	ws_run r = ws_run_cli("flops", "--json", model, opt, val, NULL);
+	cr_assert_eq(r.status, 0, "flops %s: %s%s", cfg, r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	return j;
+}
+
+/* Qwen-VL towers per image: no image size in their configs, so 448 x
+ * 448 pixels (said) or --size, each side to whole merged patches (28 px
+ * for 14-pixel patches merged 2 x 2); one temporal patch per image (the
+ * convolution spans its two copies); Qwen2.5-VL's windowed blocks attend
+ * within windows of 112 px (4 x 4 merged patches), its
+ * fullatt_block_indexes 7, 15, 23, 31 over the whole image; the merger
+ * over every 2 x 2 patches. */
+Test(multimodal, flops_qwen_vl_per_image, .timeout = 120)
+{
+	/* Qwen2.5-VL-3B: blocks of qkv 3 x 1,280², proj 1,280², a gated
+	 * MLP of 3 x 1,280 x 3,420; the patch convolution 1,280 x 3 x 2 x
+	 * 14 x 14; 16 heads of 80 (q and v) */
+	const unsigned long long blk = 3 * 1280 * 1280 + 1280 * 1280 + 3 * 1280 * 3420;
+	const unsigned long long a = 32 * blk + 1280 * 3 * 2 * 14 * 14, hd = 16 * (80 + 80);
+	char *cfg = ws_testdata_path(models[5].file);
+	cJSON *j = flops_of(cfg, NULL, NULL);
+	const cJSON *v = per_image(j, "visual"), *p = per_image(j, "merger");
+	cr_expect_eq(num(v, "height", NULL), 448);
+	cr_expect_eq(num(v, "width", NULL), 448);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(v, "size_source")->valuestring, "default");
+	cr_expect_eq(num(v, "tokens", NULL), 32 * 32);
+	cr_expect_eq(num(v, "a", NULL), a);
+	cr_expect_eq(num(v, "b", NULL), 4 * hd);
+	cr_expect_eq(num(v, "b_window", NULL), 28 * hd);
+	/* 4 x 4 windows of 8 x 8 patches */
+	cr_expect_eq(num(v, "window_pairs", NULL), 16ull * 64 * 64);
+	cr_expect_eq(num(v, "macs", NULL), a * 1024 + 4 * hd * 1024 * 1024 + 28 * hd * 16 * 64 * 64);
+	/* the merger: 5,120² and 2,048 x 5,120 over 256 merged tokens */
+	cr_expect_eq(num(p, "tokens", NULL), 256);
+	cr_expect_eq(num(p, "macs", NULL), 256ull * (5120 * 5120 + 2048 * 5120));
+	cJSON_Delete(j);
+	/* 500 x 1000 rounds to 504 x 1008: 36 x 72 patches, 18 x 36 merged;
+	 * windows along 18: 4, 4, 4, 4, 2 merged patches; along 36: 9 x 4 */
+	j = flops_of(cfg, "--size", "500x1000");
+	v = per_image(j, "visual");
+	cr_expect_eq(num(v, "height", NULL), 504);
+	cr_expect_eq(num(v, "width", NULL), 1008);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(v, "size_source")->valuestring, "--size");
+	unsigned long long t = 36 * 72, pairs = 16ull * (4 * 16 + 2 * 2) * (9 * 16);
+	cr_expect_eq(num(v, "tokens", NULL), t);
+	cr_expect_eq(num(v, "window_pairs", NULL), pairs);
+	cr_expect_eq(num(v, "macs", NULL), a * t + 4 * hd * t * t + 28 * hd * pairs);
+	cr_expect_eq(num(per_image(j, "merger"), "tokens", NULL), 18 * 36);
+	cJSON_Delete(j);
+	free(cfg);
+
+	/* Qwen2-VL-2B: no window, every block over the whole image; a
+	 * plain MLP of 1,280 x 5,120 */
+	cfg = ws_testdata_path(models[8].file);
+	j = flops_of(cfg, NULL, NULL);
+	v = per_image(j, "visual");
+	unsigned long long a2 = 32ull * (4 * 1280 * 1280 + 2 * 1280 * 5120) + 1280 * 3 * 2 * 14 * 14;
+	cr_expect_eq(num(v, "a", NULL), a2);
+	cr_expect_eq(num(v, "b", NULL), 32 * hd);
+	cr_expect(!cJSON_GetObjectItemCaseSensitive(v, "b_window"));
+	cr_expect_eq(num(v, "macs", NULL), a2 * 1024 + 32 * hd * 1024 * 1024);
+	cJSON_Delete(j);
+	free(cfg);
+
+	/* Qwen3-VL-8B: 16-pixel patches, 28 x 28 of them; its biased
+	 * convolution's bias is no matrix; 16 heads of 72; the merger and
+	 * the three DeepStack mergers over 14 x 14 merged tokens */
+	cfg = ws_testdata_path(models[11].file);
+	j = flops_of(cfg, NULL, NULL);
+	v = per_image(j, "visual");
+	unsigned long long a3 = 27ull * (4 * 1152 * 1152 + 2 * 1152 * 4304) + 1152 * 3 * 2 * 16 * 16;
+	cr_expect_eq(num(v, "tokens", NULL), 784);
+	cr_expect_eq(num(v, "a", NULL), a3);
+	cr_expect_eq(num(v, "macs", NULL), a3 * 784 + 27ull * 16 * 144 * 784 * 784);
+	unsigned long long merge = 4608ull * 4608 + 4096 * 4608;
+	cr_expect_eq(num(per_image(j, "merger"), "macs", NULL), 196 * merge);
+	cr_expect_eq(num(per_image(j, "deepstack_merger_list"), "macs", NULL), 3 * 196 * merge);
+	cJSON_Delete(j);
+	free(cfg);
+}
+
+/* The text output says which image a tower of any size was costed at;
+ * --size is checked. */
+Test(multimodal, flops_qwen_vl_says_the_size, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[5].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	ws_run r = ws_run_cli("flops", model, NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect(ws_contains(r.out, "448 x 448 px (any size, none in its config: the default, --size H[xW] to change)") &&
+		  ws_contains(r.out, "windows of 112 px"), "%s", r.out);
+	ws_run_free(&r);
+	static const char *const bad[] = {"0", "x", "448x", "2000000", "-4"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		r = ws_run_cli("flops", model, "--size", bad[i], NULL);
+		cr_expect_eq(r.status, 2, "--size %s: %d %s", bad[i], r.status, r.err);
+		ws_run_free(&r);
+	}
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* A Qwen2.5-VL tower config without window_size and
+ * fullatt_block_indexes gets its class's (112, [7, 15, 23, 31]). */
+Test(multimodal, flops_qwen2_5_vl_class_default_windows, .timeout = 120)
+{
+	char *src = ws_testdata_path(models[5].file);
+	cJSON *c = ws_load_json(src);
+	cJSON *vc = cJSON_GetObjectItemCaseSensitive(c, "vision_config");
+	cJSON_DeleteItemFromObjectCaseSensitive(vc, "window_size");
+	cJSON_DeleteItemFromObjectCaseSensitive(vc, "fullatt_block_indexes");
+	char *text = cJSON_PrintUnformatted(c), *dir = ws_tmpdir();
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = flops_of(path, NULL, NULL);
+	const cJSON *v = per_image(j, "visual");
+	cr_expect_eq(num(v, "b", NULL), 4 * 16 * 160);
+	cr_expect_eq(num(v, "window_pairs", NULL), 16ull * 64 * 64);
+	cr_expect_eq(num(v, "window_size", NULL), 112);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(dir);
+	free(path);
+	free(text);
+	cJSON_Delete(c);
 	free(src);
 }

@@ -21,6 +21,7 @@
 #define D(k, v) {k, WS_CAT_NUM, v}
 #define DTRUE(k) {k, WS_CAT_TRUE, 0}
 #define DFALSE(k) {k, WS_CAT_FALSE, 0}
+#define DLAYERS(k, mask) {k, WS_CAT_LAYERS, mask}
 
 /* An entry leaves the fields after the last it needs at their zero
  * meaning (no defaults, every layer slides): that is the point of the
@@ -829,12 +830,15 @@ static const struct ws_cat_entry entries[] = {
 	/* Qwen2.5-VL's tower: pre-norm RMS blocks, a fused qkv and a gated
 	 * MLP with biases, a patch convolution over temporal_patch_size
 	 * frames, rotary positions, no final norm (the merger's ln_q is the
-	 * projector's); window attention changes no parameter */
+	 * projector's); window attention changes no parameter, only the
+	 * pairs a block attends (blocks 7, 15, 23, 31 over the whole image
+	 * by default, the others in windows of 112 pixels a side) */
 	{{"qwen2_5_vl_vision"}, NULL, WS_NORM_RMS, WS_MLP_GATED,
 	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
 	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VisionTransformerPretrained",
 	 {D("depth", 32), D("hidden_size", 3584), D("intermediate_size", 3420), D("num_heads", 16),
-	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2),
+	  D("window_size", 112), DLAYERS("fullatt_block_indexes", 0x80808080u)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
 	/* Qwen2-VL's: LayerNorm blocks, a plain MLP of mlp_ratio x
 	 * embed_dim; its hidden_size is the text width it feeds */

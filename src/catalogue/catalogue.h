@@ -41,7 +41,9 @@ struct ws_cat_sopt {
 	ws_switches flags;
 };
 
-enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
+/* WS_CAT_LAYERS: a list of layer indexes below 64, bit i of num for
+ * index i (Qwen2.5-VL's fullatt_block_indexes) */
+enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE, WS_CAT_LAYERS };
 
 /* A class default: the value transformers' config class gives `key`
  * when config.json leaves it out. */

@@ -23,6 +23,7 @@ typedef struct flops_opts {
 	const char *specs[MAX_SELECTIONS];
 	ws_layer_sel sels[MAX_SELECTIONS];
 	size_t n_sels;             /* 0: every block */
+	uint64_t height, width;    /* --size in pixels (0: the native size) */
 } flops_opts;
 
 typedef struct flops_row {
@@ -157,7 +158,11 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 			ws_fmt_commas(xb, x1, sizeof x1));
 	if (!n)
 		return;
-	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	bool windows = false;
+	for (size_t i = 0; i < n; i++)
+		windows |= p[i].window != 0;
+	fprintf(out, "\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2%s MACs)\n",
+		windows ? " + b_window*pairs" : "");
 	for (size_t i = 0; i < n; i++) {
 		fputs("  ", out);
 		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
@@ -169,9 +174,19 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 		}
 		if (p[i].image_size)
 			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
-		fprintf(out, "%s tokens, a %s, b %s: %s MACs per image\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
-			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3),
-			ws_fmt_commas(p[i].macs, b4, sizeof b4));
+		/* a tower of any size: the image it was costed at, and why */
+		if (p[i].height)
+			fprintf(out, "%llu x %llu px (%s), ", (unsigned long long)p[i].height,
+				(unsigned long long)p[i].width,
+				p[i].size_default ? "any size, none in its config: the default, --size H[xW] to change"
+						  : "--size, to whole merged patches");
+		fprintf(out, "%s tokens, a %s, b %s", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
+			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3));
+		if (p[i].window)
+			fprintf(out, " (its blocks over the whole image), b_window %s over %s pairs (windows of %llu px)",
+				ws_fmt_commas(p[i].b_window, b1, sizeof b1),
+				ws_fmt_commas(p[i].window_pairs, b2, sizeof b2), (unsigned long long)p[i].window);
+		fprintf(out, ": %s MACs per image\n", ws_fmt_commas(p[i].macs, b4, sizeof b4));
 	}
 	const cJSON *fl = feature_layer(m);
 	if (fl && cJSON_IsNumber(fl))
@@ -208,9 +223,21 @@ parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
 			return -1;
 		if (p[i].image_size)
 			ws_json_add_u64(o, "image_size", p[i].image_size);
+		if (p[i].height) {
+			/* a tower of any size: the image it was costed at */
+			ws_json_add_u64(o, "height", p[i].height);
+			ws_json_add_u64(o, "width", p[i].width);
+			if (!cJSON_AddStringToObject(o, "size_source", p[i].size_default ? "default" : "--size"))
+				return -1;
+		}
 		ws_json_add_u64(o, "tokens", p[i].tokens);
 		ws_json_add_u64(o, "a", p[i].a);
 		ws_json_add_u64(o, "b", p[i].b);
+		if (p[i].window) {
+			ws_json_add_u64(o, "b_window", p[i].b_window);
+			ws_json_add_u64(o, "window_pairs", p[i].window_pairs);
+			ws_json_add_u64(o, "window_size", p[i].window);
+		}
 		if (p[i].tokens)
 			ws_json_add_u64(o, "macs", p[i].macs);
 		/* FLOPs = 2 x MACs, when it fits */
@@ -331,7 +358,7 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		free(rows);
 		return rc;
 	}
-	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, &parts, &n_parts, &err))
+	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, o->height, o->width, &parts, &n_parts, &err))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
@@ -458,6 +485,19 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 				goto out;
 			}
 			o.specs[o.n_sels++] = v;
+		} else if ((v = opt_value(argc, argv, &i, "--size", &missing))) {
+			/* H or HxW pixels */
+			char *end = NULL;
+			unsigned long long hh = strtoull(v, &end, 10), ww = hh;
+			if (end && (*end == 'x' || *end == 'X') && end[1] >= '0' && end[1] <= '9')
+				ww = strtoull(end + 1, &end, 10);
+			if (!(v[0] >= '0' && v[0] <= '9') || !end || *end || !hh || !ww || hh > (1u << 20) ||
+			    ww > (1u << 20)) {
+				rc = ws_cli_usage_error("flops: --size: '%s' is not H or HxW pixels (1024, 768x1344)", v);
+				goto out;
+			}
+			o.height = hh;
+			o.width = ww;
 		} else if ((v = opt_value(argc, argv, &i, "--kv-dtype", &missing))) {
 			o.kv_dtype = ws_flops_parse_dtype(v);
 			if (o.kv_dtype == WS_DT_INVALID) {

@@ -334,6 +334,13 @@ struct ws_arch {
 	 * patches merged per side before a projector (0: none); a tower
 	 * adapter's output width, the projector's input (0: the hidden size) */
 	uint64_t temporal_patch, merge_size, out_width;
+	/* a tower's window attention (Qwen2.5-VL): the window's side in
+	 * pixels (0: every block attends over the whole image) and the
+	 * blocks that still do (fullatt_block_indexes; malloc'd, sorted,
+	 * each below num_layers) */
+	uint64_t vision_window;
+	uint32_t *full_attn_blocks;
+	uint32_t n_full_attn_blocks;
 	uint64_t extra_rows;        /* embedding rows past vocab_size */
 	uint64_t max_tiles, aspect_ids; /* tiles an image is cut into; aspect-ratio ids (+1) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */
