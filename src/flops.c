@@ -736,7 +736,7 @@ any_size_tower(const struct ws_arch *a, uint64_t height, uint64_t width, ws_flop
 		q->window = a->vision_window;
 		nf = a->n_full_attn_blocks;
 		if (!w || !window_squares(gh / mg, w, &sh) || !window_squares(gw / mg, w, &sw) ||
-		    !ws_mul_u64(mg * mg, mg * mg, &m4) || !ws_mul_u64(sh, sw, &q->window_pairs) ||
+		    !ws_mul_u64(mg, mg, &m4) || !ws_mul_u64(m4, m4, &m4) || !ws_mul_u64(sh, sw, &q->window_pairs) ||
 		    !ws_mul_u64(q->window_pairs, m4, &q->window_pairs))
 			return false;
 	}
