@@ -258,6 +258,13 @@ Test(multimodal, qwen3_vl_moe_fused_expert_stacks, .timeout = 120)
 	cr_expect_eq(gate_up, 48);
 	cr_expect_eq(down, 48);
 	cJSON_Delete(l);
+	/* flops: 8 of the 128 fused experts a token, the router, attention
+	 * (32 q heads and 4 kv heads of 128) and the head */
+	cJSON *fj = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fj, "selections"), 0);
+	unsigned long long per_block = 2 * 2048 * 4096 + 2 * 2048 * 512 + 128 * 2048 + 8 * 3 * 2048 * 768;
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(s0, "macs"), "a", NULL), 48 * per_block + 151936ull * 2048);
+	cJSON_Delete(fj);
 	ws_rmtree(dir);
 	free(model);
 	free(dir);
