@@ -606,6 +606,37 @@ expect_same_components(const cJSON *a, const cJSON *b, const char *what)
 	}
 }
 
+/* Every name (one a line after a newline) under model., or the head. */
+static bool
+every_name_nested(const char *names)
+{
+	for (const char *p = names; (p = strchr(p, '\n')); p++)
+		if (strncmp(p + 1, "model.", 6) && strncmp(p + 1, "lm_head.", 8))
+			return false;
+	return true;
+}
+
+/* LLaVA-NeXT in both layouts: the same components and totals; the
+ * newer one nests every component under model. (image_newline too) */
+Test(multimodal, llava_next_both_layouts, .timeout = 120)
+{
+	const struct released *m = &models[10];
+	char *cfg = config_path(m), *old_names, *new_names;
+	cJSON *o = check_written(cfg, "--layout", "old", &old_names);
+	cJSON *n = check_written(cfg, "--layout", "new", &new_names);
+	expect_same_components(o, n, m->file);
+	cr_expect_eq(num(n, "params", "total"), m->total);
+	cr_expect(ws_contains(old_names, "\nlanguage_model.model.layers.0.") && ws_contains(old_names, "\nvision_tower."));
+	cr_expect(ws_contains(new_names, "\nmodel.vision_tower.") && ws_contains(new_names, "\nmodel.multi_modal_projector."));
+	cr_expect(every_name_nested(new_names) && ws_contains(new_names, "\nmodel.image_newline"));
+	cr_expect(ws_contains(old_names, "\nimage_newline") && ws_contains(old_names, "\nlanguage_model.lm_head.weight"));
+	cJSON_Delete(o);
+	cJSON_Delete(n);
+	free(old_names);
+	free(new_names);
+	free(cfg);
+}
+
 /* Qwen-VL checkpoints as transformers >= 4.52 saves them
  * (model.language_model.*, model.visual.*, lm_head.*) and as older
  * versions did (model.* text, visual.*): the same components, tensors
@@ -630,6 +661,7 @@ Test(multimodal, qwen_vl_both_layouts, .timeout = 240)
 		cr_expect(ws_contains(old_names, "\nvisual.blocks.0.") && ws_contains(old_names, "\nvisual.merger.") &&
 			  !ws_contains(old_names, "\nmodel.visual.") && !ws_contains(old_names, "model.language_model."),
 			  "%s", m->file);
+		cr_expect(every_name_nested(new_names), "%s", m->file);
 		cJSON_Delete(o);
 		cJSON_Delete(n);
 		free(old_names);

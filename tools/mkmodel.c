@@ -79,8 +79,9 @@
  * --layout new|old: a multimodal wrapper's components as transformers
  * >= 4.52 saves them (model.language_model., model.visual., lm_head. at
  * the top) or as older versions did (visual. beside the text model's
- * model., or language_model.model.); by default as each part's first
- * prefix in the catalogue says.
+ * model., or language_model.model. with its head language_model.lm_head;
+ * a whole parameter such as image_newline nested alike); by default as
+ * each part's first prefix in the catalogue says.
  *
  * Everything is a pure function of the arguments.
  */
@@ -1520,8 +1521,21 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
-	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE))
-		top_nd(g, "image_newline", 1, out, 0, 0, 0);
+	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE)) {
+		/* a whole parameter: the part's prefix without a trailing dot,
+		 * nested as the layout asks */
+		const char *nl = "image_newline";
+		bool found = false;
+		for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
+			size_t k = strlen(p->prefixes[i]);
+			if (!found && k && p->prefixes[i][k - 1] != '.' &&
+			    (layout == LAYOUT_FIRST || nested_prefix(p->prefixes[i]) == (layout == LAYOUT_NEW))) {
+				nl = p->prefixes[i];
+				found = true;
+			}
+		}
+		top_nd(g, nl, 1, out, 0, 0, 0);
+	}
 	/* the layouts' own names (the library counts them by role) */
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
@@ -2206,10 +2220,12 @@ build(gen *g)
 		parts(g);
 	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
 		    g->plant == P_TIED_IDENTICAL;
+	/* --layout old: the head in the language model's own class */
+	bool inner = layout == LAYOUT_OLD && !strncmp(c->base, "language_model.", 15);
 	if (head)
-		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+		top(g, inner ? "language_model.lm_head.weight" : "lm_head.weight", "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
-		top(g, "lm_head.bias", "output.bias", c->vocab, 0);
+		top(g, inner ? "language_model.lm_head.bias" : "lm_head.bias", "output.bias", c->vocab, 0);
 	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
 		g->v[embed].fill = 1;
 		g->v[g->n - 1].fill = g->plant == P_UNTIED_TRAINED ? 2 : 1;
