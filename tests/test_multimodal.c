@@ -828,6 +828,19 @@ Test(multimodal, flops_qwen_vl_says_the_size, .timeout = 120)
 	free(model);
 	free(dir);
 	free(cfg);
+	/* a tower of a fixed size (LLaVA-NeXT's CLIP at 336) takes none */
+	cfg = ws_testdata_path(models[10].file);
+	dir = ws_tmpdir();
+	model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	r = ws_run_cli("flops", model, "--size", "448", NULL);
+	cr_expect_eq(r.status, 2, "%d %s", r.status, r.err);
+	cr_expect(ws_contains(r.err, "--size"), "%s", r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
 }
 
 /* A Qwen2.5-VL tower config without window_size and

@@ -360,6 +360,15 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	}
 	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, o->height, o->width, &parts, &n_parts, &err))
 		goto fail;
+	/* --size sizes an image only a tower of any size takes */
+	bool sized = false;
+	for (size_t i = 0; i < n_parts; i++)
+		sized |= parts[i].height != 0;
+	if (o->height && !sized) {
+		ws_err(&err, WS_EXIT_USAGE, path,
+		       "--size is for a vision tower of any image size (none in its config) or a diffusion network");
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
 		flops_row *w = &rows[i];
