@@ -744,6 +744,15 @@ any_size_tower(const struct ws_arch *a, uint64_t height, uint64_t width, ws_flop
 	       ws_mul_u64(hd, nf, &q->b) && ws_mul_u64(hd, a->num_layers - nf, &q->b_window);
 }
 
+bool
+ws_flops_per_image(const ws_component *co)
+{
+	/* an image's components only (an encoder-decoder's stacks are per
+	 * token or per input sequence) */
+	return !co->main && co->arch && co->arch->known &&
+	       (!strcmp(co->kind, "vision") || !strcmp(co->kind, "projector"));
+}
+
 int
 ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part **out, size_t *n,
 	       ws_error *err)
@@ -760,9 +769,7 @@ ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_arch *a = co->arch;
-		/* an image's components only (an encoder-decoder's stacks
-		 * are per token or per input sequence) */
-		if (co->main || !a || !a->known || (strcmp(co->kind, "vision") && strcmp(co->kind, "projector")))
+		if (!ws_flops_per_image(co))
 			continue;
 		ws_flops_part *q = &p[(*n)++];
 		q->name = co->name;

@@ -817,6 +817,11 @@ Test(multimodal, flops_qwen_vl_says_the_size, .timeout = 120)
 	cr_expect_eq(r.status, 0);
 	cr_expect(ws_contains(r.out, "448 x 448 px (any size, none in its config: the default, --size H[xW] to change)") &&
 		  ws_contains(r.out, "windows of 112 px"), "%s", r.out);
+	/* the tower's and merger's cost is per image, not per token: no
+	 * per-token line for them that ignores the windows */
+	cr_expect(ws_contains(r.out, "component visual (vision): 32 blocks, params 631,975,680; per image below") &&
+		  !ws_contains(r.out, "per input sequence") && !ws_contains(r.out, "merger (projector), per token"),
+		  "%s", r.out);
 	ws_run_free(&r);
 	static const char *const bad[] = {"0", "x", "448x", "2000000", "-4"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

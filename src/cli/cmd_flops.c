@@ -161,7 +161,7 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 	bool windows = false;
 	for (size_t i = 0; i < n; i++)
 		windows |= p[i].window != 0;
-	fprintf(out, "\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2%s MACs)\n",
+	fprintf(out, "\ncomponents, per image at the config's image size or the one said (T tokens: a*T + b*T^2%s MACs)\n",
 		windows ? " + b_window*pairs" : "");
 	for (size_t i = 0; i < n; i++) {
 		fputs("  ", out);
@@ -284,6 +284,12 @@ component_flops(const ws_model *m, const flops_opts *o, cJSON *arr, FILE *text, 
 				ws_flops_model_free(&f);
 				return ws_err_oom(err, m->path);
 			}
+		} else if (ws_flops_per_image(co)) {
+			/* a tower or projector: per image, below */
+			fputs("\ncomponent ", text);
+			ws_fput_escaped(text, co->name, strlen(co->name));
+			fprintf(text, " (%s): %s blocks, params %s; per image below\n", co->kind,
+				ws_fmt_commas(f.num_layers, b1, sizeof b1), ws_fmt_commas(r.params, b2, sizeof b2));
 		} else {
 			/* a component's name may come from a folder's file names */
 			fputs("\ncomponent ", text);

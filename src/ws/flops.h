@@ -187,6 +187,10 @@ typedef struct ws_flops_part {
 	uint64_t b_window, window_pairs, window;  /* window: its side in pixels */
 } ws_flops_part;
 
+/* Is co costed per image by ws_flops_parts (a tower or a projector of
+ * a wrapper, with its own architecture)? */
+bool ws_flops_per_image(const ws_component *co);
+
 /* The image side a tower of any size is costed at when neither its
  * config nor the caller names one: a multiple of the 28 and 32 pixels
  * Qwen-VL's towers merge (14 or 16 a patch, 2 x 2 patches a token). */
