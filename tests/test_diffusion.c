@@ -417,6 +417,72 @@ Test(diffusion, ldm_single_file_components)
 	free(dir);
 }
 
+Test(diffusion, ldm_networks_alone)
+{
+	/* a UNet or a VAE alone in the original names (mkmodel --single-file
+	 * on its diffusers config): inferred from the shapes, the config's
+	 * formula; SD 2.1's linear projections and 1024-wide text too */
+	static const struct {
+		const char *cfg;
+		bool shared;
+		uint64_t total;
+	} nets[] = {
+		{"diffusion/runwayml__stable-diffusion-v1-5__unet.json", false, 859520964ull},
+		{"diffusion/stabilityai__stable-diffusion-2-1__unet.json", false, 865910724ull},
+		{SDXL "vae.json", true, SDXL_VAE},
+	};
+	for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
+		char *cfg = nets[i].shared ? shared_or_skip(nets[i].cfg) : ws_testdata_path(nets[i].cfg);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "net"), *f = ws_join(m, "model.safetensors");
+		char codes[512];
+		mkmodel(m, cfg, "--single-file", NULL);
+		cJSON *j = check_json(f, 0, nets[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "", "%s", nets[i].cfg);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, ldm_names_with_sizes_no_network_has)
+{
+	/* an untrusted file's shapes: widths that overflow a count, a row
+	 * number past any network's, thousands of transformer blocks: no
+	 * formula, said so, never exit 3 */
+	static const char *const specs[] = {
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t model.diffusion_model.input_blocks.1.0.out_layers.3.weight F16 4294967296 1\n"
+		"t model.diffusion_model.input_blocks.2.0.out_layers.3.weight F16 4294967295 1\n"
+		"t model.diffusion_model.input_blocks.2.1.transformer_blocks.3000.norm1.weight F16 5\n"
+		"t model.diffusion_model.time_embed.0.weight F16 4294967295 1\n",
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t model.diffusion_model.input_blocks.3000.0.out_layers.3.weight F16 5\n",
+		"t first_stage_model.encoder.down.0.block.0.conv1.weight F16 3\n"
+		"t first_stage_model.encoder.down.0.block.0.conv2.weight F16 4000000000\n"
+		"t first_stage_model.encoder.down.15.block.99.conv2.weight F16 3\n",
+	};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		char *dir = ws_tmpdir(), *sp = ws_write_file(dir, "spec", specs[i], strlen(specs[i]));
+		char *out = ws_join(dir, "sd.safetensors");
+		char cmd[4096], codes[512];
+		snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		cJSON *j = check_json(out, 0, 0, codes, sizeof codes);
+		cr_expect(ws_contains(codes, "unsupported-architecture"), "spec %zu: %s", i, codes);
+		cJSON_Delete(j);
+		free(out);
+		free(sp);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
 Test(diffusion, flux_single_file_inferred)
 {
 	/* FLUX as Black Forest Labs names it, no config: the layout told by
@@ -448,6 +514,197 @@ Test(diffusion, flux_single_file_inferred)
 		ws_rmtree(dir);
 		free(dir);
 	}
+}
+
+/* A diffusers folder of configs only (each component's config.json):
+ * what mkmodel --single-file reads.  configs[i] NULL: skipped. */
+static char *
+config_folder(const char *dir, const char *const *names, char *const *configs, size_t n)
+{
+	char *root = ws_join(dir, "configs");
+	mkdir(root, 0755);
+	for (size_t i = 0; i < n; i++) {
+		char *sub = ws_join(root, names[i]), *cfg = ws_join(sub, "config.json");
+		mkdir(sub, 0755);
+		copy_sparse(configs[i], cfg);
+		free(cfg);
+		free(sub);
+	}
+	return root;
+}
+
+/* The original file of the configs under root (mkmodel --single-file),
+ * checked: exit status, each component's params and formula, its
+ * architecture inferred; codes as check_json gives them. */
+static void
+single_file(const char *root, const char *plant, int status, const char *const *names, const uint64_t *totals,
+	    size_t n, char *codes, size_t len, const char *layout)
+{
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "sd"), *f = ws_join(m, "model.safetensors");
+	char *argv[] = {getenv("WS_MKMODEL"), m, (char *)root, "--single-file", plant ? "--plant" : NULL,
+			(char *)plant, NULL};
+	cr_assert(argv[0], "WS_MKMODEL is not set");
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	uint64_t all = 0;
+	for (size_t i = 0; i < n; i++)
+		all += totals[i];
+	cJSON *j = check_json(f, status, plant ? 0 : all, codes, len);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "components")), (int)n);
+	for (size_t i = 0; i < n && !plant; i++) {
+		const cJSON *c = component(j, names[i]);
+		cr_assert(c, "no component %s", names[i]);
+		cr_expect_eq(json_u64(c, "params", NULL), totals[i], "%s", names[i]);
+		cr_expect_eq(json_u64(c, "formula", NULL), totals[i], "%s", names[i]);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(c, "arch");
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(a, "source");
+		cr_expect(cJSON_IsString(src) && !strcmp(src->valuestring, "inferred"), "%s: not inferred", names[i]);
+		/* what was read from the shapes, and what no shape tells */
+		const cJSON *lay = cJSON_GetObjectItemCaseSensitive(a, "layout");
+		if (i == 0 && layout)
+			cr_expect(cJSON_IsString(lay) && !strcmp(lay->valuestring, layout), "layout %s",
+				  cJSON_IsString(lay) ? lay->valuestring : "absent");
+		if (strcmp(names[i], "vae"))
+			cr_expect(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(a, "assumed")), "%s", names[i]);
+	}
+	cJSON_Delete(j);
+	if (!plant)
+		expect_no_other_role(f);
+	free(f);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sdxl_single_file_as_the_folder)
+{
+	/* SDXL as one original file: the same component totals as its
+	 * diffusers folder, each architecture read from the shapes; OpenCLIP's
+	 * logit_scale stored, not counted */
+	static const char *const names[] = {"unet", "vae", "text_encoder", "text_encoder_2"};
+	static const uint64_t totals[] = {SDXL_UNET, SDXL_VAE, SDXL_TE, SDXL_TE2};
+	char *cfg[4];
+	for (size_t i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, SDXL "%s.json", names[i]);
+		cfg[i] = shared_or_skip(rel);
+	}
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 4);
+	char codes[512];
+	cr_assert_eq(totals[0] + totals[1] + totals[2] + totals[3], SDXL_ALL);
+	single_file(root, NULL, 0, names, totals, 4, codes, sizeof codes,
+		    "levels 320, 640, 1280; resnets 2, 2, 2; transformer depth 0, 2, 10, mid 10; text width 2048; "
+		    "linear projections; text_time embedding of 2816");
+	cr_expect_str_eq(codes, "unloaded-tensor");
+	for (size_t i = 0; i < 4; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sd15_single_file)
+{
+	/* SD 1.5's layout: one text encoder under cond_stage_model., 1x1
+	 * convolution projections in the UNet's transformers, no add
+	 * embedding */
+	static const char *const names[] = {"unet", "vae", "text_encoder"};
+	static const uint64_t totals[] = {859520964ull, SDXL_VAE, SDXL_TE};
+	char *cfg[3] = {ws_testdata_path("diffusion/runwayml__stable-diffusion-v1-5__unet.json"),
+			shared_or_skip(SDXL "vae.json"), shared_or_skip(SDXL "text_encoder.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
+	char codes[512];
+	single_file(root, NULL, 0, names, totals, 3, codes, sizeof codes,
+		    "levels 320, 640, 1280, 1280; resnets 2, 2, 2, 2; transformer depth 1, 1, 1, 0, mid 1; "
+		    "text width 768; 1x1 convolution projections");
+	cr_expect_str_eq(codes, "");
+	for (size_t i = 0; i < 3; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, single_file_of_a_text_encoder_alone)
+{
+	/* OpenCLIP's names alone (the main and only component): its roles
+	 * read as the inferred CLIP text tower's */
+	static const char *const names[] = {"text_encoder_2"};
+	static const uint64_t totals[] = {SDXL_TE2};
+	char *cfg[1] = {shared_or_skip(SDXL "text_encoder_2.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 1);
+	char codes[512];
+	single_file(root, NULL, 0, names, totals, 1, codes, sizeof codes, NULL);
+	cr_expect_str_eq(codes, "unloaded-tensor");
+	free(cfg[0]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, single_file_missing_transformer_block)
+{
+	/* one transformer block gone from one attention of a level: the
+	 * level's depth is its deepest attention's, so the block is missing
+	 * and the UNet's count short */
+	static const char *const names[] = {"unet", "vae", "text_encoder"};
+	static const uint64_t totals[] = {859520964ull, SDXL_VAE, SDXL_TE};
+	char *cfg[3] = {shared_or_skip(SDXL "unet.json"), shared_or_skip(SDXL "vae.json"),
+			shared_or_skip(SDXL "text_encoder.json")};
+	char *dir = ws_tmpdir(), *root = config_folder(dir, names, cfg, 3);
+	char codes[4096];
+	single_file(root, "missing-block", 1, names, totals, 3, codes, sizeof codes, NULL);
+	cr_expect(ws_contains(codes, "missing-tensor"), "%s", codes);
+	cr_expect(ws_contains(codes, "count-mismatch"), "%s", codes);
+	for (size_t i = 0; i < 3; i++)
+		free(cfg[i]);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, flux_under_the_ldm_module)
+{
+	/* FLUX's BFL names under model.diffusion_model. (as ComfyUI saves
+	 * it): the denoiser is told by its names, a transformer */
+	char *cfg = ws_testdata_path("diffusion/black-forest-labs__FLUX.1-schnell__transformer.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.safetensors");
+	mkmodel(m, cfg, "--single-file", NULL);
+	ws_run r = ws_run_cli("ls", f, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out), *t;
+	cr_assert(j);
+	char *sp = ws_join(dir, "spec"), *out = ws_join(dir, "comfy.safetensors");
+	FILE *fp = fopen(sp, "w");
+	cr_assert(fp);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		fprintf(fp, "t model.diffusion_model.%s BF16",
+			cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			fprintf(fp, " %llu", (unsigned long long)d->valuedouble);
+		fputc('\n', fp);
+	}
+	fclose(fp);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char codes[512];
+	j = check_json(out, 0, 11891178560ull, codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	const cJSON *c = component(j, "transformer");
+	cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+	cJSON_Delete(j);
+	free(sp);
+	free(out);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
 }
 
 Test(diffusion, pipeline_with_a_sharded_transformer)

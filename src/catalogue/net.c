@@ -330,6 +330,62 @@ static const struct nline u_bfl_single[] = {
 	END,
 };
 
+/* The original Stable Diffusion names (LDM / SGM, a single file): the
+ * same networks, modules numbered as the original code builds them. */
+static const struct nline u_ldm_resnet[] = {
+	NORMWB("in_layers.0", NORM, 0, 0, I_),
+	CONV("in_layers.2", CONV, 0, 0, O_, I_, K3),
+	LIN("emb_layers.1", TIME_EMBED, F_TEMB, 0, O_, dT),
+	NORMWB("out_layers.0", NORM, 0, 0, O_),
+	CONV("out_layers.3", CONV, 0, 0, O_, O_, K3),
+	CONV("skip_connection", CONV, F_SHORT, 0, O_, I_, K1),
+	END,
+};
+/* a UNet's downsampler: its strided convolution */
+static const struct nline u_ldm_op[] = {
+	CONV("op", CONV, 0, 0, O_, O_, K3),
+	END,
+};
+static const struct nline u_ldm_unet[] = {
+	CONV("input_blocks.0.0", CONV, 0, 0, dB0, dCIN, dKIN),
+	LIN("time_embed.0", TIME_EMBED, 0, 0, dT, dB0),
+	LIN("time_embed.2", TIME_EMBED, 0, 0, dT, dT),
+	LIN("label_emb.0.0", COND_EMBED, F_TEXTTIME, 0, dT, dADD),
+	LIN("label_emb.0.2", COND_EMBED, F_TEXTTIME, 0, dT, dT),
+	NORMWB("out.0", NORM, 0, 0, dB0),
+	CONV("out.2", CONV, 0, 0, dCOUT, dB0, dKOUT),
+	END,
+};
+static const struct nline u_ldm_vae_resnet[] = {
+	NORMWB("norm1", NORM, 0, 0, I_),
+	CONV("conv1", CONV, 0, 0, O_, I_, K3),
+	NORMWB("norm2", NORM, 0, 0, O_),
+	CONV("conv2", CONV, 0, 0, O_, O_, K3),
+	CONV("nin_shortcut", CONV, F_SHORT, 0, O_, I_, K1),
+	END,
+};
+/* q, k, v and the output as 1x1 convolutions (diffusers' linears: the
+ * same count) */
+static const struct nline u_ldm_vae_attn[] = {
+	NORMWB("norm", NORM, 0, 0, O_),
+	CONV("q", ATTN_Q, 0, 0, O_, O_, K1),
+	CONV("k", ATTN_K, 0, 0, O_, O_, K1),
+	CONV("v", ATTN_V, 0, 0, O_, O_, K1),
+	CONV("proj_out", ATTN_O, 0, 0, O_, O_, K1),
+	END,
+};
+static const struct nline u_ldm_vae[] = {
+	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
+	NORMWB("encoder.norm_out", NORM, 0, 0, dBL),
+	CONV("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3),
+	CONV("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1),
+	CONV("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1),
+	CONV("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3),
+	NORMWB("decoder.norm_out", NORM, 0, 0, dB0),
+	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -412,9 +468,46 @@ struct nclass {
  * names under a prefix (name ends in '.'), or a switch (flag) on when
  * the tensor is present */
 struct nprobe {
-	const char *name;
-	unsigned char dim, q;
+	const char *name;    /* a leading '*': any name ending so */
+	unsigned char dim, q; /* a switch's dim: the dims the tensor must have (0: any) */
 	unsigned flag;
+};
+
+/* A stack of levels as the original code numbers its modules: name
+ * formats of a resnet, an attention and a sampler.  `running`: one number
+ * per row of modules (input_blocks.N: a resnet, its attention; the
+ * sampler a row of its own going down, beside the row's last modules
+ * going up: output_blocks.N.M); else the level and the block
+ * (encoder.down.L.block.M; decoder.up.L is named by its level). */
+struct nldm_stack {
+	const char *res, *attn, *sampler;
+	const char *types_key;
+	const struct nbtype *types;
+	bool up, skips, running;
+	const struct nline *sampler_unit;
+	unsigned flags;
+};
+/* a mid block: resnet, attention (when the switches attn_need are on), resnet */
+struct nldm_mid {
+	const char *res0, *attn, *res1;
+	unsigned flags, attn_need;
+};
+/* Reading the levels back from a file's names: `rows` the down stack's
+ * modules ("input_blocks." numbered in a run, or "encoder.down." by
+ * level, then `block` and its number); the tensor whose rows are a
+ * resnet's width (after a row's or a block's number); the sampler's (a
+ * row that is one); the transformer blocks of a row's attention and of
+ * the mid block's. */
+struct nldm_names {
+	const char *rows, *block, *res_out, *sampler, *blocks, *mid, *mid_blocks;
+};
+struct nldm {
+	const struct nldm_stack *stacks;
+	const struct nldm_mid *mids;
+	const char *mid_type_key, *mid_type; /* a config's mid block type (null: none) */
+	const struct nline *resnet, *attn;
+	bool transformer;    /* attn is a Transformer2DModel with blocks */
+	struct nldm_names names;
 };
 
 static const struct nbtype unet_down[] = {{"DownBlock2D", false}, {"CrossAttnDownBlock2D", true}, {NULL, false}};
@@ -541,6 +634,62 @@ static const struct nrep bfl_reps[] = {
 	{NULL, NULL, 0, false, NULL},
 };
 
+/* UNet2DConditionModel as the original code names it (model.diffusion_model.) */
+static const struct nldm_stack ldm_unet_stacks[] = {
+	{"input_blocks.%u.0.", "input_blocks.%u.1.", "input_blocks.%u.0.", "down_block_types", unet_down, false,
+	 false, true, u_ldm_op, F_TEMB},
+	{"output_blocks.%u.0.", "output_blocks.%u.1.", "output_blocks.%u.%u.", "up_block_types", unet_up, true,
+	 true, true, u_sampler, F_TEMB},
+	{NULL, NULL, NULL, NULL, NULL, false, false, false, NULL, 0},
+};
+static const struct nldm_mid ldm_unet_mid[] = {
+	{"middle_block.0.", "middle_block.1.", "middle_block.2.", F_TEMB, 0},
+	{NULL, NULL, NULL, 0, 0},
+};
+static const struct nldm ldm_unet = {
+	ldm_unet_stacks, ldm_unet_mid, "mid_block_type", "UNetMidBlock2DCrossAttn", u_ldm_resnet, u_t2d, true,
+	{"input_blocks.", NULL, "0.out_layers.3.weight", "0.op.weight", "1.transformer_blocks.", "middle_block.",
+	 "middle_block.1.transformer_blocks."},
+};
+static const struct nprobe ldm_unet_probes[] = {
+	{"input_blocks.0.0.weight", 0, QB0, 0}, {"input_blocks.0.0.weight", 1, QCIN, 0},
+	{"input_blocks.0.0.weight", 2, QKIN, 0}, {"time_embed.0.weight", 0, QT, 0},
+	{"label_emb.0.0.weight", 1, QADD, 0}, {"label_emb.0.0.weight", 0, 0, F_TEXTTIME},
+	{"out.2.weight", 0, QCOUT, 0}, {"out.2.weight", 2, QKOUT, 0},
+	/* the text width from any cross-attention's key */
+	{"*.attn2.to_k.weight", 1, QX, 0},
+	/* use_linear_projection: proj_in a linear (2-D), not a 1x1 convolution */
+	{"*.proj_in.weight", 2, 0, F_LIN},
+	/* heads are in no shape (SDXL's attention_head_dim [5, 10, 20] is its
+	 * heads at 64 wide each): not read, and no count depends on them */
+	{NULL, 0, 0, 0},
+};
+
+/* AutoencoderKL as the original code names it (first_stage_model.) */
+static const struct nldm_stack ldm_vae_stacks[] = {
+	{"encoder.down.%u.block.%u.", NULL, "encoder.down.%u.downsample.", "down_block_types", vae_down, false,
+	 false, false, u_sampler, 0},
+	{"decoder.up.%u.block.%u.", NULL, "decoder.up.%u.upsample.", "up_block_types", vae_up, true, false, false,
+	 u_sampler, 0},
+	{NULL, NULL, NULL, NULL, NULL, false, false, false, NULL, 0},
+};
+static const struct nldm_mid ldm_vae_mid[] = {
+	{"encoder.mid.block_1.", "encoder.mid.attn_1.", "encoder.mid.block_2.", 0, F_MIDATTN},
+	{"decoder.mid.block_1.", "decoder.mid.attn_1.", "decoder.mid.block_2.", 0, F_MIDATTN},
+	{NULL, NULL, NULL, 0, 0},
+};
+static const struct nldm ldm_vae = {
+	ldm_vae_stacks, ldm_vae_mid, NULL, NULL, u_ldm_vae_resnet, u_ldm_vae_attn, false,
+	{"encoder.down.", "block.", "conv2.weight", NULL, NULL, "encoder.mid.", NULL},
+};
+static const struct nprobe ldm_vae_probes[] = {
+	{"encoder.conv_in.weight", 1, QCIN, 0}, {"decoder.conv_in.weight", 1, QLAT, 0},
+	{"decoder.conv_out.weight", 0, QCOUT, 0},
+	{"quant_conv.weight", 0, 0, F_QC}, {"post_quant_conv.weight", 0, 0, F_PQC},
+	{"encoder.mid.attn_1.q.weight", 0, 0, F_MIDATTN},
+	{NULL, 0, 0, 0},
+};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
 	 unet_mid, NULL, NULL, NULL, NULL},
@@ -554,7 +703,30 @@ static const struct nclass classes[] = {
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
 	 "FluxTransformer2DModel"},
+	/* read from a single file's shapes (after its module's prefix) */
+	{"UNet2DConditionModel (LDM names)", "unet", unet_keys, NULL, unet_flags, unet_strs, u_ldm_unet, NULL, NULL,
+	 NULL, NULL, "input_blocks.0.0.weight", ldm_unet_probes, "UNet2DConditionModel"},
+	{"AutoencoderKL (LDM names)", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_ldm_vae, NULL, NULL, NULL,
+	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL"},
 };
+
+/* the classes whose levels the original code numbers (LDM names) */
+static const struct {
+	const char *cls;
+	const struct nldm *ldm;
+} ldm_layouts[] = {
+	{"UNet2DConditionModel (LDM names)", &ldm_unet},
+	{"AutoencoderKL (LDM names)", &ldm_vae},
+};
+
+static const struct nldm *
+ldm_of(const struct nclass *c)
+{
+	for (size_t i = 0; i < sizeof ldm_layouts / sizeof ldm_layouts[0]; i++)
+		if (!strcmp(ldm_layouts[i].cls, c->cls))
+			return ldm_layouts[i].ldm;
+	return NULL;
+}
 
 static const struct nclass *
 class_of(const char *name)
@@ -600,6 +772,17 @@ struct build {
 	const char *path;
 	ws_error *err;
 	const char *why;     /* the class has no layout for the config */
+	const struct nplan *plan; /* LDM levels read from names (NULL: from the config) */
+};
+
+/* the levels of an LDM layout: widths, resnets, transformer depth, and
+ * whether each attends (down, and up in the order the up stack walks) */
+struct nplan {
+	size_t n;
+	uint64_t ch[NET_MAX_LEVELS], lpb[NET_MAX_LEVELS], tl[NET_MAX_LEVELS];
+	bool down_attn[NET_MAX_LEVELS], up_attn[NET_MAX_LEVELS];
+	bool mid;
+	uint64_t mid_tl;
 };
 
 static int
@@ -838,6 +1021,281 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	return 0;
 }
 
+/* ==== LDM levels ==== */
+
+/* The prefix fmt (its "%u"s from ix), then unit u. */
+static int
+emit_ix(struct build *b, const char *fmt, const unsigned *ix, const char *tail, const struct nline *u,
+	const uint64_t *q, unsigned fl)
+{
+	char pre[256];
+	size_t o = 0;
+	if (put_fmt(pre, sizeof pre, &o, fmt, ix) || (tail && put_fmt(pre, sizeof pre, &o, tail, ix + 2)))
+		return ws_err(b->err, WS_EXIT_INTERNAL, b->path, "net prefix too long");
+	return emit(b, pre, u, q, fl);
+}
+
+/* An attention (and its transformer blocks) under prefix fmt. */
+static int
+ldm_attn(struct build *b, const struct nldm *L, const char *fmt, const unsigned *ix, uint64_t depth,
+	 const uint64_t *v, unsigned fl)
+{
+	if (emit_ix(b, fmt, ix, NULL, L->attn, v, fl))
+		return -1;
+	for (uint64_t k = 0; L->transformer && k < depth; k++) {
+		unsigned ixk[3] = {ix[0], ix[1], (unsigned)k};
+		if (emit_ix(b, fmt, ixk, "transformer_blocks.%u.", u_basic, v, fl))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const uint64_t *q, unsigned cfl)
+{
+	const struct nldm *L = ldm_of(c);
+	size_t n = p->n;
+	const uint64_t *ch = p->ch;
+	for (const struct nldm_stack *st = L->stacks; st->res; st++) {
+		/* input_blocks.0 is the input convolution */
+		unsigned row = st->up ? 0 : 1;
+		for (size_t i = 0; i < n; i++) {
+			/* level li; up stacks walk the widths backwards */
+			size_t li = st->up ? n - 1 - i : i;
+			bool attn = st->up ? p->up_attn[i] : p->down_attn[i];
+			uint64_t out = ch[li];
+			uint64_t prev = st->up ? ch[i ? n - i : n - 1] : ch[i ? i - 1 : 0];
+			uint64_t skip_in = st->up ? ch[i + 1 < n ? n - 2 - i : 0] : 0;
+			uint64_t nres = p->lpb[li] + (st->up ? 1 : 0);
+			uint64_t v[QR_COUNT];
+			memcpy(v, q, sizeof v);
+			for (uint64_t j = 0; j < nres; j++) {
+				v[QI] = j ? out : prev;
+				if (st->skips)
+					v[QI] += j + 1 == nres ? skip_in : out;
+				v[QO] = out;
+				unsigned fl = st->flags | (v[QI] != v[QO] ? F_SHORT : 0) | cfl;
+				unsigned ix[2] = {st->running ? row : (unsigned)li, st->running ? 0 : (unsigned)j};
+				if (emit_ix(b, st->res, ix, NULL, L->resnet, v, fl))
+					return -1;
+				if (attn && st->attn && ldm_attn(b, L, st->attn, ix, p->tl[li], v, fl))
+					return -1;
+				/* going up, the sampler ends the level's last row */
+				if (st->running && st->up && i + 1 < n && j + 1 == nres) {
+					unsigned sx[2] = {row, attn ? 2 : 1};
+					v[QI] = out;
+					if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
+						return -1;
+				}
+				row += st->running;
+			}
+			if (i + 1 < n && !(st->running && st->up)) {
+				unsigned sx[2] = {st->running ? row : (unsigned)li, 0};
+				v[QI] = v[QO] = out;
+				if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
+					return -1;
+				row += st->running;
+			}
+		}
+	}
+	for (const struct nldm_mid *md = L->mids; p->mid && md->res0; md++) {
+		uint64_t v[QR_COUNT];
+		memcpy(v, q, sizeof v);
+		v[QI] = v[QO] = ch[n - 1];
+		unsigned fl = md->flags | cfl, ix[2] = {0, 0};
+		if (emit(b, md->res0, L->resnet, v, fl))
+			return -1;
+		if ((fl & md->attn_need) == md->attn_need && ldm_attn(b, L, md->attn, ix, p->mid_tl, v, fl))
+			return -1;
+		if (emit(b, md->res1, L->resnet, v, fl))
+			return -1;
+	}
+	return 0;
+}
+
+/* The levels a config describes, as levels() reads them. */
+static int
+ldm_plan_config(struct build *b, const cJSON *config, const struct nclass *c, struct nplan *p, uint64_t *q)
+{
+	const cJSON *boc = cJSON_GetObjectItemCaseSensitive(config, "block_out_channels"), *e;
+	memset(p, 0, sizeof *p);
+	if (!cJSON_IsArray(boc) || cJSON_GetArraySize(boc) < 1 || cJSON_GetArraySize(boc) > NET_MAX_LEVELS)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path,
+			      "config key 'block_out_channels': expected a list of 1 to %d widths", NET_MAX_LEVELS);
+	cJSON_ArrayForEach(e, boc) {
+		if (ws_json_count(e, &p->ch[p->n]) != WS_JSON_COUNT_OK || !p->ch[p->n] || p->ch[p->n] > NET_MAX_VALUE)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path,
+				      "config key 'block_out_channels': expected positive integers");
+		p->n++;
+	}
+	size_t n = p->n;
+	if (key_levels(b, config, "layers_per_block", 2, n, p->lpb) ||
+	    key_levels(b, config, "transformer_layers_per_block", 1, n, p->tl))
+		return -1;
+	for (const struct nldm_stack *st = ldm_of(c)->stacks; st->res; st++) {
+		const cJSON *types = cJSON_GetObjectItemCaseSensitive(config, st->types_key);
+		if (!cJSON_IsArray(types) || (size_t)cJSON_GetArraySize(types) != n)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected %zu block types",
+				      st->types_key, n);
+		size_t i = 0;
+		cJSON_ArrayForEach(e, types) {
+			const struct nbtype *bt = st->types;
+			while (bt->name && !(cJSON_IsString(e) && !strcmp(bt->name, e->valuestring)))
+				bt++;
+			if (!bt->name) {
+				b->why = "a block type the catalogue has no layout for";
+				return 0;
+			}
+			(st->up ? p->up_attn : p->down_attn)[i++] = bt->attn;
+		}
+	}
+	p->mid = true;
+	p->mid_tl = p->tl[n - 1];
+	const cJSON *t = ldm_of(c)->mid_type_key ? cJSON_GetObjectItemCaseSensitive(config, ldm_of(c)->mid_type_key) : NULL;
+	if (t && cJSON_IsNull(t))
+		p->mid = false;
+	else if (t && !(cJSON_IsString(t) && !strcmp(t->valuestring, ldm_of(c)->mid_type)))
+		b->why = "a mid block type the catalogue has no layout for";
+	return 0;
+}
+
+/* The number after name's start s (len bytes), and where its rest
+ * begins (after the '.'); -1: none. */
+static int64_t
+num_after(const char *name, size_t len, size_t s, size_t *rest)
+{
+	int64_t v = 0;
+	size_t i = s;
+	for (; i < len && name[i] >= '0' && name[i] <= '9' && v <= NET_MAX_REPEAT; i++)
+		v = v * 10 + (name[i] - '0');
+	if (i == s || i >= len || name[i] != '.' || v > NET_MAX_REPEAT)
+		return -1;
+	*rest = i + 1;
+	return v;
+}
+
+static bool
+starts(const char *name, size_t len, size_t at, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return s && len >= at + n && !memcmp(name + at, s, n);
+}
+
+static bool
+is_exactly(const char *name, size_t len, size_t at, const char *s)
+{
+	return s && len - at == strlen(s) && !memcmp(name + at, s, len - at);
+}
+
+#define LDM_MAX_ROWS 256
+
+/* The levels told by the names under prefix: a down stack numbered in
+ * rows (a resnet row gives its level a resnet, its width, its
+ * transformer depth; a sampler row ends the level) or by level and
+ * block.  The up stack mirrors the down one, as the original code builds
+ * it. */
+static int
+ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan *p, ws_error *err)
+{
+	const struct nldm_names *nm = &L->names;
+	struct row {
+		uint64_t out, depth, blocks;
+		bool res, sampler, any;
+	} *rows = calloc(LDM_MAX_ROWS, sizeof *rows);
+	if (!rows)
+		return ws_err_oom(err, m->path);
+	memset(p, 0, sizeof *p);
+	size_t nrows = 0;
+	bool too_many = false;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		const char *s = t->name;
+		size_t len = t->name_len, r, r2;
+		if (len <= pl)
+			continue;
+		if (starts(s, len, pl, nm->mid))
+			p->mid = true;
+		if (starts(s, len, pl, nm->mid_blocks)) {
+			int64_t k = num_after(s, len, pl + strlen(nm->mid_blocks), &r);
+			if (k >= 0 && (uint64_t)k + 1 > p->mid_tl)
+				p->mid_tl = (uint64_t)k + 1;
+		}
+		if (!starts(s, len, pl, nm->rows))
+			continue;
+		int64_t k = num_after(s, len, pl + strlen(nm->rows), &r);
+		if (k < 0)
+			continue;
+		if (k >= LDM_MAX_ROWS) {
+			/* more rows than any network has: no levels read */
+			too_many = true;
+			continue;
+		}
+		struct row *w = &rows[k];
+		w->any = true;
+		if ((size_t)k + 1 > nrows)
+			nrows = (size_t)k + 1;
+		if (nm->block) {
+			/* by level: its blocks, the first one's width */
+			if (!starts(s, len, r, nm->block))
+				continue;
+			int64_t j = num_after(s, len, r + strlen(nm->block), &r2);
+			if (j < 0)
+				continue;
+			if ((uint64_t)j + 1 > w->blocks)
+				w->blocks = (uint64_t)j + 1;
+			if (j == 0 && is_exactly(s, len, r2, nm->res_out) && t->ndim)
+				w->out = t->shape[0];
+			continue;
+		}
+		if (is_exactly(s, len, r, nm->res_out) && t->ndim) {
+			w->res = true;
+			w->out = t->shape[0];
+		} else if (is_exactly(s, len, r, nm->sampler)) {
+			w->sampler = true;
+		} else if (starts(s, len, r, nm->blocks)) {
+			int64_t d = num_after(s, len, r + strlen(nm->blocks), &r2);
+			if (d >= 0 && (uint64_t)d + 1 > w->depth)
+				w->depth = (uint64_t)d + 1;
+		}
+	}
+	if (nm->block) {
+		for (size_t k = 0; k < nrows && p->n < NET_MAX_LEVELS; k++) {
+			p->ch[p->n] = rows[k].out;
+			p->lpb[p->n++] = rows[k].blocks;
+		}
+		if (nrows > NET_MAX_LEVELS)
+			p->n = 0;
+	} else {
+		/* row 0 is the input convolution; a level ends at a sampler */
+		bool open = false;
+		for (size_t k = 1; k < nrows && p->n < NET_MAX_LEVELS; k++) {
+			const struct row *w = &rows[k];
+			if (w->sampler) {
+				p->n += open;
+				open = false;
+			} else if (w->res) {
+				open = true;
+				p->lpb[p->n]++;
+				p->ch[p->n] = w->out;
+				if (w->depth > p->tl[p->n])
+					p->tl[p->n] = w->depth;
+				p->down_attn[p->n] |= w->depth > 0;
+			}
+		}
+		p->n += open && p->n < NET_MAX_LEVELS;
+		/* the up stack attends where the down one does */
+		for (size_t i = 0; i < p->n; i++)
+			p->up_attn[i] = p->down_attn[p->n - 1 - i];
+	}
+	free(rows);
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->ch[i] || p->ch[i] > NET_MAX_VALUE)
+			p->n = 0;
+	if (too_many)
+		p->n = 0;
+	return 0;
+}
+
 /* Is block i listed in the config's list key? */
 static int
 listed(struct build *b, const cJSON *config, const char *key, uint64_t i, bool *yes)
@@ -961,6 +1419,23 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
+	if (!rc && !b.why && ldm_of(c)) {
+		struct nplan pc;
+		const struct nplan *p = b.plan;
+		if (!p && !(rc = ldm_plan_config(&b, config, c, &pc, q)))
+			p = &pc;
+		if (!rc && !b.why && !p->n)
+			b.why = "no levels of resnets in the tensor names";
+		if (!rc && !b.why) {
+			q[QB0] = p->ch[0];
+			q[QBL] = p->ch[p->n - 1];
+			/* UNet2DConditionModel's time embedding width: 4 × the first level */
+			for (const struct nkey *k = c->keys; k->key; k++)
+				if (k->else_q == QB0 && !q[k->q])
+					q[k->q] = p->ch[0] * k->mul;
+			rc = ldm_levels(&b, c, p, q, fl);
+		}
+	}
 	if (!rc && !b.why)
 		rc = emit(&b, "", c->own, q, fl);
 	for (const struct nrep *r = c->reps; !rc && !b.why && r && r->fmt; r++)
@@ -1034,6 +1509,16 @@ prefix_of(const ws_model *m, uint32_t comp, const ws_tensor *t)
 	return 0;
 }
 
+/* A buffer of a single file outside the component's module (the noise
+ * schedule beside model.diffusion_model.): the role table's, not the
+ * network's, and no tensor the network expects. */
+static bool
+outside_buffer(const ws_model *m, uint32_t comp, const ws_tensor *t, size_t skip)
+{
+	const ws_component *co = comp < m->n_components ? &m->components[comp] : NULL;
+	return !skip && co && co->part && co->part->prefixes[0] && t->role == WS_ROLE_BUFFER;
+}
+
 void
 ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 {
@@ -1042,6 +1527,10 @@ ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip)) {
+			t->params = 0;
+			continue;
+		}
 		const struct ws_net_tensor *e = ws_net_find(n, t->name + skip, t->name_len - skip);
 		t->layer = -1;
 		t->expert = -1;
@@ -1084,8 +1573,10 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 		const ws_tensor *t = &m->tensors[i];
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
-		params += t->params;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip))
+			continue;
+		params += t->params;
 		const char *nm = t->name + skip;
 		size_t nl = t->name_len - skip;
 		if (ws_strset_add(&seen, nm, nl) < 0)
@@ -1167,36 +1658,95 @@ index_after(const char *name, size_t len, const char *prefix)
 	return i > pl && i < len && name[i] == '.' ? v : -1;
 }
 
+/* The levels read from the shapes, in words (what the output shows). */
+static void
+describe(char *buf, size_t cap, const struct nplan *p, const uint64_t *q, unsigned fl)
+{
+	size_t o = 0;
+#define PUT(...)                                                                         \
+	do {                                                                             \
+		int w_ = o < cap ? snprintf(buf + o, cap - o, __VA_ARGS__) : 0;          \
+		o += w_ > 0 ? (size_t)w_ : 0;                                            \
+	} while (0)
+	PUT("levels");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->ch[i]);
+	PUT("; resnets");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->lpb[i]);
+	bool attn = false;
+	for (size_t i = 0; i < p->n; i++)
+		attn |= p->down_attn[i];
+	if (attn) {
+		PUT("; transformer depth");
+		for (size_t i = 0; i < p->n; i++)
+			PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->tl[i]);
+		PUT(", mid %llu", (unsigned long long)p->mid_tl);
+	}
+	if (q[QX])
+		PUT("; text width %llu", (unsigned long long)q[QX]);
+	if (attn)
+		PUT("; %s projections", fl & F_LIN ? "linear" : "1x1 convolution");
+	if (fl & F_TEXTTIME)
+		PUT("; text_time embedding of %llu", (unsigned long long)q[QADD]);
+	if (q[QLAT])
+		PUT("; %llu latent channels", (unsigned long long)q[QLAT]);
+#undef PUT
+	if (o >= cap && cap > 4)
+		memcpy(buf + cap - 4, "...", 4);
+}
+
+/* Is tensor t named prefix + name (name's leading '*': ending so)? */
+static bool
+probe_hit(const ws_tensor *t, size_t pl, const char *name)
+{
+	size_t n = strlen(name);
+	if (name[0] == '*')
+		return t->name_len >= pl + n - 1 && !memcmp(t->name + t->name_len - (n - 1), name + 1, n - 1);
+	return t->name_len == pl + n && !memcmp(t->name + pl, name, n);
+}
+
 int
-ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out, ws_error *err)
 {
 	const struct nclass *c = NULL;
-	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++)
-		for (uint64_t i = 0; classes[k].detect && i < m->n_tensors && !c; i++)
-			if (!strcmp(m->tensors[i].name, classes[k].detect))
+	size_t pl = prefix ? strlen(prefix) : 0;
+	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
+		if (!classes[k].detect || (cls && strcmp(classes[k].cls, cls)))
+			continue;
+		for (uint64_t i = 0; i < m->n_tensors && !c; i++)
+			if (m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, prefix, pl) &&
+			    probe_hit(&m->tensors[i], pl, classes[k].detect))
 				c = &classes[k];
+	}
 	if (!c)
 		return 0;
 	uint64_t q[QR_COUNT] = {0};
 	unsigned fl = 0;
 	q[Q1] = 1;
 	for (const struct nprobe *p = c->probes; p->name; p++) {
-		size_t pl = strlen(p->name);
+		size_t nl = strlen(p->name);
 		for (uint64_t i = 0; i < m->n_tensors; i++) {
 			const ws_tensor *t = &m->tensors[i];
-			if (p->name[pl - 1] == '.') {
-				int64_t v = index_after(t->name, t->name_len, p->name);
+			if (t->name_len <= pl || memcmp(t->name, prefix, pl))
+				continue;
+			if (p->name[nl - 1] == '.') {
+				int64_t v = index_after(t->name + pl, t->name_len - pl, p->name);
 				if (v >= 0 && (uint64_t)v + 1 > q[p->q])
 					q[p->q] = (uint64_t)v + 1;
-			} else if (t->name_len == pl && !memcmp(t->name, p->name, pl)) {
-				fl |= p->flag;
+			} else if (probe_hit(t, pl, p->name)) {
+				if (p->flag && (!p->dim || t->ndim == p->dim))
+					fl |= p->flag;
 				if (!p->flag && p->dim < t->ndim)
 					q[p->q] = t->shape[p->dim];
 			}
 		}
-		if (!p->flag && (q[p->q] > (p->name[pl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
+		if (!p->flag && (q[p->q] > (p->name[nl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
 			return ws_err(err, WS_EXIT_INPUT, m->path, "'%s': a size no network has", p->name);
 	}
+	struct nplan plan;
+	if (ldm_of(c) && ldm_plan_names(m, pl, ldm_of(c), &plan, err))
+		return -1;
 	out->source = "inferred";
 	snprintf(out->architecture, sizeof out->architecture, "%s", c->cls);
 	snprintf(out->cls, sizeof out->cls, "%s", c->twin ? c->twin : c->cls);
@@ -1205,10 +1755,32 @@ ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		return ws_err_oom(err, m->path);
 	n->cls = c->cls;
 	n->kind = c->kind;
-	struct build b = {.n = n, .path = m->path, .err = err};
-	if (finish(&b, c, NULL, q, fl, out))
-		return -1;
-	return out->net ? 1 : 0;
+	/* sizes read from a file that overflow, or more tensors than any
+	 * network has: no formula, said so (an untrusted file's shapes are
+	 * not a config's error) */
+	ws_error e2 = {0};
+	struct build b = {.n = n, .path = m->path, .err = &e2, .plan = ldm_of(c) ? &plan : NULL};
+	if (finish(&b, c, NULL, q, fl, out)) {
+		if (e2.code == WS_EXIT_INTERNAL) {
+			*err = e2;
+			return -1;
+		}
+		out->unsupported = "the sizes read from the shapes do not form a network (overflow or too many tensors)";
+	}
+	if (out->net && ldm_of(c)) {
+		describe(out->net->layout, sizeof out->net->layout, &plan, q, fl);
+		/* attention heads are in no shape (diffusers' attention_head_dim) */
+		if (ldm_of(c)->transformer)
+			out->assumed = "heads: in no shape, not read; no count depends on them";
+	}
+	/* found, with its formula or the reason it has none */
+	return 1;
+}
+
+int
+ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	return ws_net_infer_part(m, "", NULL, out, err);
 }
 
 const char *

@@ -43,6 +43,7 @@ struct ws_net {
 	uint64_t total;        /* parameters (buffers apart) */
 	uint64_t by_role[WS_ROLE_COUNT];
 	uint64_t sample_size, in_channels, latent_channels, scale_factor;
+	char layout[256];      /* inferred: the levels read from the shapes, or "" */
 };
 
 /* Is config a diffusion network's (a `_class_name` the catalogue has)? */
@@ -58,8 +59,13 @@ int ws_net_arch_from_config(const struct cJSON *config, const char *path, struct
 void ws_net_free(struct ws_net *n);
 /* A layout a file without a config tells by its names (FLUX as Black
  * Forest Labs names it): its quantities read from the shapes, out->net
- * made, source "inferred".  1: found; 0: no layout's names; -1: error. */
+ * made, source "inferred".  1: found (out->net, or out->unsupported saying
+ * why it has none); 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* The same for the tensors under prefix (a single file's module), of
+ * class cls (NULL: any the names tell). */
+int ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out,
+		      ws_error *err);
 /* The single-file layout of a diffusers class (for mkmodel), or NULL. */
 const char *ws_net_single_file_class(const char *cls);
 /* The expected tensor named name[0..len), or NULL. */

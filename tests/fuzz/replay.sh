@@ -24,6 +24,8 @@ case "$target" in
     find "$work/v" "$work/b" -name '*.gguf' -exec cp {} "$work/c/" \; ;;
   config)
     cp "$src"/testdata/tiny-llama/config.json "$work/c/tiny.json"
+    # the multimodal wrappers' sub-configs and the keys their parts read
+    cp "$src"/testdata/multimodal/*.json "$work/c/"
     [ -d "$WS_SHARED/realdata/configs" ] && cp "$WS_SHARED"/realdata/configs/*.json "$work/c/" ;;
   index)
     printf '{"weight_map":{"x":"a.safetensors","y":"b.safetensors"},"metadata":{"total_size":16}}' > "$work/c/ok.json" ;;
