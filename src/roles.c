@@ -1798,11 +1798,10 @@ assign_part(part *p)
 	p->oom = oom;
 }
 
-static void *
-assign_thread(void *arg)
+static void
+assign_worker(void *arg, unsigned worker)
 {
-	assign_part(arg);
-	return NULL;
+	assign_part((part *)arg + worker);
 }
 
 /* Below this many tensors a second thread costs more than it saves. */
@@ -1813,18 +1812,12 @@ ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
 {
 	char an[64];
 	part p[2];
-	pthread_t th;
-	bool threaded = false;
 	_Atomic uint64_t next = 0;
 
 	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
 	for (int i = 0; i < 2; i++)
 		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, &next, m->n_tensors,
 			      false};
-	if (m->n_tensors >= PARALLEL_MIN)
-		threaded = ws_thread_start(&th, assign_thread, &p[1]) == 0;
-	assign_part(&p[0]);
-	if (threaded)
-		pthread_join(th, NULL);
+	ws_team_run(m->n_tensors >= PARALLEL_MIN ? 1 : 0, assign_worker, p);
 	return p[0].oom || p[1].oom ? -1 : 0;
 }

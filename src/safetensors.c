@@ -1337,7 +1337,6 @@ typedef struct piece {
 	bool first;
 	ws_error err;
 	int rc;
-	pthread_t th;
 } piece;
 
 /* Where a member starts after `from`: the '"' of its key. */
@@ -1399,23 +1398,21 @@ flush:
 	return NULL;
 }
 
-/* Run fn on pieces 1..n-1 in threads and piece 0 here; false if a thread
- * could not start (the caller falls back). */
-static bool
-run_all(piece *pcs, size_t n, void *(*fn)(void *))
+/* The pieces, taken one at a time by whichever thread comes for one:
+ * here, every piece a late helper has not taken. */
+typedef struct piece_run {
+	piece *pcs;
+	size_t n;
+	_Atomic size_t next;
+} piece_run;
+
+static void
+piece_worker(void *arg, unsigned worker)
 {
-	size_t started = 1;
-	bool ok = true;
-	for (; started < n; started++)
-		if (ws_thread_start(&pcs[started].th, fn, &pcs[started])) {
-			ok = false;
-			break;
-		}
-	if (ok)
-		fn(&pcs[0]);
-	for (size_t k = 1; k < started; k++)
-		pthread_join(pcs[k].th, NULL);
-	return ok;
+	piece_run *r = arg;
+	(void)worker;
+	for (size_t k; (k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed)) < r->n;)
+		run_piece(&r->pcs[k]);
 }
 
 static size_t
@@ -1471,7 +1468,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
 	if (n < 2)
 		return 1; /* every small shard: no system call to count CPUs */
-	size_t c = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
+	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : threads;
 	if (n > c)
 		n = c;
 	if (n > PAR_MAX_PIECES)
@@ -1568,8 +1565,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			goto out;
 		}
 	}
-	if (!run_all(pcs, n, run_piece))
-		goto out;
+	piece_run pr = {.pcs = pcs, .n = n};
+	ws_team_run((unsigned)(n < threads ? n : threads) - 1, piece_worker, &pr);
 	for (size_t k = 0; k < n; k++)
 		if (pcs[k].rc)
 			goto out;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -388,8 +389,8 @@ ws_prefault(void *p, size_t len)
 
 /* ==== threads ==== */
 
-int
-ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+static int
+thread_start(pthread_t *th, void *(*fn)(void *), void *arg, bool detached)
 {
 	/* Keep the new thread off this CPU: left to itself the scheduler may
 	 * run it here first and the caller only after it, in turn (seen on a
@@ -408,7 +409,99 @@ ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 	int rc = pthread_create(th, ap, fn, arg);
 	if (ap)
 		pthread_attr_destroy(ap);
+	if (!rc && detached)
+		pthread_detach(*th);
 	return rc ? -1 : 0;
+}
+
+int
+ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	return thread_start(th, fn, arg, false);
+}
+
+/* ==== teams: the caller and helpers that may come late ====
+ *
+ * A helper's share waits on the scheduler: on a busy machine it may run
+ * milliseconds after it was made, and a caller joining it waits that long
+ * for work it could have done itself.  So helpers are detached and start
+ * work only while the caller is still at it; the caller waits only for
+ * helpers inside fn.  The slots are static: a helper the scheduler runs
+ * after the caller has left touches nothing but its slot, which stays
+ * taken (refs) until it has. */
+typedef struct team {
+	atomic_uint refs;  /* 0: free; the caller and each helper not yet gone */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	void (*fn)(void *, unsigned);
+	void *arg;
+	unsigned joined, active;
+	bool closed;
+} team;
+
+#define TEAM_SLOT {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER}
+static team teams[8] = {TEAM_SLOT, TEAM_SLOT, TEAM_SLOT, TEAM_SLOT,
+			TEAM_SLOT, TEAM_SLOT, TEAM_SLOT, TEAM_SLOT};
+#undef TEAM_SLOT
+
+static void *
+team_helper(void *arg)
+{
+	team *t = arg;
+	unsigned k = 0;
+	pthread_mutex_lock(&t->mu);
+	if (!t->closed) {
+		k = ++t->joined;
+		t->active++;
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (k) {
+		t->fn(t->arg, k);
+		pthread_mutex_lock(&t->mu);
+		if (!--t->active)
+			pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
+	}
+	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+	return NULL;
+}
+
+void
+ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
+{
+	team *t = NULL;
+	for (size_t i = 0; helpers && !t && i < sizeof teams / sizeof teams[0]; i++) {
+		unsigned free_ = 0;
+		if (atomic_compare_exchange_strong_explicit(&teams[i].refs, &free_, 1,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			t = &teams[i];
+	}
+	if (!t) {
+		fn(arg, 0);
+		return;
+	}
+	/* no helper of this slot is left: plain writes, published by
+	 * pthread_create */
+	t->fn = fn;
+	t->arg = arg;
+	t->joined = t->active = 0;
+	t->closed = false;
+	for (unsigned h = 0; h < helpers; h++) {
+		pthread_t th;
+		atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+		if (thread_start(&th, team_helper, t, true)) {
+			atomic_fetch_sub_explicit(&t->refs, 1, memory_order_relaxed);
+			break;
+		}
+	}
+	fn(arg, 0);
+	pthread_mutex_lock(&t->mu);
+	t->closed = true;
+	while (t->active)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
 }
 
 void
