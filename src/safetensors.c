@@ -1399,20 +1399,29 @@ flush:
 }
 
 /* The pieces, taken one at a time by whichever thread comes for one:
- * here, every piece a late helper has not taken. */
+ * the caller, every piece a late helper has not taken.  The caller runs
+ * piece 0 first, whose __metadata__ goes to the model; a piece's names
+ * and shapes go to its thread's arena (wm[worker]; wm[0] is the model),
+ * so however the pieces fall the arenas touched are as many as the
+ * threads that ran. */
 typedef struct piece_run {
 	piece *pcs;
 	size_t n;
-	_Atomic size_t next;
+	_Atomic size_t next;  /* from 1 */
+	ws_model *wm[PAR_MAX_PIECES];
 } piece_run;
 
 static void
 piece_worker(void *arg, unsigned worker)
 {
 	piece_run *r = arg;
-	(void)worker;
-	for (size_t k; (k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed)) < r->n;)
+	size_t k = 0;
+	if (worker)
+		k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+	for (; k < r->n; k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed)) {
+		r->pcs[k].s.m = r->wm[worker];
 		run_piece(&r->pcs[k]);
+	}
 }
 
 static size_t
@@ -1468,7 +1477,11 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
 	if (n < 2)
 		return 1; /* every small shard: no system call to count CPUs */
-	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : threads;
+	/* two pieces a thread: a helper the scheduler runs late leaves the
+	 * caller at most a piece to wait for, not half the header */
+	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : 2 * threads;
+	if (threads < 2 && !ws_st_parallel.pieces)
+		return 1;
 	if (n > c)
 		n = c;
 	if (n > PAR_MAX_PIECES)
@@ -1478,6 +1491,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 
 	piece pcs[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
+	size_t helpers = (n < threads ? n : threads) - 1;
+	piece_run pr = {.pcs = pcs, .n = n, .next = 1, .wm = {m}};
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
 		cut[k] = find_cut(s0->p, s0->len, k * (s0->len / n));
@@ -1523,17 +1538,16 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err,
-			       .first = first_tensor};
+			       .file = s0->file, .m = m, .err = &pc->err, .first = first_tensor};
 		pc->file_idx = file_idx;
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
-		if (!pc->s.m) {
-			n = k; /* free what was made */
+	}
+	for (size_t w = 1; w <= helpers; w++)
+		if (!(pr.wm[w] = ws_model_new(NULL))) {
 			rc = -1;
 			goto out;
 		}
-	}
 	/* all memory before the threads start: a mapping made while another
 	 * thread takes page faults stalls both (mmap_lock).  The set and the
 	 * entries share a region, the set first: what is used of both is in
@@ -1549,9 +1563,15 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	ns.t = m->tensors + first_tensor;
 	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
 	ev->cap = total;
+	/* any thread may run all but piece 0: each arena is reserved for the
+	 * whole header (address space; only what is written is memory) */
+	for (size_t w = 0; w <= helpers; w++)
+		if (ws_model_reserve_arena(pr.wm[w], (w ? s0->len - cut[1] : s0->len) / 4 * 3)) {
+			rc = -1;
+			goto out;
+		}
 	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
-		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
 		pc->s.wt = m->tensors + first_tensor + w;
 		pc->s.we = ev->v + w;
 		pc->s.wbase = first_tensor + w;
@@ -1559,14 +1579,12 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		pc->ns = ns;
 		pc->s.ns = &pc->ns;
 		pc->s.dcap = 16;
-		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
-		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
+		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims))) {
 			rc = -1;
 			goto out;
 		}
 	}
-	piece_run pr = {.pcs = pcs, .n = n};
-	ws_team_run((unsigned)(n < threads ? n : threads) - 1, piece_worker, &pr);
+	ws_team_run((unsigned)helpers, piece_worker, &pr);
 	for (size_t k = 0; k < n; k++)
 		if (pcs[k].rc)
 			goto out;
@@ -1591,9 +1609,9 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 				e[i].tensor = (uint32_t)(at - first_tensor + i);
 		}
 		at += s->wn;
-		if (k)
-			ws_model_take_arena(m, pcs[k].s.m);
 	}
+	for (size_t w = 1; w <= helpers; w++)
+		ws_model_take_arena(m, pr.wm[w]);
 	m->n_tensors = at;
 	ev->n = at - first_tensor;
 	rc = 0;
@@ -1603,9 +1621,9 @@ out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		if (k)
-			ws_model_free(pcs[k].s.m);
 	}
+	for (size_t w = 1; w <= helpers; w++)
+		ws_model_free(pr.wm[w]);
 	if (rc) {
 		/* back to the state before: the serial scan starts over */
 		vec_free(ev);
