@@ -335,8 +335,21 @@ analyze(ws_model *m, ws_error *err)
 		return ws_err_oom(err, m->path);
 	int have = 0;
 	char arch_note[512] = "";
-	/* an adapter has no architecture of its own: its base has */
-	bool adapter = ws_adapter_detect(m);
+	/* an adapter has no architecture of its own: its base has.  When
+	 * its names decide, nothing the roles depend on is read (no
+	 * config.json, not GGUF: no arch, layers -1 below), and the roles
+	 * count the factors' names as they go, a shape of name at a time */
+	int quick = ws_adapter_detect_quick(m);
+	bool adapter = quick > 0, roles_done = false;
+	if (quick < 0) {
+		uint64_t factors = 0;
+		if (ws_roles_assign_counting(m, -1, &factors)) {
+			free(a);
+			return ws_err_oom(err, m->path);
+		}
+		adapter = factors * 2 >= m->n_tensors;
+		roles_done = true;
+	}
 	if (adapter) {
 	} else if (m->config) {
 		if (ws_arch_from_config(m->config, m->config_path, a, err)) {
@@ -385,7 +398,7 @@ analyze(ws_model *m, ws_error *err)
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
-	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
+	if ((!roles_done && ws_roles_assign(m, layers)) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
 	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)
 		return -1;
