@@ -1171,10 +1171,15 @@ int
 ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
 	const struct nclass *c = NULL;
-	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++)
+	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
+		/* strcmp's answer (a name is NUL-terminated after name_len,
+		 * and may hold a NUL before), without a call a tensor */
+		size_t dl = classes[k].detect ? strlen(classes[k].detect) : 0;
 		for (uint64_t i = 0; classes[k].detect && i < m->n_tensors && !c; i++)
-			if (!strcmp(m->tensors[i].name, classes[k].detect))
+			if (m->tensors[i].name_len >= dl &&
+			    m->tensors[i].name[0] == classes[k].detect[0] && !memcmp(m->tensors[i].name, classes[k].detect, dl + 1))
 				c = &classes[k];
+	}
 	if (!c)
 		return 0;
 	uint64_t q[QR_COUNT] = {0};
