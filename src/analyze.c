@@ -241,6 +241,12 @@ check_roles_and_dtypes(ws_model *m)
 	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
 	if (!m->quant && !seen)
 		return -1;
+	/* which dtypes are float, looked up once, not a call a tensor */
+	bool is_float[256] = {false};
+	for (unsigned d = 0; d < 256; d++) {
+		const ws_dtype_info *di = ws_dtype_get((ws_dtype)d);
+		is_float[d] = di && (di->flags & WS_DTF_FLOAT);
+	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		const ws_component *co = &m->components[t->component];
@@ -250,9 +256,8 @@ check_roles_and_dtypes(ws_model *m)
 			first_unknown = t;
 		if (!seen || !co->main)
 			continue;  /* blocks are numbered per component */
-		const ws_dtype_info *di = ws_dtype_get(t->dtype);
-		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
-		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
+		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !is_float[t->dtype] ||
+		    t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
 			continue;
 		uint8_t *b = &seen[2 * (uint64_t)t->layer];
 		if (!b[0]) {
