@@ -1090,8 +1090,14 @@ const struct ws_cat_component *
 ws_cat_component_of(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
-		size_t n = strlen(components[i].prefix);
-		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+		/* strlen + memcmp's answer in one walk that stops at the first
+		 * byte that differs (the first, for most prefixes): every
+		 * tensor of a checkpoint asks */
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (!p[n] && len > n)
 			return &components[i];
 	}
 	return NULL;
