@@ -466,8 +466,8 @@ team_helper(void *arg)
 	return NULL;
 }
 
-void
-ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
+ws_team *
+ws_team_start(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 {
 	team *t = NULL;
 	for (size_t i = 0; helpers && !t && i < sizeof teams / sizeof teams[0]; i++) {
@@ -477,16 +477,15 @@ ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 							    memory_order_relaxed))
 			t = &teams[i];
 	}
-	if (!t) {
-		fn(arg, 0);
-		return;
-	}
+	if (!t)
+		return NULL;
 	/* no helper of this slot is left: plain writes, published by
 	 * pthread_create */
 	t->fn = fn;
 	t->arg = arg;
 	t->joined = t->active = 0;
 	t->closed = false;
+	unsigned started = 0;
 	for (unsigned h = 0; h < helpers; h++) {
 		pthread_t th;
 		atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -494,14 +493,44 @@ ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 			atomic_fetch_sub_explicit(&t->refs, 1, memory_order_relaxed);
 			break;
 		}
+		started++;
 	}
-	fn(arg, 0);
+	if (!started) {
+		atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+		return NULL;
+	}
+	return t;
+}
+
+bool
+ws_team_close(ws_team *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->closed = true;
+	bool none = !t->joined;
+	pthread_mutex_unlock(&t->mu);
+	return none;
+}
+
+void
+ws_team_finish(ws_team *t)
+{
+	if (!t)
+		return;
 	pthread_mutex_lock(&t->mu);
 	t->closed = true;
 	while (t->active)
 		pthread_cond_wait(&t->cv, &t->mu);
 	pthread_mutex_unlock(&t->mu);
 	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+}
+
+void
+ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
+{
+	ws_team *t = ws_team_start(helpers, fn, arg);
+	fn(arg, 0);
+	ws_team_finish(t);
 }
 
 void
