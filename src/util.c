@@ -437,6 +437,8 @@ typedef struct team {
 	void *arg;
 	unsigned joined, active;
 	bool closed;
+	bool widen;        /* cpus: the caller's CPUs, for a helper at work */
+	cpu_set_t cpus;
 } team;
 
 #define TEAM_SLOT {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER}
@@ -456,6 +458,11 @@ team_helper(void *arg)
 	}
 	pthread_mutex_unlock(&t->mu);
 	if (k) {
+		/* made off the caller's CPU so that it starts beside it; at
+		 * work, free to run on the caller's when the caller waits for
+		 * it (a busy machine may give its own CPU to another process) */
+		if (t->widen)
+			sched_setaffinity(0, sizeof t->cpus, &t->cpus);
 		t->fn(t->arg, k);
 		pthread_mutex_lock(&t->mu);
 		if (!--t->active)
@@ -485,6 +492,7 @@ ws_team_start(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *ar
 	t->arg = arg;
 	t->joined = t->active = 0;
 	t->closed = false;
+	t->widen = sched_getaffinity(0, sizeof t->cpus, &t->cpus) == 0 && CPU_COUNT(&t->cpus) > 1;
 	unsigned started = 0;
 	for (unsigned h = 0; h < helpers; h++) {
 		pthread_t th;
