@@ -326,10 +326,46 @@ net_roles(ws_model *m)
 		/* a network alone (its folder): named by its kind */
 		if (co->main && !strcmp(co->name, WS_MAIN_COMPONENT))
 			co->name = a->net->kind;
+		/* a single file's denoiser: named by the network its names tell
+		 * (FLUX's under model.diffusion_model. is a transformer) */
+		if (co->main && co->part && co->part->inferred)
+			co->name = a->net->kind;
 		if (co->main)
 			co->kind = a->net->kind;
 		ws_net_roles(m, i, a->net);
 	}
+}
+
+/* An original Stable Diffusion single file (no config): the modules of
+ * the catalogue's it holds are its components, the denoiser first, each
+ * architecture inferred from its tensors.  -1: OOM. */
+static int
+single_file_parts(ws_model *m)
+{
+	size_t n, np = 0;
+	const struct ws_cat_part *all = ws_cat_single_file_parts(&n);
+	struct ws_cat_part *parts = NULL;
+	for (size_t k = 0; k < n; k++) {
+		const char *pre = all[k].prefixes[0];
+		size_t pl = strlen(pre);
+		bool has = false;
+		/* the first byte before a call: every tensor of a large file
+		 * is asked about every part */
+		for (uint64_t i = 0; i < m->n_tensors && !has; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			has = t->name_len > pl && (!pl || t->name[0] == pre[0]) && !memcmp(t->name, pre, pl);
+		}
+		if (!has)
+			continue;
+		if (!parts && !(parts = ws_model_alloc(m, (n + 1) * sizeof *parts)))
+			return -1;
+		parts[np++] = all[k];
+	}
+	if (parts) {
+		memset(&parts[np], 0, (n + 1 - np) * sizeof *parts);
+		m->parts = parts;
+	}
+	return 0;
 }
 
 static int
@@ -402,6 +438,26 @@ analyze(ws_model *m, ws_error *err)
 	int32_t layers = m->arch && m->arch->num_nextn_predict_layers &&
 				 m->arch->num_layers <= INT32_MAX
 			 ? (int32_t)m->arch->num_layers : -1;
+	if (!adapter && !m->parts && !m->config && m->format == WS_FORMAT_SAFETENSORS) {
+		if (single_file_parts(m))
+			return ws_err_oom(err, m->path);
+		/* the main one's architecture before its tensors' roles: they
+		 * are read as its type (OpenCLIP's names as a CLIP text tower) */
+		if (m->parts && !m->arch) {
+			struct ws_arch *ia = calloc(1, sizeof *ia);
+			if (!ia)
+				return ws_err_oom(err, m->path);
+			if (ws_arch_infer_part(m, &m->parts[0], ia, err)) {
+				free(ia);
+				return -1;
+			}
+			m->arch = ia;
+		}
+		/* roles assigned before (to count adapter factors) were read
+		 * without the parts' types: read them again */
+		if (m->parts)
+			roles_done = false;
+	}
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
 	if ((!roles_done && ws_roles_assign(m, layers)) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
@@ -420,8 +476,8 @@ analyze(ws_model *m, ws_error *err)
 		return 0;
 	}
 	/* No config.json: the architecture is read back from the tensors
-	 * (of the main component: a file that is components alone, an
-	 * original Stable Diffusion checkpoint, has none to read) */
+	 * (of the main component: an original Stable Diffusion checkpoint's
+	 * denoiser, its other components' with their parts) */
 	if (!m->arch && !m->config && m->format == WS_FORMAT_SAFETENSORS && m->n_tensors &&
 	    (!m->n_components || m->components[0].main)) {
 		if (!(m->arch = ws_arch_infer_new(m, err)))

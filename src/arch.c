@@ -620,7 +620,9 @@ read_sopts(struct cfg *c, const struct ws_cat_entry *t)
 		int r = cfg_names(c, t->sopt[i].key, t->sopt[i].token);
 		if (r < 0)
 			return -1;
-		if (r > 0)
+		if (r > 0 && t->sopt[i].off)
+			ws_sw_andnot(&c->a->flags, &t->sopt[i].flags);
+		else if (r > 0)
 			ws_sw_or(&c->a->flags, &t->sopt[i].flags);
 	}
 	return 0;
@@ -1658,12 +1660,29 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 	/* patches merged per side before it: the wrapper's key, else the
 	 * tower's own */
 	const cJSON *mg = pj->merge && cJSON_IsObject(config) ? cJSON_GetObjectItemCaseSensitive(config, pj->merge) : NULL;
-	if (mg && !cJSON_IsNull(mg)) {
+	if (mg && !cJSON_IsNull(mg) && pj->merge_ratio) {
+		/* a fraction kept per side: its inverse a whole number of
+		 * patches, at most the layer bound (no table grows with it) */
+		double r = cJSON_IsNumber(mg) ? mg->valuedouble : 0, inv = r > 0 ? 1 / r : 0;
+		double n = inv >= 1 && inv <= 64 ? (double)(uint64_t)(inv + 0.5) : 0;
+		if (!cJSON_IsNumber(mg))
+			return ws_err(err, WS_EXIT_INPUT, text->src_path,
+				      "config key '%s': expected a fraction 1/n of the patches per side, got %s",
+				      pj->merge, json_type_name(mg));
+		if (!(r > 0 && r <= 1) || n < 1 || inv - n > 1e-9 || n - inv > 1e-9)
+			return ws_err(err, WS_EXIT_INPUT, text->src_path,
+				      "config key '%s': expected a fraction 1/n (n at most 64) of the patches "
+				      "per side, got %g", pj->merge, r);
+		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
+	} else if (mg && !cJSON_IsNull(mg)) {
 		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
 		uint64_t v;
 		if (num_value(&c, pj->merge, mg, &v) < 0)
 			return -1;
 		set_field(out, WS_AK_MERGE, v, pj->merge);
+	} else if (pj->merge && tower->merge_size && !cJSON_IsObject(config)) {
+		/* a vision file: its own key */
+		set_field(out, WS_AK_MERGE, tower->merge_size, tower->keys[WS_AK_MERGE]);
 	} else if (pj->merge) {
 		set_field(out, WS_AK_MERGE, pj->merge_default, NULL);
 	} else if (tower->merge_size) {
@@ -2174,6 +2193,27 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		ws_sw_put(&out->flags, kept[i].sw, has_tensor(m, kept[i].tensor));
 	if (m->n_tensors && !has_tensor(m, "v.post_ln.weight"))
 		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	/* a block's own parts, from its first block when the file has it:
+	 * q / k / v biases, q / k norms, norms without a bias (InternViT's
+	 * rms_norm) */
+	if (has_tensor(m, "v.blk.0.attn_q.weight")) {
+		ws_sw_put(&out->flags, WS_ARCH_QKV_BIAS, has_tensor(m, "v.blk.0.attn_q.bias"));
+		ws_sw_put(&out->flags, WS_ARCH_QK_NORM_FULL, has_tensor(m, "v.blk.0.attn_q_norm.weight"));
+		ws_sw_put(&out->flags, WS_ARCH_NO_NORM_BIAS, !has_tensor(m, "v.blk.0.ln1.bias"));
+	}
+	/* the patches merged per side before the projector, as the file's
+	 * layout keeps it */
+	if (mp->merge_key) {
+		uint64_t v;
+		int r = gguf_u64(m, out, mp->merge_key, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0 && (v == 0 || v > 64))
+			return ws_err(err, WS_EXIT_INPUT, path, "GGUF key 'clip.vision.%s': %llu patches per side",
+				      mp->merge_key, (unsigned long long)v);
+		if (r > 0)
+			set_field(out, WS_AK_MERGE, v, mp->merge_key);
+	}
 	/* a tower's head is not the converter's */
 	ws_sw_clear(&out->flags, WS_ARCH_ATTN_POOL);
 	return arch_finish(out, t, err);
@@ -2225,6 +2265,13 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 	if (strlen(out->architecture) != ak->data_len)
 		out->architecture[0] = '\0';  /* a NUL or an absurd length: no match */
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
+	/* a diffusion network as ComfyUI-GGUF writes it: the family alone,
+	 * no sizes; its original names and shapes tell the rest */
+	if (!part && ws_net_gguf_family(out->architecture)) {
+		char family[sizeof out->architecture];
+		snprintf(family, sizeof family, "%s", out->architecture);
+		return ws_net_infer_gguf(m, family, out, err);
+	}
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
 	if (!strcmp(out->architecture, "clip") && !part)
@@ -2962,6 +3009,93 @@ infer_sizes(struct infer *in, int *oom)
 	return NULL;
 }
 
+/* The value a text encoder's key reads from the tensors under prefix:
+ * a dim of the named tensor, or the count of blocks numbered under a
+ * name ending in '.'; 0: absent. */
+static uint64_t
+text_key_value(const ws_model *m, size_t pl, const char *tensor, unsigned dim)
+{
+	size_t tl = strlen(tensor);
+	uint64_t v = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->name_len < pl + tl || memcmp(t->name + pl, tensor, tl))
+			continue;
+		if (tensor[tl - 1] != '.') {
+			if (t->name_len == pl + tl && dim < t->ndim)
+				return t->shape[dim];
+			continue;
+		}
+		uint64_t n = 0;
+		size_t k = pl + tl;
+		for (; k < t->name_len && t->name[k] >= '0' && t->name[k] <= '9' && n <= WS_ARCH_MAX_LAYERS; k++)
+			n = n * 10 + (uint64_t)(t->name[k] - '0');
+		if (k > pl + tl && k < t->name_len && t->name[k] == '.' && n + 1 > v)
+			v = n + 1;
+	}
+	return v;
+}
+
+int
+ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err)
+{
+	const char *path = m->n_files ? m->files[0].path : m->path;
+	const char *prefix = p->prefixes[0] ? p->prefixes[0] : "";
+	size_t pl = strlen(prefix);
+	arch_init(out, "inferred", path);
+	snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
+	/* a network: its layout by its names (any the catalogue has: FLUX
+	 * as BFL names it under model.diffusion_model. too) */
+	int nr = ws_net_infer_part(m, prefix, NULL, out, err);
+	if (nr)
+		return nr < 0 ? -1 : 0;
+	const struct ws_cat_text_names *tn = ws_cat_text_names(p->type);
+	if (!tn) {
+		out->unsupported = "the tensor names are of no layout the catalogue infers";
+		return 0;
+	}
+	/* a text encoder: the config its class would have, from the shapes */
+	cJSON *cfg = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+	bool proj = text_key_value(m, pl, tn->proj, 0) > 0;
+	if (!cfg || !arr || !cJSON_AddItemToObject(cfg, "architectures", arr) ||
+	    !cJSON_AddItemToArray(arr, cJSON_CreateString(proj ? tn->cls_proj : tn->cls)) ||
+	    !cJSON_AddStringToObject(cfg, "model_type", tn->model_type)) {
+		if (cfg)
+			cJSON_Delete(cfg);
+		else
+			cJSON_Delete(arr);
+		return ws_err_oom(err, path);
+	}
+	uint64_t hidden = 0;
+	for (size_t k = 0; k < WS_CAT_TEXT_KEYS && tn->keys[k].key; k++) {
+		uint64_t v = text_key_value(m, pl, tn->keys[k].tensor, tn->keys[k].dim);
+		if (!v)
+			continue;
+		if (!strcmp(tn->keys[k].key, "hidden_size"))
+			hidden = v;
+		if (!cJSON_AddNumberToObject(cfg, tn->keys[k].key, (double)v)) {
+			cJSON_Delete(cfg);
+			return ws_err_oom(err, path);
+		}
+	}
+	if (!hidden || hidden % tn->head_dim) {
+		cJSON_Delete(cfg);
+		out->unsupported = "no token embedding whose width is a whole number of heads";
+		return 0;
+	}
+	if (!cJSON_AddNumberToObject(cfg, "num_attention_heads", (double)(hidden / tn->head_dim))) {
+		cJSON_Delete(cfg);
+		return ws_err_oom(err, path);
+	}
+	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false};
+	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
+	cJSON_Delete(cfg);
+	out->source = "inferred";
+	out->assumed = "heads: width / 64, in no shape (every released CLIP and OpenCLIP text tower's); "
+		       "no count depends on them";
+	return r;
+}
+
 int
 ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 {
@@ -2969,6 +3103,9 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	struct infer in = {.m = m, .a = out};
 	int oom = 0;
 
+	/* a single file's module: its own layout (the main component's) */
+	if (m->n_components && m->components[0].part && m->components[0].part->inferred)
+		return ws_arch_infer_part(m, m->components[0].part, out, err);
 	arch_init(out, "inferred", path);
 	/* a diffusion network's layout told by its names (a single file) */
 	int nr = ws_net_infer(m, out, err);

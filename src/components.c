@@ -315,7 +315,8 @@ part_archs(ws_model *m, ws_error *err)
 		if (!a)
 			return ws_err_oom(err, m->path);
 		/* a GGUF's stacks (t5) are read from its metadata as their types */
-		int r = co->part->config && m->config
+		int r = co->part->inferred ? ws_arch_infer_part(m, co->part, a, err)
+			: co->part->config && m->config
 			? ws_arch_from_part(m->config, m->config_path, co->part, a, err)
 			: co->part->config && !co->part->config[0] && m->format == WS_FORMAT_GGUF
 			? ws_arch_from_gguf_part(m, co->part, a, err)

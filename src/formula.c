@@ -350,6 +350,10 @@ ws_arch_to_json(const struct ws_arch *a)
 		ok = cJSON_AddStringToObject(o, "head", "none") != NULL;
 	if (ok && a->cls[0])
 		ok = ws_json_add_bytes(o, "class", a->cls, strlen(a->cls)) != NULL;
+	if (ok && a->net && a->net->layout[0])
+		ok = cJSON_AddStringToObject(o, "layout", a->net->layout) != NULL;
+	if (ok && a->assumed)
+		ok = cJSON_AddStringToObject(o, "assumed", a->assumed) != NULL;
 	if (ok && a->n_defaulted) {
 		cJSON *d = cJSON_AddArrayToObject(o, "defaulted");
 		ok = d != NULL;
@@ -612,10 +616,13 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		/* a diffusion network: its layout is its tensors */
 		fprintf(out, "  a %s of %zu tensors, widths up to %s\n", a->net->kind, a->net->n,
 			ws_fmt_commas(a->hidden_size, b1, sizeof b1));
+		if (a->net->layout[0])
+			fprintf(out, "  read from the shapes: %s\n", a->net->layout);
 	} else if (a->known && ws_sw_has(&a->flags, WS_ARCH_BARE) && a->embedding_size) {
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
-			ws_fmt_commas(a->hidden_size, b2, sizeof b2), norm_names[a->norm]);
+			ws_fmt_commas(a->hidden_size, b2, sizeof b2),
+			a->norm == WS_NORM_NONE ? "no norm" : norm_names[a->norm]);
 	} else if (a->known) {
 		/* an image encoder reads patches, not a vocabulary */
 		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
@@ -659,6 +666,8 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		}
 		fputc('\n', out);
 	}
+	if (a->assumed)
+		fprintf(out, "  assumed: %s\n", a->assumed);
 	if (a->n_defaulted) {
 		fprintf(out, "  from class defaults:");
 		for (uint32_t i = 0; i < a->n_defaulted; i++)

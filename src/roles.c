@@ -151,6 +151,23 @@ static const role_line lines[] = {
 	HF("", "*.masked_bias", BUFFER),
 	HF("", "*position_ids", BUFFER),
 	HF("", "*token_type_ids", BUFFER),
+	/* an original Stable Diffusion file's noise schedule and EMA
+	 * counters (registered buffers of the training code, outside its
+	 * modules) */
+	HF("", "betas", BUFFER),
+	HF("", "alphas_cumprod", BUFFER),
+	HF("", "alphas_cumprod_prev", BUFFER),
+	HF("", "sqrt_alphas_cumprod", BUFFER),
+	HF("", "sqrt_one_minus_alphas_cumprod", BUFFER),
+	HF("", "log_one_minus_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recip_alphas_cumprod", BUFFER),
+	HF("", "sqrt_recipm1_alphas_cumprod", BUFFER),
+	HF("", "posterior_variance", BUFFER),
+	HF("", "posterior_log_variance_clipped", BUFFER),
+	HF("", "posterior_mean_coef1", BUFFER),
+	HF("", "posterior_mean_coef2", BUFFER),
+	HF("", "model_ema.decay", BUFFER),
+	HF("", "model_ema.num_updates", BUFFER),
 
 	/* Encoder-decoders (each stack's names after its prefix, encoder. /
 	 * model.decoder. ...; a stack saved alone keeps it: the leading *).
@@ -231,6 +248,19 @@ static const role_line lines[] = {
 	HF("", "logit_scale", LOGIT_SCALE),
 	/* OpenCLIP inside a Stable Diffusion single file (conditioner.embedders.1.model.) */
 	HF("", "*.model.logit_scale", LOGIT_SCALE),
+	/* OpenCLIP's text tower by its own names (a Stable Diffusion single
+	 * file's, after its module prefix): q, k, v one in_proj */
+	HF("clip_text_model", "token_embedding{K}", EMBED),
+	HF("clip_text_model", "positional_embedding", POS_EMBED),
+	HF("clip_text_model", "resblocks.{L}.ln_1{K}", ATTN_NORM),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_weight", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.in_proj_bias", ATTN_QKV),
+	HF("clip_text_model", "resblocks.{L}.attn.out_proj{K}", ATTN_O),
+	HF("clip_text_model", "resblocks.{L}.ln_2{K}", FFN_NORM),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_fc{K}", FFN_UP),
+	HF("clip_text_model", "resblocks.{L}.mlp.c_proj{K}", FFN_DOWN),
+	HF("clip_text_model", "ln_final{K}", FINAL_NORM),
+	HF("clip_text_model", "text_projection", PROJECTOR),
 	HF("", "logit_bias", LOGIT_BIAS),
 	/* SigLIP's attention-pooling head (a probe and a packed attention)
 	 * and its text tower's own head */
@@ -252,6 +282,25 @@ static const role_line lines[] = {
 	HF("qwen3_vl_vision", "pos_embed{K}", POS_EMBED),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc1{K}", FFN_UP),
 	HF("qwen3_vl_vision", "{B}.mlp.linear_fc2{K}", FFN_DOWN),
+	/* InternViT (InternVL's tower, after vision_model.): a fused qkv
+	 * and proj, q / k norms, norm1 / norm2, layer scales ls1 / ls2 */
+	HF("intern_vit_6b", "{B}.attn.qkv{K}", ATTN_QKV),
+	HF("intern_vit_6b", "{B}.attn.proj{K}", ATTN_O),
+	HF("intern_vit_6b", "{B}.attn.q_norm{K}", ATTN_Q_NORM),
+	HF("intern_vit_6b", "{B}.attn.k_norm{K}", ATTN_K_NORM),
+	HF("intern_vit_6b", "{B}.norm1{K}", ATTN_NORM),
+	HF("intern_vit_6b", "{B}.norm2{K}", FFN_NORM),
+	HF("intern_vit_6b", "{B}.ls1", LAYER_SCALE),
+	HF("intern_vit_6b", "{B}.ls2", LAYER_SCALE),
+	/* ... and as transformers converts it (after vision_tower.) */
+	HF("internvl_vision", "encoder.layer.{L}.attention.q_proj{K}", ATTN_Q),
+	HF("internvl_vision", "encoder.layer.{L}.attention.k_proj{K}", ATTN_K),
+	HF("internvl_vision", "encoder.layer.{L}.attention.v_proj{K}", ATTN_V),
+	HF("internvl_vision", "encoder.layer.{L}.attention.projection_layer{K}", ATTN_O),
+	HF("internvl_vision", "encoder.layer.{L}.attention.q_norm{K}", ATTN_Q_NORM),
+	HF("internvl_vision", "encoder.layer.{L}.attention.k_norm{K}", ATTN_K_NORM),
+	HF("internvl_vision", "encoder.layer.{L}.lambda_1", LAYER_SCALE),
+	HF("internvl_vision", "encoder.layer.{L}.lambda_2", LAYER_SCALE),
 	/* Mllama: the text model's cross-attention layers */
 	HF("mllama_text_model", "{B}.cross_attn.q_proj{K}", XATTN_Q),
 	HF("mllama_text_model", "{B}.cross_attn.k_proj{K}", XATTN_K),
@@ -786,6 +835,10 @@ static const role_line lines[] = {
 	GG("", "v.blk.{L}.ffn_up{K}", FFN_UP),
 	GG("", "v.blk.{L}.ffn_gate{K}", FFN_GATE),
 	GG("", "v.blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("", "v.blk.{L}.attn_q_norm{K}", ATTN_Q_NORM),
+	GG("", "v.blk.{L}.attn_k_norm{K}", ATTN_K_NORM),
+	GG("", "v.blk.{L}.ls1{K}", LAYER_SCALE),
+	GG("", "v.blk.{L}.ls2{K}", LAYER_SCALE),
 	GG("", "v.blk.{L}.*{K}", OTHER),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),

@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,45 @@ static const struct released models[] = {
 	{"multimodal/meta-llama__Llama-3.2-11B-Vision-Instruct.json", false, 10670220835ull,
 	 {{"text", 9775192080ull}, {"global_transformer", 157378576ull}, {"vision_model", 706188803ull},
 	  {"multi_modal_projector", 31461376ull}}, 0},
+	/* PaliGemma: a SigLIP So400m tower without its pooling head, one
+	 * biased linear, Gemma's text model tied to its table of 257,216
+	 * rows (the converter's 257,152 + 2 padded to 64); the text config
+	 * leaves head_dim to GemmaConfig.  The published 2,923,335,408 is
+	 * 64 rows fewer (paligemma_published_total) */
+	{"multimodal/google__paligemma-3b-pt-224.json", false, 2923466480ull,
+	 {{"text", 2508662784ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 2361344ull}}, 0},
+	/* PaliGemma 2: Gemma 2's text model, its heads and head_dim
+	 * Gemma2Config's (the config writes neither) */
+	{"multimodal/google__paligemma2-3b-pt-224.json", false, 3032242416ull,
+	 {{"text", 2617143552ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 2656512ull}}, 0},
+	/* InternVL (remote code): InternViT-300M (a class token, layer
+	 * scales, a fused qkv, no final norm; 1,025 positions at 448),
+	 * mlp1 over 2 x 2 shuffled patches (downsample_ratio 0.5), a
+	 * Qwen2.5 text model with its own head */
+	{"multimodal/OpenGVLab__InternVL3-1B.json", false, 938193024ull,
+	 {{"text", 629697920ull}, {"vision_model", 304012288ull}, {"mlp1", 4482816ull}}, 0},
+	{"multimodal/OpenGVLab__InternVL3-2B.json", false, 2088957440ull,
+	 {{"text", 1776283136ull}, {"vision_model", 304012288ull}, {"mlp1", 8662016ull}}, 0},
+	{"multimodal/OpenGVLab__InternVL3-8B.json", false, 7944373760ull,
+	 {{"text", 7612820992ull}, {"vision_model", 304012288ull}, {"mlp1", 27540480ull}}, 0},
+	/* an InternLM2 text model (fused wqkv, no biases, its head output) */
+	{"multimodal/OpenGVLab__InternVL2_5-8B.json", false, 8075365376ull,
+	 {{"text", 7737782272ull}, {"vision_model", 304012288ull}, {"mlp1", 33570816ull}}, 0},
+	/* InternViT-6B: RMS norms (norm_type rms_norm), q / k norms, no
+	 * qkv bias, 45 layers of 3,200 */
+	{"multimodal/OpenGVLab__InternVL2_5-38B.json", false, 38388164992ull,
+	 {{"text", 32759882752ull}, {"vision_model", 5536496000ull}, {"mlp1", 91786240ull}}, 0},
+	/* InternVL3-1B as transformers converts it (internvl): q, k, v
+	 * apart, mlp1 as multi_modal_projector, the same count */
+	{"multimodal/OpenGVLab__InternVL3-1B-hf.json", false, 938193024ull,
+	 {{"text", 629697920ull}, {"vision_tower", 304012288ull}, {"multi_modal_projector", 4482816ull}}, 0},
+	/* PaliGemma 2 at 896: 4,096 positions, the tower gemma-3's own
+	 * (416,866,032); the 10B: Gemma 2 9B's text, the vision config's
+	 * num_positions (1,024) a key transformers never reads */
+	{"multimodal/google__paligemma2-3b-pt-896.json", false, 3036666096ull,
+	 {{"text", 2617143552ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2656512ull}}, 0},
+	{"multimodal/google__paligemma2-10b-pt-224.json", false, 9662638832ull,
+	 {{"text", 9246064128ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 4132352ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -214,6 +254,15 @@ Test(multimodal, check_qwen2_vl_2b_layernorm_tower, .timeout = 120) { check_rele
 Test(multimodal, check_llava_next_image_newline, .timeout = 120) { check_released(&models[10]); }
 Test(multimodal, check_qwen3_vl_deepstack, .timeout = 120) { check_released(&models[11]); }
 Test(multimodal, check_mllama_cross_attention, .timeout = 120) { check_released(&models[12]); }
+Test(multimodal, check_paligemma, .timeout = 120) { check_released(&models[13]); }
+Test(multimodal, check_paligemma2_class_defaults, .timeout = 120) { check_released(&models[14]); }
+Test(multimodal, check_internvl3_1b, .timeout = 120) { check_released(&models[15]); }
+Test(multimodal, check_internvl3_2b, .timeout = 120) { check_released(&models[16]); }
+Test(multimodal, check_internvl3_8b, .timeout = 120) { check_released(&models[17]); }
+Test(multimodal, check_internvl2_5_8b_internlm2, .timeout = 120) { check_released(&models[18]); }
+Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
+Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
+Test(multimodal, check_paligemma2_10b, .timeout = 120) { check_released(&models[22]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
@@ -290,7 +339,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -375,6 +424,13 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 "cross_attention_layers"},
 		{"{\"model_type\": \"mllama\", \"vision_config\": {\"supported_aspect_ratios\": 8}}",
 		 "supported_aspect_ratios"},
+		/* InternVL's fraction of patches kept per side */
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": \"0.5\"}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 0.3}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 0}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": -0.5}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 2}", "downsample_ratio"},
+		{"{\"model_type\": \"internvl_chat\", \"downsample_ratio\": 1e-300}", "downsample_ratio"},
 		/* Llama 4's adapter width */
 		{"{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 64,"
 		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
@@ -459,4 +515,301 @@ Test(multimodal, class_default_lists)
 	}
 	ws_rmtree(dir);
 	free(dir);
+}
+
+/* The module prefixes transformers >= 4.52 saves (model.language_model.,
+ * model.vision_tower., model.multi_modal_projector.): the same
+ * components, every one equal.  The checkpoint mkmodel writes in the
+ * older layout, renamed tensor by tensor. */
+Test(multimodal, paligemma_new_layout, .timeout = 120)
+{
+	static const char *const from[] = {"language_model.model.", "vision_tower.", "multi_modal_projector."};
+	static const char *const to[] = {"model.language_model.", "model.vision_tower.", "model.multi_modal_projector."};
+	const struct released *m = &models[14];
+	char *cfg = config_path(m);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model"), *renamed = ws_join(dir, "renamed");
+	mkmodel(model, cfg, NULL);
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	size_t cap = 1 << 16, n = 0;
+	char *spec = malloc(cap);
+	cr_assert(spec);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring, *pre = "";
+		for (size_t i = 0; i < 3; i++) {
+			if (!strncmp(name, from[i], strlen(from[i]))) {
+				pre = to[i];
+				name += strlen(from[i]);
+				break;
+			}
+		}
+		char line[512];
+		int k = snprintf(line, sizeof line, "t %s%s %s", pre, name,
+				 cJSON_GetObjectItemCaseSensitive(t, "dtype")->valuestring);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			k += snprintf(line + k, sizeof line - (size_t)k, " %.0f", d->valuedouble);
+		k += snprintf(line + k, sizeof line - (size_t)k, "\n");
+		if (n + (size_t)k + 1 > cap) {
+			cap *= 2;
+			spec = realloc(spec, cap);
+			cr_assert(spec);
+		}
+		memcpy(spec + n, line, (size_t)k + 1);
+		n += (size_t)k;
+	}
+	cJSON_Delete(l);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/config.json'", renamed, cfg, renamed);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char *sp = ws_write_file(dir, "spec.txt", spec, n);
+	char *out = ws_join(renamed, "model.safetensors");
+	snprintf(cmd, sizeof cmd, "'%s' '%s' < '%s'", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cJSON *j = run_json(0, "check", "--json", renamed, NULL);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 3);
+	for (int c = 0; c < 3; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, m->comp[c].name);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s", m->comp[c].name);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s", m->comp[c].name);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(out);
+	free(sp);
+	free(spec);
+	free(renamed);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* google/paligemma-3b-pt-224's published 2,923,335,408 is the count at
+ * the original vocabulary of 257,152 rows (PaliGemmaConfig's default);
+ * the released checkpoint's table has 257,216 (its text_config), 64 x
+ * 2,048 more. */
+Test(multimodal, paligemma_published_total)
+{
+	char *src = ws_testdata_path(models[13].file);
+	cJSON *cfg = ws_load_json(src);
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	cJSON_ReplaceItemInObjectCaseSensitive(tc, "vocab_size", cJSON_CreateNumber(257152));
+	char *text = cJSON_PrintUnformatted(cfg), *dir = ws_tmpdir();
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), 2923335408ull);
+	cr_expect_eq(models[13].total - 2923335408ull, 64ull * 2048);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	ws_rmtree(dir);
+	free(text);
+	free(path);
+	free(dir);
+	free(src);
+}
+
+/* Keys an InternVL config may leave to its classes: downsample_ratio
+ * (InternVLChatConfig's 0.5), InternViT's norm_type (rms_norm) and
+ * qk_normalization (true), as the 6B tower has them. */
+Test(multimodal, internvl_class_defaults)
+{
+	static const struct { int model; const char *sub, *key; } cases[] = {
+		{15, NULL, "downsample_ratio"},
+		{19, "vision_config", "norm_type"},
+		{19, "vision_config", "qk_normalization"},
+		/* InternVLVisionConfig's are the 300M tower's at 448 */
+		{20, "vision_config", "hidden_size"},
+		{20, "vision_config", "num_hidden_layers"},
+		{20, "vision_config", "intermediate_size"},
+		{20, "vision_config", "image_size"},
+		{20, "vision_config", "patch_size"},
+		{20, "vision_config", "norm_type"},
+		{20, "vision_config", "use_mean_pooling"},
+		{20, NULL, "downsample_ratio"},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON *obj = cases[i].sub ? cJSON_GetObjectItemCaseSensitive(cfg, cases[i].sub) : cfg;
+		cr_assert(cJSON_GetObjectItemCaseSensitive(obj, cases[i].key), "%s", cases[i].key);
+		cJSON_DeleteItemFromObjectCaseSensitive(obj, cases[i].key);
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "total", NULL), m->total, "%s", cases[i].key);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	/* the 300M tower's LayerNorms keep their bias: norm_type
+	 * layer_norm against the class's rms_norm is 2 x 1,024 per layer */
+	char *src = ws_testdata_path(models[15].file);
+	cJSON *cfg = ws_load_json(src);
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "vision_config"), "norm_type");
+	char *text = cJSON_PrintUnformatted(cfg);
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	cr_expect_eq(num(cJSON_GetObjectItemCaseSensitive(j, "formula"), "by_component", "vision_model"),
+		     models[15].comp[1].n - 24ull * 2 * 1024);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	free(text);
+	free(path);
+	free(src);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* flops: InternViT over 1,024 patches and the class token at 448;
+ * mlp1 over the 256 shuffled tokens (4,096 wide) */
+Test(multimodal, internvl_flops, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[16].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "flops", "--json", model, NULL);
+	const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+	cr_expect_eq(num(s0, "blocks", NULL), 28);
+	cr_expect_eq(num(s0, "params", NULL), models[16].comp[0].n);
+	const cJSON *v = per_image(j, "vision_model"), *p = per_image(j, "mlp1");
+	cr_expect_eq(num(v, "tokens", NULL), 1025);
+	cr_expect_eq(num(v, "image_size", NULL), 448);
+	cr_expect_eq(num(p, "tokens", NULL), 256);
+	cr_expect_eq(num(p, "a", NULL), 4096ull * 1536 + 1536ull * 1536);
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* llama.cpp's vision file of an InternVL tower (clip.projector_type
+ * internvl): the converter's split q / k / v, ls1 / ls2, mm.model.mlp.
+ * {0,1,3}, clip.vision.projector.scale_factor; made by mkmodel from the
+ * config, counted as the safetensors count the tower and mlp1 (one
+ * block less when the file says so), joined to its text model in a
+ * folder. */
+static cJSON *
+mmproj_check(const char *config, const char *drop, const char *meta, int want)
+{
+	char *cfg = ws_testdata_path(config);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, "--format", "mmproj", NULL, NULL, NULL, NULL, NULL};
+	int k = 5;
+	if (drop) {
+		argv[k++] = "--mmproj-drop";
+		argv[k++] = (char *)drop;
+	}
+	if (meta) {
+		argv[k++] = "--meta";
+		argv[k++] = (char *)meta;
+	}
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	char *file = ws_join(model, "mmproj.gguf");
+	cJSON *j = run_json(want, "check", "--json", file, NULL);
+	if (want == 0) {
+		cJSON *l = run_json(0, "ls", "--json", file, NULL);
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors"))
+			cr_expect(strcmp(cJSON_GetObjectItemCaseSensitive(t, "role")->valuestring, "other"), "%s has no role",
+				  cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring);
+		cJSON_Delete(l);
+	}
+	ws_rmtree(dir);
+	free(file);
+	free(model);
+	free(dir);
+	free(cfg);
+	return j;
+}
+
+static void
+expect_two(const cJSON *j, unsigned long long tower, unsigned long long proj)
+{
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 2);
+	static const char *const names[] = {"vision", "mm"};
+	const unsigned long long want[] = {tower, proj};
+	for (int c = 0; c < 2; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_eq(num(co, "params", NULL), want[c], "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), want[c], "%s", names[c]);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+}
+
+Test(multimodal, internvl_mmproj, .timeout = 120)
+{
+	cJSON *j = mmproj_check(models[15].file, NULL, NULL, 0);
+	expect_two(j, models[15].comp[1].n, models[15].comp[2].n);
+	cJSON_Delete(j);
+	/* InternViT-6B's (RMS norms, q / k norms, no qkv bias), a block of
+	 * 122,918,400 dropped */
+	j = mmproj_check(models[19].file, "1", NULL, 0);
+	expect_two(j, models[19].comp[1].n - 122918400ull, models[19].comp[2].n);
+	cJSON_Delete(j);
+	/* the file's scale factor is the projector's: 4 x 4 patches is a
+	 * projector 16 x 1,024 wide; an absurd one names the key */
+	j = mmproj_check(models[15].file, NULL, "projector.scale_factor=4", 1);
+	const cJSON *f;
+	bool shape = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		shape = shape || !strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "shape-mismatch");
+	cr_expect(shape);
+	cJSON_Delete(j);
+	j = mmproj_check(models[15].file, NULL, "projector.scale_factor=99", 1);
+	bool named = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		named = named || (!strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "metadata-mismatch") &&
+				  ws_contains(cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring,
+					      "clip.vision.projector.scale_factor"));
+	cr_expect(named);
+	cJSON_Delete(j);
+}
+
+Test(multimodal, internvl_mmproj_joins_its_text_model, .timeout = 120)
+{
+	const struct released *m = &models[16];
+	char *cfg = ws_testdata_path(m->file);
+	char *dir = ws_tmpdir(), *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+	char *a1[] = {getenv("WS_MKMODEL"), t, cfg, "--format", "gguf", NULL};
+	char *a2[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+	char *const *runs[] = {a1, a2};
+	for (size_t i = 0; i < 2; i++) {
+		ws_run r = ws_run_argv(runs[i]);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/InternVL3-2B-BF16.gguf' && "
+		 "mv '%s/mmproj.gguf' '%s/mmproj-InternVL3-2B-BF16.gguf'", f, t, f, v, f);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cJSON *j = run_json(0, "check", "--json", f, NULL);
+	cr_expect_eq(num(j, "params", "total"), m->total);
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 3);
+	static const char *const names[] = {"text", "v", "mm"};
+	for (int c = 0; c < 3; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s", names[c]);
+	}
+	cJSON_Delete(j);
+	ws_rmtree(dir);
+	free(f);
+	free(v);
+	free(t);
+	free(dir);
+	free(cfg);
 }

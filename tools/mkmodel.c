@@ -184,6 +184,8 @@ typedef struct cfg {
 	uint64_t index_heads, index_dim;  /* DeepSeek-V3.2's indexer */
 	bool no_head;          /* a base-model class: no head, unprefixed names */
 	const char *base;      /* the text model's name prefix: "model.", "" ... */
+	const char *head;      /* its head's name: "lm_head.weight" unless the
+				* wrapper saves it under its module */
 	/* an image encoder's input (ViT) */
 	uint64_t v_patch, v_image, v_channels;
 	/* the other components of a wrapper (catalogue parts) and their
@@ -236,11 +238,19 @@ typedef struct gen {
 	const cfg *c;
 } gen;
 
+/* bytes per element, or per block of `block` elements (GGUF quant
+ * types, after the float ones); ftype: llama.cpp's general.file_type */
 static const struct dtype {
 	const char *name;
 	unsigned bytes;
 	uint32_t ggml;
-} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}, {"I64", 8, 27}};
+	unsigned block, ftype;
+} dtypes[] = {{"BF16", 2, 30, 0, 32}, {"F16", 2, 1, 0, 1}, {"F32", 4, 0, 0, 0}, {"F8_E4M3", 1, 0, 0, 0},
+	      {"I64", 8, 27, 0, 0},
+#define DT_QUANT 5
+	      {"Q8_0", 34, 8, 32, 7}, {"Q4_0", 18, 2, 32, 2}, {"Q5_0", 22, 6, 32, 8},
+	      {"Q4_K", 144, 12, 256, 14}, {"Q5_K", 176, 13, 256, 16}, {"Q6_K", 210, 14, 256, 18}};
+#define DT_COUNT (sizeof dtypes / sizeof dtypes[0])
 
 static bool
 ends_with(const char *s, const char *tail)
@@ -786,6 +796,8 @@ enum {
 	F_SINKS = 1 << 5,      /* a learned attention sink per head */
 	F_TIED = 1 << 6,       /* tie_word_embeddings defaults to true */
 	F_FUSED_QKV = 1 << 7,  /* phi3: qkv_proj and gate_up_proj */
+	F_INTERNLM2 = 1 << 8,  /* InternLM2's names: tok_embeddings, attention.wqkv / wo,
+				* attention_norm, ffn_norm, feed_forward.w1/w3/w2, output */
 };
 
 enum block_kind { BK_LLAMA, BK_GPT2, BK_MLA, BK_FALCON };
@@ -818,6 +830,7 @@ static const family families[] = {
 	{"qwen3_moe", "qwen3moe", BK_LLAMA, MK_QWEN, F_BIAS_KEY | F_QK_NORM, "mlp."},
 	{"gemma", "gemma", BK_LLAMA, MK_MIXTRAL, F_TIED, "mlp."},
 	{"phi3", "phi3", BK_LLAMA, MK_MIXTRAL, F_FUSED_QKV, "mlp."},
+	{"internlm2", "internlm2", BK_LLAMA, MK_MIXTRAL, F_FUSED_QKV | F_INTERNLM2, "feed_forward."},
 	{"phimoe", "phimoe", BK_LLAMA, MK_MIXTRAL, F_BIAS_KEY | F_NORM_BIAS, "mlp."},
 	/* llama.cpp splits the fused experts of these two into gate/up stacks */
 	{"llama4_text", "llama4", BK_LLAMA, MK_LLAMA4, F_BIAS_KEY, "feed_forward."},
@@ -1017,6 +1030,23 @@ llama_block(gen *g, uint64_t L)
 {
 	const cfg *c = g->c;
 	bool fused = has(c, F_FUSED_QKV);
+	if (has(c, F_INTERNLM2)) {
+		/* its fused wqkv: the kv groups' q, k, v side by side (the
+		 * count is q + 2 kv rows); biases as its `bias` says */
+		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
+		norm(g, L, "attention_norm", "attn_norm");
+		blk(g, L, "attention.wqkv.weight", "attn_qkv.weight", q + 2 * kv, c->hidden);
+		if (c->attn_bias)
+			blk(g, L, "attention.wqkv.bias", "attn_qkv.bias", q + 2 * kv, 0);
+		blk(g, L, "attention.wo.weight", "attn_output.weight", c->hidden, q);
+		if (c->attn_bias)
+			blk(g, L, "attention.wo.bias", "attn_output.bias", c->hidden, 0);
+		norm(g, L, "ffn_norm", "ffn_norm");
+		blk(g, L, "feed_forward.w1.weight", "ffn_gate.weight", c->inter, c->hidden);
+		blk(g, L, "feed_forward.w3.weight", "ffn_up.weight", c->inter, c->hidden);
+		blk(g, L, "feed_forward.w2.weight", "ffn_down.weight", c->hidden, c->inter);
+		return;
+	}
 	norm(g, L, "input_layernorm", "attn_norm");
 	if (fused) {
 		uint64_t q = c->heads * c->head_dim, kv = c->kv_heads * c->head_dim;
@@ -1434,6 +1464,97 @@ mllama_tower(gen *g, const char *pre, const struct ws_arch *a)
 	mllama_layers(g, sub, a);
 }
 
+/* An InternViT tower under `pre` (vision_model.): a class token and
+ * positions [1, patches + 1, d], the patch convolution, layers of a
+ * fused qkv, proj, q / k norms, norm1 / norm2, layer scales ls1 / ls2
+ * and an MLP; no final norm. */
+static void
+intern_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool nb = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
+	char n[160];
+#define T(nd, x, y, z, w, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, w))
+	T(3, 1, 1, d, 0, "%sembeddings.class_embedding", pre);
+	T(4, d, a->num_channels, a->patch_size, a->patch_size, "%sembeddings.patch_embedding.weight", pre);
+	T(1, d, 0, 0, 0, "%sembeddings.patch_embedding.bias", pre);
+	T(3, 1, a->num_patches + 1, d, 0, "%sembeddings.position_embedding", pre);
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		const char *b = "encoder.layers";
+		T(2, 3 * d, d, 0, 0, "%s%s.%" PRIu64 ".attn.qkv.weight", pre, b, L);
+		if (ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS))
+			T(1, 3 * d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.qkv.bias", pre, b, L);
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.q_norm.weight", pre, b, L);
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.k_norm.weight", pre, b, L);
+		}
+		T(2, d, d, 0, 0, "%s%s.%" PRIu64 ".attn.proj.weight", pre, b, L);
+		T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".attn.proj.bias", pre, b, L);
+		T(2, f, d, 0, 0, "%s%s.%" PRIu64 ".mlp.fc1.weight", pre, b, L);
+		T(1, f, 0, 0, 0, "%s%s.%" PRIu64 ".mlp.fc1.bias", pre, b, L);
+		T(2, d, f, 0, 0, "%s%s.%" PRIu64 ".mlp.fc2.weight", pre, b, L);
+		T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".mlp.fc2.bias", pre, b, L);
+		for (int k = 1; k <= 2; k++) {
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".norm%d.weight", pre, b, L, k);
+			if (nb)
+				T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".norm%d.bias", pre, b, L, k);
+			T(1, d, 0, 0, 0, "%s%s.%" PRIu64 ".ls%d", pre, b, L, k);
+		}
+	}
+#undef T
+}
+
+/* The same tower as transformers converts it (InternVLVisionModel):
+ * cls_token, patch_embeddings.projection, position_embeddings, layers
+ * encoder.layer.N with q / k / v apart, projection_layer, lambda_1 /
+ * lambda_2, layernorm_before / layernorm_after; a final layernorm only
+ * without mean pooling. */
+static void
+hf_intern_tower(gen *g, const char *pre, const struct ws_arch *a)
+{
+	uint64_t d = a->hidden_size, f = a->intermediate_size;
+	bool nb = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
+	char n[160];
+#define T(nd, x, y, z, w, ...) (snprintf(n, sizeof n, __VA_ARGS__), top_nd(g, n, nd, x, y, z, w))
+	T(3, 1, 1, d, 0, "%sembeddings.cls_token", pre);
+	T(4, d, a->num_channels, a->patch_size, a->patch_size, "%sembeddings.patch_embeddings.projection.weight", pre);
+	T(1, d, 0, 0, 0, "%sembeddings.patch_embeddings.projection.bias", pre);
+	T(3, 1, a->num_patches + 1, d, 0, "%sembeddings.position_embeddings", pre);
+	static const char *const qkvo[] = {"q_proj", "k_proj", "v_proj", "projection_layer"};
+	for (uint64_t L = 0; L < a->num_layers; L++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && L == 1)
+			continue;
+		for (int i = 0; i < 4; i++) {
+			T(2, d, d, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.%s.weight", pre, L, qkvo[i]);
+			if (i == 3 || ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS))
+				T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.%s.bias", pre, L, qkvo[i]);
+		}
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.q_norm.weight", pre, L);
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".attention.k_norm.weight", pre, L);
+		}
+		T(2, f, d, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc1.weight", pre, L);
+		T(1, f, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc1.bias", pre, L);
+		T(2, d, f, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc2.weight", pre, L);
+		T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".mlp.fc2.bias", pre, L);
+		static const char *const norms[] = {"layernorm_before", "layernorm_after"};
+		for (int k = 0; k < 2; k++) {
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".%s.weight", pre, L, norms[k]);
+			if (nb)
+				T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".%s.bias", pre, L, norms[k]);
+			T(1, d, 0, 0, 0, "%sencoder.layer.%" PRIu64 ".lambda_%d", pre, L, k + 1);
+		}
+	}
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		T(1, d, 0, 0, 0, "%slayernorm.weight", pre);
+		if (nb)
+			T(1, d, 0, 0, 0, "%slayernorm.bias", pre);
+	}
+#undef T
+}
+
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
 static void
@@ -1454,6 +1575,14 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
 		mllama_layers(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_FUSED_QKV)) {
+		intern_tower(g, p->prefixes[0], a);
+		return;
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN)) {
+		hf_intern_tower(g, p->prefixes[0], a);
 		return;
 	}
 	char pre[96];
@@ -1491,15 +1620,38 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
 		top_nd(g, n, 2, in, out, 0, 0);
 	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS)) {
-		/* Mllama's: the module is the linear */
-		snprintf(n, sizeof n, "%sweight", pre);
+		/* Mllama's: the module is the linear; PaliGemma's: its
+		 * submodule linear. */
+		bool sub = !strcmp(p->type, "sub_linear_bias");
+		snprintf(n, sizeof n, "%s%sweight", pre, sub ? "linear." : "");
 		top_nd(g, n, 2, out, wide, 0, 0);
-		snprintf(n, sizeof n, "%sbias", pre);
+		snprintf(n, sizeof n, "%s%sbias", pre, sub ? "linear." : "");
 		top_nd(g, n, 1, out, 0, 0, 0);
 	} else if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR)) {
 		snprintf(n, sizeof n, "%s%s", pre,
 			 !strcmp(p->type, "shuffle_linear") ? "modality_projection.proj.weight" : "linear_1.weight");
 		top_nd(g, n, 2, out, wide, 0, 0);
+	}
+	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_SHUFFLE_MLP)) {
+		/* InternVL's mlp1: Sequential(LayerNorm, Linear, GELU, Linear);
+		 * transformers' names its modules (a prefix of its own) */
+		size_t pl = strlen(pre);
+		bool seq = pl >= 5 && !strcmp(pre + pl - 5, "mlp1.");
+		const char *nm[3] = {seq ? "0" : "layer_norm", seq ? "1" : "linear_1", seq ? "3" : "linear_2"};
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[0]);
+		top_nd(g, n, 1, wide, 0, 0, 0);
+		if (a->norm == WS_NORM_LAYER) {
+			snprintf(n, sizeof n, "%s%s.bias", pre, nm[0]);
+			top_nd(g, n, 1, wide, 0, 0, 0);
+		}
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[1]);
+		top_nd(g, n, 2, out, wide, 0, 0);
+		snprintf(n, sizeof n, "%s%s.bias", pre, nm[1]);
+		top_nd(g, n, 1, out, 0, 0, 0);
+		snprintf(n, sizeof n, "%s%s.weight", pre, nm[2]);
+		top_nd(g, n, 2, out, out, 0, 0);
+		snprintf(n, sizeof n, "%s%s.bias", pre, nm[2]);
+		top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_DEEPSTACK)) {
 		for (uint64_t L = 0; L < a->num_layers; L++) {
@@ -2087,7 +2239,7 @@ build_stack(gen *g)
 		top(g, name, NULL, c->hidden, 0);
 	}
 	if (!c->tied && !c->no_head)
-		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+		top(g, c->head, "output.weight", c->vocab, c->hidden);
 	parts(g);
 }
 
@@ -2128,7 +2280,7 @@ build(gen *g)
 	 * the head classes */
 	char base_block[64], emb[80], fnorm[80];
 	snprintf(base_block, sizeof base_block, "%slayers.", c->base);
-	snprintf(emb, sizeof emb, "%sembed_tokens.weight", c->base);
+	snprintf(emb, sizeof emb, "%s%s.weight", c->base, has(c, F_INTERNLM2) ? "tok_embeddings" : "embed_tokens");
 	snprintf(fnorm, sizeof fnorm, "%snorm.weight", c->base);
 	g->hf_block = gpt2 ? "h." : falcon ? "transformer.h." : base_block;
 	if (falcon) {
@@ -2171,7 +2323,7 @@ build(gen *g)
 	bool head = (!c->tied && !c->no_head) || g->plant == P_UNTIED_TRAINED ||
 		    g->plant == P_TIED_IDENTICAL;
 	if (head)
-		top(g, "lm_head.weight", "output.weight", c->vocab, c->hidden);
+		top(g, c->head, "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
 		top(g, "lm_head.bias", "output.bias", c->vocab, 0);
 	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
@@ -2303,7 +2455,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	cJSON *j = ws_json_parse_py(s, *raw_len, NULL); /* as Python writes it */
 	if (!j)
 		die("%s: invalid JSON", path);
-	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "text_config");
+	/* the text model's sub-config: its wrapper's (InternVL's
+	 * llm_config), else text_config */
+	const struct ws_cat_part *mp = ws_arch_config_parts(j);
+	const char *tkey = mp && mp[0].config && mp[0].config[0] ? mp[0].config : "text_config";
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, tkey);
 	const cJSON *r = cJSON_IsObject(tc) ? tc : j;
 	/* The library reads the config as the report will: class defaults,
 	 * the class's head, model_type from architectures. */
@@ -2320,8 +2476,20 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
 	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
 		: r != j ? "language_model.model." : "model.";
+	c->head = "lm_head.weight";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	/* a text model of another sub-config (InternVL's llm_config): its
+	 * whole CausalLM under language_model., the head too */
+	if (r != j && strcmp(tkey, "text_config")) {
+		c->base = "language_model.model.";
+		c->head = "language_model.lm_head.weight";
+	}
+	/* a wrapper that only ever saved transformers' newer layout (its
+	 * tower's first prefix under model.): the text model there too */
+	if (r != j && c->parts_of && c->parts_of[1].kind && c->parts_of[1].prefixes[0] &&
+	    !strncmp(c->parts_of[1].prefixes[0], "model.", 6) && !idefics)
+		c->base = "model.language_model.";
 	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
@@ -2461,6 +2629,11 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
 	c->tied = boolean(r, "tie_word_embeddings", has(c, F_TIED));
 	c->attn_bias = has(c, F_BIAS_KEY) && boolean(r, "attention_bias", has(c, F_BIAS_ON));
+	if (has(c, F_INTERNLM2)) {
+		/* InternLM2Config's bias (default true); its head is output */
+		c->attn_bias = boolean(r, "bias", true);
+		c->head = !strncmp(c->base, "language_model.", 15) ? "language_model.output.weight" : "output.weight";
+	}
 	c->head_bias = boolean(r, "lm_head_bias", false);
 	c->experts = num(r, "num_local_experts", num(r, "num_experts", num(r, "n_routed_experts", 0)));
 	c->topk = num(r, "num_experts_per_tok", num(r, "experts_per_token", 0));
@@ -2588,13 +2761,17 @@ join(const char *dir, const char *name)
  * diffusion_pytorch_model */
 static const char *st_stem = "model";
 static void write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt);
+static void net_gguf(const char *dir, const char *config, gen *g, const char *arch, const struct dtype *dt);
 
 /* A diffusers network (a config naming its class): every tensor of the
  * library's reading, as the class names it; buffers it stores too. */
 static void
 net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
-	  const struct dtype *dt, bool single)
+	  const struct dtype *dt, bool single, bool gguf)
 {
+	/* GGUF as ComfyUI-GGUF's converter writes a network: the single
+	 * file's (original) names */
+	single = single || gguf;
 	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
 	struct ws_arch a;
 	ws_error err = {0};
@@ -2614,7 +2791,12 @@ net_model(const char *dir, const char *config, const char *raw, size_t raw_len, 
 	st_stem = single ? "model" : "diffusion_pytorch_model";
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
-	write_safetensors(dir, &g, shards, dt);
+	if (gguf)
+		net_gguf(dir, config, &g, ws_net_gguf_arch(a.net->cls), dt);
+	else if (dt->block)
+		die("%s: %s is a GGUF type (--format gguf)", config, dt->name);
+	else
+		write_safetensors(dir, &g, shards, dt);
 	if (single) {
 		free(g.v);
 		ws_arch_free(&a);
@@ -2676,6 +2858,196 @@ write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct d
 	free(p);
 	free(idx.p);
 	free(start);
+}
+
+/* ==== an original Stable Diffusion single file ==== */
+
+/* OpenCLIP's names for a CLIP text tower as transformers names it: q, k
+ * and v one in_proj (its rows three times q's), k and v then dropped,
+ * the projection a bare matrix [width, embed]. */
+static const struct {
+	const char *hf, *oc;
+	int rows;        /* the rows' multiple; 0: dropped */
+	bool transpose;
+} oc_names[] = {
+	{"text_model.embeddings.token_embedding.weight", "token_embedding.weight", 1, false},
+	{"text_model.embeddings.position_embedding.weight", "positional_embedding", 1, false},
+	{"text_model.embeddings.position_ids", NULL, 0, false},
+	{"text_model.final_layer_norm.weight", "ln_final.weight", 1, false},
+	{"text_model.final_layer_norm.bias", "ln_final.bias", 1, false},
+	{"text_projection.weight", "text_projection", 1, true},
+	/* after text_model.encoder.layers.N. / transformer.resblocks.N. */
+	{"layer_norm1.weight", "ln_1.weight", 1, false},
+	{"layer_norm1.bias", "ln_1.bias", 1, false},
+	{"self_attn.q_proj.weight", "attn.in_proj_weight", 3, false},
+	{"self_attn.q_proj.bias", "attn.in_proj_bias", 3, false},
+	{"self_attn.k_proj.weight", NULL, 0, false},
+	{"self_attn.k_proj.bias", NULL, 0, false},
+	{"self_attn.v_proj.weight", NULL, 0, false},
+	{"self_attn.v_proj.bias", NULL, 0, false},
+	{"self_attn.out_proj.weight", "attn.out_proj.weight", 1, false},
+	{"self_attn.out_proj.bias", "attn.out_proj.bias", 1, false},
+	{"layer_norm2.weight", "ln_2.weight", 1, false},
+	{"layer_norm2.bias", "ln_2.bias", 1, false},
+	{"mlp.fc1.weight", "mlp.c_fc.weight", 1, false},
+	{"mlp.fc1.bias", "mlp.c_fc.bias", 1, false},
+	{"mlp.fc2.weight", "mlp.c_proj.weight", 1, false},
+	{"mlp.fc2.bias", "mlp.c_proj.bias", 1, false},
+};
+
+static void free_cfg(cfg *c);
+
+/* t pushed under prefix, renamed to OpenCLIP's names when oc. */
+static void
+push_prefixed(gen *g, const char *prefix, const tensor *t, bool oc)
+{
+	char name[160];
+	uint64_t shape[5];
+	memcpy(shape, t->shape, sizeof shape);
+	if (!oc) {
+		snprintf(name, sizeof name, "%s%s", prefix, t->name);
+		push(g, t->nd, shape, t->fill, name);
+		return;
+	}
+	static const char layers[] = "text_model.encoder.layers.";
+	const char *rest = t->name;
+	unsigned layer = 0;
+	bool in_layer = !strncmp(t->name, layers, sizeof layers - 1);
+	if (in_layer) {
+		char *end;
+		layer = (unsigned)strtoul(t->name + sizeof layers - 1, &end, 10);
+		rest = end + 1;
+	}
+	for (size_t i = 0; i < sizeof oc_names / sizeof oc_names[0]; i++) {
+		if (strcmp(oc_names[i].hf, rest))
+			continue;
+		if (!oc_names[i].rows)
+			return;
+		if (in_layer)
+			snprintf(name, sizeof name, "%stransformer.resblocks.%u.%s", prefix, layer, oc_names[i].oc);
+		else
+			snprintf(name, sizeof name, "%s%s", prefix, oc_names[i].oc);
+		shape[0] *= (uint64_t)oc_names[i].rows;
+		if (oc_names[i].transpose && t->nd == 2) {
+			shape[0] = t->shape[1];
+			shape[1] = t->shape[0];
+		}
+		push(g, t->nd, shape, t->fill, name);
+		return;
+	}
+	die("no OpenCLIP name for %s", t->name);
+}
+
+/* --single-file on a diffusers folder (model_index.json, each component's
+ * config.json): one file of the original code's names, each component
+ * under its module as the library's single-file table lists them (the
+ * text encoders under conditioner.embedders.N when there are two, as
+ * SDXL's; under cond_stage_model. as SD 1.x's when one).  --plant
+ * missing-block drops one transformer block of the denoiser. */
+static void
+single_file_pipeline(const char *dir, const char *folder, const struct dtype *dt, enum plant plant)
+{
+	size_t n;
+	const struct ws_cat_part *rows = ws_cat_single_file_parts(&n);
+	char *te2 = join(folder, "text_encoder_2/config.json");
+	struct stat st;
+	bool two = stat(te2, &st) == 0;
+	free(te2);
+	gen g = {0};
+	const char *done[8] = {0};
+	size_t nd = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct ws_cat_part *p = &rows[k];
+		bool seen = false;
+		for (size_t i = 0; i < nd; i++)
+			seen |= !strcmp(done[i], p->name);
+		if (seen || nd == 8)
+			continue;
+		if (!strcmp(p->kind, "text_encoder") && two != !strncmp(p->prefixes[0], "conditioner.", 12))
+			continue;
+		char sub[512];
+		snprintf(sub, sizeof sub, "%s/config.json", p->name);
+		char *cp = join(folder, sub);
+		if (stat(cp, &st) != 0) {
+			free(cp);
+			continue;
+		}
+		done[nd++] = p->name;
+		size_t len;
+		char *raw = slurp(cp, &len);
+		cJSON *j = ws_json_parse_py(raw, len, NULL);
+		if (!j)
+			die("%s: invalid JSON", cp);
+		gen sg = {0};
+		cfg c = {0};
+		const char *craw = NULL;
+		if (ws_net_config(j)) {
+			/* the network as the original code names it */
+			cJSON_ReplaceItemInObjectCaseSensitive(j, "_class_name", cJSON_CreateString(p->type));
+			struct ws_arch a;
+			ws_error err = {0};
+			if (ws_arch_from_config(j, cp, &a, &err) || !a.net)
+				die("%s: no single-file layout (%s)", cp, err.message);
+			for (size_t i = 0; i < a.net->n; i++)
+				push(&sg, a.net->t[i].ndim, a.net->t[i].dim, 0, a.net->t[i].name);
+			ws_arch_free(&a);
+		} else {
+			size_t cl;
+			read_cfg(cp, &c, &craw, &cl);
+			sg.c = &c;
+			build(&sg);
+		}
+		bool oc = p->ignored[0] != NULL; /* OpenCLIP's names (its logit_scale) */
+		const char *drop = NULL;
+		char dropbuf[96];
+		for (size_t i = 0; i < sg.n; i++) {
+			const char *b = strstr(sg.v[i].name, "transformer_blocks.1.");
+			if (plant == P_MISSING_BLOCK && !drop && b && !strcmp(p->kind, "unet")) {
+				snprintf(dropbuf, sizeof dropbuf, "%.*s", (int)(b - sg.v[i].name) + 21, sg.v[i].name);
+				drop = dropbuf;
+			}
+			if (drop && !strncmp(sg.v[i].name, drop, strlen(drop)))
+				continue;
+			push_prefixed(&g, p->prefixes[0], &sg.v[i], oc);
+		}
+		if (oc) {
+			char name[160];
+			snprintf(name, sizeof name, "%s%s", p->prefixes[0], p->ignored[0]);
+			push(&g, 0, NULL, 0, name);
+		}
+		free(sg.v);
+		if (craw) {
+			free_cfg(&c);
+			free((void *)craw);
+		}
+		cJSON_Delete(j);
+		free(raw);
+		free(cp);
+	}
+	if (!nd)
+		die("%s: no component folder with a config.json", folder);
+	if (!two) {
+		/* SD 1.x's files hold the training code's noise schedule
+		 * (1,000 steps) and EMA counters beside the modules */
+		static const char *const sched[] = {
+			"betas", "alphas_cumprod", "alphas_cumprod_prev", "sqrt_alphas_cumprod",
+			"sqrt_one_minus_alphas_cumprod", "log_one_minus_alphas_cumprod", "sqrt_recip_alphas_cumprod",
+			"sqrt_recipm1_alphas_cumprod", "posterior_variance", "posterior_log_variance_clipped",
+			"posterior_mean_coef1", "posterior_mean_coef2",
+		};
+		uint64_t steps = 1000;
+		for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++) {
+			push(&g, 1, &steps, 0, sched[i]);
+			g.v[g.n - 1].dt = &dtypes[2];
+		}
+		push(&g, 0, NULL, 0, "model_ema.decay");
+		push(&g, 0, NULL, 0, "model_ema.num_updates");
+	}
+	st_stem = "model";
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir %s: %s", dir, strerror(errno));
+	write_safetensors(dir, &g, 1, dt);
+	free(g.v);
 }
 
 /* ==== GGUF ==== */
@@ -2822,6 +3194,8 @@ gguf_arch(const cfg *c)
 	return a;
 }
 
+static bool gguf_own_types, gguf_shape_fix;
+
 /* The header (key/values kv, nkv of them, then g's tensor infos) and
  * the sparse data section: DIR/FILE. */
 static void
@@ -2836,15 +3210,17 @@ gguf_emit(const char *dir, const char *file, const gen *g, const struct dtype *d
 	uint64_t off = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const tensor *t = &g->v[i];
-		/* the converter keeps 1-D tensors (norms, biases) in F32 */
-		const struct dtype *d = t->nd == 1 ? &dtypes[2] : dt;
+		/* the converter keeps 1-D tensors (norms, biases) in F32; a
+		 * network's tensors carry their own types */
+		const struct dtype *d = t->nd == 1 ? &dtypes[2] : gguf_own_types && t->dt ? t->dt : dt;
 		put_str(&h, t->name);
 		put_u32(&h, (uint32_t)t->nd);
 		for (int k = t->nd - 1; k >= 0; k--)
 			put_u64(&h, t->shape[k]);
 		put_u32(&h, d->ggml);
 		put_u64(&h, off);
-		off += (elements(t) * d->bytes + 31) / 32 * 32;
+		uint64_t n = d->block ? elements(t) / d->block * d->bytes : elements(t) * d->bytes;
+		off += (n + 31) / 32 * 32;
 	}
 	while (h.n % 32)
 		put(&h, "", 1);
@@ -2858,6 +3234,60 @@ gguf_emit(const char *dir, const char *file, const gen *g, const struct dtype *d
 	free(p);
 	free(h.p);
 	free(kv.p);
+}
+
+/* A network as ComfyUI-GGUF writes it: general.architecture its family,
+ * the quantization version and file type, no sizes; the converter keeps
+ * 1-D and small tensors (up to 1,024 elements) in F32, and the quantizer
+ * (its llama.cpp patch) falls back to F16 for rows its blocks do not
+ * divide. */
+static void
+net_gguf(const char *dir, const char *config, gen *g, const char *arch, const struct dtype *dt)
+{
+	if (!arch)
+		die("%s: no GGUF layout for this network", config);
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", arch);
+	/* --gguf-shape-fix: the converter's reshape of sd1 / sdxl tensors
+	 * (2-D and up, at least 512 elements, a multiple of 256, the last
+	 * dim not) to rows of 256, the shape kept in comfy.gguf.orig_shape.* */
+	for (size_t i = 0; gguf_shape_fix && i < g->n; i++) {
+		tensor *t = &g->v[i];
+		uint64_t n = elements(t);
+		if (t->nd < 2 || n < 512 || n % 256 || t->shape[t->nd - 1] % 256 == 0)
+			continue;
+		char key[160];
+		snprintf(key, sizeof key, "comfy.gguf.orig_shape.%s", t->name);
+		put_str(&kv, key);
+		put_u32(&kv, GV_ARRAY);
+		put_u32(&kv, 5);  /* INT32 */
+		put_u64(&kv, (uint64_t)t->nd);
+		for (int k = 0; k < t->nd; k++)
+			put_u32(&kv, (uint32_t)t->shape[k]);
+		nkv++;
+		t->nd = 2;
+		t->shape[0] = n / 256;
+		t->shape[1] = 256;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		tensor *t = &g->v[i];
+		if (t->nd == 1 || elements(t) <= 1024)
+			t->dt = &dtypes[2];
+		else if (dt->block && (t->nd != 2 || t->shape[t->nd - 1] % dt->block))
+			t->dt = &dtypes[1];  /* matrices alone are quantized */
+		else
+			t->dt = dt;
+	}
+	put_str(&kv, "general.quantization_version");
+	put_u32(&kv, GV_U32);
+	put_u32(&kv, 2);
+	put_str(&kv, "general.file_type");
+	put_u32(&kv, GV_U32);
+	put_u32(&kv, dt->ftype);
+	nkv += 2;
+	gguf_own_types = true;
+	gguf_emit(dir, "model.gguf", g, dt, kv, nkv);
 }
 
 static void
@@ -2966,35 +3396,61 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	gen g0 = {.c = c}, *g = &g0;
 	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
 	bool cls = ws_sw_has(&a->flags, WS_ARCH_CLS_TOKEN);
+	/* InternViT keeps its [1, 1, d] class token and [1, n, d]
+	 * positions as they are, and its layer scales */
+	bool ls = ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE);
 	char n[96];
 	top_nd(g, "v.patch_embd.weight", 4, d, a->num_channels, a->patch_size, a->patch_size);
 	if (ws_sw_has(&a->flags, WS_ARCH_PATCH_BIAS))
 		top_nd(g, "v.patch_embd.bias", 1, d, 0, 0, 0);
-	if (cls)
+	if (cls && ls)
+		top_nd(g, "v.class_embd", 3, 1, 1, d, 0);
+	else if (cls)
 		top_nd(g, "v.class_embd", 1, d, 0, 0, 0);
-	top_nd(g, "v.position_embd.weight", 2, a->num_patches + cls, d, 0, 0);
+	if (ls)
+		top_nd(g, "v.position_embd.weight", 3, 1, a->num_patches + cls, d, 0);
+	else
+		top_nd(g, "v.position_embd.weight", 2, a->num_patches + cls, d, 0, 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_EMBED_NORM)) {
 		top_nd(g, "v.pre_ln.weight", 1, d, 0, 0, 0);
 		top_nd(g, "v.pre_ln.bias", 1, d, 0, 0, 0);
 	}
 	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	bool qkv_b = ws_sw_has(&a->flags, WS_ARCH_QKV_BIAS);
+	bool ln_b = a->norm == WS_NORM_LAYER && !ws_sw_has(&a->flags, WS_ARCH_NO_NORM_BIAS);
 	for (uint64_t l = 0; l < L; l++) {
 		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
 			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
 			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.weight", l, lin[i]);
 			top_nd(g, n, 2, out, in, 0, 0);
-			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.bias", l, lin[i]);
-			top_nd(g, n, 1, out, 0, 0, 0);
+			if (i >= 3 || qkv_b) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+				top_nd(g, n, 1, out, 0, 0, 0);
+			}
+		}
+		if (ws_sw_has(&a->flags, WS_ARCH_QK_NORM_FULL)) {
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".attn_q_norm.weight", l);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".attn_k_norm.weight", l);
+			top_nd(g, n, 1, d, 0, 0, 0);
 		}
 		for (int k = 1; k <= 2; k++) {
 			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.weight", l, k);
 			top_nd(g, n, 1, d, 0, 0, 0);
-			snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.bias", l, k);
-			top_nd(g, n, 1, d, 0, 0, 0);
+			if (ln_b) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ln%d.bias", l, k);
+				top_nd(g, n, 1, d, 0, 0, 0);
+			}
+			if (ls) {
+				snprintf(n, sizeof n, "v.blk.%" PRIu64 ".ls%d.weight", l, k);
+				top_nd(g, n, 1, d, 0, 0, 0);
+			}
 		}
 	}
-	top_nd(g, "v.post_ln.weight", 1, d, 0, 0, 0);
-	top_nd(g, "v.post_ln.bias", 1, d, 0, 0, 0);
+	if (!ws_sw_has(&a->flags, WS_ARCH_NO_FINAL_NORM)) {
+		top_nd(g, "v.post_ln.weight", 1, d, 0, 0, 0);
+		top_nd(g, "v.post_ln.bias", 1, d, 0, 0, 0);
+	}
 	uint64_t in = pj->embedding_size, out = pj->hidden_size;
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
 		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
@@ -3006,6 +3462,16 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_IN_NORM))
 		top_nd(g, "mm.soft_emb_norm.weight", 1, in, 0, 0, 0);
+	uint64_t m = pj->merge_size ? pj->merge_size : 1, wide = in * m * m;
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_SHUFFLE_MLP)) {
+		/* InternVL's mlp1 */
+		top_nd(g, "mm.model.mlp.0.weight", 1, wide, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.0.bias", 1, wide, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.1.weight", 2, out, wide, 0, 0);
+		top_nd(g, "mm.model.mlp.1.bias", 1, out, 0, 0, 0);
+		top_nd(g, "mm.model.mlp.3.weight", 2, out, out, 0, 0);
+		top_nd(g, "mm.model.mlp.3.bias", 1, out, 0, 0, 0);
+	}
 
 	buf kv = {0};
 	uint64_t nkv = 0;
@@ -3022,6 +3488,8 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	kv_u32(&kv, &nkv, "clip.vision", "image_size", a->image_size);
 	kv_u32(&kv, &nkv, "clip.vision", "patch_size", a->patch_size);
 	kv_u32(&kv, &nkv, "clip.vision", "projection_dim", out);
+	if (mp->merge_key)
+		kv_u32(&kv, &nkv, "clip.vision", mp->merge_key, m);
 	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
 	free(g->v);
 }
@@ -3133,11 +3601,13 @@ usage(void)
 {
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf|mmproj] [--shards N]\n"
 	      "               [--mmproj-drop N]\n"
-	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
+	      "               [--dtype BF16|F16|F32|Q8_0|Q4_0|Q5_0|Q4_K|Q5_K|Q6_K (GGUF)] [--tie-head-copy]\n"
+	      "               [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file]\n"
+	      "               [--single-file] [--gguf-shape-fix]  (--single-file: CONFIG a diffusers folder: one\n"
+	      "               original SD file)\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3161,6 +3631,10 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--single-file")) {
 			single_file = true;
+			continue;
+		}
+		if (!strcmp(a, "--gguf-shape-fix")) {
+			gguf_shape_fix = true;
 			continue;
 		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
@@ -3193,8 +3667,8 @@ main(int argc, char **argv)
 				usage();
 		} else if (!strcmp(a, "--dtype")) {
 			dt = NULL;
-			for (size_t k = 0; k < 3; k++)
-				if (!strcmp(dtypes[k].name, v))
+			for (size_t k = 0; k < DT_COUNT; k++)
+				if ((k < 3 || k >= DT_QUANT) && !strcmp(dtypes[k].name, v))
 					dt = &dtypes[k];
 			if (!dt)
 				usage();
@@ -3230,6 +3704,11 @@ main(int argc, char **argv)
 	if ((gguf || mmproj) && dt == &dtypes[0])
 		dt = &dtypes[1];  /* the converter's default for float weights */
 
+	struct stat cst;
+	if (single_file && stat(config, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+		single_file_pipeline(dir, config, dt, plant);
+		return 0;
+	}
 	cfg c = {0};
 	const char *raw;
 	size_t raw_len;
@@ -3240,7 +3719,7 @@ main(int argc, char **argv)
 		bool net = j && ws_net_config(j);
 		cJSON_Delete(j);
 		if (net) {
-			net_model(dir, config, s, raw_len, shards, dt, single_file);
+			net_model(dir, config, s, raw_len, shards, dt, single_file, gguf);
 			free(s);
 			return 0;
 		}

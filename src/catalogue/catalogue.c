@@ -328,6 +328,36 @@ static const struct ws_cat_part llama4_parts[] = {
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* PaliGemma (1 and 2): a SigLIP tower without its pooling head, one
+ * biased linear into the text width, a Gemma or Gemma 2 text model
+ * (text_config without model_type is gemma, as PaliGemmaConfig reads it) */
+static const struct ws_cat_part paligemma_parts[] = {
+	{"text", NULL, "text_config", "gemma", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "siglip_vision_model", NOSW,
+	 {"vision_tower.", "model.vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "sub_linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* InternVL (remote code, InternVLChatModel): InternViT under
+ * vision_model., mlp1 into the text width, the text model of
+ * llm_config (Qwen2, InternLM2, Llama ...) under language_model. */
+static const struct ws_cat_part internvl_chat_parts[] = {
+	{"text", NULL, "llm_config", "llama", NOSW, {NULL}},
+	{"vision", "vision_model", "vision_config", "intern_vit_6b", NOSW, {"vision_model."}},
+	{"projector", "mlp1", NULL, "shuffle_norm_mlp2", NOSW, {"mlp1."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* InternVL as transformers has it (InternVLForConditionalGeneration,
+ * 4.52 on): the same tower with q, k, v apart, mlp1 as
+ * multi_modal_projector, all under model. */
+static const struct ws_cat_part internvl_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"vision", "vision_tower", "vision_config", "internvl_vision", NOSW, {"model.vision_tower.", "vision_tower."}},
+	{"projector", "multi_modal_projector", NULL, "shuffle_norm_mlp2", NOSW,
+	 {"model.multi_modal_projector.", "multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -406,9 +436,24 @@ static const struct ws_cat_part mmproj_llava_joined[] = {
 	{"projector", "mm", NULL, "mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* InternVL's: the converter splits the tower's qkv (the tower reads as
+ * transformers' own, q, k, v apart), keeps ls1 / ls2, and writes mlp1
+ * as mm.model.mlp.{0,1,3} */
+static const struct ws_cat_part mmproj_internvl_parts[] = {
+	{"vision", NULL, NULL, "internvl_vision", NOSW, {NULL}},
+	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_internvl_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"vision", "v", "clip.vision", "internvl_vision", NOSW, {"v."}},
+	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
 	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
 	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
+	{"internvl", mmproj_internvl_parts, mmproj_internvl_joined, "projector.scale_factor"},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between
@@ -428,6 +473,14 @@ static const struct ws_cat_projector projectors[] = {
 	{"shuffle_linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE), "scale_factor", 2},
 	{"merger_rms", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	{"merger_ln", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
+	/* PaliGemma's: one biased linear, a submodule (linear.) of the
+	 * projector's module */
+	{"sub_linear_bias", WS_NORM_NONE, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
+	/* InternVL's mlp1: a LayerNorm over the pixel-shuffled patches
+	 * (downsample_ratio per side, InternVLChatConfig's default 0.5),
+	 * a linear into the text width, a GELU, a linear */
+	{"shuffle_norm_mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_SHUFFLE_MLP, WS_ARCH_BARE), "downsample_ratio", 2,
+	 NULL, 0, true},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -490,6 +543,18 @@ static const struct ws_cat_class dinov2_classes[] = {
 #define BART_BODY ALLB, WS_ARCH_POS_OFFSET, WS_ARCH_EMBED_NORM
 #define POST_ONLY WS_ARCH_NO_PRE_NORM, WS_ARCH_POST_NORMS, WS_ARCH_NO_FINAL_NORM
 
+/* GemmaConfig's defaults (gemma-7b's sizes) and Gemma2Config's
+ * (gemma-2-2b's): PaliGemma's sparse text_config leans on them (its
+ * head_dim is never written: 256, not hidden / heads) */
+#define GEMMA_DEFAULTS \
+	{D("vocab_size", 256000), D("hidden_size", 3072), D("intermediate_size", 24576), \
+	 D("num_hidden_layers", 28), D("num_attention_heads", 16), D("num_key_value_heads", 16), \
+	 D("head_dim", 256)}
+#define GEMMA2_DEFAULTS \
+	{D("vocab_size", 256000), D("hidden_size", 2304), D("intermediate_size", 9216), \
+	 D("num_hidden_layers", 26), D("num_attention_heads", 8), D("num_key_value_heads", 4), \
+	 D("head_dim", 256)}
+
 /* {names}, gguf, norm, mlp, always, by default, {config booleans}, ffn 4×,
  * fixup, class prefix, class defaults, sliding rule and its period */
 static const struct ws_cat_entry entries[] = {
@@ -504,8 +569,8 @@ static const struct ws_cat_entry entries[] = {
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
-	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", {{0}}},
-	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", {{0}}, WS_SLIDE_EVEN, 0},
+	{{"gemma"}, "gemma", WS_NORM_RMS, WS_MLP_GATED, NOSW, SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma", GEMMA_DEFAULTS},
+	{{"gemma2"}, "gemma2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma2", GEMMA2_DEFAULTS, WS_SLIDE_EVEN, 0},
 	{{"gemma3_text"}, "gemma3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_POST_NORMS, WS_ARCH_QK_NORM_HEAD), SW(WS_ARCH_TIED), {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Gemma3",
 	 {D("vocab_size", 262208), D("hidden_size", 2304), D("intermediate_size", 9216), D("num_hidden_layers", 26),
 	 D("num_attention_heads", 8), D("num_key_value_heads", 4), D("head_dim", 256), DTRUE("tie_word_embeddings")},
@@ -767,6 +832,42 @@ static const struct ws_cat_entry entries[] = {
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = llava_next_parts},
 	{{"mllama"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = mllama_parts},
+	{{"internvl_chat"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, NULL,
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_chat_parts},
+	/* InternViT (InternVisionConfig's defaults are InternViT-6B's): a
+	 * class token and positions for it and every patch, pre-norm
+	 * layers with a fused qkv (its bias as qkv_bias says), a biased
+	 * proj and MLP, a learned scale after attention and after the MLP
+	 * (ls1, ls2), RMS norms over q and k unless qk_normalization is
+	 * false; norms as norm_type says (rms_norm: no bias); no final
+	 * norm */
+	{{"intern_vit_6b"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS,
+	    WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_NO_FINAL_NORM),
+	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS),
+	 {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"qk_normalization", SW(WS_ARCH_QK_NORM_FULL)}}, false, WS_FIX_NONE,
+	 "InternVision",
+	 {D("hidden_size", 3200), D("intermediate_size", 12800), D("num_hidden_layers", 48),
+	  D("num_attention_heads", 25), D("num_channels", 3), D("image_size", 224), D("patch_size", 14)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS), true}}},
+	{{"internvl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "InternVL",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_parts},
+	/* its tower (InternVLVisionConfig's defaults are InternViT-300M's
+	 * at 448): q, k, v apart (their bias as attention_bias says), a
+	 * final norm only without use_mean_pooling, a mask token with
+	 * use_mask_token, norms as norm_type says (layer_norm its default) */
+	{{"internvl_vision"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
+	 SW(WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS, WS_ARCH_CLS_TOKEN,
+	    WS_ARCH_LAYER_SCALE),
+	 SW(WS_ARCH_NO_FINAL_NORM),
+	 {{"attention_bias", SW(WS_ARCH_QKV_BIAS)}, {"use_qk_norm", SW(WS_ARCH_QK_NORM_FULL)},
+	  {"use_mean_pooling", SW(WS_ARCH_NO_FINAL_NORM)}, {"use_mask_token", SW(WS_ARCH_MASK_TOKEN)}},
+	 false, WS_FIX_NONE, "InternVLVision",
+	 {D("hidden_size", 1024), D("intermediate_size", 4096), D("num_hidden_layers", 24),
+	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 448), D("patch_size", 14)},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS)}}},
+	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where
 	 * cross_attention_layers lists them; 8 embedding rows past the
 	 * vocabulary (MllamaTextConfig's defaults are the 11B's) */
@@ -1075,6 +1176,66 @@ static const struct ws_cat_component components[] = {
 	{"conditioner.embedders.0.", "text_encoder", "text_encoder"},
 	{"conditioner.embedders.1.", "text_encoder_2", "text_encoder"},
 };
+
+/* An original Stable Diffusion single file: the denoiser (the main
+ * component), the autoencoder, the text encoders; SD 1.x's CLIP as
+ * transformers names it, SD 2.x's and SDXL's second OpenCLIP by its own
+ * names (its contrastive logit_scale has no place in the text-encoder
+ * class: stored, not loaded). */
+static const struct ws_cat_part single_file_parts[] = {
+	{.kind = "unet", .name = "unet", .type = "UNet2DConditionModel (LDM names)",
+	 .prefixes = {"model.diffusion_model."}, .inferred = true},
+	{.kind = "vae", .name = "vae", .type = "AutoencoderKL (LDM names)", .prefixes = {"first_stage_model."},
+	 .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "clip_text_model",
+	 .prefixes = {"cond_stage_model.transformer."}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"cond_stage_model.model."}, .ignored = {"logit_scale"}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder", .type = "clip_text_model",
+	 .prefixes = {"conditioner.embedders.0.transformer."}, .inferred = true},
+	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"conditioner.embedders.1.model."}, .ignored = {"logit_scale"}, .inferred = true},
+	/* SDXL's refiner: OpenCLIP alone, its only embedder (diffusers'
+	 * text_encoder_2) */
+	{.kind = "text_encoder", .name = "text_encoder_2", .type = "open_clip_text", .adds = SW(WS_ARCH_FUSED_QKV),
+	 .prefixes = {"conditioner.embedders.0.model."}, .ignored = {"logit_scale"}, .inferred = true},
+};
+
+const struct ws_cat_part *
+ws_cat_single_file_parts(size_t *n)
+{
+	*n = ARRAY_LEN(single_file_parts);
+	return single_file_parts;
+}
+
+static const struct ws_cat_text_names text_names[] = {
+	{"clip_text_model", "clip_text_model", "CLIPTextModel", "CLIPTextModelWithProjection", "text_projection.weight",
+	 {{"hidden_size", "text_model.embeddings.token_embedding.weight", 1},
+	  {"vocab_size", "text_model.embeddings.token_embedding.weight", 0},
+	  {"max_position_embeddings", "text_model.embeddings.position_embedding.weight", 0},
+	  {"intermediate_size", "text_model.encoder.layers.0.mlp.fc1.weight", 0},
+	  {"num_hidden_layers", "text_model.encoder.layers.", 0},
+	  {"projection_dim", "text_projection.weight", 0}},
+	 64},
+	/* OpenCLIP: a [width, embed] projection matrix (x @ text_projection) */
+	{"open_clip_text", "clip_text_model", "CLIPTextModel", "CLIPTextModelWithProjection", "text_projection",
+	 {{"hidden_size", "token_embedding.weight", 1},
+	  {"vocab_size", "token_embedding.weight", 0},
+	  {"max_position_embeddings", "positional_embedding", 0},
+	  {"intermediate_size", "transformer.resblocks.0.mlp.c_fc.weight", 0},
+	  {"num_hidden_layers", "transformer.resblocks.", 0},
+	  {"projection_dim", "text_projection", 1}},
+	 64},
+};
+
+const struct ws_cat_text_names *
+ws_cat_text_names(const char *names)
+{
+	for (size_t i = 0; names && i < ARRAY_LEN(text_names); i++)
+		if (!strcmp(text_names[i].names, names))
+			return &text_names[i];
+	return NULL;
+}
 
 size_t
 ws_cat_component_prefix_max(void)

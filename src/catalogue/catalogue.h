@@ -39,6 +39,9 @@ struct ws_cat_sopt {
 	const char *key;
 	const char *token;
 	ws_switches flags;
+	bool off;          /* the other way round: `token` clears them
+			    * (InternViT's norm_type layer_norm: norms with a
+			    * bias, rms_norm its class default) */
 };
 
 enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
@@ -121,7 +124,34 @@ struct ws_cat_part {
 	/* read as `type` whatever model_type its sub-config names: a second
 	 * stack of one tower's config (Mllama's global layers) */
 	bool own_type;
+	/* no config (a single file's module): its architecture read from its
+	 * tensors' names and shapes, `type` the layout they are named by (a
+	 * network class, or a text encoder's names: ws_cat_text_names) */
+	bool inferred;
 };
+
+/* The modules of an original Stable Diffusion single file (LDM / SGM
+ * names), each a component whose architecture is inferred; *n rows. */
+const struct ws_cat_part *ws_cat_single_file_parts(size_t *n);
+
+/* A text encoder's names when it has no config: the keys of the config
+ * its class would have, each read from a tensor's dim (a name ending in
+ * '.': the count of numbered blocks under it), and the class with and
+ * without the projection tensor. */
+#define WS_CAT_TEXT_KEYS 8
+struct ws_cat_text_names {
+	const char *names;       /* a part's type */
+	const char *model_type, *cls, *cls_proj, *proj;
+	struct {
+		const char *key, *tensor;
+		unsigned dim;
+	} keys[WS_CAT_TEXT_KEYS];
+	/* the heads are not in any shape: width / head_dim (64 in every
+	 * released CLIP and OpenCLIP text tower; the count does not
+	 * depend on it) */
+	uint64_t head_dim;
+};
+const struct ws_cat_text_names *ws_cat_text_names(const char *names);
 
 /* A projector layout: its norm and switches (WS_ARCH_PROJ_*). */
 struct ws_cat_projector {
@@ -137,6 +167,9 @@ struct ws_cat_projector {
 	 * top level, then in the sub-configs; NULL: no blocks */
 	const char *count;
 	uint64_t count_default; /* its class default's length */
+	/* `merge` is the fraction of patches kept per side, its inverse
+	 * the patches merged (InternVL's downsample_ratio 0.5: 2) */
+	bool merge_ratio;
 };
 const struct ws_cat_projector *ws_cat_projector(const char *name);
 
@@ -150,6 +183,9 @@ struct ws_cat_mmproj {
 	 * the tower read from the keys under its config ("clip.vision"),
 	 * the projector */
 	const struct ws_cat_part *joined;
+	/* the clip.vision key of the patches merged per side before the
+	 * projector (InternVL's projector.scale_factor), or NULL */
+	const char *merge_key;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */

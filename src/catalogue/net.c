@@ -50,26 +50,56 @@ enum {
 	F_BUF = 1u << 11,      /* line flag: a buffer, not a parameter */
 };
 
+/* What a matrix runs over, per step (flops): the image's positions at
+ * the unit's level (0, the default), once per sample, the text tokens,
+ * image and text together (a single-stream block), the image at the
+ * deepest level (a VAE's latent end). */
+#define T_IMG WS_NET_TOK_IMG
+#define T_ONE WS_NET_TOK_ONE
+#define T_TXT WS_NET_TOK_TXT
+#define T_ALL WS_NET_TOK_ALL
+#define T_DEEP 4
+/* An attention whose scores this line's projection starts: over its own
+ * tokens, its tokens against the text, image and text jointly. */
+#define A_SELF WS_NET_ATT_SELF
+#define A_TXT WS_NET_ATT_TXT
+#define A_JOINT WS_NET_ATT_JOINT
+
 struct nline {
 	const char *name;
 	ws_role role;
 	unsigned need, unless;
 	struct nd d[4];
+	unsigned char tok, att;
+	struct nd aw;        /* the attention's inner width (heads x head dim) */
 };
 
 #define R(x) WS_ROLE_##x
 /* a linear with bias: weight [o, i], bias [o] */
+#define Z_ 0, 0, {0, 0}
 #define LIN(n, role, need, unless, o, i) \
-	{n ".weight", R(role), need, unless, {o, i}}, {n ".bias", R(role), need, unless, {o}}
-#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}}
+	{n ".weight", R(role), need, unless, {o, i}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
+#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}, Z_}
+/* ... running over tok; starting an attention att of inner width aw */
+#define LINT(n, role, need, unless, o, i, tok) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBT(n, role, need, unless, o, i, tok) {n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}
+#define LINA(n, role, need, unless, o, i, tok, att, aw) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, att, aw}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBA(n, role, need, unless, o, i, att, aw) {n ".weight", R(role), need, unless, {o, i}, 0, att, aw}
+#define CONVT(n, role, need, unless, o, i, k, tok) \
+	{n ".weight", R(role), need, unless, {o, i, k, k}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
 /* a weight vector alone (an RMSNorm) */
-#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}}
+#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}, Z_}
 /* a vector under its own name (BFL's RMSNorm scale) */
-#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}}
+#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}, Z_}
 #define NORMWB(n, role, need, unless, w) \
-	{n ".weight", R(role), need, unless, {w}}, {n ".bias", R(role), need, unless, {w}}
+	{n ".weight", R(role), need, unless, {w}, Z_}, {n ".bias", R(role), need, unless, {w}, Z_}
 #define CONV(n, role, need, unless, o, i, k) \
-	{n ".weight", R(role), need, unless, {o, i, k, k}}, {n ".bias", R(role), need, unless, {o}}
+	{n ".weight", R(role), need, unless, {o, i, k, k}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
 #define O_ {QO, 0}
 #define I_ {QI, 0}
 #define K1 {Q1, 1}
@@ -102,7 +132,7 @@ struct nline {
 #define dD_3 {QD, 3}
 #define dD_5 {QD, 5}
 #define dD_9 {QD, 9}
-#define END {NULL, 0, 0, 0, {{0, 0}}}
+#define END {NULL, 0, 0, 0, {{0, 0}}, Z_}
 
 /* ==== units ==== */
 
@@ -110,7 +140,7 @@ struct nline {
 static const struct nline u_resnet[] = {
 	NORMWB("norm1", NORM, 0, 0, I_),
 	CONV("conv1", CONV, 0, 0, O_, I_, K3),
-	LIN("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT),
+	LINT("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT, T_ONE),
 	NORMWB("norm2", NORM, 0, 0, O_),
 	CONV("conv2", CONV, 0, 0, O_, O_, K3),
 	CONV("conv_shortcut", CONV, F_SHORT, 0, O_, I_, K1),
@@ -137,14 +167,14 @@ static const struct nline u_t2d[] = {
  * a GEGLU feed-forward (its proj holds value and gate) */
 static const struct nline u_basic[] = {
 	NORMWB("norm1", ATTN_NORM, 0, 0, O_),
-	LINNB("attn1.to_q", ATTN_Q, 0, 0, O_, O_),
+	LINNBA("attn1.to_q", ATTN_Q, 0, 0, O_, O_, A_SELF, O_),
 	LINNB("attn1.to_k", ATTN_K, 0, 0, O_, O_),
 	LINNB("attn1.to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("attn1.to_out.0", ATTN_O, 0, 0, O_, O_),
 	NORMWB("norm2", XATTN_NORM, 0, 0, O_),
-	LINNB("attn2.to_q", XATTN_Q, 0, 0, O_, O_),
-	LINNB("attn2.to_k", XATTN_K, 0, 0, O_, dX),
-	LINNB("attn2.to_v", XATTN_V, 0, 0, O_, dX),
+	LINNBA("attn2.to_q", XATTN_Q, 0, 0, O_, O_, A_TXT, O_),
+	LINNBT("attn2.to_k", XATTN_K, 0, 0, O_, dX, T_TXT),
+	LINNBT("attn2.to_v", XATTN_V, 0, 0, O_, dX, T_TXT),
 	LIN("attn2.to_out.0", XATTN_O, 0, 0, O_, O_),
 	NORMWB("norm3", FFN_NORM, 0, 0, O_),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dO_8, O_),
@@ -155,7 +185,7 @@ static const struct nline u_basic[] = {
 /* a VAE's single-head attention with biases */
 static const struct nline u_vae_attn[] = {
 	NORMWB("group_norm", NORM, 0, 0, O_),
-	LIN("to_q", ATTN_Q, 0, 0, O_, O_),
+	LINA("to_q", ATTN_Q, 0, 0, O_, O_, T_IMG, A_SELF, O_),
 	LIN("to_k", ATTN_K, 0, 0, O_, O_),
 	LIN("to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("to_out.0", ATTN_O, 0, 0, O_, O_),
@@ -165,10 +195,10 @@ static const struct nline u_vae_attn[] = {
 /* UNet2DConditionModel's own layers */
 static const struct nline u_unet[] = {
 	CONV("conv_in", CONV, 0, 0, dB0, dCIN, dKIN),
-	LIN("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0),
-	LIN("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT),
-	LIN("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD),
-	LIN("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT),
+	LINT("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0, T_ONE),
+	LINT("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT, T_ONE),
+	LINT("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD, T_ONE),
+	LINT("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT, T_ONE),
 	NORMWB("conv_norm_out", NORM, 0, 0, dB0),
 	CONV("conv_out", CONV, 0, 0, dCOUT, dB0, dKOUT),
 	END,
@@ -179,10 +209,10 @@ static const struct nline u_unet[] = {
 static const struct nline u_vae[] = {
 	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
 	NORMWB("encoder.conv_norm_out", NORM, 0, 0, dBL),
-	CONV("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3),
-	CONV("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1),
-	CONV("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1),
-	CONV("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3),
+	CONVT("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3, T_DEEP),
+	CONVT("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1, T_DEEP),
+	CONVT("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1, T_DEEP),
+	CONVT("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3, T_DEEP),
 	NORMWB("decoder.conv_norm_out", NORM, 0, 0, dB0),
 	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
 	END,
@@ -191,65 +221,65 @@ static const struct nline u_vae[] = {
 /* FluxTransformer2DModel's own layers */
 static const struct nline u_flux[] = {
 	LIN("x_embedder", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("context_embedder", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	LINT("context_embedder", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 
 /* a double-stream (MMDiT) block: image and text streams, joint attention */
 static const struct nline u_flux_double[] = {
-	LIN("norm1.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, 0, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 
 /* a single-stream block: attention and MLP side by side, one output */
 static const struct nline u_flux_single[] = {
-	LIN("norm.linear", ADALN, 0, 0, dD_3, DD),
-	LIN("proj_mlp", FFN_UP, 0, 0, dF, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
+	LINT("norm.linear", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINT("proj_mlp", FFN_UP, 0, 0, dF, DD, T_ALL),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_ALL, A_SELF, DD),
+	LINT("attn.to_k", ATTN_K, 0, 0, DD, DD, T_ALL),
+	LINT("attn.to_v", ATTN_V, 0, 0, DD, DD, T_ALL),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("proj_out", FFN_DOWN, 0, 0, DD, dD_5),
+	LINT("proj_out", FFN_DOWN, 0, 0, DD, dD_5, T_ALL),
 	END,
 };
 
 /* SD3Transformer2DModel's own layers; pos_embed a persistent buffer */
 static const struct nline u_sd3[] = {
-	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}},
-	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}},
-	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}},
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
@@ -257,23 +287,23 @@ static const struct nline u_sd3[] = {
 /* a JointTransformerBlock; the last one's context stream ends in its
  * attention (context_pre_only), SD3.5's dual layers attend twice */
 static const struct nline u_sd3_block[] = {
-	LIN("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD),
-	LIN("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD),
-	LIN("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, F_QKN, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, F_QKN, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD),
-	LIN("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINA("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD, T_IMG, A_SELF, DD),
 	LIN("attn2.to_k", ATTN_K, F_DUAL, 0, DD, DD),
 	LIN("attn2.to_v", ATTN_V, F_DUAL, 0, DD, DD),
 	VEC("attn2.norm_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
@@ -281,8 +311,8 @@ static const struct nline u_sd3_block[] = {
 	LIN("attn2.to_out.0", ATTN_O, F_DUAL, 0, DD, DD),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
 	END,
 };
 
@@ -293,40 +323,137 @@ static const struct nline u_sd3_block[] = {
 #define dDF {QDF, 0}
 static const struct nline u_bfl[] = {
 	LIN("img_in", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("txt_in", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD),
-	LIN("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD),
-	LIN("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD),
+	LINT("txt_in", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 static const struct nline u_bfl_double[] = {
-	LIN("img_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("txt_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("img_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("txt_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
 	RAW("img_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("img_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
 	LIN("img_attn.proj", ATTN_O, 0, 0, DD, DD),
-	LIN("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
 	RAW("txt_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("txt_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("txt_attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINT("txt_attn.proj", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("img_mlp.0", FFN_UP, 0, 0, dF, DD),
 	LIN("img_mlp.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("txt_mlp.0", FFN_UP, 0, 0, dF, DD),
-	LIN("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("txt_mlp.0", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 static const struct nline u_bfl_single[] = {
-	LIN("modulation.lin", ADALN, 0, 0, dD_3, DD),
-	LIN("linear1", ATTN_QKV, 0, 0, dQKVF, DD),
+	LINT("modulation.lin", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINA("linear1", ATTN_QKV, 0, 0, dQKVF, DD, T_ALL, A_SELF, DD),
 	RAW("norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("linear2", FFN_DOWN, 0, 0, DD, dDF),
+	LINT("linear2", FFN_DOWN, 0, 0, DD, dDF, T_ALL),
+	END,
+};
+
+/* SD3 as Stability AI names it (its single files; ComfyUI-GGUF's "sd3"):
+ * the same MMDiT, q, k, v fused, x_block the image stream and
+ * context_block the text's; pos_embed a buffer as in diffusers */
+static const struct nline u_sai[] = {
+	{"pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	{"x_embedder.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"x_embedder.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("t_embedder.mlp.0", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("t_embedder.mlp.2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("y_embedder.mlp.0", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("y_embedder.mlp.2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
+	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_sai_block[] = {
+	LINT("x_block.adaLN_modulation.1", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("x_block.adaLN_modulation.1", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINA("x_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
+	VEC("x_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("x_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LIN("x_block.attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINA("x_block.attn2.qkv", ATTN_QKV, F_DUAL, 0, dQKV, DD, T_IMG, A_SELF, DD),
+	VEC("x_block.attn2.ln_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
+	VEC("x_block.attn2.ln_k", ATTN_K_NORM, F_DUAL | F_QKN, 0, dDH),
+	LIN("x_block.attn2.proj", ATTN_O, F_DUAL, 0, DD, DD),
+	LIN("x_block.mlp.fc1", FFN_UP, 0, 0, dF, DD),
+	LIN("x_block.mlp.fc2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("context_block.adaLN_modulation.1", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("context_block.adaLN_modulation.1", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINT("context_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
+	VEC("context_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("context_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LINT("context_block.attn.proj", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINT("context_block.mlp.fc1", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("context_block.mlp.fc2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
+	END,
+};
+
+/* The original Stable Diffusion names (LDM / SGM, a single file): the
+ * same networks, modules numbered as the original code builds them. */
+static const struct nline u_ldm_resnet[] = {
+	NORMWB("in_layers.0", NORM, 0, 0, I_),
+	CONV("in_layers.2", CONV, 0, 0, O_, I_, K3),
+	LINT("emb_layers.1", TIME_EMBED, F_TEMB, 0, O_, dT, T_ONE),
+	NORMWB("out_layers.0", NORM, 0, 0, O_),
+	CONV("out_layers.3", CONV, 0, 0, O_, O_, K3),
+	CONV("skip_connection", CONV, F_SHORT, 0, O_, I_, K1),
+	END,
+};
+/* a UNet's downsampler: its strided convolution */
+static const struct nline u_ldm_op[] = {
+	CONV("op", CONV, 0, 0, O_, O_, K3),
+	END,
+};
+static const struct nline u_ldm_unet[] = {
+	CONV("input_blocks.0.0", CONV, 0, 0, dB0, dCIN, dKIN),
+	LINT("time_embed.0", TIME_EMBED, 0, 0, dT, dB0, T_ONE),
+	LINT("time_embed.2", TIME_EMBED, 0, 0, dT, dT, T_ONE),
+	LINT("label_emb.0.0", COND_EMBED, F_TEXTTIME, 0, dT, dADD, T_ONE),
+	LINT("label_emb.0.2", COND_EMBED, F_TEXTTIME, 0, dT, dT, T_ONE),
+	NORMWB("out.0", NORM, 0, 0, dB0),
+	CONV("out.2", CONV, 0, 0, dCOUT, dB0, dKOUT),
+	END,
+};
+static const struct nline u_ldm_vae_resnet[] = {
+	NORMWB("norm1", NORM, 0, 0, I_),
+	CONV("conv1", CONV, 0, 0, O_, I_, K3),
+	NORMWB("norm2", NORM, 0, 0, O_),
+	CONV("conv2", CONV, 0, 0, O_, O_, K3),
+	CONV("nin_shortcut", CONV, F_SHORT, 0, O_, I_, K1),
+	END,
+};
+/* q, k, v and the output as 1x1 convolutions (diffusers' linears: the
+ * same count) */
+static const struct nline u_ldm_vae_attn[] = {
+	NORMWB("norm", NORM, 0, 0, O_),
+	{"q.weight", R(ATTN_Q), 0, 0, {O_, O_, K1, K1}, T_IMG, A_SELF, O_},
+	{"q.bias", R(ATTN_Q), 0, 0, {O_}, Z_},
+	CONV("k", ATTN_K, 0, 0, O_, O_, K1),
+	CONV("v", ATTN_V, 0, 0, O_, O_, K1),
+	CONV("proj_out", ATTN_O, 0, 0, O_, O_, K1),
+	END,
+};
+static const struct nline u_ldm_vae[] = {
+	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
+	NORMWB("encoder.norm_out", NORM, 0, 0, dBL),
+	CONVT("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3, T_DEEP),
+	CONVT("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1, T_DEEP),
+	CONVT("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1, T_DEEP),
+	CONVT("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3, T_DEEP),
+	NORMWB("decoder.norm_out", NORM, 0, 0, dB0),
+	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
 	END,
 };
 
@@ -406,15 +533,68 @@ struct nclass {
 	const char *detect;
 	const struct nprobe *probes;
 	const char *twin;    /* the diffusers class it is a layout of */
+	/* flops: the name prefixes of a VAE's encode pass; the text tokens
+	 * its pipeline gives per prompt (the denoiser's context), those of a
+	 * T5 encoder there; the latent positions per token side its pipeline
+	 * packs beyond patch_size; the latent sample size its pipeline
+	 * defaults to when the config has none */
+	const char *const *encode;
+	uint64_t text_tokens, long_text_tokens, pack, sample_def;
+	/* general.architecture of a GGUF file of this layout (ComfyUI-GGUF's
+	 * converter keeps the original names): one family or two (sd1 and
+	 * sdxl share one layout), the first what mkmodel writes */
+	const char *gguf[2];
+	const struct nkey *level_keys; /* a value per level (see unet_level_keys) */
+	/* a file's blocks of the second attention (SD3.5's dual layers):
+	 * those whose names hold dual_prefix N dual_suffix, read as the
+	 * config's list of the reps' dual_key */
+	const char *dual_prefix, *dual_suffix;
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
  * names under a prefix (name ends in '.'), or a switch (flag) on when
  * the tensor is present */
 struct nprobe {
-	const char *name;
-	unsigned char dim, q;
+	const char *name;    /* a leading '*': any name ending so */
+	unsigned char dim, q; /* a switch's dim: the dims the tensor must have (0: any) */
 	unsigned flag;
+};
+
+/* A stack of levels as the original code numbers its modules: name
+ * formats of a resnet, an attention and a sampler.  `running`: one number
+ * per row of modules (input_blocks.N: a resnet, its attention; the
+ * sampler a row of its own going down, beside the row's last modules
+ * going up: output_blocks.N.M); else the level and the block
+ * (encoder.down.L.block.M; decoder.up.L is named by its level). */
+struct nldm_stack {
+	const char *res, *attn, *sampler;
+	const char *types_key;
+	const struct nbtype *types;
+	bool up, skips, running;
+	const struct nline *sampler_unit;
+	unsigned flags;
+};
+/* a mid block: resnet, attention (when the switches attn_need are on), resnet */
+struct nldm_mid {
+	const char *res0, *attn, *res1;
+	unsigned flags, attn_need;
+};
+/* Reading the levels back from a file's names: `rows` the down stack's
+ * modules ("input_blocks." numbered in a run, or "encoder.down." by
+ * level, then `block` and its number); the tensor whose rows are a
+ * resnet's width (after a row's or a block's number); the sampler's (a
+ * row that is one); the transformer blocks of a row's attention and of
+ * the mid block's. */
+struct nldm_names {
+	const char *rows, *block, *res_out, *sampler, *blocks, *mid, *mid_blocks;
+};
+struct nldm {
+	const struct nldm_stack *stacks;
+	const struct nldm_mid *mids;
+	const char *mid_type_key, *mid_type; /* a config's mid block type (null: none) */
+	const struct nline *resnet, *attn;
+	bool transformer;    /* attn is a Transformer2DModel with blocks */
+	struct nldm_names names;
 };
 
 static const struct nbtype unet_down[] = {{"DownBlock2D", false}, {"CrossAttnDownBlock2D", true}, {NULL, false}};
@@ -428,6 +608,12 @@ static const struct nkey unet_keys[] = {
 	{"cross_attention_dim", QX, 1280, 0, 0},
 	{"time_embedding_dim", QT, 0, QB0, 4},
 	{"projection_class_embeddings_input_dim", QADD, 0, Q1, 0},
+	{NULL, 0, 0, 0, 0},
+};
+/* a number, or a list of one per level (the up blocks read it backwards,
+ * the mid block the last): read by levels(), not as the class's keys */
+static const struct nkey unet_level_keys[] = {
+	{"cross_attention_dim", QX, 1280, 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 static const struct nflag unet_flags[] = {
@@ -535,26 +721,143 @@ static const struct nderive bfl_derive[] = {
 	{QD, QHEADS, QDH, 1, 0}, {QF, QD, Q1, 4, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0},
 	{QQKVF, QD, Q1, 3, QF}, {QDF, QD, Q1, 1, QF}, {0, 0, 0, 0, 0},
 };
+static const struct nprobe sai_probes[] = {
+	{"x_embedder.proj.weight", 0, QD, 0}, {"x_embedder.proj.weight", 1, QCIN, 0},
+	{"x_embedder.proj.weight", 2, QPS, 0}, {"context_embedder.weight", 0, QCAP, 0},
+	{"context_embedder.weight", 1, QCTX, 0}, {"y_embedder.mlp.0.weight", 1, QPOOL, 0},
+	{"t_embedder.mlp.0.weight", 1, QTIN, 0}, {"joint_blocks.0.x_block.mlp.fc1.weight", 0, QF, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, QDH, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, 0, F_QKN},
+	{"final_layer.linear.weight", 0, QOUTP, 0}, {"pos_embed", 1, QPOS, 0},
+	{"joint_blocks.", 0, QR_LAYERS, 0},
+	{NULL, 0, 0, 0},
+};
+static const struct nrep sai_reps[] = {
+	{"joint_blocks.%u.", u_sai_block, QR_LAYERS, true, "dual_attention_layers"},
+	{NULL, NULL, 0, false, NULL},
+};
 static const struct nrep bfl_reps[] = {
 	{"double_blocks.%u.", u_bfl_double, QR_LAYERS, false, NULL},
 	{"single_blocks.%u.", u_bfl_single, QR_SINGLE, false, NULL},
 	{NULL, NULL, 0, false, NULL},
 };
 
+static const char *const vae_encode[] = {"encoder.", "quant_conv.", NULL};
+
+/* Text tokens per prompt (flops): a UNet's pipelines pad CLIP's prompt to
+ * its 77 positions; FluxPipeline's T5 prompt is max_sequence_length 512
+ * (the denoiser's whole context) and packs 2x2 latent positions into a
+ * token, its default_sample_size 128; StableDiffusion3Pipeline joins
+ * CLIP's 77 and T5's 256 (max_sequence_length) into 333. */
+/* UNet2DConditionModel as the original code names it (model.diffusion_model.) */
+static const struct nldm_stack ldm_unet_stacks[] = {
+	{"input_blocks.%u.0.", "input_blocks.%u.1.", "input_blocks.%u.0.", "down_block_types", unet_down, false,
+	 false, true, u_ldm_op, F_TEMB},
+	{"output_blocks.%u.0.", "output_blocks.%u.1.", "output_blocks.%u.%u.", "up_block_types", unet_up, true,
+	 true, true, u_sampler, F_TEMB},
+	{NULL, NULL, NULL, NULL, NULL, false, false, false, NULL, 0},
+};
+static const struct nldm_mid ldm_unet_mid[] = {
+	{"middle_block.0.", "middle_block.1.", "middle_block.2.", F_TEMB, 0},
+	{NULL, NULL, NULL, 0, 0},
+};
+static const struct nldm ldm_unet = {
+	ldm_unet_stacks, ldm_unet_mid, "mid_block_type", "UNetMidBlock2DCrossAttn", u_ldm_resnet, u_t2d, true,
+	{"input_blocks.", NULL, "0.out_layers.3.weight", "0.op.weight", "1.transformer_blocks.", "middle_block.",
+	 "middle_block.1.transformer_blocks."},
+};
+static const struct nprobe ldm_unet_probes[] = {
+	{"input_blocks.0.0.weight", 0, QB0, 0}, {"input_blocks.0.0.weight", 1, QCIN, 0},
+	{"input_blocks.0.0.weight", 2, QKIN, 0}, {"time_embed.0.weight", 0, QT, 0},
+	{"label_emb.0.0.weight", 1, QADD, 0}, {"label_emb.0.0.weight", 0, 0, F_TEXTTIME},
+	{"out.2.weight", 0, QCOUT, 0}, {"out.2.weight", 2, QKOUT, 0},
+	/* the text width from any cross-attention's key */
+	{"*.attn2.to_k.weight", 1, QX, 0},
+	/* use_linear_projection: proj_in a linear (2-D), not a 1x1 convolution */
+	{"*.proj_in.weight", 2, 0, F_LIN},
+	/* heads are in no shape (SDXL's attention_head_dim [5, 10, 20] is its
+	 * heads at 64 wide each): not read, and no count depends on them */
+	{NULL, 0, 0, 0},
+};
+
+/* AutoencoderKL as the original code names it (first_stage_model.) */
+static const struct nldm_stack ldm_vae_stacks[] = {
+	{"encoder.down.%u.block.%u.", NULL, "encoder.down.%u.downsample.", "down_block_types", vae_down, false,
+	 false, false, u_sampler, 0},
+	{"decoder.up.%u.block.%u.", NULL, "decoder.up.%u.upsample.", "up_block_types", vae_up, true, false, false,
+	 u_sampler, 0},
+	{NULL, NULL, NULL, NULL, NULL, false, false, false, NULL, 0},
+};
+static const struct nldm_mid ldm_vae_mid[] = {
+	{"encoder.mid.block_1.", "encoder.mid.attn_1.", "encoder.mid.block_2.", 0, F_MIDATTN},
+	{"decoder.mid.block_1.", "decoder.mid.attn_1.", "decoder.mid.block_2.", 0, F_MIDATTN},
+	{NULL, NULL, NULL, 0, 0},
+};
+static const struct nldm ldm_vae = {
+	ldm_vae_stacks, ldm_vae_mid, NULL, NULL, u_ldm_vae_resnet, u_ldm_vae_attn, false,
+	{"encoder.down.", "block.", "conv2.weight", NULL, NULL, "encoder.mid.", NULL},
+};
+static const struct nprobe ldm_vae_probes[] = {
+	{"encoder.conv_in.weight", 1, QCIN, 0}, {"decoder.conv_in.weight", 1, QLAT, 0},
+	{"decoder.conv_out.weight", 0, QCOUT, 0},
+	{"quant_conv.weight", 0, 0, F_QC}, {"post_quant_conv.weight", 0, 0, F_PQC},
+	{"encoder.mid.attn_1.q.weight", 0, 0, F_MIDATTN},
+	{NULL, 0, 0, 0},
+};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
-	 unet_mid, NULL, NULL, NULL, NULL},
+	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77, .level_keys = unet_level_keys},
 	{"AutoencoderKL", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_vae, NULL, vae_levels, vae_mid,
-	 NULL, NULL, NULL, NULL},
+	 NULL, NULL, NULL, NULL, .encode = vae_encode},
 	{"FluxTransformer2DModel", "transformer", flux_keys, dit_derive, flux_flags, NULL, u_flux, flux_reps,
-	 NULL, NULL, flux_counts, NULL, NULL, NULL},
+	 NULL, NULL, flux_counts, NULL, NULL, NULL, .text_tokens = 512, .long_text_tokens = 512, .pack = 2,
+	 .sample_def = 128},
 	{"SD3Transformer2DModel", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sd3, sd3_reps, NULL,
-	 NULL, sd3_counts, NULL, NULL, NULL},
+	 NULL, sd3_counts, NULL, NULL, NULL, .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128},
 	/* read from a file's shapes; mkmodel writes it from a FLUX config */
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
-	 "FluxTransformer2DModel"},
+	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128,
+	 .gguf = {"flux"}},
+	/* read from a file's shapes; mkmodel writes it from an SD3 config */
+	{"SD3Transformer2DModel (SAI names)", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sai, sai_reps,
+	 NULL, NULL, sd3_counts, "joint_blocks.0.x_block.attn.qkv.weight", sai_probes, "SD3Transformer2DModel",
+	 .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128, .gguf = {"sd3"},
+	 .dual_prefix = "joint_blocks.", .dual_suffix = ".x_block.attn2.qkv.weight"},
+	/* read from a single file's shapes (after its module's prefix) */
+	{"UNet2DConditionModel (LDM names)", "unet", unet_keys, NULL, unet_flags, unet_strs, u_ldm_unet, NULL, NULL,
+	 NULL, NULL, "input_blocks.0.0.weight", ldm_unet_probes, "UNet2DConditionModel",
+	 .text_tokens = 77, .gguf = {"sdxl", "sd1"}},
+	{"AutoencoderKL (LDM names)", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_ldm_vae, NULL, NULL, NULL,
+	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL",
+	 .encode = vae_encode},
 };
+
+/* The general.architecture values ComfyUI-GGUF's loader takes for an
+ * image or video network (its IMG_ARCH_LIST); those without a layout
+ * above are named, without a formula. */
+static const char *const gguf_families[] = {
+	"flux", "sd1", "sdxl", "sd3", "aura", "hidream", "cosmos", "ltxv", "hyvid", "wan", "lumina2", "qwen_image",
+};
+
+/* the classes whose levels the original code numbers (LDM names) */
+static const struct {
+	const char *cls;
+	const struct nldm *ldm;
+} ldm_layouts[] = {
+	{"UNet2DConditionModel (LDM names)", &ldm_unet},
+	{"AutoencoderKL (LDM names)", &ldm_vae},
+};
+
+static const struct nldm *
+ldm_of(const struct nclass *c)
+{
+	for (size_t i = 0; i < sizeof ldm_layouts / sizeof ldm_layouts[0]; i++)
+		if (!strcmp(ldm_layouts[i].cls, c->cls))
+			return ldm_layouts[i].ldm;
+	return NULL;
+}
 
 static const struct nclass *
 class_of(const char *name)
@@ -593,6 +896,7 @@ ws_net_kind_of(const char *cls)
 #define NET_MAX_REPEAT 4096
 #define NET_MAX_VALUE (1ull << 32)
 #define NET_MAX_TENSORS (1u << 17)
+#define NET_MAX_LEVEL_KEYS 4
 
 struct build {
 	struct ws_net *n;
@@ -600,6 +904,19 @@ struct build {
 	const char *path;
 	ws_error *err;
 	const char *why;     /* the class has no layout for the config */
+	uint8_t level, deep; /* the level placed now; the deepest */
+	const char *const *encode;
+	const struct nplan *plan; /* LDM levels read from names (NULL: from the config) */
+};
+
+/* the levels of an LDM layout: widths, resnets, transformer depth, and
+ * whether each attends (down, and up in the order the up stack walks) */
+struct nplan {
+	size_t n;
+	uint64_t ch[NET_MAX_LEVELS], lpb[NET_MAX_LEVELS], tl[NET_MAX_LEVELS];
+	bool down_attn[NET_MAX_LEVELS], up_attn[NET_MAX_LEVELS];
+	bool mid;
+	uint64_t mid_tl;
 };
 
 static int
@@ -630,6 +947,13 @@ emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t 
 		b->n->n++;
 		t->role = u->role;
 		t->buffer = (u->need & F_BUF) != 0;
+		t->tok = u->tok == T_DEEP ? T_IMG : u->tok;
+		t->level = u->tok == T_DEEP ? b->deep : b->level;
+		t->att = u->att;
+		if (u->att && u->aw.q && !ws_mul_u64(q[u->aw.q], u->aw.mul ? u->aw.mul : 1, &t->att_dim))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+		for (const char *const *e = b->encode; e && *e && !t->encode; e++)
+			t->encode = !strncmp(t->name, *e, strlen(*e));
 		t->kind = nl > 5 && !strcmp(u->name + nl - 5, ".bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
 		t->elements = 1;
 		for (int d = 0; d < 4 && u->d[d].q; d++) {
@@ -696,7 +1020,8 @@ key_u64(struct build *b, const cJSON *config, const char *key, uint64_t def, uin
 
 /* A key that is a count or a list of counts, one per level (n of them). */
 static int
-key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+key_levels_max(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out,
+	       uint64_t max)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
 	if (cJSON_IsArray(it)) {
@@ -706,9 +1031,9 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 		size_t i = 0;
 		const cJSON *e;
 		cJSON_ArrayForEach(e, it) {
-			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > NET_MAX_REPEAT)
+			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > max)
 				return ws_err(b->err, WS_EXIT_INPUT, b->path,
-					      "config key '%s': expected counts below %u", key, NET_MAX_REPEAT);
+					      "config key '%s': expected counts up to %llu", key, (unsigned long long)max);
 			i++;
 		}
 		return 0;
@@ -716,11 +1041,29 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 	uint64_t v;
 	if (key_u64(b, config, key, def, &v) < 0)
 		return -1;
-	if (v > NET_MAX_REPEAT)
-		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %u", key, NET_MAX_REPEAT);
+	if (v > max)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %llu", key,
+			      (unsigned long long)max);
 	for (size_t i = 0; i < n; i++)
 		out[i] = v;
 	return 0;
+}
+
+/* A count per level (blocks, layers). */
+static int
+key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+{
+	return key_levels_max(b, config, key, def, n, out, NET_MAX_REPEAT);
+}
+
+/* Is key one of the class's keys of a value per level? */
+static bool
+level_key(const struct nclass *c, const char *key)
+{
+	for (const struct nkey *k = c->level_keys; k && k->key; k++)
+		if (!strcmp(k->key, key))
+			return true;
+	return false;
 }
 
 static int
@@ -741,9 +1084,18 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	}
 	q[QB0] = ch[0];
 	q[QBL] = ch[n - 1];
+	b->deep = (uint8_t)(n - 1);
 	if (key_levels(b, config, "layers_per_block", 2, n, lpb) ||
 	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl))
 		return -1;
+	/* the class's keys of a value per level */
+	uint64_t lk[NET_MAX_LEVEL_KEYS][NET_MAX_LEVELS];
+	size_t nlk = 0;
+	for (const struct nkey *k = c->level_keys; k && k->key && nlk < NET_MAX_LEVEL_KEYS; k++, nlk++) {
+		if (key_levels_max(b, config, k->key, k->def, n, lk[nlk], NET_MAX_VALUE))
+			return -1;
+		q[k->q] = lk[nlk][n - 1];
+	}
 	/* UNet2DConditionModel's time embedding width: 4 × the first level */
 	for (const struct nkey *k = c->keys; k->key; k++)
 		if (k->else_q == QB0 && !q[k->q])
@@ -768,9 +1120,12 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			uint64_t prev = lv->up ? ch[i ? n - i : n - 1] : ch[i ? i - 1 : 0];
 			uint64_t skip_in = lv->up ? ch[i + 1 < n ? n - 2 - i : 0] : 0;
 			uint64_t nres = lpb[li] + (lv->up ? 1 : 0);
+			b->level = (uint8_t)li;
 			for (uint64_t j = 0; j < nres; j++) {
 				uint64_t v[QR_COUNT];
 				memcpy(v, q, sizeof v);
+				for (size_t k = 0; k < nlk; k++)
+					v[c->level_keys[k].q] = lk[k][li];
 				v[QI] = j ? out : prev;
 				if (lv->skips)
 					v[QI] += j + 1 == nres ? skip_in : out;
@@ -795,6 +1150,9 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			}
 			if (i + 1 < n) {
 				uint64_t v[QR_COUNT];
+				/* a downsampler's output is the next level's, an
+				 * upsampler's the level above */
+				b->level = (uint8_t)(lv->up ? li - 1 : li + 1);
 				memcpy(v, q, sizeof v);
 				v[QI] = v[QO] = out;
 				if (emit_at(b, lv->fmt, (unsigned)i, lv->sampler, 0, u_sampler, v, 0))
@@ -816,6 +1174,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		uint64_t v[QR_COUNT];
 		memcpy(v, q, sizeof v);
 		v[QI] = v[QO] = ch[n - 1];
+		b->level = b->deep;
 		unsigned fl = md->flags | cfl;
 		char pre[64];
 		snprintf(pre, sizeof pre, "%sresnets.0.", md->prefix);
@@ -835,6 +1194,300 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		if (emit(b, pre, u_resnet, v, fl))
 			return -1;
 	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
+	return 0;
+}
+
+/* ==== LDM levels ==== */
+
+/* The prefix fmt (its "%u"s from ix), then unit u. */
+static int
+emit_ix(struct build *b, const char *fmt, const unsigned *ix, const char *tail, const struct nline *u,
+	const uint64_t *q, unsigned fl)
+{
+	char pre[256];
+	size_t o = 0;
+	if (put_fmt(pre, sizeof pre, &o, fmt, ix) || (tail && put_fmt(pre, sizeof pre, &o, tail, ix + 2)))
+		return ws_err(b->err, WS_EXIT_INTERNAL, b->path, "net prefix too long");
+	return emit(b, pre, u, q, fl);
+}
+
+/* An attention (and its transformer blocks) under prefix fmt. */
+static int
+ldm_attn(struct build *b, const struct nldm *L, const char *fmt, const unsigned *ix, uint64_t depth,
+	 const uint64_t *v, unsigned fl)
+{
+	if (emit_ix(b, fmt, ix, NULL, L->attn, v, fl))
+		return -1;
+	for (uint64_t k = 0; L->transformer && k < depth; k++) {
+		unsigned ixk[3] = {ix[0], ix[1], (unsigned)k};
+		if (emit_ix(b, fmt, ixk, "transformer_blocks.%u.", u_basic, v, fl))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const uint64_t *q, unsigned cfl)
+{
+	const struct nldm *L = ldm_of(c);
+	size_t n = p->n;
+	const uint64_t *ch = p->ch;
+	b->deep = (uint8_t)(n - 1);
+	for (const struct nldm_stack *st = L->stacks; st->res; st++) {
+		/* input_blocks.0 is the input convolution */
+		unsigned row = st->up ? 0 : 1;
+		for (size_t i = 0; i < n; i++) {
+			/* level li; up stacks walk the widths backwards */
+			size_t li = st->up ? n - 1 - i : i;
+			bool attn = st->up ? p->up_attn[i] : p->down_attn[i];
+			uint64_t out = ch[li];
+			uint64_t prev = st->up ? ch[i ? n - i : n - 1] : ch[i ? i - 1 : 0];
+			uint64_t skip_in = st->up ? ch[i + 1 < n ? n - 2 - i : 0] : 0;
+			uint64_t nres = p->lpb[li] + (st->up ? 1 : 0);
+			uint64_t v[QR_COUNT];
+			memcpy(v, q, sizeof v);
+			for (uint64_t j = 0; j < nres; j++) {
+				v[QI] = j ? out : prev;
+				if (st->skips)
+					v[QI] += j + 1 == nres ? skip_in : out;
+				v[QO] = out;
+				b->level = (uint8_t)li;
+				unsigned fl = st->flags | (v[QI] != v[QO] ? F_SHORT : 0) | cfl;
+				unsigned ix[2] = {st->running ? row : (unsigned)li, st->running ? 0 : (unsigned)j};
+				if (emit_ix(b, st->res, ix, NULL, L->resnet, v, fl))
+					return -1;
+				if (attn && st->attn && ldm_attn(b, L, st->attn, ix, p->tl[li], v, fl))
+					return -1;
+				/* going up, the sampler ends the level's last row */
+				if (st->running && st->up && i + 1 < n && j + 1 == nres) {
+					unsigned sx[2] = {row, attn ? 2 : 1};
+					v[QI] = out;
+					b->level = (uint8_t)(li - 1);  /* an upsampler's output */
+					if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
+						return -1;
+				}
+				row += st->running;
+			}
+			if (i + 1 < n && !(st->running && st->up)) {
+				unsigned sx[2] = {st->running ? row : (unsigned)li, 0};
+				v[QI] = v[QO] = out;
+				/* a downsampler's output is the next level's, an
+				 * upsampler's the level above */
+				b->level = (uint8_t)(st->up ? li - 1 : li + 1);
+				if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
+					return -1;
+				row += st->running;
+			}
+		}
+	}
+	for (const struct nldm_mid *md = L->mids; p->mid && md->res0; md++) {
+		uint64_t v[QR_COUNT];
+		memcpy(v, q, sizeof v);
+		v[QI] = v[QO] = ch[n - 1];
+		b->level = b->deep;
+		unsigned fl = md->flags | cfl, ix[2] = {0, 0};
+		if (emit(b, md->res0, L->resnet, v, fl))
+			return -1;
+		if ((fl & md->attn_need) == md->attn_need && ldm_attn(b, L, md->attn, ix, p->mid_tl, v, fl))
+			return -1;
+		if (emit(b, md->res1, L->resnet, v, fl))
+			return -1;
+	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
+	return 0;
+}
+
+/* The levels a config describes, as levels() reads them. */
+static int
+ldm_plan_config(struct build *b, const cJSON *config, const struct nclass *c, struct nplan *p, uint64_t *q)
+{
+	const cJSON *boc = cJSON_GetObjectItemCaseSensitive(config, "block_out_channels"), *e;
+	memset(p, 0, sizeof *p);
+	if (!cJSON_IsArray(boc) || cJSON_GetArraySize(boc) < 1 || cJSON_GetArraySize(boc) > NET_MAX_LEVELS)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path,
+			      "config key 'block_out_channels': expected a list of 1 to %d widths", NET_MAX_LEVELS);
+	cJSON_ArrayForEach(e, boc) {
+		if (ws_json_count(e, &p->ch[p->n]) != WS_JSON_COUNT_OK || !p->ch[p->n] || p->ch[p->n] > NET_MAX_VALUE)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path,
+				      "config key 'block_out_channels': expected positive integers");
+		p->n++;
+	}
+	size_t n = p->n;
+	if (key_levels(b, config, "layers_per_block", 2, n, p->lpb) ||
+	    key_levels(b, config, "transformer_layers_per_block", 1, n, p->tl))
+		return -1;
+	for (const struct nldm_stack *st = ldm_of(c)->stacks; st->res; st++) {
+		const cJSON *types = cJSON_GetObjectItemCaseSensitive(config, st->types_key);
+		if (!cJSON_IsArray(types) || (size_t)cJSON_GetArraySize(types) != n)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected %zu block types",
+				      st->types_key, n);
+		size_t i = 0;
+		cJSON_ArrayForEach(e, types) {
+			const struct nbtype *bt = st->types;
+			while (bt->name && !(cJSON_IsString(e) && !strcmp(bt->name, e->valuestring)))
+				bt++;
+			if (!bt->name) {
+				b->why = "a block type the catalogue has no layout for";
+				return 0;
+			}
+			(st->up ? p->up_attn : p->down_attn)[i++] = bt->attn;
+		}
+	}
+	p->mid = true;
+	p->mid_tl = p->tl[n - 1];
+	const cJSON *t = ldm_of(c)->mid_type_key ? cJSON_GetObjectItemCaseSensitive(config, ldm_of(c)->mid_type_key) : NULL;
+	if (t && cJSON_IsNull(t))
+		p->mid = false;
+	else if (t && !(cJSON_IsString(t) && !strcmp(t->valuestring, ldm_of(c)->mid_type)))
+		b->why = "a mid block type the catalogue has no layout for";
+	return 0;
+}
+
+/* A tensor's rows at its logical shape (a GGUF's reshaped tensor: its
+ * original one). */
+static uint64_t
+out_rows(const ws_tensor *t)
+{
+	uint32_t nd;
+	const uint64_t *sh = ws_tensor_logical(t, &nd);
+	return nd ? sh[0] : 0;
+}
+
+/* The number after name's start s (len bytes), and where its rest
+ * begins (after the '.'); -1: none. */
+static int64_t
+num_after(const char *name, size_t len, size_t s, size_t *rest)
+{
+	int64_t v = 0;
+	size_t i = s;
+	for (; i < len && name[i] >= '0' && name[i] <= '9' && v <= NET_MAX_REPEAT; i++)
+		v = v * 10 + (name[i] - '0');
+	if (i == s || i >= len || name[i] != '.' || v > NET_MAX_REPEAT)
+		return -1;
+	*rest = i + 1;
+	return v;
+}
+
+static bool
+starts(const char *name, size_t len, size_t at, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return s && len >= at + n && !memcmp(name + at, s, n);
+}
+
+static bool
+is_exactly(const char *name, size_t len, size_t at, const char *s)
+{
+	return s && len - at == strlen(s) && !memcmp(name + at, s, len - at);
+}
+
+#define LDM_MAX_ROWS 256
+
+/* The levels told by the names under prefix: a down stack numbered in
+ * rows (a resnet row gives its level a resnet, its width, its
+ * transformer depth; a sampler row ends the level) or by level and
+ * block.  The up stack mirrors the down one, as the original code builds
+ * it. */
+static int
+ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan *p, ws_error *err)
+{
+	const struct nldm_names *nm = &L->names;
+	struct row {
+		uint64_t out, depth, blocks;
+		bool res, sampler, any;
+	} *rows = calloc(LDM_MAX_ROWS, sizeof *rows);
+	if (!rows)
+		return ws_err_oom(err, m->path);
+	memset(p, 0, sizeof *p);
+	size_t nrows = 0;
+	bool too_many = false;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		const char *s = t->name;
+		size_t len = t->name_len, r, r2;
+		if (len <= pl)
+			continue;
+		if (starts(s, len, pl, nm->mid))
+			p->mid = true;
+		if (starts(s, len, pl, nm->mid_blocks)) {
+			int64_t k = num_after(s, len, pl + strlen(nm->mid_blocks), &r);
+			if (k >= 0 && (uint64_t)k + 1 > p->mid_tl)
+				p->mid_tl = (uint64_t)k + 1;
+		}
+		if (!starts(s, len, pl, nm->rows))
+			continue;
+		int64_t k = num_after(s, len, pl + strlen(nm->rows), &r);
+		if (k < 0)
+			continue;
+		if (k >= LDM_MAX_ROWS) {
+			/* more rows than any network has: no levels read */
+			too_many = true;
+			continue;
+		}
+		struct row *w = &rows[k];
+		w->any = true;
+		if ((size_t)k + 1 > nrows)
+			nrows = (size_t)k + 1;
+		if (nm->block) {
+			/* by level: its blocks, the first one's width */
+			if (!starts(s, len, r, nm->block))
+				continue;
+			int64_t j = num_after(s, len, r + strlen(nm->block), &r2);
+			if (j < 0)
+				continue;
+			if ((uint64_t)j + 1 > w->blocks)
+				w->blocks = (uint64_t)j + 1;
+			if (j == 0 && is_exactly(s, len, r2, nm->res_out) && t->ndim)
+				w->out = out_rows(t);
+			continue;
+		}
+		if (is_exactly(s, len, r, nm->res_out) && t->ndim) {
+			w->res = true;
+			w->out = out_rows(t);
+		} else if (is_exactly(s, len, r, nm->sampler)) {
+			w->sampler = true;
+		} else if (starts(s, len, r, nm->blocks)) {
+			int64_t d = num_after(s, len, r + strlen(nm->blocks), &r2);
+			if (d >= 0 && (uint64_t)d + 1 > w->depth)
+				w->depth = (uint64_t)d + 1;
+		}
+	}
+	if (nm->block) {
+		for (size_t k = 0; k < nrows && p->n < NET_MAX_LEVELS; k++) {
+			p->ch[p->n] = rows[k].out;
+			p->lpb[p->n++] = rows[k].blocks;
+		}
+		if (nrows > NET_MAX_LEVELS)
+			p->n = 0;
+	} else {
+		/* row 0 is the input convolution; a level ends at a sampler */
+		bool open = false;
+		for (size_t k = 1; k < nrows && p->n < NET_MAX_LEVELS; k++) {
+			const struct row *w = &rows[k];
+			if (w->sampler) {
+				p->n += open;
+				open = false;
+			} else if (w->res) {
+				open = true;
+				p->lpb[p->n]++;
+				p->ch[p->n] = w->out;
+				if (w->depth > p->tl[p->n])
+					p->tl[p->n] = w->depth;
+				p->down_attn[p->n] |= w->depth > 0;
+			}
+		}
+		p->n += open && p->n < NET_MAX_LEVELS;
+		/* the up stack attends where the down one does */
+		for (size_t i = 0; i < p->n; i++)
+			p->up_attn[i] = p->down_attn[p->n - 1 - i];
+	}
+	free(rows);
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->ch[i] || p->ch[i] > NET_MAX_VALUE)
+			p->n = 0;
+	if (too_many)
+		p->n = 0;
 	return 0;
 }
 
@@ -898,6 +1551,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 	q[Q1] = 1;
 	int rc = 0;
 	for (const struct nkey *k = c->keys; !rc && k->key; k++) {
+		if (level_key(c, k->key))
+			continue;  /* levels() reads it, a number or a list */
 		int r = key_u64(&b, config, k->key, k->def, &q[k->q]);
 		if (r < 0)
 			rc = -1;
@@ -958,9 +1613,27 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 		else
 			q[d->q] = v;
 	}
+	b.encode = c->encode;
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
+	if (!rc && !b.why && ldm_of(c)) {
+		struct nplan pc;
+		const struct nplan *p = b.plan;
+		if (!p && !(rc = ldm_plan_config(&b, config, c, &pc, q)))
+			p = &pc;
+		if (!rc && !b.why && !p->n)
+			b.why = "no levels of resnets in the tensor names";
+		if (!rc && !b.why) {
+			q[QB0] = p->ch[0];
+			q[QBL] = p->ch[p->n - 1];
+			/* UNet2DConditionModel's time embedding width: 4 × the first level */
+			for (const struct nkey *k = c->keys; k->key; k++)
+				if (k->else_q == QB0 && !q[k->q])
+					q[k->q] = p->ch[0] * k->mul;
+			rc = ldm_levels(&b, c, p, q, fl);
+		}
+	}
 	if (!rc && !b.why)
 		rc = emit(&b, "", c->own, q, fl);
 	for (const struct nrep *r = c->reps; !rc && !b.why && r && r->fmt; r++)
@@ -983,6 +1656,13 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 	qsort(n->t, n->n, sizeof *n->t, tcmp);
 	if (config)
 		key_u64(&b, config, "sample_size", 0, &n->sample_size);
+	n->sample_from_config = n->sample_size != 0;
+	if (!n->sample_size)
+		n->sample_size = c->sample_def;
+	n->levels = (uint64_t)b.deep + 1;
+	n->patch = (q[QPS] ? q[QPS] : 1) * (c->pack ? c->pack : 1);
+	n->text_tokens = c->text_tokens;
+	n->long_text_tokens = c->long_text_tokens;
 	n->in_channels = q[QCIN];
 	n->latent_channels = q[QLAT];
 	out->net = n;
@@ -1034,6 +1714,16 @@ prefix_of(const ws_model *m, uint32_t comp, const ws_tensor *t)
 	return 0;
 }
 
+/* A buffer of a single file outside the component's module (the noise
+ * schedule beside model.diffusion_model.): the role table's, not the
+ * network's, and no tensor the network expects. */
+static bool
+outside_buffer(const ws_model *m, uint32_t comp, const ws_tensor *t, size_t skip)
+{
+	const ws_component *co = comp < m->n_components ? &m->components[comp] : NULL;
+	return !skip && co && co->part && co->part->prefixes[0] && t->role == WS_ROLE_BUFFER;
+}
+
 void
 ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 {
@@ -1042,6 +1732,10 @@ ws_net_roles(ws_model *m, uint32_t comp, const struct ws_net *n)
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip)) {
+			t->params = 0;
+			continue;
+		}
 		const struct ws_net_tensor *e = ws_net_find(n, t->name + skip, t->name_len - skip);
 		t->layer = -1;
 		t->expert = -1;
@@ -1084,8 +1778,10 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 		const ws_tensor *t = &m->tensors[i];
 		if (t->component != comp || t->role == WS_ROLE_QUANT_AUX)
 			continue;
-		params += t->params;
 		size_t skip = prefix_of(m, comp, t);
+		if (outside_buffer(m, comp, t, skip))
+			continue;
+		params += t->params;
 		const char *nm = t->name + skip;
 		size_t nl = t->name_len - skip;
 		if (ws_strset_add(&seen, nm, nl) < 0)
@@ -1104,14 +1800,17 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 			free(esc);
 			continue;
 		}
-		bool same = t->ndim == e->ndim;
+		/* a GGUF's reshaped tensor compares at its original shape */
+		uint32_t tnd;
+		const uint64_t *tsh = ws_tensor_logical(t, &tnd);
+		bool same = tnd == e->ndim;
 		for (unsigned d = 0; same && d < e->ndim; d++)
-			same = t->shape[d] == e->dim[d];
+			same = tsh[d] == e->dim[d];
 		if (same || shapes++ >= NET_FINDING_CAP)
 			continue;
 		char want[128], have[128];
 		shape_str(want, sizeof want, e->dim, e->ndim);
-		shape_str(have, sizeof have, t->shape, t->ndim);
+		shape_str(have, sizeof have, tsh, tnd);
 		if (!(esc = ws_escape_text(t->name, t->name_len)) ||
 		    ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", esc, e->role, -1, true, e->elements,
 					 t->elements, "tensor '%s' has shape %s, %s expects %s", esc, have, n->cls,
@@ -1167,18 +1866,73 @@ index_after(const char *name, size_t len, const char *prefix)
 	return i > pl && i < len && name[i] == '.' ? v : -1;
 }
 
+/* The levels read from the shapes, in words (what the output shows). */
+static void
+describe(char *buf, size_t cap, const struct nplan *p, const uint64_t *q, unsigned fl)
+{
+	size_t o = 0;
+#define PUT(...)                                                                         \
+	do {                                                                             \
+		int w_ = o < cap ? snprintf(buf + o, cap - o, __VA_ARGS__) : 0;          \
+		o += w_ > 0 ? (size_t)w_ : 0;                                            \
+	} while (0)
+	PUT("levels");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->ch[i]);
+	PUT("; resnets");
+	for (size_t i = 0; i < p->n; i++)
+		PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->lpb[i]);
+	bool attn = false;
+	for (size_t i = 0; i < p->n; i++)
+		attn |= p->down_attn[i];
+	if (attn) {
+		PUT("; transformer depth");
+		for (size_t i = 0; i < p->n; i++)
+			PUT("%s%llu", i ? ", " : " ", (unsigned long long)p->tl[i]);
+		PUT(", mid %llu", (unsigned long long)p->mid_tl);
+	}
+	if (q[QX])
+		PUT("; text width %llu", (unsigned long long)q[QX]);
+	if (attn)
+		PUT("; %s projections", fl & F_LIN ? "linear" : "1x1 convolution");
+	if (fl & F_TEXTTIME)
+		PUT("; text_time embedding of %llu", (unsigned long long)q[QADD]);
+	if (q[QLAT])
+		PUT("; %llu latent channels", (unsigned long long)q[QLAT]);
+#undef PUT
+	if (o >= cap && cap > 4)
+		memcpy(buf + cap - 4, "...", 4);
+}
+
+/* Is tensor t named prefix + name (name's leading '*': ending so)? */
+static bool
+probe_hit(const ws_tensor *t, size_t pl, const char *name)
+{
+	size_t n = strlen(name);
+	if (name[0] == '*')
+		return t->name_len >= pl + n - 1 && !memcmp(t->name + t->name_len - (n - 1), name + 1, n - 1);
+	return t->name_len == pl + n && !memcmp(t->name + pl, name, n);
+}
+
 int
-ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out, ws_error *err)
 {
 	const struct nclass *c = NULL;
+	size_t pl = prefix ? strlen(prefix) : 0;
 	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
-		/* strcmp's answer (a name is NUL-terminated after name_len,
-		 * and may hold a NUL before), without a call a tensor */
-		size_t dl = classes[k].detect ? strlen(classes[k].detect) : 0;
-		for (uint64_t i = 0; classes[k].detect && i < m->n_tensors && !c; i++)
-			if (m->tensors[i].name_len >= dl &&
-			    m->tensors[i].name[0] == classes[k].detect[0] && !memcmp(m->tensors[i].name, classes[k].detect, dl + 1))
+		if (!classes[k].detect || (cls && strcmp(classes[k].cls, cls)))
+			continue;
+		/* probe_hit's length test first: most tensors fail it with no
+		 * call and no read of their name */
+		size_t dn = strlen(classes[k].detect);
+		bool suffix = classes[k].detect[0] == '*';
+		for (uint64_t i = 0; i < m->n_tensors && !c; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->name_len <= pl || (suffix ? t->name_len < pl + dn - 1 : t->name_len != pl + dn))
+				continue;
+			if ((!pl || !memcmp(t->name, prefix, pl)) && probe_hit(t, pl, classes[k].detect))
 				c = &classes[k];
+		}
 	}
 	if (!c)
 		return 0;
@@ -1186,22 +1940,31 @@ ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	unsigned fl = 0;
 	q[Q1] = 1;
 	for (const struct nprobe *p = c->probes; p->name; p++) {
-		size_t pl = strlen(p->name);
+		size_t nl = strlen(p->name);
 		for (uint64_t i = 0; i < m->n_tensors; i++) {
 			const ws_tensor *t = &m->tensors[i];
-			if (p->name[pl - 1] == '.') {
-				int64_t v = index_after(t->name, t->name_len, p->name);
+			if (t->name_len <= pl || memcmp(t->name, prefix, pl))
+				continue;
+			if (p->name[nl - 1] == '.') {
+				int64_t v = index_after(t->name + pl, t->name_len - pl, p->name);
 				if (v >= 0 && (uint64_t)v + 1 > q[p->q])
 					q[p->q] = (uint64_t)v + 1;
-			} else if (t->name_len == pl && !memcmp(t->name, p->name, pl)) {
-				fl |= p->flag;
-				if (!p->flag && p->dim < t->ndim)
-					q[p->q] = t->shape[p->dim];
+			} else if (probe_hit(t, pl, p->name)) {
+				/* a GGUF's reshaped tensor is read at its original shape */
+				uint32_t nd;
+				const uint64_t *sh = ws_tensor_logical(t, &nd);
+				if (p->flag && (!p->dim || nd == p->dim))
+					fl |= p->flag;
+				if (!p->flag && p->dim < nd)
+					q[p->q] = sh[p->dim];
 			}
 		}
-		if (!p->flag && (q[p->q] > (p->name[pl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
+		if (!p->flag && (q[p->q] > (p->name[nl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
 			return ws_err(err, WS_EXIT_INPUT, m->path, "'%s': a size no network has", p->name);
 	}
+	struct nplan plan;
+	if (ldm_of(c) && ldm_plan_names(m, pl, ldm_of(c), &plan, err))
+		return -1;
 	out->source = "inferred";
 	snprintf(out->architecture, sizeof out->architecture, "%s", c->cls);
 	snprintf(out->cls, sizeof out->cls, "%s", c->twin ? c->twin : c->cls);
@@ -1210,10 +1973,59 @@ ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		return ws_err_oom(err, m->path);
 	n->cls = c->cls;
 	n->kind = c->kind;
-	struct build b = {.n = n, .path = m->path, .err = err};
-	if (finish(&b, c, NULL, q, fl, out))
-		return -1;
-	return out->net ? 1 : 0;
+	/* sizes read from a file that overflow, or more tensors than any
+	 * network has: no formula, said so (an untrusted file's shapes are
+	 * not a config's error) */
+	ws_error e2 = {0};
+	struct build b = {.n = n, .path = m->path, .err = &e2, .plan = ldm_of(c) ? &plan : NULL};
+	/* the blocks of a second attention, as the config would list them */
+	cJSON *cfg = NULL, *dual = NULL;
+	if (c->dual_prefix && c->reps && c->reps[0].dual_key) {
+		size_t sl = strlen(c->dual_suffix), dl = strlen(c->dual_prefix);
+		if (!(cfg = cJSON_CreateObject()) || !(dual = cJSON_AddArrayToObject(cfg, c->reps[0].dual_key))) {
+			cJSON_Delete(cfg);
+			ws_net_free(n);
+			return ws_err_oom(err, m->path);
+		}
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->name_len <= pl || memcmp(t->name, prefix, pl))
+				continue;
+			const char *nm = t->name + pl;
+			size_t len = t->name_len - pl;
+			int64_t v = index_after(nm, len, c->dual_prefix);
+			const char *dot = v >= 0 ? memchr(nm + dl, '.', len - dl) : NULL;
+			if (dot && (size_t)(nm + len - dot) == sl && !memcmp(dot, c->dual_suffix, sl) &&
+			    !cJSON_AddItemToArray(dual, cJSON_CreateNumber((double)v))) {
+				cJSON_Delete(cfg);
+				ws_net_free(n);
+				return ws_err_oom(err, m->path);
+			}
+		}
+	}
+	int rc = finish(&b, c, cfg, q, fl, out);
+	cJSON_Delete(cfg);
+	if (rc) {
+		if (e2.code == WS_EXIT_INTERNAL) {
+			*err = e2;
+			return -1;
+		}
+		out->unsupported = "the sizes read from the shapes do not form a network (overflow or too many tensors)";
+	}
+	if (out->net && ldm_of(c)) {
+		describe(out->net->layout, sizeof out->net->layout, &plan, q, fl);
+		/* attention heads are in no shape (diffusers' attention_head_dim) */
+		if (ldm_of(c)->transformer)
+			out->assumed = "heads: in no shape, not read; no count depends on them";
+	}
+	/* found, with its formula or the reason it has none */
+	return 1;
+}
+
+int
+ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
+{
+	return ws_net_infer_part(m, "", NULL, out, err);
 }
 
 const char *
@@ -1223,4 +2035,91 @@ ws_net_single_file_class(const char *cls)
 		if (classes[k].twin && !strcmp(classes[k].twin, cls))
 			return classes[k].cls;
 	return NULL;
+}
+
+bool
+ws_net_macs(const struct ws_net *n, uint64_t h, uint64_t w, uint64_t txt, struct ws_net_macs *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!ws_mul_u64(h, w, &out->image_tokens))
+		return false;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ws_net_tensor *t = &n->t[i];
+		/* matrices only: norms, biases and buffers multiply nothing */
+		if (t->buffer || t->kind != WS_KIND_WEIGHT || t->ndim < 2)
+			continue;
+		uint64_t img, tokens, m, x, keys, q;
+		if (t->level >= 64 || !ws_mul_u64(h >> t->level, w >> t->level, &img))
+			return false;
+		switch (t->tok) {
+		case T_ONE: tokens = 1; break;
+		case T_TXT: tokens = txt; break;
+		case T_ALL: if (!ws_add_u64(img, txt, &tokens)) return false; break;
+		default: tokens = img; break;
+		}
+		/* a weight element per token (a convolution's per output position) */
+		uint64_t *sum = t->encode ? &out->encode_macs : &out->macs;
+		uint64_t *att = t->encode ? &out->encode_attention : &out->attention;
+		if (!ws_mul_u64(t->elements, tokens, &m) || !ws_add_u64(*sum, m, sum) ||
+		    !ws_add_u64(out->by_role[t->role], t->encode ? 0 : m, &out->by_role[t->role]))
+			return false;
+		if (!t->att)
+			continue;
+		/* scores Q·Kᵀ and the weighted sum of V: 2 × queries × keys × width */
+		q = tokens;
+		keys = t->att == A_TXT ? txt : tokens;
+		if (t->att == A_JOINT && !ws_add_u64(img, txt, &q))
+			return false;
+		if (t->att == A_JOINT)
+			keys = q;
+		if (!ws_mul_u64(q, keys, &x) || !ws_mul_u64(x, t->att_dim, &x) || !ws_mul_u64(x, 2, &x) ||
+		    !ws_add_u64(*att, x, att) || !ws_add_u64(*sum, x, sum))
+			return false;
+	}
+	return true;
+}
+
+const char *
+ws_net_gguf_arch(const char *cls)
+{
+	for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
+		if (classes[k].gguf[0] && !strcmp(classes[k].cls, cls))
+			return classes[k].gguf[0];
+	return NULL;
+}
+
+bool
+ws_net_gguf_family(const char *arch)
+{
+	for (size_t k = 0; arch && k < sizeof gguf_families / sizeof gguf_families[0]; k++)
+		if (!strcmp(gguf_families[k], arch))
+			return true;
+	return false;
+}
+
+int
+ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err)
+{
+	int r = ws_net_infer(m, out, err);
+	if (r < 0)
+		return -1;
+	if (r && !out->net)
+		return 0;  /* a layout's names, sizes of no network: said why */
+	const struct nclass *c = r ? class_of(out->net->cls) : NULL;
+	for (size_t k = 0; c && k < 2; k++)
+		if (c->gguf[k] && !strcmp(c->gguf[k], family))
+			return 0;
+	/* names of no layout, or of another family's than the key says */
+	if (out->net) {
+		ws_net_free(out->net);
+		out->net = NULL;
+	}
+	out->known = false;
+	out->hidden_size = out->num_heads = out->head_dim = 0;
+	snprintf(out->architecture, sizeof out->architecture, "%s", family);
+	out->unsupported = r ? "a GGUF whose general.architecture names another diffusion family than its "
+			       "tensor names"
+			     : "a diffusion network in ComfyUI-GGUF's layout whose tensor names the catalogue "
+			       "has no layout for";
+	return 0;
 }

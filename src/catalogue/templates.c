@@ -169,6 +169,14 @@ const struct ws_template ws_templates[] = {
 	 * intermediate-wide inputs to projector_input_dim, then to its output */
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_PJ, WS_Q_F}, "vision_adapter fc1"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PIXEL_SHUFFLE_MLP), {WS_Q_VO, WS_Q_VO}, "vision_adapter fc2"},
+	/* InternVL's mlp1: a norm over m x m merged tower outputs (pixel
+	 * shuffle), a linear into the text width, a GELU, a linear */
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP, WS_TX_NORM_W), {WS_Q_E0M2, WS_Q_NONE}, "merged norm"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP, WS_TX_NORM_B), {WS_Q_E0M2, WS_Q_NONE}, "merged norm"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP), {WS_Q_D, WS_Q_E0M2}, "fc1"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP), {WS_Q_D, WS_Q_NONE}, "fc1"},
+	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP), {WS_Q_D, WS_Q_D}, "fc2"},
+	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_SHUFFLE_MLP), {WS_Q_D, WS_Q_NONE}, "fc2"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_E0}, "linear_1"},
 	{R(PROJECTOR), B, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_NONE}, "linear_1"},
 	{R(PROJECTOR), W, WS_SC_GLOBAL, WS_SWITCHES(WS_ARCH_PROJ_MLP2), {WS_Q_D, WS_Q_D}, "linear_2"},

@@ -137,6 +137,7 @@ enum ws_arch_flag {
 	WS_ARCH_CONV_STEM,        /* two 1-D convolutions over audio features (Whisper) */
 	WS_ARCH_NO_K_BIAS,        /* the key projections without a bias (Whisper) */
 	WS_ARCH_GATED_MLP,        /* a gated MLP the config asks for (T5 gated-gelu) */
+	WS_ARCH_PROJ_SHUFFLE_MLP, /* a norm over m x m merged patches, two biased linears (InternVL's mlp1) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -362,6 +363,8 @@ struct ws_arch {
 	/* a diffusion network (UNet, VAE, DiT): its expected tensors by
 	 * name, made from the catalogue's units (ws/net.h); owned */
 	struct ws_net *net;
+	/* inferred: what no shape tells, and the rule taken (static) */
+	const char *assumed;
 };
 
 uint64_t ws_arch_value(const struct ws_arch *a, enum ws_arch_key k);
@@ -419,6 +422,10 @@ int ws_arch_from_gguf_part(const ws_model *m, const struct ws_cat_part *p, struc
  * is counted active.  Returns 0, or -1 on OOM.  Free with ws_arch_free.
  */
 int ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* A single file's module (a part without a config): its architecture
+ * from the names and shapes under its prefix, source "inferred". */
+struct ws_cat_part;
+int ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arch *out, ws_error *err);
 
 /* Is layer i a MoE layer? */
 bool ws_arch_layer_is_moe(const struct ws_arch *a, uint64_t i);
