@@ -345,15 +345,41 @@ single_file_parts(ws_model *m)
 	size_t n, np = 0;
 	const struct ws_cat_part *all = ws_cat_single_file_parts(&n);
 	struct ws_cat_part *parts = NULL;
+	/* one pass over the tensors: a name is tried only against the
+	 * parts whose prefix starts with its first byte (mostly none), not
+	 * against every part (each tensor of a large file was asked 7 times) */
+	enum { MAXP = 64 };
+	uint64_t by_first[256] = {0}, todo = 0;
+	size_t pl[MAXP];
+	for (size_t k = 0; k < n && k < MAXP; k++) {
+		pl[k] = strlen(all[k].prefixes[0]);
+		if (pl[k]) {
+			by_first[(unsigned char)all[k].prefixes[0][0]] |= 1ull << k;
+			todo |= 1ull << k;
+		}
+	}
+	uint64_t found = 0;
+	for (uint64_t i = 0; i < m->n_tensors && todo; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (!t->name_len)
+			continue;
+		for (uint64_t b = by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
+			size_t k = (size_t)__builtin_ctzll(b);
+			if (t->name_len > pl[k] && !memcmp(t->name, all[k].prefixes[0], pl[k])) {
+				found |= 1ull << k;
+				todo &= ~(1ull << k);
+			}
+		}
+	}
 	for (size_t k = 0; k < n; k++) {
 		const char *pre = all[k].prefixes[0];
-		size_t pl = strlen(pre);
-		bool has = false;
-		/* the first byte before a call: every tensor of a large file
-		 * is asked about every part */
-		for (uint64_t i = 0; i < m->n_tensors && !has; i++) {
-			const ws_tensor *t = &m->tensors[i];
-			has = t->name_len > pl && (!pl || t->name[0] == pre[0]) && !memcmp(t->name, pre, pl);
+		bool has = k < MAXP && (found >> k & 1);
+		if (k >= MAXP || !pl[k]) {
+			/* an empty prefix (any name but an empty one), or past the
+			 * table: by a pass of its own */
+			size_t l = strlen(pre);
+			for (uint64_t i = 0; i < m->n_tensors && !has; i++)
+				has = m->tensors[i].name_len > l && !memcmp(m->tensors[i].name, pre, l);
 		}
 		if (!has)
 			continue;
