@@ -349,10 +349,13 @@ single_file_parts(ws_model *m)
 	 * parts whose prefix starts with its first byte (mostly none), not
 	 * against every part (each tensor of a large file was asked 7 times) */
 	enum { MAXP = 64 };
-	uint64_t by_first[256] = {0}, todo = 0;
+	uint64_t by_first[256] = {0}, todo = 0, head[MAXP];
 	size_t pl[MAXP];
 	for (size_t k = 0; k < n && k < MAXP; k++) {
 		pl[k] = strlen(all[k].prefixes[0]);
+		head[k] = 0;
+		if (pl[k] >= 8)
+			memcpy(&head[k], all[k].prefixes[0], 8);
 		if (pl[k]) {
 			by_first[(unsigned char)all[k].prefixes[0][0]] |= 1ull << k;
 			todo |= 1ull << k;
@@ -365,7 +368,14 @@ single_file_parts(ws_model *m)
 			continue;
 		for (uint64_t b = by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
 			size_t k = (size_t)__builtin_ctzll(b);
-			if (t->name_len > pl[k] && !memcmp(t->name, all[k].prefixes[0], pl[k])) {
+			uint64_t h8;
+			if (t->name_len <= pl[k])
+				continue;
+			/* its first eight bytes as a word before a call (a name
+			 * longer than the prefix has them) */
+			if (pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != head[k]))
+				continue;
+			if (!memcmp(t->name, all[k].prefixes[0], pl[k])) {
 				found |= 1ull << k;
 				todo &= ~(1ull << k);
 			}
