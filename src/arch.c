@@ -1088,9 +1088,11 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
-		/* an image encoder, or layers alone, has no vocabulary */
+		/* an image encoder, an audio one (its conv stem), or layers
+		 * alone, has no vocabulary */
 		if (required[i] == WS_AK_VOCAB &&
-		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE)))
+		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE) ||
+		     ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)))
 			continue;
 		if (required[i] == WS_AK_HEADS && !attends)
 			continue;

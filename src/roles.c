@@ -218,6 +218,15 @@ static const role_line lines[] = {
 	HF("whisper*", "conv1{K}", CONV),
 	HF("whisper*", "conv2{K}", CONV),
 	HF("whisper*", "proj_out{K}", LM_HEAD),
+	/* the same encoder as another type's audio tower (Qwen2-Audio's,
+	 * Voxtral's): every type with a conv stem */
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.self_attn_layer_norm{K}", ATTN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.final_layer_norm{K}", FFN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc1{K}", FFN_UP),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc2{K}", FFN_DOWN),
+	HF_IF(WS_ARCH_CONV_STEM, "layer_norm{K}", FINAL_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "conv1{K}", CONV),
+	HF_IF(WS_ARCH_CONV_STEM, "conv2{K}", CONV),
 
 	/* Embeddings, final norm, head. */
 	HF("", "embed_tokens{K}", EMBED),

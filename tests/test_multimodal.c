@@ -107,6 +107,22 @@ static const struct released models[] = {
 	 {{"text", 2617143552ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2656512ull}}, 0},
 	{"multimodal/google__paligemma2-10b-pt-224.json", false, 9662638832ull,
 	 {{"text", 9246064128ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 4132352ull}}, 0},
+	/* audio towers (index 23 on): whisper-large-v3's encoder, 636,968,960
+	 * = convs 492,800 + 4,916,480, the frozen sinusoidal positions
+	 * 1,500 x 1,280 = 1,920,000 (an nn.Embedding with requires_grad
+	 * off: a parameter, saved), 32 x 19,676,160, layer_norm 2,560.
+	 * Qwen2-Audio: Qwen2-7B's text (its text_config leans on
+	 * Qwen2Config's 4,096 x 32 layers, 32 kv heads; 156,032 rows,
+	 * untied) and one biased linear 1,280 -> 4,096 */
+	{"multimodal/Qwen__Qwen2-Audio-7B.json", false, 8397094912ull,
+	 {{"text", 7754878976ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 5246976ull}}, 0},
+	/* Voxtral: two bias-free linears from the tower's 5,120-wide rows
+	 * (4 frames of 1,280) into the text width, then text to text;
+	 * published 4.68B and 24.3B */
+	{"multimodal/mistralai__Voxtral-Mini-3B-2507.json", false, 4676271104ull,
+	 {{"text", 4014136320ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 25165824ull}}, 0},
+	{"multimodal/mistralai__Voxtral-Small-24B-2507.json", false, 24261800960ull,
+	 {{"text", 23572403200ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 52428800ull}}, 0},
 };
 
 /* How many components a model has (the table's names). */
@@ -220,6 +236,9 @@ check_released(const struct released *m)
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(co, "name");
 		cr_assert(cJSON_IsString(name));
 		cr_expect_str_eq(name->valuestring, m->comp[c].name, "%s", m->file);
+		/* an audio tower is SPEC's kind audio */
+		if (!strcmp(m->comp[c].name, "audio_tower"))
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, "audio", "%s", m->file);
 		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
 		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
 		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"),
@@ -263,6 +282,9 @@ Test(multimodal, check_internvl2_5_8b_internlm2, .timeout = 120) { check_release
 Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
 Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
 Test(multimodal, check_paligemma2_10b, .timeout = 120) { check_released(&models[22]); }
+Test(multimodal, check_qwen2_audio, .timeout = 120) { check_released(&models[23]); }
+Test(multimodal, check_voxtral_mini, .timeout = 120) { check_released(&models[24]); }
+Test(multimodal, check_voxtral_small, .timeout = 240) { check_released(&models[25]); }
 
 /* Mllama: the cross-attention layers are a layer kind of their own;
  * they keep no KV cache per text token, the image's once. */
@@ -339,7 +361,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -810,6 +832,89 @@ Test(multimodal, internvl_mmproj_joins_its_text_model, .timeout = 120)
 	free(f);
 	free(v);
 	free(t);
+	free(dir);
+	free(cfg);
+}
+
+/* An audio config may leave its tower to the wrapper's class:
+ * Qwen2AudioConfig builds the whisper-large-v3 encoder, VoxtralConfig
+ * VoxtralEncoderConfig()'s, the same tower; a key left out is its
+ * config class's. */
+Test(multimodal, audio_class_defaults)
+{
+	static const struct { int model; const char *key; } cases[] = {
+		{23, NULL}, {23, "d_model"}, {23, "encoder_layers"}, {23, "encoder_ffn_dim"},
+		{23, "encoder_attention_heads"}, {23, "num_mel_bins"}, {23, "max_source_positions"},
+		{24, NULL}, {24, "hidden_size"}, {24, "intermediate_size"}, {24, "num_hidden_layers"},
+		{24, "max_source_positions"}, {25, NULL},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON *ac = cJSON_GetObjectItemCaseSensitive(cfg, "audio_config");
+		if (cases[i].key) {
+			cr_assert(cJSON_GetObjectItemCaseSensitive(ac, cases[i].key), "%s", cases[i].key);
+			cJSON_DeleteItemFromObjectCaseSensitive(ac, cases[i].key);
+		} else {
+			cJSON_DeleteItemFromObjectCaseSensitive(cfg, "audio_config");
+		}
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+		cr_expect_eq(num(f, "total", NULL), m->total, "%s %s", m->file, cases[i].key ? cases[i].key : "audio_config");
+		cr_expect_eq(num(f, "by_component", "audio_tower"), m->comp[1].n, "%s", m->file);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* The audio tower's tensors by function: its two convolutions, the
+ * stored position table, the blocks' norms, q / k / v / o (k without a
+ * bias) and MLP; Voxtral's projector without biases. */
+Test(multimodal, audio_tower_roles, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[24].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	static const struct { const char *name, *role; } want[] = {
+		{"audio_tower.conv1.weight", "conv"}, {"audio_tower.conv2.bias", "conv"},
+		{"audio_tower.embed_positions.weight", "pos_embed"},
+		{"audio_tower.layers.0.self_attn_layer_norm.weight", "attn_norm"},
+		{"audio_tower.layers.0.self_attn.k_proj.weight", "attn_k"},
+		{"audio_tower.layers.0.self_attn.out_proj.bias", "attn_o"},
+		{"audio_tower.layers.31.final_layer_norm.bias", "ffn_norm"},
+		{"audio_tower.layers.31.fc1.weight", "ffn_up"}, {"audio_tower.layers.31.fc2.weight", "ffn_down"},
+		{"audio_tower.layer_norm.weight", "final_norm"},
+		{"multi_modal_projector.linear_1.weight", "projector"},
+		{"multi_modal_projector.linear_2.weight", "projector"},
+		{"language_model.lm_head.weight", "lm_head"},
+	};
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	size_t seen = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+		const char *role = cJSON_GetObjectItemCaseSensitive(t, "role")->valuestring;
+		cr_expect(!ws_contains(name, "k_proj.bias") && !ws_contains(name, "projector.linear_1.bias") &&
+			  !ws_contains(name, "projector.linear_2.bias"), "%s", name);
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+			if (!strcmp(name, want[i].name)) {
+				cr_expect_str_eq(role, want[i].role, "%s", name);
+				seen++;
+			}
+	}
+	cr_expect_eq(seen, sizeof want / sizeof want[0]);
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
 	free(dir);
 	free(cfg);
 }

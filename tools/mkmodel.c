@@ -1549,9 +1549,17 @@ hf_intern_tower(gen *g, const char *pre, const struct ws_arch *a)
 
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
+static void encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+			 const char *head);
+
 static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
+	/* an audio tower: Whisper's encoder stack (its conv stem) */
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		encdec_stack(g, p->prefixes[0], a, false, NULL, NULL);
+		return;
+	}
 	/* towers of their own layout, told by the library's switches */
 	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
 		qwen_tower(g, p->prefixes[0], a);
@@ -1595,14 +1603,18 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	const char *pre = p->prefixes[0];
 	uint64_t in = a->embedding_size, out = a->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MLP2)) {
+		/* LLaVA's biased, Voxtral's bias-free */
+		bool pb = ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS);
 		snprintf(n, sizeof n, "%slinear_1.weight", pre);
 		top_nd(g, n, 2, out, in, 0, 0);
 		snprintf(n, sizeof n, "%slinear_1.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.weight", pre);
 		top_nd(g, n, 2, out, out, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
 	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE))
@@ -2477,6 +2489,13 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->base = "language_model.model.";
 		c->head = "language_model.lm_head.weight";
 	}
+	/* an audio wrapper (Qwen2-Audio, Voxtral) keeps its whole CausalLM
+	 * under language_model., the head too */
+	for (size_t i = 1; r != j && c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++)
+		if (!strcmp(c->parts_of[i].kind, "audio")) {
+			c->base = "language_model.model.";
+			c->head = "language_model.lm_head.weight";
+		}
 	/* a wrapper that only ever saved transformers' newer layout (its
 	 * tower's first prefix under model.): the text model there too */
 	if (r != j && c->parts_of && c->parts_of[1].kind && c->parts_of[1].prefixes[0] &&
@@ -3378,10 +3397,13 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	}
 	uint64_t in = pj->embedding_size, out = pj->hidden_size;
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		bool pb = ws_sw_has(&pj->flags, WS_ARCH_PROJ_BIAS);
 		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
-		top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
 		top_nd(g, "mm.2.weight", 2, out, out, 0, 0);
-		top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_LINEAR))
 		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);
