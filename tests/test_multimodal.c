@@ -918,3 +918,51 @@ Test(multimodal, audio_tower_roles, .timeout = 120)
 	free(dir);
 	free(cfg);
 }
+
+/* flops per audio input: every input padded to max_source_positions
+ * after the conv stem (Whisper's 30 s: 3,000 mel frames, 1,500
+ * positions); a = the blocks' matrices, conv2 once and conv1 twice a
+ * position (stride 1 over the mel frames, conv2's 2); the projector
+ * over Qwen2-Audio's pooled 750 positions, Voxtral's 375 rows of 4
+ * frames. */
+Test(multimodal, audio_flops_per_input, .timeout = 120)
+{
+	static const struct { int model; unsigned long long proj_tokens, proj_a; } cases[] = {
+		{23, 750, 1280ull * 4096}, {24, 375, 5120ull * 3072 + 3072ull * 3072},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *cfg = ws_testdata_path(models[cases[i].model].file);
+		char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+		mkmodel(model, cfg, NULL);
+		cJSON *j = run_json(0, "flops", "--json", model, NULL);
+		const cJSON *c, *tw = NULL, *pj = NULL;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "components")) {
+			const char *name = cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring;
+			const cJSON *per = cJSON_GetObjectItemCaseSensitive(c, "per");
+			if (!strcmp(name, "audio_tower") || !strcmp(name, "multi_modal_projector")) {
+				cr_expect(cJSON_IsString(per) && !strcmp(per->valuestring, "audio"), "%s", name);
+				*(!strcmp(name, "audio_tower") ? &tw : &pj) = cJSON_GetObjectItemCaseSensitive(c, "per_audio");
+			}
+		}
+		cr_assert(cJSON_IsObject(tw) && cJSON_IsObject(pj));
+		unsigned long long a = 32ull * (4 * 1280 * 1280 + 2 * 1280 * 5120) + 2ull * 1280 * 128 * 3 +
+				       1280ull * 1280 * 3;
+		cr_expect_eq(num(tw, "mel_frames", NULL), 3000);
+		cr_expect_eq(num(tw, "tokens", NULL), 1500);
+		cr_expect_eq(num(tw, "a", NULL), a);
+		cr_expect_eq(num(tw, "b", NULL), 32ull * 20 * 128);
+		cr_expect_eq(num(tw, "macs", NULL), a * 1500 + 32ull * 20 * 128 * 1500 * 1500);
+		cr_expect_eq(num(pj, "tokens", NULL), cases[i].proj_tokens);
+		cr_expect_eq(num(pj, "a", NULL), cases[i].proj_a);
+		cr_expect_eq(num(pj, "macs", NULL), cases[i].proj_a * cases[i].proj_tokens);
+		cJSON_Delete(j);
+		ws_run r = ws_run_cli("flops", model, NULL);
+		cr_expect(ws_contains(r.out, "3000 mel frames, 1,500 tokens") && ws_contains(r.out, "MACs per audio input"),
+			  "%s", r.out);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(model);
+		free(dir);
+		free(cfg);
+	}
+}

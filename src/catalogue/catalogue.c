@@ -368,7 +368,8 @@ static const struct ws_cat_part internvl_parts[] = {
  * outputs reshaped 4 frames to a row) */
 static const struct ws_cat_part qwen2_audio_parts[] = {
 	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
-	{"audio", "audio_tower", "audio_config", "qwen2_audio_encoder", NOSW, {"audio_tower.", "model.audio_tower."}},
+	{"audio", "audio_tower", "audio_config", "qwen2_audio_encoder", NOSW, {"audio_tower.", "model.audio_tower."},
+	 .pool = 2},
 	{"projector", "multi_modal_projector", NULL, "sub_linear_bias", NOSW,
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},

@@ -128,6 +128,9 @@ struct ws_cat_part {
 	 * tensors' names and shapes, `type` the layout they are named by (a
 	 * network class, or a text encoder's names: ws_cat_text_names) */
 	bool inferred;
+	/* an audio tower's outputs averaged this many to one before the
+	 * projector (Qwen2-Audio's avg_pooler); 0: none */
+	uint8_t pool;
 };
 
 /* The modules of an original Stable Diffusion single file (LDM / SGM
