@@ -2140,6 +2140,54 @@ gguf_probe_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack
 #undef BLK
 }
 
+/* llama.cpp's audio file (clip.audio.*): a Whisper-style tower's sizes
+ * and mel bins from its keys; its positions (no key says them) the
+ * stored table's rows, else its config class's max_source_positions;
+ * the projector's input the stacked frames' width when the layout
+ * stacks them (Voxtral's stack_factor). */
+static int
+clip_audio_from_gguf(const ws_model *m, const struct ws_cat_mmproj *mp, const struct ws_cat_entry *t,
+		     struct ws_arch *out, ws_error *err)
+{
+	const char *path = out->src_path;
+	static const struct gguf_key audio_keys[] = {
+		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
+		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
+		{WS_AK_PROJ, "projection_dim"}, {WS_AK_CHANNELS, "num_mel_bins"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(audio_keys); i++) {
+		uint64_t v;
+		int r = gguf_u64(m, out, audio_keys[i].suffix, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0)
+			set_field(out, audio_keys[i].field, v, audio_keys[i].suffix);
+	}
+	if (!out->num_channels)
+		return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%snum_mel_bins': a positive count expected",
+			      out->key_prefix);
+	const ws_tensor *pe = find_tensor(m, "a.position_embd.weight");
+	const struct ws_cat_default *dp = ws_cat_default(t, "max_source_positions");
+	if (pe && pe->ndim == 2)
+		set_field(out, WS_AK_POSITIONS, pe->shape[0], "a.position_embd rows");
+	else if (dp)
+		set_field(out, WS_AK_POSITIONS, dp->num, "max_source_positions (class default)");
+	if (mp->stack_key) {
+		uint64_t v, w;
+		int r = gguf_u64(m, out, mp->stack_key, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0 && (v == 0 || v > 64 || !ws_mul_u64(v, out->hidden_size, &w)))
+			return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%s%s': %llu frames stacked",
+				      out->key_prefix, mp->stack_key, (unsigned long long)v);
+		if (r > 0)
+			set_field(out, WS_AK_OUT, w, mp->stack_key);
+	}
+	if (m->n_tensors && !has_tensor(m, "a.post_ln.weight"))
+		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	return arch_finish(out, t, err);
+}
+
 /* llama.cpp's vision file (mmproj): the tower's sizes under clip.vision.,
  * its type and the projector's layout from clip.projector_type, the
  * parts the converter kept (class token, norms, biases) from the
@@ -2161,10 +2209,12 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		return 0;
 	}
 	snprintf(out->architecture, sizeof out->architecture, "%s", t->names[0]);
-	snprintf(out->key_prefix, sizeof out->key_prefix, "clip.vision.");
+	snprintf(out->key_prefix, sizeof out->key_prefix, "%s", mp->keys ? mp->keys : "clip.vision.");
 	apply_type(out, t);
 	out->no_head = true;
 	out->parts = mp->parts;
+	if (ws_sw_has(&out->flags, WS_ARCH_CONV_STEM))
+		return clip_audio_from_gguf(m, mp, t, out, err);
 	static const struct gguf_key clip_keys[] = {
 		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
 		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},

@@ -711,6 +711,13 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 		return ws_err_oom(err, m->path);
 	uint64_t tower_tokens = 0, tower_width = 0;  /* width: an audio tower's */
 	bool ok = true;
+	/* an audio file's tower is its main component: its projector sees
+	 * the tower's positions, pooled as its part says */
+	const struct ws_cat_part *mp0 = m->components[0].part;
+	if (m->arch && m->arch->known && ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) {
+		tower_tokens = m->arch->max_position_embeddings / (mp0 && mp0->pool ? mp0->pool : 1);
+		tower_width = m->arch->hidden_size;
+	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_arch *a = co->arch;

@@ -966,3 +966,57 @@ Test(multimodal, audio_flops_per_input, .timeout = 120)
 		free(cfg);
 	}
 }
+
+/* llama.cpp's audio file (clip.has_audio_encoder, clip.audio.* keys,
+ * clip.projector_type qwen2a / voxtral): the tower under a. (conv1d.1 /
+ * .2 with [d, 1] biases, position_embd, blk.N, post_ln), the projector
+ * under mm.a.; made by mkmodel from the config, counted as the
+ * safetensors count the tower and the projector (one block less when
+ * block_count says so); Voxtral's projector input is stack_factor x the
+ * tower width. */
+static void
+expect_audio_file(const cJSON *j, unsigned long long tower, unsigned long long proj)
+{
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 2);
+	static const char *const names[] = {"audio", "mm"}, *const kinds[] = {"audio", "projector"};
+	const unsigned long long want[] = {tower, proj};
+	for (int c = 0; c < 2; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, kinds[c]);
+		cr_expect_eq(num(co, "params", NULL), want[c], "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), want[c], "%s", names[c]);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+}
+
+Test(multimodal, audio_mmproj, .timeout = 120)
+{
+	for (int i = 23; i <= 24; i++) {
+		cJSON *j = mmproj_check(models[i].file, NULL, NULL, 0);
+		expect_audio_file(j, models[i].comp[1].n, models[i].comp[2].n);
+		cJSON_Delete(j);
+		/* a block of 19,676,160 dropped: block_count says 31 */
+		j = mmproj_check(models[i].file, "1", NULL, 0);
+		expect_audio_file(j, models[i].comp[1].n - 19676160ull, models[i].comp[2].n);
+		cJSON_Delete(j);
+	}
+	/* Voxtral's frames stacked 2 to a row: a projector 2,560 wide
+	 * against the file's 5,120; an absurd factor names the key */
+	cJSON *j = mmproj_check(models[24].file, NULL, "projector.stack_factor=2", 1);
+	const cJSON *f;
+	bool shape = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		shape = shape || !strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "shape-mismatch");
+	cr_expect(shape);
+	cJSON_Delete(j);
+	j = mmproj_check(models[24].file, NULL, "projector.stack_factor=99", 1);
+	bool named = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		named = named || (!strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "metadata-mismatch") &&
+				  ws_contains(cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring,
+					      "clip.audio.projector.stack_factor"));
+	cr_expect(named);
+	cJSON_Delete(j);
+}

@@ -3319,6 +3319,75 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 
 /* ==== llama.cpp's vision file (mmproj) ==== */
 
+/* An audio tower and its projector as llama.cpp's converter writes
+ * them (clip.has_audio_encoder, clip.audio.* sizes): the tower under a.
+ * (its conv biases unsqueezed to [d, 1]), the projector under mm.a.
+ * (one biased fc, or mlp.1 / mlp.2 without biases); `drop` trailing
+ * blocks left out. */
+static void
+write_mmproj_audio(const char *dir, const cfg *c, const struct dtype *dt, uint64_t drop,
+		   const struct ws_cat_mmproj *mp, const struct ws_arch *a, const struct ws_arch *pj)
+{
+	if (!mp->keys || strcmp(mp->parts[0].kind, "audio"))
+		die("no audio file layout for this config");
+	gen g0 = {.c = c}, *g = &g0;
+	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
+	char n[96];
+	top_nd(g, "a.conv1d.1.weight", 3, d, a->num_channels, 3, 0);
+	top_nd(g, "a.conv1d.1.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.conv1d.2.weight", 3, d, d, 3, 0);
+	top_nd(g, "a.conv1d.2.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.position_embd.weight", 2, a->max_position_embeddings, d, 0, 0);
+	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	for (uint64_t l = 0; l < L; l++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && l == 1)
+			continue;
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.weight", l, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			if (i != 1) {  /* Whisper's keys have no bias */
+				snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+				top_nd(g, n, 1, out, 0, 0, 0);
+			}
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.weight", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.bias", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+		}
+	}
+	top_nd(g, "a.post_ln.weight", 1, d, 0, 0, 0);
+	top_nd(g, "a.post_ln.bias", 1, d, 0, 0, 0);
+	uint64_t in = pj->embedding_size, out = pj->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		top_nd(g, "mm.a.mlp.1.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.mlp.2.weight", 2, out, out, 0, 0);
+	} else {
+		top_nd(g, "mm.a.fc.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.fc.bias", 1, out, 0, 0, 0);
+	}
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", "clip");
+	put_str(&kv, "clip.has_audio_encoder");
+	put_u32(&kv, 7);  /* bool */
+	put(&kv, "\1", 1);
+	nkv++;
+	kv_str(&kv, &nkv, "clip.projector_type", mp->projector_type);
+	kv_u32(&kv, &nkv, "clip.audio", "embedding_length", d);
+	kv_u32(&kv, &nkv, "clip.audio", "feed_forward_length", f);
+	kv_u32(&kv, &nkv, "clip.audio", "block_count", L);
+	kv_u32(&kv, &nkv, "clip.audio", "attention.head_count", a->num_heads);
+	kv_u32(&kv, &nkv, "clip.audio", "projection_dim", pj->hidden_size);
+	kv_u32(&kv, &nkv, "clip.audio", "num_mel_bins", a->num_channels);
+	if (mp->stack_key)
+		kv_u32(&kv, &nkv, "clip.audio", mp->stack_key, in / d);
+	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
+	free(g->v);
+}
+
 /* A wrapper's vision tower and projector as llama.cpp's converter writes
  * them: general.architecture clip, clip.vision.* sizes, the tower's
  * tensors under v., the projector's under mm.; `drop` trailing blocks
@@ -3336,6 +3405,12 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 			pj = &c->part_arch[i];
 	}
 	if (!a || !pj || !mp || !a->known || drop >= a->num_layers)
+		die("no vision file layout for this config");
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		write_mmproj_audio(dir, c, dt, drop, mp, a, pj);
+		return;
+	}
+	if (strcmp(mp->parts[0].kind, "vision"))
 		die("no vision file layout for this config");
 	gen g0 = {.c = c}, *g = &g0;
 	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;

@@ -473,10 +473,38 @@ static const struct ws_cat_part mmproj_internvl_joined[] = {
 	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* llama.cpp's audio files (clip.has_audio_encoder): the Whisper-style
+ * tower under a. (a.conv1d.1 / .2, a.position_embd, a.blk.N, a.post_ln),
+ * the projector under mm.a. (Qwen2-Audio's fc, Voxtral's mlp.1 / .2) */
+static const struct ws_cat_part mmproj_qwen2a_parts[] = {
+	{"audio", NULL, NULL, "qwen2_audio_encoder", NOSW, {NULL}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_qwen2a_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "qwen2_audio_encoder", NOSW, {"a."}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_parts[] = {
+	{"audio", NULL, NULL, "voxtral_encoder", NOSW, {NULL}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "voxtral_encoder", NOSW, {"a."}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
 	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
 	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
 	{"internvl", mmproj_internvl_parts, mmproj_internvl_joined, "projector.scale_factor"},
+	{"qwen2a", mmproj_qwen2a_parts, mmproj_qwen2a_joined, .keys = "clip.audio."},
+	{"voxtral", mmproj_voxtral_parts, mmproj_voxtral_joined, .keys = "clip.audio.",
+	 .stack_key = "projector.stack_factor"},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between

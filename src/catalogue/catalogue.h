@@ -189,6 +189,11 @@ struct ws_cat_mmproj {
 	/* the clip.vision key of the patches merged per side before the
 	 * projector (InternVL's projector.scale_factor), or NULL */
 	const char *merge_key;
+	/* an audio file's: its tower's key prefix (clip.audio.; NULL:
+	 * clip.vision.), and the key of the frames stacked side by side
+	 * before the projector (its input that many tower widths), or NULL */
+	const char *keys;
+	const char *stack_key;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */
