@@ -1020,3 +1020,47 @@ Test(multimodal, audio_mmproj, .timeout = 120)
 	cr_expect(named);
 	cJSON_Delete(j);
 }
+
+/* An audio file beside its text model's GGUF in a folder joins it (its
+ * clip.audio.projection_dim is the text width): the three components,
+ * the safetensors count. */
+Test(multimodal, audio_mmproj_joins_its_text_model, .timeout = 120)
+{
+	for (int i = 23; i <= 24; i++) {
+		const struct released *m = &models[i];
+		char *cfg = ws_testdata_path(m->file);
+		char *dir = ws_tmpdir(), *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+		char *a1[] = {getenv("WS_MKMODEL"), t, cfg, "--format", "gguf", NULL};
+		char *a2[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+		char *const *runs[] = {a1, a2};
+		for (size_t k = 0; k < 2; k++) {
+			ws_run r = ws_run_argv(runs[k]);
+			cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+			ws_run_free(&r);
+		}
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/M-F16.gguf' && "
+			 "mv '%s/mmproj.gguf' '%s/mmproj-M-F16.gguf'", f, t, f, v, f);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		cJSON *j = run_json(0, "check", "--json", f, NULL);
+		cr_expect_eq(num(j, "params", "total"), m->total, "%s", m->file);
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+		cr_assert_eq(cJSON_GetArraySize(comps), 3);
+		static const char *const names[] = {"text", "a", "mm"}, *const kinds[] = {"text", "audio", "projector"};
+		for (int c = 0; c < 3; c++) {
+			const cJSON *co = cJSON_GetArrayItem(comps, c);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, kinds[c]);
+			cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s %s", m->file, names[c]);
+			cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s %s", m->file, names[c]);
+		}
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s", m->file);
+		cJSON_Delete(j);
+		ws_rmtree(dir);
+		free(f);
+		free(v);
+		free(t);
+		free(dir);
+		free(cfg);
+	}
+}
