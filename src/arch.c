@@ -271,6 +271,9 @@ json_type_name(const cJSON *it)
 		return "an array";
 	if (cJSON_IsObject(it))
 		return "an object";
+	/* where an object or a list was expected */
+	if (cJSON_IsNumber(it))
+		return "a number";
 	return "not a number";
 }
 
@@ -1183,7 +1186,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 			break;  /* the pattern repeats from here on */
 	}
 	if (any_dense && a->intermediate_size == 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+		return ws_err(err, WS_EXIT_INPUT, path, a->keys[WS_AK_INTER] ? "%s: must be positive" : "%s is missing",
 			      ws_arch_key_label(a, WS_AK_INTER, k1, sizeof k1));
 	return 0;
 }

@@ -458,6 +458,17 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
 		 " \"num_attention_heads\": 4, \"vocab_size\": 256, \"num_local_experts\": 2, \"num_experts_per_tok\": 1},"
 		 " \"vision_config\": {\"projector_output_dim\": \"wide\"}}", "projector_output_dim"},
+		/* audio towers: their sub-config, mel bins, positions, widths */
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": 7}", "audio_config"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"num_mel_bins\": \"128\"}}", "num_mel_bins"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"num_mel_bins\": 0}}", "num_mel_bins"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"max_source_positions\": 1e300}}",
+		 "max_source_positions"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"max_source_positions\": 0}}",
+		 "max_source_positions"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"intermediate_size\": -5}}", "intermediate_size"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"intermediate_size\": 0}}", "intermediate_size"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"hidden_size\": 0}}", "hidden_size"},
 	};
 	char *dir = ws_tmpdir();
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
