@@ -429,6 +429,11 @@ static const struct ws_cat_part whisper_parts[] = {
 	{"encoder", "encoder", "", "whisper_encoder", NOSW, {"model.encoder.", "encoder."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* a tower class named by its prefix alone (Qwen2AudioEncoder) */
+static const struct ws_cat_class tower_alone_classes[] = {
+	{"", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
 /* an encoder stack standing alone (T5EncoderModel) has no head */
 static const struct ws_cat_class stack_classes[] = {
 	{"Model", WS_HEAD_NONE, NOSW},
@@ -1150,11 +1155,11 @@ static const struct ws_cat_entry entries[] = {
 	 * encoder; Voxtral's projector reads intermediate_size-wide rows
 	 * (its output width) */
 	{{"qwen2_audio_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
-	 WS_FIX_NONE, "Qwen2AudioEncoder", QWEN2_AUDIO_ENC_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 WS_FIX_NONE, "Qwen2AudioEncoder", QWEN2_AUDIO_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
 	 {{WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"},
 	  {WS_AK_INTER, "encoder_ffn_dim"}, {WS_AK_POSITIONS, "max_source_positions"}}},
 	{{"voxtral_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
-	 WS_FIX_NONE, "VoxtralEncoder", VOXTRAL_ENC_DEFAULTS, WS_SLIDE_ALL, 0, stack_classes,
+	 WS_FIX_NONE, "VoxtralEncoder", VOXTRAL_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
 	 {{WS_AK_POSITIONS, "max_source_positions"}, {WS_AK_OUT, "intermediate_size"},
 	  {WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"}}},
 	{{"qwen2_audio"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Audio",
