@@ -204,6 +204,8 @@ struct cfg {
 	const struct ws_cat_entry *entry; /* its class defaults, or NULL */
 	cJSON *defs;              /* those defaults as JSON values */
 	bool no_defaults;         /* look in the file only */
+	/* a wrapper's own defaults for this sub-config, over the type's */
+	const struct ws_cat_default *part_defs;
 };
 
 _Static_assert(WS_ARCH_MAX_DEFAULTED >= WS_CAT_MAX_DEFAULTS,
@@ -234,7 +236,13 @@ cfg_item(const struct cfg *c, const char *key)
 		return it;
 	if (c->no_defaults || !c->entry || !c->defs)
 		return NULL;
-	const struct ws_cat_default *d = ws_cat_default(c->entry, key);
+	/* the wrapper's default for its sub-config, else the type's */
+	const struct ws_cat_default *d = NULL;
+	for (size_t i = 0; c->part_defs && !d && c->part_defs[i].kind != WS_CAT_END; i++)
+		if (!strcmp(c->part_defs[i].key, key))
+			d = &c->part_defs[i];
+	if (!d)
+		d = ws_cat_default(c->entry, key);
 	if (!d)
 		return NULL;
 	note_default(c->a, d->key);
@@ -258,6 +266,25 @@ defaults_json(const struct ws_cat_entry *e)
 		}
 	}
 	return o;
+}
+
+/* A wrapper's defaults for a sub-config (catalogue part) over the
+ * type's in o; false when out of memory. */
+static bool
+overlay_defaults(cJSON *o, const struct ws_cat_default *d)
+{
+	for (size_t i = 0; o && d && d[i].kind != WS_CAT_END; i++) {
+		cJSON *v = d[i].kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d[i].num)
+			 : cJSON_CreateBool(d[i].kind == WS_CAT_TRUE);
+		if (!v)
+			return false;
+		cJSON_DeleteItemFromObjectCaseSensitive(o, d[i].key);
+		if (!cJSON_AddItemToObject(o, d[i].key, v)) {
+			cJSON_Delete(v);
+			return false;
+		}
+	}
+	return true;
 }
 
 static const char *
@@ -1414,8 +1441,11 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);
 		}
 		c->entry = t;
-		if (!(c->defs = defaults_json(t)))
+		if (!(c->defs = defaults_json(t)) || !overlay_defaults(c->defs, c->part_defs)) {
+			cJSON_Delete(c->defs);
+			c->defs = NULL;
 			return ws_err_oom(err, config_path);
+		}
 	} else if (!*name) {
 		out->unsupported = cls ? "architecture unknown: no model_type, and the class in "
 					 "'architectures' is not in the catalogue"
@@ -1510,7 +1540,7 @@ int
 ws_arch_from_config(const cJSON *config, const char *config_path,
 		    struct ws_arch *out, ws_error *err)
 {
-	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false, NULL};
 
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
@@ -1567,6 +1597,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	} else if (main_part) {
 		name = main_part->type;
 	}
+	c.part_defs = main_part ? main_part->defs : NULL;
 	int r = arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
 	if (r == 0 && w && w->parts)
 		out->parts = w->parts;
@@ -1625,7 +1656,8 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	if (!p->config[0] || !se || se->parts || p->own_type)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
-	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false, NULL};
+	c.part_defs = p->defs;
 	return arch_read(&c, name, NULL, &p->adds);
 }
 
@@ -1680,7 +1712,7 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 				      "per side, got %g", pj->merge, r);
 		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
 	} else if (mg && !cJSON_IsNull(mg)) {
-		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
+		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true, NULL};
 		uint64_t v;
 		if (num_value(&c, pj->merge, mg, &v) < 0)
 			return -1;
@@ -3130,7 +3162,7 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 		cJSON_Delete(cfg);
 		return ws_err_oom(err, path);
 	}
-	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false};
+	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false, NULL};
 	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
 	cJSON_Delete(cfg);
 	out->source = "inferred";

@@ -1075,3 +1075,33 @@ Test(multimodal, audio_mmproj_joins_its_text_model, .timeout = 120)
 		free(cfg);
 	}
 }
+
+/* VoxtralConfig builds its text model from its own defaults under the
+ * text_config's (Voxtral-Mini's: 30 layers, 8 kv heads of 128, 8,192
+ * wide), not LlamaConfig's: a text_config without them counts the same. */
+Test(multimodal, voxtral_text_defaults_are_the_wrappers)
+{
+	static const char *const keys[] = {"hidden_size", "intermediate_size", "num_hidden_layers",
+					   "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings"};
+	const struct released *m = &models[24];
+	char *src = ws_testdata_path(m->file), *dir = ws_tmpdir();
+	cJSON *cfg = ws_load_json(src);
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		cr_assert(cJSON_GetObjectItemCaseSensitive(tc, keys[i]), "%s", keys[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(tc, keys[i]);
+	}
+	char *text = cJSON_PrintUnformatted(cfg);
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+	cr_expect_eq(num(f, "total", NULL), m->total);
+	cr_expect_eq(num(f, "by_component", "text"), m->comp[0].n);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	ws_rmtree(dir);
+	free(text);
+	free(path);
+	free(dir);
+	free(src);
+}

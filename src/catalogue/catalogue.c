@@ -374,8 +374,14 @@ static const struct ws_cat_part qwen2_audio_parts[] = {
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* VoxtralConfig's defaults under its text_config's (Voxtral-Mini's
+ * text model) */
+static const struct ws_cat_default voxtral_text_defs[] = {
+	D("vocab_size", 131072), D("hidden_size", 3072), D("intermediate_size", 8192), D("num_hidden_layers", 30),
+	D("num_key_value_heads", 8), D("max_position_embeddings", 131072), D("head_dim", 128), {NULL, WS_CAT_END, 0},
+};
 static const struct ws_cat_part voxtral_parts[] = {
-	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}, .defs = voxtral_text_defs},
 	{"audio", "audio_tower", "audio_config", "voxtral_encoder", NOSW, {"audio_tower.", "model.audio_tower."}},
 	{"projector", "multi_modal_projector", NULL, "mlp2_nobias", NOSW,
 	 {"multi_modal_projector.", "model.multi_modal_projector."}},

@@ -131,6 +131,10 @@ struct ws_cat_part {
 	/* an audio tower's outputs averaged this many to one before the
 	 * projector (Qwen2-Audio's avg_pooler); 0: none */
 	uint8_t pool;
+	/* the wrapper's own defaults for its sub-config, read before the
+	 * type's (VoxtralConfig's for its text_config), ended by
+	 * WS_CAT_END; NULL: none */
+	const struct ws_cat_default *defs;
 };
 
 /* The modules of an original Stable Diffusion single file (LDM / SGM
