@@ -946,6 +946,13 @@ Test(multimodal, audio_flops_per_input, .timeout = 120)
 		char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
 		mkmodel(model, cfg, NULL);
 		cJSON *j = run_json(0, "flops", "--json", model, NULL);
+		/* the text selection: the text model's blocks and parameters
+		 * alone, its KV cache (K and V of its kv heads in BF16) */
+		const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+		const struct released *m = &models[cases[i].model];
+		cr_expect_eq(num(s0, "params", NULL), m->comp[0].n, "%s", m->file);
+		cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), i == 0 ? 32ull * 2 * 4096 * 2 : 30ull * 2 * 1024 * 2,
+			     "%s", m->file);
 		const cJSON *c, *tw = NULL, *pj = NULL;
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "components")) {
 			const char *name = cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring;
