@@ -2352,6 +2352,13 @@ gguf_read(const ws_model *m, struct ws_arch *out, const struct ws_cat_part *part
 	if (strlen(out->architecture) != ak->data_len)
 		out->architecture[0] = '\0';  /* a NUL or an absurd length: no match */
 	snprintf(out->key_prefix, sizeof out->key_prefix, "%s.", out->architecture);
+	/* a diffusion network as ComfyUI-GGUF writes it: the family alone,
+	 * no sizes; its original names and shapes tell the rest */
+	if (!part && ws_net_gguf_family(out->architecture)) {
+		char family[sizeof out->architecture];
+		snprintf(family, sizeof family, "%s", out->architecture);
+		return ws_net_infer_gguf(m, family, out, err);
+	}
 
 	const struct ws_cat_entry *t = ws_cat_by_gguf(out->architecture);
 	if (!strcmp(out->architecture, "clip") && !part)

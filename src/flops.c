@@ -822,3 +822,253 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 	*out = p;
 	return 0;
 }
+
+/* ==== diffusion: per denoising step, per decode, per prompt ==== */
+
+/* The latent scale a denoiser's pixels are taken at when no VAE is read:
+ * the released latent-diffusion VAEs have four levels, halving three
+ * times. */
+#define VAE_SCALE_DEFAULT 8
+/* a side no image generator comes near; it bounds the products */
+#define SIDE_MAX (1u << 20)
+
+static const struct ws_arch *
+arch_of(const ws_model *m, uint32_t c)
+{
+	if (c >= m->n_components)
+		return m->arch;
+	return m->components[c].main ? m->arch : m->components[c].arch;
+}
+
+bool
+ws_flops_is_diffusion(const ws_model *m)
+{
+	if (m->arch && m->arch->net)
+		return true;
+	for (uint32_t c = 0; c < m->n_components; c++)
+		if (arch_of(m, c) && arch_of(m, c)->net)
+			return true;
+	return false;
+}
+
+void
+ws_flops_diffusion_free(ws_flops_diffusion *d)
+{
+	if (!d)
+		return;
+	free(d->stages);
+	memset(d, 0, sizeof *d);
+}
+
+/* A network's pass at h x w pixels into s. */
+static int
+net_stage(const ws_model *m, const struct ws_net *net, const ws_flops_diffusion *d, uint64_t txt,
+	  ws_flops_stage *s, ws_error *err)
+{
+	bool vae = !strcmp(net->kind, "vae");
+	uint64_t down = net->levels > 0 && net->levels <= 16 ? 1ull << (net->levels - 1) : 1;
+	uint64_t px = vae ? 1 : d->vae_scale * (net->patch ? net->patch : 1), mult;
+	if (!ws_mul_u64(px, down, &mult) || mult > SIDE_MAX)
+		return ws_err(err, WS_EXIT_INPUT, m->path, "%s: its downsampling overflows", s->name);
+	if (d->height % mult || d->width % mult)
+		return ws_err(err, WS_EXIT_USAGE, m->path,
+			      "--size %llux%llu: %s (%s) takes sides that are multiples of %llu pixels",
+			      (unsigned long long)d->height, (unsigned long long)d->width, s->name, net->cls,
+			      (unsigned long long)mult);
+	s->per = vae ? "decode" : "denoising_step";
+	s->known = true;
+	s->height = d->height;
+	s->width = d->width;
+	s->grid_h = d->height / px;
+	s->grid_w = d->width / px;
+	/* --seq: the long prompt's length (T5's max_sequence_length), in
+	 * the context beside CLIP's padded 77 where the pipeline joins them */
+	s->text_tokens = vae ? 0 : txt && net->long_text_tokens && net->long_text_tokens <= net->text_tokens
+		? net->text_tokens - net->long_text_tokens + txt : net->text_tokens;
+	struct ws_net_macs nm;
+	if (!ws_net_macs(net, s->grid_h, s->grid_w, s->text_tokens, &nm))
+		return ws_err(err, WS_EXIT_USAGE, m->path, "--size %llux%llu: %s's MACs overflow 64 bits",
+			      (unsigned long long)d->height, (unsigned long long)d->width, s->name);
+	s->image_tokens = nm.image_tokens;
+	s->macs = nm.macs;
+	s->attention = nm.attention;
+	s->encode_macs = nm.encode_macs;
+	s->encode_attention = nm.encode_attention;
+	memcpy(s->by_role, nm.by_role, sizeof s->by_role);
+	return 0;
+}
+
+/* A text encoder per prompt: a·N + b·N² over its N tokens. */
+static int
+prompt_stage(const ws_model *m, uint32_t c, const struct ws_net *den, uint64_t txt, ws_flops_stage *s,
+	     ws_error *err)
+{
+	const struct ws_arch *a = arch_of(m, c);
+	/* CLIP pads the prompt to its position table's rows; T5 (relative
+	 * positions, no table) to the pipeline's max_sequence_length */
+	uint64_t n, rows = 0;
+	for (uint64_t i = 0; i < m->n_tensors && !rows; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->component == c && t->role == WS_ROLE_POS_EMBED && t->kind == WS_KIND_WEIGHT && t->ndim == 2)
+			rows = t->shape[0];
+	}
+	n = rows ? rows : txt ? txt : den && den->long_text_tokens ? den->long_text_tokens
+		: den ? den->text_tokens : a->max_position_embeddings;
+	if (!n)
+		return 0;
+	ws_flops_model f;
+	ws_flops_result r;
+	ws_flops_eval ev;
+	if (ws_flops_model_init_component(m, c, &f, err))
+		return -1;
+	int rc = ws_flops_select(m, &f, NULL, WS_DT_INVALID, &r, err);
+	bool ok = !rc && ws_flops_eval_at(&f, &r, n, &ev);
+	ws_flops_model_free(&f);
+	if (rc)
+		return -1;
+	uint64_t nn;
+	if (!ok || !ws_mul_u64(n, n, &nn) || !ws_mul_u64(r.b, nn, &s->attention))
+		return overflow(err, m);
+	for (int role = 0; role < WS_ROLE_COUNT; role++)
+		if (!ws_mul_u64(r.a_by_role[role], n, &s->by_role[role]))
+			return overflow(err, m);
+	s->per = "prompt";
+	s->known = true;
+	s->text_tokens = n;
+	s->macs = ev.macs;
+	return 0;
+}
+
+int
+ws_flops_diffusion_run(const ws_model *m, uint64_t h, uint64_t w, uint64_t txt, ws_flops_diffusion *d,
+		       ws_error *err)
+{
+	memset(d, 0, sizeof *d);
+	uint32_t nc = m->n_components ? m->n_components : 1;
+	const struct ws_net *den = NULL, *vae = NULL;
+	const struct ws_arch *first = NULL;
+	for (uint32_t c = 0; c < nc; c++) {
+		const struct ws_arch *a = arch_of(m, c);
+		if (!a || !a->net)
+			continue;
+		if (!strcmp(a->net->kind, "vae")) {
+			vae = vae ? vae : a->net;
+		} else if (!den) {
+			den = a->net;
+			first = a;
+		}
+		first = first ? first : a;
+	}
+	d->vae_scale = VAE_SCALE_DEFAULT;
+	d->vae_scale_assumed = true;
+	if (vae && vae->levels >= 1 && vae->levels <= 16) {
+		d->vae_scale = 1ull << (vae->levels - 1);
+		d->vae_scale_assumed = false;
+	}
+	d->size_given = h != 0;
+	if (!h) {
+		/* the native size: a denoiser's latent sample_size, a VAE's pixels */
+		uint64_t side = 0;
+		if (den && !ws_mul_u64(den->sample_size, d->vae_scale, &side))
+			side = 0;
+		else if (!den && vae)
+			side = vae->sample_size;
+		bool inferred = first && first->source && !strcmp(first->source, "inferred");
+		if (!side || side > SIDE_MAX)
+			return ws_err(err, WS_EXIT_USAGE, m->path,
+				      "%s: no sample_size to take the native size from (%s): give --size H[xW]",
+				      den ? den->cls : vae ? vae->cls : "the network",
+				      inferred ? "no config, the network read from its tensors" : "its config has none");
+		h = w = side;
+		d->size_from = (den ? den : vae)->sample_from_config ? "sample_size" : "pipeline default";
+	} else {
+		d->size_from = "--size";
+	}
+	d->height = h;
+	d->width = w;
+	if (!(d->stages = calloc(nc, sizeof *d->stages)))
+		return ws_err_oom(err, m->path);
+	for (uint32_t c = 0; c < nc; c++) {
+		const struct ws_arch *a = arch_of(m, c);
+		ws_flops_stage *s = &d->stages[d->n++];
+		if (c < m->n_components) {
+			s->name = m->components[c].name;
+			s->kind = m->components[c].kind;
+			s->params = m->components[c].params;
+		} else {
+			s->name = s->kind = a->net->kind;
+			for (uint64_t i = 0; i < m->n_tensors; i++)
+				s->params += m->tensors[i].params;
+		}
+		int rc = 0;
+		if (a && a->net)
+			rc = net_stage(m, a->net, d, txt, s, err);
+		else if (a && a->known && !strcmp(s->kind, "text_encoder"))
+			rc = prompt_stage(m, c, den, txt, s, err);
+		if (rc) {
+			ws_flops_diffusion_free(d);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+cJSON *
+ws_flops_stage_to_json(const ws_flops_stage *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	uint64_t f2, a2;
+	bool ok = cJSON_AddStringToObject(o, "name", s->name) && cJSON_AddStringToObject(o, "kind", s->kind) &&
+		  cJSON_AddStringToObject(o, "layers", "all");
+	if (ok && !s->known) {
+		ok = cJSON_AddStringToObject(o, "skipped", "no architecture to cost this component by") != NULL;
+		ws_json_add_u64(o, "params", s->params);
+		return ok ? o : (cJSON_Delete(o), NULL);
+	}
+	ok = ok && cJSON_AddStringToObject(o, "per", s->per);
+	if (ok && s->height) {
+		ws_json_add_u64(o, "height", s->height);
+		ws_json_add_u64(o, "width", s->width);
+		cJSON *g = cJSON_AddObjectToObject(o, "grid");
+		ok = g != NULL;
+		if (g) {
+			ws_json_add_u64(g, "height", s->grid_h);
+			ws_json_add_u64(g, "width", s->grid_w);
+		}
+		ws_json_add_u64(o, "image_tokens", s->image_tokens);
+	}
+	if (s->text_tokens)
+		ws_json_add_u64(o, "text_tokens", s->text_tokens);
+	cJSON *mc = ok ? cJSON_AddObjectToObject(o, "macs") : NULL;
+	cJSON *fl = mc ? cJSON_AddObjectToObject(o, "flops") : NULL;
+	cJSON *br = fl ? cJSON_AddObjectToObject(mc, "by_role") : NULL;
+	if (!br) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	ws_json_add_u64(mc, "total", s->macs);
+	ws_json_add_u64(mc, "attention", s->attention);
+	for (int role = 0; role < WS_ROLE_COUNT; role++)
+		if (s->by_role[role])
+			ws_json_add_u64(br, ws_role_name((ws_role)role), s->by_role[role]);
+	/* FLOPs = 2 x MACs, null when that does not fit */
+	if (ws_mul_u64(s->macs, 2, &f2) && ws_mul_u64(s->attention, 2, &a2)) {
+		ws_json_add_u64(fl, "total", f2);
+		ws_json_add_u64(fl, "attention", a2);
+	} else {
+		cJSON_AddNullToObject(fl, "total");
+	}
+	if (s->encode_macs) {
+		cJSON *e = cJSON_AddObjectToObject(o, "encode");
+		if (e) {
+			ws_json_add_u64(e, "macs", s->encode_macs);
+			ws_json_add_u64(e, "attention_macs", s->encode_attention);
+			if (ws_mul_u64(s->encode_macs, 2, &f2))
+				ws_json_add_u64(e, "flops", f2);
+		}
+	}
+	ws_json_add_u64(o, "params", s->params);
+	return o;
+}

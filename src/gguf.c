@@ -454,6 +454,83 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 
 /* ==== one file ==== */
 
+/* ComfyUI-GGUF's converter stores an sd1 / sdxl tensor whose rows are
+ * not whole quant blocks as rows of 256, its original shape (PyTorch
+ * order) in comfy.gguf.orig_shape.NAME, an INT32 array its loader views
+ * the tensor as: that is the tensor's logical shape, laid out before the
+ * stored one as for an unpacked quantized weight (ws_tensor_logical).  A
+ * value that is not such a shape of as many elements is a finding. */
+#define ORIG_SHAPE "comfy.gguf.orig_shape."
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const ws_tensor *x = *(const ws_tensor *const *)a, *y = *(const ws_tensor *const *)b;
+	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	int c = memcmp(x->name, y->name, n);
+	return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+static int
+orig_shapes(ws_model *m, uint32_t file, uint64_t first)
+{
+	const size_t pl = sizeof ORIG_SHAPE - 1;
+	bool any = false;
+	for (uint64_t i = 0; i < m->n_meta && !any; i++)
+		any = m->meta[i].file == file && m->meta[i].key_len > pl && !memcmp(m->meta[i].key, ORIG_SHAPE, pl);
+	uint64_t n = m->n_tensors - first;
+	if (!any || !n)
+		return 0;
+	ws_tensor **by = malloc((size_t)n * sizeof *by);
+	if (!by)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		by[i] = &m->tensors[first + i];
+	qsort(by, (size_t)n, sizeof *by, name_cmp);
+	int rc = 0;
+	for (uint64_t i = 0; i < m->n_meta && !rc; i++) {
+		const ws_kv *kv = &m->meta[i];
+		if (kv->file != file || kv->key_len <= pl || memcmp(kv->key, ORIG_SHAPE, pl))
+			continue;
+		ws_tensor key = {.name = kv->key + pl, .name_len = kv->key_len - (uint32_t)pl}, *kp = &key;
+		ws_tensor **hit = bsearch(&kp, by, (size_t)n, sizeof *by, name_cmp);
+		uint64_t dims[GGUF_MAX_DIMS], prod = 1;
+		bool ok = hit && !(*hit)->logical && kv->type == WS_V_ARRAY && kv->arr_type == WS_V_I32 &&
+			  kv->arr_count >= 1 && kv->arr_count <= GGUF_MAX_DIMS;
+		for (uint64_t d = 0; ok && d < kv->arr_count; d++) {
+			int64_t v = (int32_t)raw(kv->data + 4 * d, 4, kv->swap);
+			ok = v > 0 && ws_mul_u64(prod, (uint64_t)v, &prod);
+			dims[d] = ok ? (uint64_t)v : 0;
+		}
+		if (!hit)
+			continue;  /* a key of no tensor: nothing to view */
+		ws_tensor *t = *hit;
+		if (!ok || prod != t->elements) {
+			char nb[1024];
+			rc = ws_model_add_finding(m, WS_SEV_WARNING, "metadata-mismatch", esc(nb, sizeof nb, t->name, t->name_len),
+						  -1, -1, false, 0, 0,
+						  "%s%s is not a shape of the tensor's %llu elements (an INT32 array): "
+						  "its stored shape is kept", ORIG_SHAPE, nb,
+						  (unsigned long long)t->elements) < 0 ? -1 : 0;
+			continue;
+		}
+		uint64_t od = kv->arr_count;
+		uint64_t *l = ws_model_alloc(m, (size_t)(od + 1 + t->ndim) * sizeof *l);
+		if (!l) {
+			rc = -1;
+			break;
+		}
+		memcpy(l, dims, (size_t)od * sizeof *l);
+		l[od] = od;
+		if (t->ndim)
+			memcpy(l + od + 1, t->shape, t->ndim * sizeof *l);
+		t->shape = l + od + 1;
+		t->logical = true;
+	}
+	free(by);
+	return rc;
+}
+
 /* Parse PATH (already the next file of m) into m.  `names` holds the
  * tensor names of earlier parts so duplicates across a split set show. */
 static int
@@ -577,6 +654,10 @@ ws_gguf_parse(ws_model *m, uint32_t idx, ws_strset *names, ws_error *err)
 			err->kind = WS_ERRK_TRUNCATED;
 			goto out;
 		}
+	}
+	if (orig_shapes(m, idx, first) < 0) {
+		oom(&g);
+		goto out;
 	}
 	rc = 0;
 out:

@@ -744,3 +744,621 @@ Test(diffusion, pipeline_with_a_sharded_transformer)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== flops per denoising step, per decode, per prompt ==== */
+
+/* flops --json of a network written from config text (mkmodel) at the
+ * arguments given; the document's first component. */
+static cJSON *
+flops_of(const char *cfg_text, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "cfg.json", cfg_text, strlen(cfg_text));
+	char *m = ws_join(dir, "net");
+	mkmodel(m, cf, NULL, NULL);
+	ws_run r = ws_run_cli("flops", m, "--json", a1, a2, a3, a4, NULL);
+	cr_assert_eq(r.status, 0, "flops: %s%s", r.out, r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j, "not JSON: %s", r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+	return j;
+}
+
+static const cJSON *
+first_component(const cJSON *j)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "components"), 0);
+	cr_assert(c, "no components[]");
+	return c;
+}
+
+Test(diffusion, flops_small_unet_by_hand)
+{
+	/* two levels (8, 16 channels), one resnet each, cross-attention on
+	 * the second; --size 32 px: latent 4x4 (level 0, 16 positions; no
+	 * VAE read: /8), level 1 2x2 (4); 77 text tokens of width 12; time
+	 * embedding 4 x 8 = 32.  A weight's MACs = its elements x the
+	 * positions or tokens it runs over; an attention's scores and
+	 * weighted values 2 x queries x keys x 16. */
+	static const char cfg[] =
+		"{\"_class_name\": \"UNet2DConditionModel\", \"block_out_channels\": [8, 16],"
+		" \"down_block_types\": [\"DownBlock2D\", \"CrossAttnDownBlock2D\"],"
+		" \"up_block_types\": [\"CrossAttnUpBlock2D\", \"UpBlock2D\"], \"layers_per_block\": 1,"
+		" \"cross_attention_dim\": 12, \"mid_block_type\": null, \"use_linear_projection\": true,"
+		" \"attention_head_dim\": 8, \"norm_num_groups\": 4, \"sample_size\": 4}";
+	uint64_t own = 8 * 4 * 9 * 16             /* conv_in */
+		       + (32 * 8 + 32 * 32)        /* time embedding, once */
+		       + 4 * 8 * 9 * 16;           /* conv_out */
+	uint64_t down0 = (8 * 8 * 9 * 2) * 16 + 8 * 32   /* resnet, its time projection once */
+			 + 8 * 8 * 9 * 4;                /* downsampler, output at level 1 */
+	uint64_t scores = 2 * 4 * 4 * 16 + 2 * 4 * 77 * 16;
+	uint64_t attn = (16 * 16 * 2) * 4          /* proj_in, proj_out */
+			+ (16 * 16 * 4) * 4        /* attn1 q k v o */
+			+ (16 * 16 * 2) * 4        /* attn2 q o */
+			+ (16 * 12 * 2) * 77       /* attn2 k v over the text */
+			+ (128 * 16 + 16 * 64) * 4 /* GEGLU */
+			+ scores;
+	uint64_t down1 = (16 * 8 * 9 + 16 * 16 * 9 + 16 * 8) * 4 + 16 * 32 + attn;
+	/* up level 1 takes the skips 16 and 8: resnets 16+16 -> 16, 16+8 -> 16 */
+	uint64_t up0 = (16 * 32 * 9 + 16 * 16 * 9 + 16 * 32) * 4 + 16 * 32 + attn +
+		       (16 * 24 * 9 + 16 * 16 * 9 + 16 * 24) * 4 + 16 * 32 + attn +
+		       16 * 16 * 9 * 16;           /* upsampler, output at level 0 */
+	/* up level 0 takes the skips 8 and 8: 16+8 -> 8, 8+8 -> 8 */
+	uint64_t up1 = (8 * 24 * 9 + 8 * 8 * 9 + 8 * 24) * 16 + 8 * 32 +
+		       (8 * 16 * 9 + 8 * 8 * 9 + 8 * 16) * 16 + 8 * 32;
+	uint64_t total = own + down0 + down1 + up0 + up1;
+	cr_assert_eq(total, 389888ull, "the arithmetic above: %llu", (unsigned long long)total);
+	cJSON *j = flops_of(cfg, "--size", "32", NULL, NULL);
+	const cJSON *c = first_component(j);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "per")->valuestring, "denoising_step");
+	cr_expect_eq(json_u64(c, "macs", "total"), total, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 3 * scores);
+	cr_expect_eq(json_u64(c, "flops", "total"), 2 * total);
+	cr_expect_eq(json_u64(c, "image_tokens", NULL), 16);
+	cr_expect_eq(json_u64(c, "text_tokens", NULL), 77);
+	/* the native size: sample_size 4 latent x 8 */
+	cr_expect_eq(json_u64(j, "size", "height"), 32);
+	cJSON_Delete(j);
+	j = flops_of(cfg, NULL, NULL, NULL, NULL);
+	cr_expect_eq(json_u64(first_component(j), "macs", "total"), total);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "size"),
+							  "source")->valuestring, "sample_size");
+	cJSON_Delete(j);
+}
+
+Test(diffusion, flops_small_flux_by_hand)
+{
+	/* D = 2 heads x 4 = 8, MLP 32; --size 32: latent 4x4, packed 2x2
+	 * into 2x2 = 4 image tokens; --seq 3 text tokens; joint attention
+	 * over 7 */
+	static const char cfg[] =
+		"{\"_class_name\": \"FluxTransformer2DModel\", \"num_layers\": 1, \"num_single_layers\": 1,"
+		" \"num_attention_heads\": 2, \"attention_head_dim\": 4, \"in_channels\": 4,"
+		" \"joint_attention_dim\": 6, \"pooled_projection_dim\": 5, \"patch_size\": 1}";
+	uint64_t own = 8 * 4 * 4             /* x_embedder over the image */
+		       + 8 * 6 * 3           /* context_embedder over the text */
+		       + 8 * 256 + 8 * 8     /* timestep MLP, once */
+		       + 8 * 5 + 8 * 8       /* pooled text MLP, once */
+		       + 16 * 8              /* norm_out modulation, once */
+		       + 4 * 8 * 4;          /* proj_out over the image */
+	uint64_t joint = 2 * 7 * 7 * 8;
+	uint64_t dbl = 2 * 48 * 8                 /* two modulations */
+		       + (4 * 64 + 2 * 256) * 4   /* image stream: q k v o, MLP */
+		       + (4 * 64 + 2 * 256) * 3   /* text stream */
+		       + joint;
+	uint64_t single = 24 * 8 + (32 * 8 + 3 * 64 + 8 * 40) * 7 + joint;
+	uint64_t total = own + dbl + single;
+	cr_assert_eq(total, 16024ull, "the arithmetic above: %llu", (unsigned long long)total);
+	cJSON *j = flops_of(cfg, "--size", "32", "--seq", "3");
+	const cJSON *c = first_component(j);
+	cr_expect_eq(json_u64(c, "macs", "total"), total, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 2 * joint);
+	cr_expect_eq(json_u64(c, "image_tokens", NULL), 4);
+	cJSON_Delete(j);
+	/* a size the packing does not divide: a usage error naming the multiple */
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "cfg.json", cfg, sizeof cfg - 1), *m = ws_join(dir, "n");
+	mkmodel(m, cf, NULL, NULL);
+	ws_run r = ws_run_cli("flops", m, "--size", "40", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(ws_contains(r.err, "multiples of 16"), "%s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("flops", m, "--size", "32x", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	ws_run_free(&r);
+	/* a size whose attention overflows 64 bits: said, a usage error */
+	r = ws_run_cli("flops", m, "--size", "1048576", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(ws_contains(r.err, "overflow"), "%s", r.err);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+}
+
+Test(diffusion, flops_small_vae_by_hand)
+{
+	/* levels of 4 and 8 channels: scale factor 2; --size 4: pixels 4x4
+	 * (16), latent 2x2 (4); the mid block's single-head attention of
+	 * width 8 over the 4 latent positions */
+	static const char cfg[] =
+		"{\"_class_name\": \"AutoencoderKL\", \"block_out_channels\": [4, 8], \"latent_channels\": 2,"
+		" \"down_block_types\": [\"DownEncoderBlock2D\", \"DownEncoderBlock2D\"],"
+		" \"up_block_types\": [\"UpDecoderBlock2D\", \"UpDecoderBlock2D\"], \"layers_per_block\": 1,"
+		" \"norm_num_groups\": 2, \"sample_size\": 4}";
+	uint64_t mid = 2 * (8 * 8 * 9 * 2) * 4 + 4 * 64 * 4 + 2 * 4 * 4 * 8;
+	uint64_t decode = 2 * 2 * 4             /* post_quant_conv */
+			  + 8 * 2 * 9 * 4       /* decoder.conv_in */
+			  + mid
+			  + 2 * (8 * 8 * 9 * 2) * 4 /* up level 1: two resnets */
+			  + 8 * 8 * 9 * 16      /* its upsampler, at the pixels */
+			  + (4 * 8 * 9 + 4 * 4 * 9 + 4 * 8) * 16 + (4 * 4 * 9 * 2) * 16
+			  + 3 * 4 * 9 * 16;     /* decoder.conv_out */
+	uint64_t encode = 4 * 3 * 9 * 16 + (4 * 4 * 9 * 2) * 16 + 4 * 4 * 9 * 4 +
+			  (8 * 4 * 9 + 8 * 8 * 9 + 8 * 4) * 4 + mid + 4 * 8 * 9 * 4 + 4 * 4 * 4;
+	cr_assert_eq(decode, 43280ull, "the arithmetic above: %llu", (unsigned long long)decode);
+	cr_assert_eq(encode, 22208ull, "the arithmetic above: %llu", (unsigned long long)encode);
+	cJSON *j = flops_of(cfg, NULL, NULL, NULL, NULL);
+	const cJSON *c = first_component(j);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "per")->valuestring, "decode");
+	cr_expect_eq(json_u64(c, "macs", "total"), decode, "%llu", (unsigned long long)json_u64(c, "macs", "total"));
+	cr_expect_eq(json_u64(c, "encode", "macs"), encode, "%llu", (unsigned long long)json_u64(c, "encode", "macs"));
+	cr_expect_eq(json_u64(c, "macs", "attention"), 2 * 4 * 4 * 8);
+	cr_expect_eq(json_u64(j, "size", "width"), 4, "a VAE's sample_size is in pixels");
+	cJSON_Delete(j);
+}
+
+Test(diffusion, flops_sdxl_pipeline_and_flux)
+{
+	/* SDXL base at its native 1024x1024: the UNet per step at 6.76
+	 * TFLOPs (published estimates put it near 6.7-7), the VAE per decode,
+	 * CLIP-L and OpenCLIP-bigG per prompt of 77 tokens */
+	static const char *const parts[] = {"unet", "vae", "text_encoder", "text_encoder_2"};
+	char *mi = shared_or_skip(SDXL "model_index.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "sdxl");
+	mkdir(root, 0755);
+	char *mic = ws_join(root, "model_index.json");
+	copy_sparse(mi, mic);
+	for (size_t i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, SDXL "%s.json", parts[i]);
+		char *cfg = shared_or_skip(rel), *sub = ws_join(root, parts[i]);
+		mkmodel(sub, cfg, "--dtype", "F16");
+		free(cfg);
+		free(sub);
+	}
+	ws_run r = ws_run_cli("flops", root, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	cr_assert(j);
+	cr_expect_eq(json_u64(j, "size", "height"), 1024);
+	cr_expect_eq(json_u64(j, "size", "vae_scale_factor"), 8);
+	const cJSON *u = component(j, "unet"), *v = component(j, "vae"), *t = component(j, "text_encoder");
+	cr_assert(u && v && t);
+	uint64_t um = json_u64(u, "macs", "total");
+	cr_expect_eq(um, 3380618199040ull, "%llu", (unsigned long long)um);
+	cr_expect(2 * um > 6700000000000ull && 2 * um < 7000000000000ull);
+	cr_expect_eq(json_u64(u, "text_tokens", NULL), 77);
+	cr_expect_eq(json_u64(u, "grid", "height"), 128);
+	cr_expect_eq(json_u64(v, "macs", "total"), 5235196297216ull);
+	/* CLIP-L: 12 layers x (4 x 768² + 2 x 768 x 3072) MACs a token, and
+	 * 12 x 12 heads x (64 + 64) per pair of the 77 tokens */
+	cr_expect_eq(json_u64(t, "macs", "total"), 12ull * (4 * 768 * 768 + 2 * 768 * 3072) * 77 + 12ull * 12 * 128 * 77 * 77);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(t, "per")->valuestring, "prompt");
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	/* --component: the one component, still at the VAE's scale */
+	r = ws_run_cli("flops", root, "--json", "--component", "unet", "--size", "512x768", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "components")), 1);
+	cr_expect_eq(json_u64(first_component(j), "grid", "width"), 96);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	/* the text: a line per component, what it runs once for */
+	r = ws_run_cli("flops", root, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, "unet (unet), per denoising step: 128x128 latent grid") &&
+		  ws_contains(r.out, "vae (vae), per decode: 1024x1024 pixels") &&
+		  ws_contains(r.out, "text_encoder_2 (text_encoder), per prompt of 77 tokens") &&
+		  ws_contains(r.out, "3,380,618,199,040 MACs"), "%s", r.out);
+	ws_run_free(&r);
+	/* --size of a model that is no diffusion network */
+	char *te = ws_join(root, "text_encoder");
+	r = ws_run_cli("flops", te, "--size", "512", NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	ws_run_free(&r);
+	free(te);
+	ws_rmtree(dir);
+	free(mic);
+	free(mi);
+	free(root);
+	free(dir);
+
+	/* FLUX.1-dev at 1024x1024: 4,096 image tokens and 512 T5 tokens;
+	 * 19 double and 38 single blocks of 12 x 3072² MACs per token over
+	 * the 4,608, joint attention 2 x 4,608² x 3072 in each; the
+	 * embedders: x 64 -> 3072 over the image, context 4096 -> 3072 over
+	 * the text, proj_out 3072 -> 64; the time, guidance and pooled MLPs
+	 * and the modulations once */
+	char *cfg = shared_or_skip("configs/black-forest-labs__FLUX.1-dev__transformer.json");
+	dir = ws_tmpdir();
+	char *m = ws_join(dir, "transformer");
+	mkmodel(m, cfg, NULL, NULL);
+	const uint64_t D = 3072, N = 4096 + 512;
+	uint64_t once = 2 * (D * 256 + D * D) + D * 768 + D * D   /* time, guidance, pooled */
+			+ 19 * 2 * 6 * D * D + 38 * 3 * D * D + 2 * D * D; /* modulations */
+	uint64_t flux = 57 * (12 * D * D * N + 2 * N * N * D) + 64 * D * 4096 + 4096 * D * 512 +
+			D * 64 * 4096 + once;
+	r = ws_run_cli("flops", m, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	cr_expect_eq(json_u64(first_component(j), "macs", "total"), flux, "%llu against %llu",
+		     (unsigned long long)json_u64(first_component(j), "macs", "total"), (unsigned long long)flux);
+	cr_expect_eq(json_u64(first_component(j), "image_tokens", NULL), 4096);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cfg);
+	free(dir);
+}
+
+/* ==== GGUF as ComfyUI-GGUF writes a network ==== */
+
+/* Overwrite the value of general.architecture (same length) in a GGUF
+ * header. */
+static void
+set_gguf_arch(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "r+b");
+	cr_assert(f, "%s", path);
+	char h[4096];
+	size_t n = fread(h, 1, sizeof h, f);
+	const char *k = memmem(h, n, "general.architecture", 20);
+	cr_assert(k);
+	const char *v = memmem(k, n - (size_t)(k - h), from, strlen(from));
+	cr_assert(v);
+	cr_assert_eq(fseek(f, v - h, SEEK_SET), 0);
+	cr_assert_eq(fwrite(to, 1, strlen(to), f), strlen(to));
+	fclose(f);
+}
+
+Test(diffusion, flux_gguf_quantized)
+{
+	/* general.architecture flux, BFL names, Q4_K where the rows are whole
+	 * blocks, F16 where not (img_in's 64), F32 for vectors: the layout
+	 * read from the shapes, the parameters from the logical shapes */
+	static const struct {
+		const char *cfg, *dtype;
+		bool shared;
+		uint64_t total;
+	} files[] = {
+		{"configs/black-forest-labs__FLUX.1-dev__transformer.json", "Q4_K", true, FLUX_DEV},
+		{"diffusion/black-forest-labs__FLUX.1-schnell__transformer.json", "Q8_0", false, 11891178560ull},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = files[i].shared ? shared_or_skip(files[i].cfg) : ws_testdata_path(files[i].cfg);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.gguf");
+		char codes[512];
+		char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", (char *)files[i].dtype, NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		cJSON *j = check_json(f, 0, files[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "", "%s", files[i].cfg);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(j, "format")->valuestring, "gguf");
+		const cJSON *bd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), "by_dtype");
+		cr_expect(json_u64(bd, files[i].dtype, NULL) > files[i].total / 2, "most parameters in %s", files[i].dtype);
+		const cJSON *c = component(j, "transformer");
+		cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		/* the same network per step as its safetensors */
+		r = ws_run_cli("flops", f, "--json", NULL);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(ws_contains(r.out, "\"per\":\"denoising_step\""), "%s", r.out);
+		ws_run_free(&r);
+		if (i == 0) {
+			/* a family other than the names': no formula, saying so */
+			set_gguf_arch(f, "flux", "sdxl");
+			r = ws_run_cli("check", f, NULL);
+			cr_expect_eq(r.status, 0, "%s", r.err);
+			cr_expect(ws_contains(r.out, "another diffusion family"), "%s", r.out);
+			ws_run_free(&r);
+		}
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+/* ==== a value per level ==== */
+
+static uint64_t
+total_of_text(const char *text)
+{
+	cJSON *cfg = cJSON_Parse(text);
+	cr_assert(cfg, "%s", text);
+	struct ws_arch a;
+	struct ws_formula f;
+	ws_formula_of(cfg, &a, &f);
+	cr_assert(a.known, "%s: %s", text, a.unsupported ? a.unsupported : "");
+	uint64_t t = f.total;
+	ws_formula_free(&f);
+	ws_arch_free(&a);
+	cJSON_Delete(cfg);
+	return t;
+}
+
+Test(diffusion, cross_attention_dim_per_level)
+{
+	/* cross_attention_dim as a list, one per down block: the up blocks
+	 * read it backwards, the mid block the last.  Level 0 (8 channels)
+	 * has 3 transformer blocks (one down, two up), level 1 (16) 4 (one
+	 * down, two up, the mid block's); attn2.to_k and to_v are [C, X] */
+#define XCFG(x) "{\"_class_name\": \"UNet2DConditionModel\", \"block_out_channels\": [8, 16]," \
+	" \"down_block_types\": [\"CrossAttnDownBlock2D\", \"CrossAttnDownBlock2D\"]," \
+	" \"up_block_types\": [\"CrossAttnUpBlock2D\", \"CrossAttnUpBlock2D\"], \"layers_per_block\": 1," \
+	" \"attention_head_dim\": 8, \"norm_num_groups\": 4, \"sample_size\": 4, \"cross_attention_dim\": " x "}"
+	uint64_t list = total_of_text(XCFG("[12, 20]"));
+	uint64_t all12 = total_of_text(XCFG("12")), all20 = total_of_text(XCFG("20"));
+	cr_expect_eq(list - all12, 4 * 2 * 16 * (20 - 12), "level 1 reads 20: %llu", (unsigned long long)(list - all12));
+	cr_expect_eq(all20 - list, 3 * 2 * 8 * (20 - 12), "level 0 reads 12: %llu", (unsigned long long)(all20 - list));
+	/* a list of another length than the levels: the key named */
+	cJSON *cfg = cJSON_Parse(XCFG("[12, 20, 24]"));
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_expect_eq(ws_arch_from_config(cfg, "config.json", &a, &err), -1);
+	cr_expect(strstr(err.message, "cross_attention_dim"), "%s", err.message);
+	cJSON_Delete(cfg);
+	/* a checkpoint of the list's widths checks clean, and its
+	 * cross-attention keys and values run over the text per level */
+	char *dir = ws_tmpdir(), *cf = ws_write_file(dir, "c.json", XCFG("[12, 20]"), strlen(XCFG("[12, 20]")));
+	char *m = ws_join(dir, "unet"), codes[512];
+	mkmodel(m, cf, NULL, NULL);
+	cJSON_Delete(check_json(m, 0, list, codes, sizeof codes));
+	cr_expect_str_eq(codes, "");
+	ws_run r = ws_run_cli("flops", m, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out);
+	const cJSON *br = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(first_component(j), "macs"), "by_role");
+	cr_expect_eq(json_u64(br, "xattn_k", NULL), (3 * 8 * 12 + 4 * 16 * 20) * 77ull);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(m);
+	free(cf);
+	free(dir);
+#undef XCFG
+}
+
+Test(diffusion, flops_t5_prompt_in_a_flux_pipeline)
+{
+	/* a FLUX pipeline's CLIP runs over its 77-row position table, its T5
+	 * (relative positions, no table) over the pipeline's 512 tokens:
+	 * flan-t5-base's encoder, 12 x (4 x 768² + 3 x 768 x 2048) MACs a
+	 * token and 12 x 12 x (64 + 64) per pair; --seq 256 sets T5's
+	 * length and the transformer's context, not CLIP's */
+	char *t5 = shared_or_skip("configs/google__flan-t5-base.json");
+	char *clip = shared_or_skip(SDXL "text_encoder.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "flux");
+	mkdir(root, 0755);
+	static const char mi[] = "{\"_class_name\": \"FluxPipeline\", \"transformer\": [\"diffusers\", \"X\"],"
+				 " \"text_encoder\": [\"transformers\", \"CLIPTextModel\"],"
+				 " \"text_encoder_2\": [\"transformers\", \"T5EncoderModel\"]}";
+	static const char tr[] = "{\"_class_name\": \"FluxTransformer2DModel\", \"num_layers\": 1,"
+				 " \"num_single_layers\": 1, \"num_attention_heads\": 2, \"attention_head_dim\": 4,"
+				 " \"in_channels\": 64, \"joint_attention_dim\": 768, \"pooled_projection_dim\": 768}";
+	free(ws_write_file(root, "model_index.json", mi, sizeof mi - 1));
+	cJSON *c = ws_load_json(t5);
+	cJSON_ReplaceItemInObjectCaseSensitive(c, "architectures", cJSON_CreateStringArray((const char *[]){"T5EncoderModel"}, 1));
+	char *txt = cJSON_PrintUnformatted(c);
+	char *t5e = ws_write_file(dir, "t5.json", txt, strlen(txt)), *trc = ws_write_file(dir, "tr.json", tr, sizeof tr - 1);
+	char *st = ws_join(root, "transformer"), *s1 = ws_join(root, "text_encoder"), *s2 = ws_join(root, "text_encoder_2");
+	mkmodel(st, trc, NULL, NULL);
+	mkmodel(s1, clip, NULL, NULL);
+	mkmodel(s2, t5e, NULL, NULL);
+	const uint64_t a = 12ull * (4 * 768 * 768 + 3 * 768 * 2048), b = 12ull * 12 * 128;
+	for (int k = 0; k < 2; k++) {
+		uint64_t n = k ? 256 : 512;
+		ws_run r = k ? ws_run_cli("flops", root, "--json", "--seq", "256", NULL) : ws_run_cli("flops", root, "--json", NULL);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		cr_expect_eq(json_u64(component(j, "text_encoder"), "text_tokens", NULL), 77);
+		cr_expect_eq(json_u64(component(j, "text_encoder_2"), "text_tokens", NULL), n);
+		cr_expect_eq(json_u64(component(j, "text_encoder_2"), "macs", "total"), a * n + b * n * n);
+		cr_expect_eq(json_u64(component(j, "transformer"), "text_tokens", NULL), n);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+	}
+	free(st);
+	free(s1);
+	free(s2);
+	free(t5e);
+	free(trc);
+	free(txt);
+	cJSON_Delete(c);
+	free(t5);
+	free(clip);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sd3_in_stability_names_and_gguf)
+{
+	/* SD3 as Stability AI names it (joint_blocks.N.x_block / context_block,
+	 * q k v fused), as a single file and as ComfyUI-GGUF's "sd3": the
+	 * layout, qk norms and SD3.5's dual-attention blocks (0-12 of 24)
+	 * read from the names and shapes; the same count as the diffusers
+	 * config's formula and the same MACs per step as its folder */
+	static const char *const cfgs[] = {
+		"diffusion/stabilityai__stable-diffusion-3-medium-diffusers__transformer.json",
+		"diffusion/stabilityai__stable-diffusion-3.5-medium__transformer.json",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = ws_testdata_path(cfgs[i]);
+		uint64_t total = total_of_file(cfg);
+		char *dir = ws_tmpdir(), *md = ws_join(dir, "diffusers"), *ms = ws_join(dir, "single"),
+		     *mg = ws_join(dir, "gguf");
+		mkmodel(md, cfg, NULL, NULL);
+		mkmodel(ms, cfg, "--single-file", NULL);
+		char *argv[] = {getenv("WS_MKMODEL"), mg, cfg, "--format", "gguf", "--dtype", "Q8_0", NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		char *fs = ws_join(ms, "model.safetensors"), *fg = ws_join(mg, "model.gguf");
+		const char *paths[] = {md, fs, fg};
+		uint64_t macs[3];
+		for (size_t k = 0; k < 3; k++) {
+			char codes[512];
+			cJSON *j = check_json(paths[k], 0, total, codes, sizeof codes);
+			cr_expect_str_eq(codes, "", "%s", paths[k]);
+			cr_expect(json_u64(j, "buffers", "total") > 0, "pos_embed is a buffer");
+			cJSON_Delete(j);
+			if (k)
+				expect_no_other_role(paths[k]);
+			r = ws_run_cli("flops", paths[k], "--json", NULL);
+			cr_assert_eq(r.status, 0, "%s", r.err);
+			j = cJSON_Parse(r.out);
+			macs[k] = json_u64(first_component(j), "macs", "total");
+			cJSON_Delete(j);
+			ws_run_free(&r);
+		}
+		cr_expect(macs[0] == macs[1] && macs[1] == macs[2], "%llu %llu %llu", (unsigned long long)macs[0],
+			  (unsigned long long)macs[1], (unsigned long long)macs[2]);
+		free(fs);
+		free(fg);
+		free(md);
+		free(ms);
+		free(mg);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, gguf_orig_shape_is_the_logical_shape)
+{
+	/* ComfyUI-GGUF's converter reshapes a tensor whose rows are not
+	 * whole blocks to rows of 256 and keeps its shape in
+	 * comfy.gguf.orig_shape.NAME (INT32): img_in [3072, 64] stored as
+	 * [768, 256] (Q4_K) reads and compares as [3072, 64] */
+	char *cfg = ws_testdata_path("diffusion/black-forest-labs__FLUX.1-schnell__transformer.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "flux"), *f = ws_join(m, "model.gguf");
+	char codes[512];
+	char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", "Q4_K", "--gguf-shape-fix", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	r = ws_run_cli("ls", f, "--match", "img_in.weight", "--json", NULL);
+	cr_expect(ws_contains(r.out, "Q4_K"), "%s", r.out);
+	ws_run_free(&r);
+	cJSON_Delete(check_json(f, 0, 11891178560ull, codes, sizeof codes));
+	cr_expect_str_eq(codes, "");
+	/* a shape of other elements than the tensor's: kept as stored, said */
+	FILE *fp = fopen(f, "r+b");
+	cr_assert(fp);
+	char h[8192];
+	size_t n = fread(h, 1, sizeof h, fp);
+	const char *k = memmem(h, n, "comfy.gguf.orig_shape.img_in.weight", 35);
+	cr_assert(k);
+	/* key, type ARRAY, INT32, count 2, then 3072 and 64 */
+	long at = (long)(k - h) + 35 + 4 + 4 + 8 + 4;
+	uint32_t v = 65;
+	cr_assert_eq(fseek(fp, at, SEEK_SET), 0);
+	cr_assert_eq(fwrite(&v, 4, 1, fp), 1u);
+	fclose(fp);
+	cJSON_Delete(check_json(f, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "metadata-mismatch") && ws_contains(codes, "shape-mismatch"), "%s", codes);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, sdxl_gguf_ldm_names_reshaped)
+{
+	/* SDXL's UNet as ComfyUI-GGUF writes it: general.architecture sdxl,
+	 * the original (LDM) names, Q4_K, every tensor whose rows are not
+	 * whole blocks reshaped to rows of 256 with comfy.gguf.orig_shape:
+	 * the levels read at the original shapes, the count and the MACs
+	 * per step as the diffusers folder's */
+	char *cfg = shared_or_skip(SDXL "unet.json");
+	char *dir = ws_tmpdir(), *m = ws_join(dir, "sdxl"), *f = ws_join(m, "model.gguf");
+	char codes[512];
+	char *argv[] = {getenv("WS_MKMODEL"), m, cfg, "--format", "gguf", "--dtype", "Q4_K", "--gguf-shape-fix", NULL};
+	ws_run r = ws_run_argv(argv);
+	cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+	ws_run_free(&r);
+	cJSON *j = check_json(f, 0, SDXL_UNET, codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	cJSON_Delete(j);
+	expect_no_other_role(f);
+	r = ws_run_cli("flops", f, "--json", "--size", "1024", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	j = cJSON_Parse(r.out);
+	cr_expect_eq(json_u64(first_component(j), "macs", "total"), 3380618199040ull);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	free(f);
+	free(m);
+	free(cfg);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, flops_ldm_single_file_as_its_folder)
+{
+	/* one original SDXL file (LDM names, every component inferred) costs
+	 * what the diffusers folder does, component by component */
+	static const char *const parts[] = {"unet", "vae", "text_encoder", "text_encoder_2"};
+	char *mi = shared_or_skip(SDXL "model_index.json");
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "sdxl"), *one = ws_join(dir, "one");
+	mkdir(root, 0755);
+	char *mic = ws_join(root, "model_index.json");
+	copy_sparse(mi, mic);
+	for (size_t i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, SDXL "%s.json", parts[i]);
+		char *cfg = shared_or_skip(rel), *sub = ws_join(root, parts[i]);
+		mkmodel(sub, cfg, "--dtype", "F16");
+		free(cfg);
+		free(sub);
+	}
+	mkmodel(one, root, "--single-file", NULL);
+	char *f = ws_join(one, "model.safetensors");
+	ws_run a = ws_run_cli("flops", root, "--json", "--size", "1024", NULL);
+	ws_run b = ws_run_cli("flops", f, "--json", "--size", "1024", NULL);
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_eq(b.status, 0, "%s", b.err);
+	cJSON *ja = cJSON_Parse(a.out), *jb = cJSON_Parse(b.out);
+	for (size_t i = 0; i < 4; i++) {
+		const cJSON *ca = component(ja, parts[i]), *cb = component(jb, parts[i]);
+		cr_assert(ca && cb, "%s", parts[i]);
+		cr_expect_eq(json_u64(ca, "macs", "total"), json_u64(cb, "macs", "total"), "%s", parts[i]);
+	}
+	/* no config: no native size to take */
+	ws_run c = ws_run_cli("flops", f, NULL);
+	cr_expect_eq(c.status, 2, "%s", c.err);
+	cr_expect(ws_contains(c.err, "give --size"), "%s", c.err);
+	ws_run_free(&c);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	ws_run_free(&a);
+	ws_run_free(&b);
+	free(f);
+	free(mic);
+	free(mi);
+	free(root);
+	free(one);
+	ws_rmtree(dir);
+	free(dir);
+}

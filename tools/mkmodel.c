@@ -238,11 +238,19 @@ typedef struct gen {
 	const cfg *c;
 } gen;
 
+/* bytes per element, or per block of `block` elements (GGUF quant
+ * types, after the float ones); ftype: llama.cpp's general.file_type */
 static const struct dtype {
 	const char *name;
 	unsigned bytes;
 	uint32_t ggml;
-} dtypes[] = {{"BF16", 2, 30}, {"F16", 2, 1}, {"F32", 4, 0}, {"F8_E4M3", 1, 0}, {"I64", 8, 27}};
+	unsigned block, ftype;
+} dtypes[] = {{"BF16", 2, 30, 0, 32}, {"F16", 2, 1, 0, 1}, {"F32", 4, 0, 0, 0}, {"F8_E4M3", 1, 0, 0, 0},
+	      {"I64", 8, 27, 0, 0},
+#define DT_QUANT 5
+	      {"Q8_0", 34, 8, 32, 7}, {"Q4_0", 18, 2, 32, 2}, {"Q5_0", 22, 6, 32, 8},
+	      {"Q4_K", 144, 12, 256, 14}, {"Q5_K", 176, 13, 256, 16}, {"Q6_K", 210, 14, 256, 18}};
+#define DT_COUNT (sizeof dtypes / sizeof dtypes[0])
 
 static bool
 ends_with(const char *s, const char *tail)
@@ -2772,13 +2780,17 @@ join(const char *dir, const char *name)
  * diffusion_pytorch_model */
 static const char *st_stem = "model";
 static void write_safetensors(const char *dir, const gen *g, uint64_t shards, const struct dtype *dt);
+static void net_gguf(const char *dir, const char *config, gen *g, const char *arch, const struct dtype *dt);
 
 /* A diffusers network (a config naming its class): every tensor of the
  * library's reading, as the class names it; buffers it stores too. */
 static void
 net_model(const char *dir, const char *config, const char *raw, size_t raw_len, uint64_t shards,
-	  const struct dtype *dt, bool single)
+	  const struct dtype *dt, bool single, bool gguf)
 {
+	/* GGUF as ComfyUI-GGUF's converter writes a network: the single
+	 * file's (original) names */
+	single = single || gguf;
 	cJSON *j = ws_json_parse_py(raw, raw_len, NULL);
 	struct ws_arch a;
 	ws_error err = {0};
@@ -2798,7 +2810,12 @@ net_model(const char *dir, const char *config, const char *raw, size_t raw_len, 
 	st_stem = single ? "model" : "diffusion_pytorch_model";
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		die("mkdir %s: %s", dir, strerror(errno));
-	write_safetensors(dir, &g, shards, dt);
+	if (gguf)
+		net_gguf(dir, config, &g, ws_net_gguf_arch(a.net->cls), dt);
+	else if (dt->block)
+		die("%s: %s is a GGUF type (--format gguf)", config, dt->name);
+	else
+		write_safetensors(dir, &g, shards, dt);
 	if (single) {
 		free(g.v);
 		ws_arch_free(&a);
@@ -3196,6 +3213,8 @@ gguf_arch(const cfg *c)
 	return a;
 }
 
+static bool gguf_own_types, gguf_shape_fix;
+
 /* The header (key/values kv, nkv of them, then g's tensor infos) and
  * the sparse data section: DIR/FILE. */
 static void
@@ -3210,15 +3229,17 @@ gguf_emit(const char *dir, const char *file, const gen *g, const struct dtype *d
 	uint64_t off = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const tensor *t = &g->v[i];
-		/* the converter keeps 1-D tensors (norms, biases) in F32 */
-		const struct dtype *d = t->nd == 1 ? &dtypes[2] : dt;
+		/* the converter keeps 1-D tensors (norms, biases) in F32; a
+		 * network's tensors carry their own types */
+		const struct dtype *d = t->nd == 1 ? &dtypes[2] : gguf_own_types && t->dt ? t->dt : dt;
 		put_str(&h, t->name);
 		put_u32(&h, (uint32_t)t->nd);
 		for (int k = t->nd - 1; k >= 0; k--)
 			put_u64(&h, t->shape[k]);
 		put_u32(&h, d->ggml);
 		put_u64(&h, off);
-		off += (elements(t) * d->bytes + 31) / 32 * 32;
+		uint64_t n = d->block ? elements(t) / d->block * d->bytes : elements(t) * d->bytes;
+		off += (n + 31) / 32 * 32;
 	}
 	while (h.n % 32)
 		put(&h, "", 1);
@@ -3232,6 +3253,60 @@ gguf_emit(const char *dir, const char *file, const gen *g, const struct dtype *d
 	free(p);
 	free(h.p);
 	free(kv.p);
+}
+
+/* A network as ComfyUI-GGUF writes it: general.architecture its family,
+ * the quantization version and file type, no sizes; the converter keeps
+ * 1-D and small tensors (up to 1,024 elements) in F32, and the quantizer
+ * (its llama.cpp patch) falls back to F16 for rows its blocks do not
+ * divide. */
+static void
+net_gguf(const char *dir, const char *config, gen *g, const char *arch, const struct dtype *dt)
+{
+	if (!arch)
+		die("%s: no GGUF layout for this network", config);
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", arch);
+	/* --gguf-shape-fix: the converter's reshape of sd1 / sdxl tensors
+	 * (2-D and up, at least 512 elements, a multiple of 256, the last
+	 * dim not) to rows of 256, the shape kept in comfy.gguf.orig_shape.* */
+	for (size_t i = 0; gguf_shape_fix && i < g->n; i++) {
+		tensor *t = &g->v[i];
+		uint64_t n = elements(t);
+		if (t->nd < 2 || n < 512 || n % 256 || t->shape[t->nd - 1] % 256 == 0)
+			continue;
+		char key[160];
+		snprintf(key, sizeof key, "comfy.gguf.orig_shape.%s", t->name);
+		put_str(&kv, key);
+		put_u32(&kv, GV_ARRAY);
+		put_u32(&kv, 5);  /* INT32 */
+		put_u64(&kv, (uint64_t)t->nd);
+		for (int k = 0; k < t->nd; k++)
+			put_u32(&kv, (uint32_t)t->shape[k]);
+		nkv++;
+		t->nd = 2;
+		t->shape[0] = n / 256;
+		t->shape[1] = 256;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		tensor *t = &g->v[i];
+		if (t->nd == 1 || elements(t) <= 1024)
+			t->dt = &dtypes[2];
+		else if (dt->block && (t->nd != 2 || t->shape[t->nd - 1] % dt->block))
+			t->dt = &dtypes[1];  /* matrices alone are quantized */
+		else
+			t->dt = dt;
+	}
+	put_str(&kv, "general.quantization_version");
+	put_u32(&kv, GV_U32);
+	put_u32(&kv, 2);
+	put_str(&kv, "general.file_type");
+	put_u32(&kv, GV_U32);
+	put_u32(&kv, dt->ftype);
+	nkv += 2;
+	gguf_own_types = true;
+	gguf_emit(dir, "model.gguf", g, dt, kv, nkv);
 }
 
 static void
@@ -3623,11 +3698,13 @@ usage(void)
 {
 	fputs("usage: mkmodel DIR CONFIG.json [--format safetensors|gguf|mmproj] [--shards N]\n"
 	      "               [--mmproj-drop N]\n"
-	      "               [--dtype BF16|F16|F32] [--tie-head-copy] [--fp8] [--plant DEFECT]\n"
+	      "               [--dtype BF16|F16|F32|Q8_0|Q4_0|Q5_0|Q4_K|Q5_K|Q6_K (GGUF)] [--tie-head-copy]\n"
+	      "               [--fp8] [--plant DEFECT]\n"
 	      "               [--mla-split] [--gguf-mtp] [--meta KEY=N]\n"
 	      "               [--class NAME] [--legacy-norms] [--position-ids]\n"
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
-	      "               [--single-file]  (CONFIG a diffusers folder: one original SD file)\n"
+	      "               [--single-file] [--gguf-shape-fix]  (--single-file: CONFIG a diffusers folder: one\n"
+	      "               original SD file)\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3651,6 +3728,10 @@ main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--single-file")) {
 			single_file = true;
+			continue;
+		}
+		if (!strcmp(a, "--gguf-shape-fix")) {
+			gguf_shape_fix = true;
 			continue;
 		}
 		if (!strcmp(a, "--tie-head-copy") || !strcmp(a, "--fp8") || !strcmp(a, "--mla-split") ||
@@ -3683,8 +3764,8 @@ main(int argc, char **argv)
 				usage();
 		} else if (!strcmp(a, "--dtype")) {
 			dt = NULL;
-			for (size_t k = 0; k < 3; k++)
-				if (!strcmp(dtypes[k].name, v))
+			for (size_t k = 0; k < DT_COUNT; k++)
+				if ((k < 3 || k >= DT_QUANT) && !strcmp(dtypes[k].name, v))
 					dt = &dtypes[k];
 			if (!dt)
 				usage();
@@ -3735,7 +3816,7 @@ main(int argc, char **argv)
 		bool net = j && ws_net_config(j);
 		cJSON_Delete(j);
 		if (net) {
-			net_model(dir, config, s, raw_len, shards, dt, single_file);
+			net_model(dir, config, s, raw_len, shards, dt, single_file, gguf);
 			free(s);
 			return 0;
 		}

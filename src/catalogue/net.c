@@ -50,26 +50,56 @@ enum {
 	F_BUF = 1u << 11,      /* line flag: a buffer, not a parameter */
 };
 
+/* What a matrix runs over, per step (flops): the image's positions at
+ * the unit's level (0, the default), once per sample, the text tokens,
+ * image and text together (a single-stream block), the image at the
+ * deepest level (a VAE's latent end). */
+#define T_IMG WS_NET_TOK_IMG
+#define T_ONE WS_NET_TOK_ONE
+#define T_TXT WS_NET_TOK_TXT
+#define T_ALL WS_NET_TOK_ALL
+#define T_DEEP 4
+/* An attention whose scores this line's projection starts: over its own
+ * tokens, its tokens against the text, image and text jointly. */
+#define A_SELF WS_NET_ATT_SELF
+#define A_TXT WS_NET_ATT_TXT
+#define A_JOINT WS_NET_ATT_JOINT
+
 struct nline {
 	const char *name;
 	ws_role role;
 	unsigned need, unless;
 	struct nd d[4];
+	unsigned char tok, att;
+	struct nd aw;        /* the attention's inner width (heads x head dim) */
 };
 
 #define R(x) WS_ROLE_##x
 /* a linear with bias: weight [o, i], bias [o] */
+#define Z_ 0, 0, {0, 0}
 #define LIN(n, role, need, unless, o, i) \
-	{n ".weight", R(role), need, unless, {o, i}}, {n ".bias", R(role), need, unless, {o}}
-#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}}
+	{n ".weight", R(role), need, unless, {o, i}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
+#define LINNB(n, role, need, unless, o, i) {n ".weight", R(role), need, unless, {o, i}, Z_}
+/* ... running over tok; starting an attention att of inner width aw */
+#define LINT(n, role, need, unless, o, i, tok) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBT(n, role, need, unless, o, i, tok) {n ".weight", R(role), need, unless, {o, i}, tok, 0, {0, 0}}
+#define LINA(n, role, need, unless, o, i, tok, att, aw) \
+	{n ".weight", R(role), need, unless, {o, i}, tok, att, aw}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
+#define LINNBA(n, role, need, unless, o, i, att, aw) {n ".weight", R(role), need, unless, {o, i}, 0, att, aw}
+#define CONVT(n, role, need, unless, o, i, k, tok) \
+	{n ".weight", R(role), need, unless, {o, i, k, k}, tok, 0, {0, 0}}, \
+	{n ".bias", R(role), need, unless, {o}, tok, 0, {0, 0}}
 /* a weight vector alone (an RMSNorm) */
-#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}}
+#define VEC(n, role, need, unless, w) {n ".weight", R(role), need, unless, {w}, Z_}
 /* a vector under its own name (BFL's RMSNorm scale) */
-#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}}
+#define RAW(n, role, need, unless, w) {n, R(role), need, unless, {w}, Z_}
 #define NORMWB(n, role, need, unless, w) \
-	{n ".weight", R(role), need, unless, {w}}, {n ".bias", R(role), need, unless, {w}}
+	{n ".weight", R(role), need, unless, {w}, Z_}, {n ".bias", R(role), need, unless, {w}, Z_}
 #define CONV(n, role, need, unless, o, i, k) \
-	{n ".weight", R(role), need, unless, {o, i, k, k}}, {n ".bias", R(role), need, unless, {o}}
+	{n ".weight", R(role), need, unless, {o, i, k, k}, Z_}, {n ".bias", R(role), need, unless, {o}, Z_}
 #define O_ {QO, 0}
 #define I_ {QI, 0}
 #define K1 {Q1, 1}
@@ -102,7 +132,7 @@ struct nline {
 #define dD_3 {QD, 3}
 #define dD_5 {QD, 5}
 #define dD_9 {QD, 9}
-#define END {NULL, 0, 0, 0, {{0, 0}}}
+#define END {NULL, 0, 0, 0, {{0, 0}}, Z_}
 
 /* ==== units ==== */
 
@@ -110,7 +140,7 @@ struct nline {
 static const struct nline u_resnet[] = {
 	NORMWB("norm1", NORM, 0, 0, I_),
 	CONV("conv1", CONV, 0, 0, O_, I_, K3),
-	LIN("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT),
+	LINT("time_emb_proj", TIME_EMBED, F_TEMB, 0, O_, dT, T_ONE),
 	NORMWB("norm2", NORM, 0, 0, O_),
 	CONV("conv2", CONV, 0, 0, O_, O_, K3),
 	CONV("conv_shortcut", CONV, F_SHORT, 0, O_, I_, K1),
@@ -137,14 +167,14 @@ static const struct nline u_t2d[] = {
  * a GEGLU feed-forward (its proj holds value and gate) */
 static const struct nline u_basic[] = {
 	NORMWB("norm1", ATTN_NORM, 0, 0, O_),
-	LINNB("attn1.to_q", ATTN_Q, 0, 0, O_, O_),
+	LINNBA("attn1.to_q", ATTN_Q, 0, 0, O_, O_, A_SELF, O_),
 	LINNB("attn1.to_k", ATTN_K, 0, 0, O_, O_),
 	LINNB("attn1.to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("attn1.to_out.0", ATTN_O, 0, 0, O_, O_),
 	NORMWB("norm2", XATTN_NORM, 0, 0, O_),
-	LINNB("attn2.to_q", XATTN_Q, 0, 0, O_, O_),
-	LINNB("attn2.to_k", XATTN_K, 0, 0, O_, dX),
-	LINNB("attn2.to_v", XATTN_V, 0, 0, O_, dX),
+	LINNBA("attn2.to_q", XATTN_Q, 0, 0, O_, O_, A_TXT, O_),
+	LINNBT("attn2.to_k", XATTN_K, 0, 0, O_, dX, T_TXT),
+	LINNBT("attn2.to_v", XATTN_V, 0, 0, O_, dX, T_TXT),
 	LIN("attn2.to_out.0", XATTN_O, 0, 0, O_, O_),
 	NORMWB("norm3", FFN_NORM, 0, 0, O_),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dO_8, O_),
@@ -155,7 +185,7 @@ static const struct nline u_basic[] = {
 /* a VAE's single-head attention with biases */
 static const struct nline u_vae_attn[] = {
 	NORMWB("group_norm", NORM, 0, 0, O_),
-	LIN("to_q", ATTN_Q, 0, 0, O_, O_),
+	LINA("to_q", ATTN_Q, 0, 0, O_, O_, T_IMG, A_SELF, O_),
 	LIN("to_k", ATTN_K, 0, 0, O_, O_),
 	LIN("to_v", ATTN_V, 0, 0, O_, O_),
 	LIN("to_out.0", ATTN_O, 0, 0, O_, O_),
@@ -165,10 +195,10 @@ static const struct nline u_vae_attn[] = {
 /* UNet2DConditionModel's own layers */
 static const struct nline u_unet[] = {
 	CONV("conv_in", CONV, 0, 0, dB0, dCIN, dKIN),
-	LIN("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0),
-	LIN("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT),
-	LIN("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD),
-	LIN("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT),
+	LINT("time_embedding.linear_1", TIME_EMBED, 0, 0, dT, dB0, T_ONE),
+	LINT("time_embedding.linear_2", TIME_EMBED, 0, 0, dT, dT, T_ONE),
+	LINT("add_embedding.linear_1", COND_EMBED, F_TEXTTIME, 0, dT, dADD, T_ONE),
+	LINT("add_embedding.linear_2", COND_EMBED, F_TEXTTIME, 0, dT, dT, T_ONE),
 	NORMWB("conv_norm_out", NORM, 0, 0, dB0),
 	CONV("conv_out", CONV, 0, 0, dCOUT, dB0, dKOUT),
 	END,
@@ -179,10 +209,10 @@ static const struct nline u_unet[] = {
 static const struct nline u_vae[] = {
 	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
 	NORMWB("encoder.conv_norm_out", NORM, 0, 0, dBL),
-	CONV("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3),
-	CONV("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1),
-	CONV("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1),
-	CONV("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3),
+	CONVT("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3, T_DEEP),
+	CONVT("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1, T_DEEP),
+	CONVT("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1, T_DEEP),
+	CONVT("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3, T_DEEP),
 	NORMWB("decoder.conv_norm_out", NORM, 0, 0, dB0),
 	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
 	END,
@@ -191,65 +221,65 @@ static const struct nline u_vae[] = {
 /* FluxTransformer2DModel's own layers */
 static const struct nline u_flux[] = {
 	LIN("x_embedder", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("context_embedder", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	LINT("context_embedder", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 
 /* a double-stream (MMDiT) block: image and text streams, joint attention */
 static const struct nline u_flux_double[] = {
-	LIN("norm1.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, 0, 0, dD_6, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, 0, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 
 /* a single-stream block: attention and MLP side by side, one output */
 static const struct nline u_flux_single[] = {
-	LIN("norm.linear", ADALN, 0, 0, dD_3, DD),
-	LIN("proj_mlp", FFN_UP, 0, 0, dF, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
+	LINT("norm.linear", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINT("proj_mlp", FFN_UP, 0, 0, dF, DD, T_ALL),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_ALL, A_SELF, DD),
+	LINT("attn.to_k", ATTN_K, 0, 0, DD, DD, T_ALL),
+	LINT("attn.to_v", ATTN_V, 0, 0, DD, DD, T_ALL),
 	VEC("attn.norm_q", ATTN_Q_NORM, 0, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, 0, 0, dDH),
-	LIN("proj_out", FFN_DOWN, 0, 0, DD, dD_5),
+	LINT("proj_out", FFN_DOWN, 0, 0, DD, dD_5, T_ALL),
 	END,
 };
 
 /* SD3Transformer2DModel's own layers; pos_embed a persistent buffer */
 static const struct nline u_sd3[] = {
-	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}},
-	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}},
-	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}},
-	LIN("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD),
-	LIN("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD),
-	LIN("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX),
-	LIN("norm_out.linear", ADALN, 0, 0, dD_2, DD),
+	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	{"pos_embed.pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	LINT("time_text_embed.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_text_embed.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("time_text_embed.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("norm_out.linear", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
 	END,
 };
@@ -257,23 +287,23 @@ static const struct nline u_sd3[] = {
 /* a JointTransformerBlock; the last one's context stream ends in its
  * attention (context_pre_only), SD3.5's dual layers attend twice */
 static const struct nline u_sd3_block[] = {
-	LIN("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD),
-	LIN("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD),
-	LIN("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD),
-	LIN("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD),
-	LIN("attn.to_q", ATTN_Q, 0, 0, DD, DD),
+	LINT("norm1.linear", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("norm1.linear", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("norm1_context.linear", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINA("attn.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_JOINT, DD),
 	LIN("attn.to_k", ATTN_K, 0, 0, DD, DD),
 	LIN("attn.to_v", ATTN_V, 0, 0, DD, DD),
 	VEC("attn.norm_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_k", ATTN_K_NORM, F_QKN, 0, dDH),
-	LIN("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD),
-	LIN("attn.add_k_proj", ATTN_K, 0, 0, DD, DD),
-	LIN("attn.add_v_proj", ATTN_V, 0, 0, DD, DD),
+	LINT("attn.add_q_proj", ATTN_Q, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_k_proj", ATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn.add_v_proj", ATTN_V, 0, 0, DD, DD, T_TXT),
 	VEC("attn.norm_added_q", ATTN_Q_NORM, F_QKN, 0, dDH),
 	VEC("attn.norm_added_k", ATTN_K_NORM, F_QKN, 0, dDH),
 	LIN("attn.to_out.0", ATTN_O, 0, 0, DD, DD),
-	LIN("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD),
-	LIN("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD),
+	LINT("attn.to_add_out", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINA("attn2.to_q", ATTN_Q, F_DUAL, 0, DD, DD, T_IMG, A_SELF, DD),
 	LIN("attn2.to_k", ATTN_K, F_DUAL, 0, DD, DD),
 	LIN("attn2.to_v", ATTN_V, F_DUAL, 0, DD, DD),
 	VEC("attn2.norm_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
@@ -281,8 +311,8 @@ static const struct nline u_sd3_block[] = {
 	LIN("attn2.to_out.0", ATTN_O, F_DUAL, 0, DD, DD),
 	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
 	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD),
-	LIN("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF),
+	LINT("ff_context.net.0.proj", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("ff_context.net.2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
 	END,
 };
 
@@ -293,40 +323,80 @@ static const struct nline u_sd3_block[] = {
 #define dDF {QDF, 0}
 static const struct nline u_bfl[] = {
 	LIN("img_in", PATCH_EMBED, 0, 0, DD, dCIN),
-	LIN("txt_in", COND_EMBED, 0, 0, DD, dCTX),
-	LIN("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN),
-	LIN("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD),
-	LIN("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN),
-	LIN("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD),
-	LIN("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL),
-	LIN("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD),
-	LIN("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD),
+	LINT("txt_in", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("time_in.in_layer", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("time_in.out_layer", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("guidance_in.in_layer", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("guidance_in.out_layer", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("vector_in.in_layer", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("vector_in.out_layer", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
 	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
 	END,
 };
 static const struct nline u_bfl_double[] = {
-	LIN("img_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("txt_mod.lin", ADALN, 0, 0, dD_6, DD),
-	LIN("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("img_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("txt_mod.lin", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINA("img_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
 	RAW("img_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("img_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
 	LIN("img_attn.proj", ATTN_O, 0, 0, DD, DD),
-	LIN("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD),
+	LINT("txt_attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
 	RAW("txt_attn.norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("txt_attn.norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("txt_attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINT("txt_attn.proj", ATTN_O, 0, 0, DD, DD, T_TXT),
 	LIN("img_mlp.0", FFN_UP, 0, 0, dF, DD),
 	LIN("img_mlp.2", FFN_DOWN, 0, 0, DD, dF),
-	LIN("txt_mlp.0", FFN_UP, 0, 0, dF, DD),
-	LIN("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("txt_mlp.0", FFN_UP, 0, 0, dF, DD, T_TXT),
+	LINT("txt_mlp.2", FFN_DOWN, 0, 0, DD, dF, T_TXT),
 	END,
 };
 static const struct nline u_bfl_single[] = {
-	LIN("modulation.lin", ADALN, 0, 0, dD_3, DD),
-	LIN("linear1", ATTN_QKV, 0, 0, dQKVF, DD),
+	LINT("modulation.lin", ADALN, 0, 0, dD_3, DD, T_ONE),
+	LINA("linear1", ATTN_QKV, 0, 0, dQKVF, DD, T_ALL, A_SELF, DD),
 	RAW("norm.query_norm.scale", ATTN_Q_NORM, 0, 0, dDH),
 	RAW("norm.key_norm.scale", ATTN_K_NORM, 0, 0, dDH),
-	LIN("linear2", FFN_DOWN, 0, 0, DD, dDF),
+	LINT("linear2", FFN_DOWN, 0, 0, DD, dDF, T_ALL),
+	END,
+};
+
+/* SD3 as Stability AI names it (its single files; ComfyUI-GGUF's "sd3"):
+ * the same MMDiT, q, k, v fused, x_block the image stream and
+ * context_block the text's; pos_embed a buffer as in diffusers */
+static const struct nline u_sai[] = {
+	{"pos_embed", R(BUFFER), F_BUF, 0, {{Q1, 1}, dPOS, DD}, Z_},
+	{"x_embedder.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"x_embedder.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("t_embedder.mlp.0", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("t_embedder.mlp.2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("y_embedder.mlp.0", COND_EMBED, 0, 0, DD, dPOOL, T_ONE),
+	LINT("y_embedder.mlp.2", COND_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("context_embedder", COND_EMBED, 0, 0, dCAP, dCTX, T_TXT),
+	LINT("final_layer.adaLN_modulation.1", ADALN, 0, 0, dD_2, DD, T_ONE),
+	LIN("final_layer.linear", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_sai_block[] = {
+	LINT("x_block.adaLN_modulation.1", ADALN, 0, F_DUAL, dD_6, DD, T_ONE),
+	LINT("x_block.adaLN_modulation.1", ADALN, F_DUAL, 0, dD_9, DD, T_ONE),
+	LINA("x_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_IMG, A_JOINT, DD),
+	VEC("x_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("x_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LIN("x_block.attn.proj", ATTN_O, 0, 0, DD, DD),
+	LINA("x_block.attn2.qkv", ATTN_QKV, F_DUAL, 0, dQKV, DD, T_IMG, A_SELF, DD),
+	VEC("x_block.attn2.ln_q", ATTN_Q_NORM, F_DUAL | F_QKN, 0, dDH),
+	VEC("x_block.attn2.ln_k", ATTN_K_NORM, F_DUAL | F_QKN, 0, dDH),
+	LIN("x_block.attn2.proj", ATTN_O, F_DUAL, 0, DD, DD),
+	LIN("x_block.mlp.fc1", FFN_UP, 0, 0, dF, DD),
+	LIN("x_block.mlp.fc2", FFN_DOWN, 0, 0, DD, dF),
+	LINT("context_block.adaLN_modulation.1", ADALN, 0, F_PRE, dD_6, DD, T_ONE),
+	LINT("context_block.adaLN_modulation.1", ADALN, F_PRE, 0, dD_2, DD, T_ONE),
+	LINT("context_block.attn.qkv", ATTN_QKV, 0, 0, dQKV, DD, T_TXT),
+	VEC("context_block.attn.ln_q", ATTN_Q_NORM, F_QKN, 0, dDH),
+	VEC("context_block.attn.ln_k", ATTN_K_NORM, F_QKN, 0, dDH),
+	LINT("context_block.attn.proj", ATTN_O, 0, F_PRE, DD, DD, T_TXT),
+	LINT("context_block.mlp.fc1", FFN_UP, 0, F_PRE, dF, DD, T_TXT),
+	LINT("context_block.mlp.fc2", FFN_DOWN, 0, F_PRE, DD, dF, T_TXT),
 	END,
 };
 
@@ -335,7 +405,7 @@ static const struct nline u_bfl_single[] = {
 static const struct nline u_ldm_resnet[] = {
 	NORMWB("in_layers.0", NORM, 0, 0, I_),
 	CONV("in_layers.2", CONV, 0, 0, O_, I_, K3),
-	LIN("emb_layers.1", TIME_EMBED, F_TEMB, 0, O_, dT),
+	LINT("emb_layers.1", TIME_EMBED, F_TEMB, 0, O_, dT, T_ONE),
 	NORMWB("out_layers.0", NORM, 0, 0, O_),
 	CONV("out_layers.3", CONV, 0, 0, O_, O_, K3),
 	CONV("skip_connection", CONV, F_SHORT, 0, O_, I_, K1),
@@ -348,10 +418,10 @@ static const struct nline u_ldm_op[] = {
 };
 static const struct nline u_ldm_unet[] = {
 	CONV("input_blocks.0.0", CONV, 0, 0, dB0, dCIN, dKIN),
-	LIN("time_embed.0", TIME_EMBED, 0, 0, dT, dB0),
-	LIN("time_embed.2", TIME_EMBED, 0, 0, dT, dT),
-	LIN("label_emb.0.0", COND_EMBED, F_TEXTTIME, 0, dT, dADD),
-	LIN("label_emb.0.2", COND_EMBED, F_TEXTTIME, 0, dT, dT),
+	LINT("time_embed.0", TIME_EMBED, 0, 0, dT, dB0, T_ONE),
+	LINT("time_embed.2", TIME_EMBED, 0, 0, dT, dT, T_ONE),
+	LINT("label_emb.0.0", COND_EMBED, F_TEXTTIME, 0, dT, dADD, T_ONE),
+	LINT("label_emb.0.2", COND_EMBED, F_TEXTTIME, 0, dT, dT, T_ONE),
 	NORMWB("out.0", NORM, 0, 0, dB0),
 	CONV("out.2", CONV, 0, 0, dCOUT, dB0, dKOUT),
 	END,
@@ -368,7 +438,8 @@ static const struct nline u_ldm_vae_resnet[] = {
  * same count) */
 static const struct nline u_ldm_vae_attn[] = {
 	NORMWB("norm", NORM, 0, 0, O_),
-	CONV("q", ATTN_Q, 0, 0, O_, O_, K1),
+	{"q.weight", R(ATTN_Q), 0, 0, {O_, O_, K1, K1}, T_IMG, A_SELF, O_},
+	{"q.bias", R(ATTN_Q), 0, 0, {O_}, Z_},
 	CONV("k", ATTN_K, 0, 0, O_, O_, K1),
 	CONV("v", ATTN_V, 0, 0, O_, O_, K1),
 	CONV("proj_out", ATTN_O, 0, 0, O_, O_, K1),
@@ -377,10 +448,10 @@ static const struct nline u_ldm_vae_attn[] = {
 static const struct nline u_ldm_vae[] = {
 	CONV("encoder.conv_in", CONV, 0, 0, dB0, dCIN, K3),
 	NORMWB("encoder.norm_out", NORM, 0, 0, dBL),
-	CONV("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3),
-	CONV("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1),
-	CONV("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1),
-	CONV("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3),
+	CONVT("encoder.conv_out", CONV, 0, 0, dLAT2, dBL, K3, T_DEEP),
+	CONVT("quant_conv", CONV, F_QC, 0, dLAT2, dLAT2, K1, T_DEEP),
+	CONVT("post_quant_conv", CONV, F_PQC, 0, dLAT, dLAT, K1, T_DEEP),
+	CONVT("decoder.conv_in", CONV, 0, 0, dBL, dLAT, K3, T_DEEP),
 	NORMWB("decoder.norm_out", NORM, 0, 0, dB0),
 	CONV("decoder.conv_out", CONV, 0, 0, dCOUT, dB0, K3),
 	END,
@@ -462,6 +533,22 @@ struct nclass {
 	const char *detect;
 	const struct nprobe *probes;
 	const char *twin;    /* the diffusers class it is a layout of */
+	/* flops: the name prefixes of a VAE's encode pass; the text tokens
+	 * its pipeline gives per prompt (the denoiser's context), those of a
+	 * T5 encoder there; the latent positions per token side its pipeline
+	 * packs beyond patch_size; the latent sample size its pipeline
+	 * defaults to when the config has none */
+	const char *const *encode;
+	uint64_t text_tokens, long_text_tokens, pack, sample_def;
+	/* general.architecture of a GGUF file of this layout (ComfyUI-GGUF's
+	 * converter keeps the original names): one family or two (sd1 and
+	 * sdxl share one layout), the first what mkmodel writes */
+	const char *gguf[2];
+	const struct nkey *level_keys; /* a value per level (see unet_level_keys) */
+	/* a file's blocks of the second attention (SD3.5's dual layers):
+	 * those whose names hold dual_prefix N dual_suffix, read as the
+	 * config's list of the reps' dual_key */
+	const char *dual_prefix, *dual_suffix;
 };
 
 /* a quantity read from a tensor's shape (dim), or a block count from the
@@ -521,6 +608,12 @@ static const struct nkey unet_keys[] = {
 	{"cross_attention_dim", QX, 1280, 0, 0},
 	{"time_embedding_dim", QT, 0, QB0, 4},
 	{"projection_class_embeddings_input_dim", QADD, 0, Q1, 0},
+	{NULL, 0, 0, 0, 0},
+};
+/* a number, or a list of one per level (the up blocks read it backwards,
+ * the mid block the last): read by levels(), not as the class's keys */
+static const struct nkey unet_level_keys[] = {
+	{"cross_attention_dim", QX, 1280, 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 static const struct nflag unet_flags[] = {
@@ -628,12 +721,34 @@ static const struct nderive bfl_derive[] = {
 	{QD, QHEADS, QDH, 1, 0}, {QF, QD, Q1, 4, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0},
 	{QQKVF, QD, Q1, 3, QF}, {QDF, QD, Q1, 1, QF}, {0, 0, 0, 0, 0},
 };
+static const struct nprobe sai_probes[] = {
+	{"x_embedder.proj.weight", 0, QD, 0}, {"x_embedder.proj.weight", 1, QCIN, 0},
+	{"x_embedder.proj.weight", 2, QPS, 0}, {"context_embedder.weight", 0, QCAP, 0},
+	{"context_embedder.weight", 1, QCTX, 0}, {"y_embedder.mlp.0.weight", 1, QPOOL, 0},
+	{"t_embedder.mlp.0.weight", 1, QTIN, 0}, {"joint_blocks.0.x_block.mlp.fc1.weight", 0, QF, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, QDH, 0},
+	{"joint_blocks.0.x_block.attn.ln_q.weight", 0, 0, F_QKN},
+	{"final_layer.linear.weight", 0, QOUTP, 0}, {"pos_embed", 1, QPOS, 0},
+	{"joint_blocks.", 0, QR_LAYERS, 0},
+	{NULL, 0, 0, 0},
+};
+static const struct nrep sai_reps[] = {
+	{"joint_blocks.%u.", u_sai_block, QR_LAYERS, true, "dual_attention_layers"},
+	{NULL, NULL, 0, false, NULL},
+};
 static const struct nrep bfl_reps[] = {
 	{"double_blocks.%u.", u_bfl_double, QR_LAYERS, false, NULL},
 	{"single_blocks.%u.", u_bfl_single, QR_SINGLE, false, NULL},
 	{NULL, NULL, 0, false, NULL},
 };
 
+static const char *const vae_encode[] = {"encoder.", "quant_conv.", NULL};
+
+/* Text tokens per prompt (flops): a UNet's pipelines pad CLIP's prompt to
+ * its 77 positions; FluxPipeline's T5 prompt is max_sequence_length 512
+ * (the denoiser's whole context) and packs 2x2 latent positions into a
+ * token, its default_sample_size 128; StableDiffusion3Pipeline joins
+ * CLIP's 77 and T5's 256 (max_sequence_length) into 333. */
 /* UNet2DConditionModel as the original code names it (model.diffusion_model.) */
 static const struct nldm_stack ldm_unet_stacks[] = {
 	{"input_blocks.%u.0.", "input_blocks.%u.1.", "input_blocks.%u.0.", "down_block_types", unet_down, false,
@@ -692,22 +807,38 @@ static const struct nprobe ldm_vae_probes[] = {
 
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
-	 unet_mid, NULL, NULL, NULL, NULL},
+	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77, .level_keys = unet_level_keys},
 	{"AutoencoderKL", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_vae, NULL, vae_levels, vae_mid,
-	 NULL, NULL, NULL, NULL},
+	 NULL, NULL, NULL, NULL, .encode = vae_encode},
 	{"FluxTransformer2DModel", "transformer", flux_keys, dit_derive, flux_flags, NULL, u_flux, flux_reps,
-	 NULL, NULL, flux_counts, NULL, NULL, NULL},
+	 NULL, NULL, flux_counts, NULL, NULL, NULL, .text_tokens = 512, .long_text_tokens = 512, .pack = 2,
+	 .sample_def = 128},
 	{"SD3Transformer2DModel", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sd3, sd3_reps, NULL,
-	 NULL, sd3_counts, NULL, NULL, NULL},
+	 NULL, sd3_counts, NULL, NULL, NULL, .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128},
 	/* read from a file's shapes; mkmodel writes it from a FLUX config */
 	{"FluxTransformer2DModel (BFL names)", "transformer", flux_keys, bfl_derive, flux_flags, NULL, u_bfl,
 	 bfl_reps, NULL, NULL, flux_counts, "double_blocks.0.img_attn.qkv.weight", bfl_probes,
-	 "FluxTransformer2DModel"},
+	 "FluxTransformer2DModel", .text_tokens = 512, .long_text_tokens = 512, .pack = 2, .sample_def = 128,
+	 .gguf = {"flux"}},
+	/* read from a file's shapes; mkmodel writes it from an SD3 config */
+	{"SD3Transformer2DModel (SAI names)", "transformer", sd3_keys, dit_derive, NULL, sd3_strs, u_sai, sai_reps,
+	 NULL, NULL, sd3_counts, "joint_blocks.0.x_block.attn.qkv.weight", sai_probes, "SD3Transformer2DModel",
+	 .text_tokens = 333, .long_text_tokens = 256, .sample_def = 128, .gguf = {"sd3"},
+	 .dual_prefix = "joint_blocks.", .dual_suffix = ".x_block.attn2.qkv.weight"},
 	/* read from a single file's shapes (after its module's prefix) */
 	{"UNet2DConditionModel (LDM names)", "unet", unet_keys, NULL, unet_flags, unet_strs, u_ldm_unet, NULL, NULL,
-	 NULL, NULL, "input_blocks.0.0.weight", ldm_unet_probes, "UNet2DConditionModel"},
+	 NULL, NULL, "input_blocks.0.0.weight", ldm_unet_probes, "UNet2DConditionModel",
+	 .text_tokens = 77, .gguf = {"sdxl", "sd1"}},
 	{"AutoencoderKL (LDM names)", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_ldm_vae, NULL, NULL, NULL,
-	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL"},
+	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL",
+	 .encode = vae_encode},
+};
+
+/* The general.architecture values ComfyUI-GGUF's loader takes for an
+ * image or video network (its IMG_ARCH_LIST); those without a layout
+ * above are named, without a formula. */
+static const char *const gguf_families[] = {
+	"flux", "sd1", "sdxl", "sd3", "aura", "hidream", "cosmos", "ltxv", "hyvid", "wan", "lumina2", "qwen_image",
 };
 
 /* the classes whose levels the original code numbers (LDM names) */
@@ -765,6 +896,7 @@ ws_net_kind_of(const char *cls)
 #define NET_MAX_REPEAT 4096
 #define NET_MAX_VALUE (1ull << 32)
 #define NET_MAX_TENSORS (1u << 17)
+#define NET_MAX_LEVEL_KEYS 4
 
 struct build {
 	struct ws_net *n;
@@ -772,6 +904,8 @@ struct build {
 	const char *path;
 	ws_error *err;
 	const char *why;     /* the class has no layout for the config */
+	uint8_t level, deep; /* the level placed now; the deepest */
+	const char *const *encode;
 	const struct nplan *plan; /* LDM levels read from names (NULL: from the config) */
 };
 
@@ -813,6 +947,13 @@ emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t 
 		b->n->n++;
 		t->role = u->role;
 		t->buffer = (u->need & F_BUF) != 0;
+		t->tok = u->tok == T_DEEP ? T_IMG : u->tok;
+		t->level = u->tok == T_DEEP ? b->deep : b->level;
+		t->att = u->att;
+		if (u->att && u->aw.q && !ws_mul_u64(q[u->aw.q], u->aw.mul ? u->aw.mul : 1, &t->att_dim))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+		for (const char *const *e = b->encode; e && *e && !t->encode; e++)
+			t->encode = !strncmp(t->name, *e, strlen(*e));
 		t->kind = nl > 5 && !strcmp(u->name + nl - 5, ".bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
 		t->elements = 1;
 		for (int d = 0; d < 4 && u->d[d].q; d++) {
@@ -879,7 +1020,8 @@ key_u64(struct build *b, const cJSON *config, const char *key, uint64_t def, uin
 
 /* A key that is a count or a list of counts, one per level (n of them). */
 static int
-key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+key_levels_max(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out,
+	       uint64_t max)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
 	if (cJSON_IsArray(it)) {
@@ -889,9 +1031,9 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 		size_t i = 0;
 		const cJSON *e;
 		cJSON_ArrayForEach(e, it) {
-			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > NET_MAX_REPEAT)
+			if (ws_json_count(e, &out[i]) != WS_JSON_COUNT_OK || out[i] > max)
 				return ws_err(b->err, WS_EXIT_INPUT, b->path,
-					      "config key '%s': expected counts below %u", key, NET_MAX_REPEAT);
+					      "config key '%s': expected counts up to %llu", key, (unsigned long long)max);
 			i++;
 		}
 		return 0;
@@ -899,11 +1041,29 @@ key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, 
 	uint64_t v;
 	if (key_u64(b, config, key, def, &v) < 0)
 		return -1;
-	if (v > NET_MAX_REPEAT)
-		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %u", key, NET_MAX_REPEAT);
+	if (v > max)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': more than %llu", key,
+			      (unsigned long long)max);
 	for (size_t i = 0; i < n; i++)
 		out[i] = v;
 	return 0;
+}
+
+/* A count per level (blocks, layers). */
+static int
+key_levels(struct build *b, const cJSON *config, const char *key, uint64_t def, size_t n, uint64_t *out)
+{
+	return key_levels_max(b, config, key, def, n, out, NET_MAX_REPEAT);
+}
+
+/* Is key one of the class's keys of a value per level? */
+static bool
+level_key(const struct nclass *c, const char *key)
+{
+	for (const struct nkey *k = c->level_keys; k && k->key; k++)
+		if (!strcmp(k->key, key))
+			return true;
+	return false;
 }
 
 static int
@@ -924,9 +1084,18 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 	}
 	q[QB0] = ch[0];
 	q[QBL] = ch[n - 1];
+	b->deep = (uint8_t)(n - 1);
 	if (key_levels(b, config, "layers_per_block", 2, n, lpb) ||
 	    key_levels(b, config, "transformer_layers_per_block", 1, n, tl))
 		return -1;
+	/* the class's keys of a value per level */
+	uint64_t lk[NET_MAX_LEVEL_KEYS][NET_MAX_LEVELS];
+	size_t nlk = 0;
+	for (const struct nkey *k = c->level_keys; k && k->key && nlk < NET_MAX_LEVEL_KEYS; k++, nlk++) {
+		if (key_levels_max(b, config, k->key, k->def, n, lk[nlk], NET_MAX_VALUE))
+			return -1;
+		q[k->q] = lk[nlk][n - 1];
+	}
 	/* UNet2DConditionModel's time embedding width: 4 × the first level */
 	for (const struct nkey *k = c->keys; k->key; k++)
 		if (k->else_q == QB0 && !q[k->q])
@@ -951,9 +1120,12 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			uint64_t prev = lv->up ? ch[i ? n - i : n - 1] : ch[i ? i - 1 : 0];
 			uint64_t skip_in = lv->up ? ch[i + 1 < n ? n - 2 - i : 0] : 0;
 			uint64_t nres = lpb[li] + (lv->up ? 1 : 0);
+			b->level = (uint8_t)li;
 			for (uint64_t j = 0; j < nres; j++) {
 				uint64_t v[QR_COUNT];
 				memcpy(v, q, sizeof v);
+				for (size_t k = 0; k < nlk; k++)
+					v[c->level_keys[k].q] = lk[k][li];
 				v[QI] = j ? out : prev;
 				if (lv->skips)
 					v[QI] += j + 1 == nres ? skip_in : out;
@@ -978,6 +1150,9 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 			}
 			if (i + 1 < n) {
 				uint64_t v[QR_COUNT];
+				/* a downsampler's output is the next level's, an
+				 * upsampler's the level above */
+				b->level = (uint8_t)(lv->up ? li - 1 : li + 1);
 				memcpy(v, q, sizeof v);
 				v[QI] = v[QO] = out;
 				if (emit_at(b, lv->fmt, (unsigned)i, lv->sampler, 0, u_sampler, v, 0))
@@ -999,6 +1174,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		uint64_t v[QR_COUNT];
 		memcpy(v, q, sizeof v);
 		v[QI] = v[QO] = ch[n - 1];
+		b->level = b->deep;
 		unsigned fl = md->flags | cfl;
 		char pre[64];
 		snprintf(pre, sizeof pre, "%sresnets.0.", md->prefix);
@@ -1018,6 +1194,7 @@ levels(struct build *b, const cJSON *config, const struct nclass *c, uint64_t *q
 		if (emit(b, pre, u_resnet, v, fl))
 			return -1;
 	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
 	return 0;
 }
 
@@ -1056,6 +1233,7 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 	const struct nldm *L = ldm_of(c);
 	size_t n = p->n;
 	const uint64_t *ch = p->ch;
+	b->deep = (uint8_t)(n - 1);
 	for (const struct nldm_stack *st = L->stacks; st->res; st++) {
 		/* input_blocks.0 is the input convolution */
 		unsigned row = st->up ? 0 : 1;
@@ -1074,6 +1252,7 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 				if (st->skips)
 					v[QI] += j + 1 == nres ? skip_in : out;
 				v[QO] = out;
+				b->level = (uint8_t)li;
 				unsigned fl = st->flags | (v[QI] != v[QO] ? F_SHORT : 0) | cfl;
 				unsigned ix[2] = {st->running ? row : (unsigned)li, st->running ? 0 : (unsigned)j};
 				if (emit_ix(b, st->res, ix, NULL, L->resnet, v, fl))
@@ -1084,6 +1263,7 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 				if (st->running && st->up && i + 1 < n && j + 1 == nres) {
 					unsigned sx[2] = {row, attn ? 2 : 1};
 					v[QI] = out;
+					b->level = (uint8_t)(li - 1);  /* an upsampler's output */
 					if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
 						return -1;
 				}
@@ -1092,6 +1272,9 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 			if (i + 1 < n && !(st->running && st->up)) {
 				unsigned sx[2] = {st->running ? row : (unsigned)li, 0};
 				v[QI] = v[QO] = out;
+				/* a downsampler's output is the next level's, an
+				 * upsampler's the level above */
+				b->level = (uint8_t)(st->up ? li - 1 : li + 1);
 				if (emit_ix(b, st->sampler, sx, NULL, st->sampler_unit, v, 0))
 					return -1;
 				row += st->running;
@@ -1102,6 +1285,7 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 		uint64_t v[QR_COUNT];
 		memcpy(v, q, sizeof v);
 		v[QI] = v[QO] = ch[n - 1];
+		b->level = b->deep;
 		unsigned fl = md->flags | cfl, ix[2] = {0, 0};
 		if (emit(b, md->res0, L->resnet, v, fl))
 			return -1;
@@ -1110,6 +1294,7 @@ ldm_levels(struct build *b, const struct nclass *c, const struct nplan *p, const
 		if (emit(b, md->res1, L->resnet, v, fl))
 			return -1;
 	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
 	return 0;
 }
 
@@ -1157,6 +1342,16 @@ ldm_plan_config(struct build *b, const cJSON *config, const struct nclass *c, st
 	else if (t && !(cJSON_IsString(t) && !strcmp(t->valuestring, ldm_of(c)->mid_type)))
 		b->why = "a mid block type the catalogue has no layout for";
 	return 0;
+}
+
+/* A tensor's rows at its logical shape (a GGUF's reshaped tensor: its
+ * original one). */
+static uint64_t
+out_rows(const ws_tensor *t)
+{
+	uint32_t nd;
+	const uint64_t *sh = ws_tensor_logical(t, &nd);
+	return nd ? sh[0] : 0;
 }
 
 /* The number after name's start s (len bytes), and where its rest
@@ -1244,12 +1439,12 @@ ldm_plan_names(const ws_model *m, size_t pl, const struct nldm *L, struct nplan 
 			if ((uint64_t)j + 1 > w->blocks)
 				w->blocks = (uint64_t)j + 1;
 			if (j == 0 && is_exactly(s, len, r2, nm->res_out) && t->ndim)
-				w->out = t->shape[0];
+				w->out = out_rows(t);
 			continue;
 		}
 		if (is_exactly(s, len, r, nm->res_out) && t->ndim) {
 			w->res = true;
-			w->out = t->shape[0];
+			w->out = out_rows(t);
 		} else if (is_exactly(s, len, r, nm->sampler)) {
 			w->sampler = true;
 		} else if (starts(s, len, r, nm->blocks)) {
@@ -1356,6 +1551,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 	q[Q1] = 1;
 	int rc = 0;
 	for (const struct nkey *k = c->keys; !rc && k->key; k++) {
+		if (level_key(c, k->key))
+			continue;  /* levels() reads it, a number or a list */
 		int r = key_u64(&b, config, k->key, k->def, &q[k->q]);
 		if (r < 0)
 			rc = -1;
@@ -1416,6 +1613,7 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 		else
 			q[d->q] = v;
 	}
+	b.encode = c->encode;
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
@@ -1458,6 +1656,13 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 	qsort(n->t, n->n, sizeof *n->t, tcmp);
 	if (config)
 		key_u64(&b, config, "sample_size", 0, &n->sample_size);
+	n->sample_from_config = n->sample_size != 0;
+	if (!n->sample_size)
+		n->sample_size = c->sample_def;
+	n->levels = (uint64_t)b.deep + 1;
+	n->patch = (q[QPS] ? q[QPS] : 1) * (c->pack ? c->pack : 1);
+	n->text_tokens = c->text_tokens;
+	n->long_text_tokens = c->long_text_tokens;
 	n->in_channels = q[QCIN];
 	n->latent_channels = q[QLAT];
 	out->net = n;
@@ -1595,14 +1800,17 @@ ws_net_compare(ws_model *m, uint32_t comp, const struct ws_net *n)
 			free(esc);
 			continue;
 		}
-		bool same = t->ndim == e->ndim;
+		/* a GGUF's reshaped tensor compares at its original shape */
+		uint32_t tnd;
+		const uint64_t *tsh = ws_tensor_logical(t, &tnd);
+		bool same = tnd == e->ndim;
 		for (unsigned d = 0; same && d < e->ndim; d++)
-			same = t->shape[d] == e->dim[d];
+			same = tsh[d] == e->dim[d];
 		if (same || shapes++ >= NET_FINDING_CAP)
 			continue;
 		char want[128], have[128];
 		shape_str(want, sizeof want, e->dim, e->ndim);
-		shape_str(have, sizeof have, t->shape, t->ndim);
+		shape_str(have, sizeof have, tsh, tnd);
 		if (!(esc = ws_escape_text(t->name, t->name_len)) ||
 		    ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", esc, e->role, -1, true, e->elements,
 					 t->elements, "tensor '%s' has shape %s, %s expects %s", esc, have, n->cls,
@@ -1735,10 +1943,13 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 				if (v >= 0 && (uint64_t)v + 1 > q[p->q])
 					q[p->q] = (uint64_t)v + 1;
 			} else if (probe_hit(t, pl, p->name)) {
-				if (p->flag && (!p->dim || t->ndim == p->dim))
+				/* a GGUF's reshaped tensor is read at its original shape */
+				uint32_t nd;
+				const uint64_t *sh = ws_tensor_logical(t, &nd);
+				if (p->flag && (!p->dim || nd == p->dim))
 					fl |= p->flag;
-				if (!p->flag && p->dim < t->ndim)
-					q[p->q] = t->shape[p->dim];
+				if (!p->flag && p->dim < nd)
+					q[p->q] = sh[p->dim];
 			}
 		}
 		if (!p->flag && (q[p->q] > (p->name[nl - 1] == '.' ? NET_MAX_REPEAT : NET_MAX_VALUE)))
@@ -1760,7 +1971,34 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 	 * not a config's error) */
 	ws_error e2 = {0};
 	struct build b = {.n = n, .path = m->path, .err = &e2, .plan = ldm_of(c) ? &plan : NULL};
-	if (finish(&b, c, NULL, q, fl, out)) {
+	/* the blocks of a second attention, as the config would list them */
+	cJSON *cfg = NULL, *dual = NULL;
+	if (c->dual_prefix && c->reps && c->reps[0].dual_key) {
+		size_t sl = strlen(c->dual_suffix), dl = strlen(c->dual_prefix);
+		if (!(cfg = cJSON_CreateObject()) || !(dual = cJSON_AddArrayToObject(cfg, c->reps[0].dual_key))) {
+			cJSON_Delete(cfg);
+			ws_net_free(n);
+			return ws_err_oom(err, m->path);
+		}
+		for (uint64_t i = 0; i < m->n_tensors; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->name_len <= pl || memcmp(t->name, prefix, pl))
+				continue;
+			const char *nm = t->name + pl;
+			size_t len = t->name_len - pl;
+			int64_t v = index_after(nm, len, c->dual_prefix);
+			const char *dot = v >= 0 ? memchr(nm + dl, '.', len - dl) : NULL;
+			if (dot && (size_t)(nm + len - dot) == sl && !memcmp(dot, c->dual_suffix, sl) &&
+			    !cJSON_AddItemToArray(dual, cJSON_CreateNumber((double)v))) {
+				cJSON_Delete(cfg);
+				ws_net_free(n);
+				return ws_err_oom(err, m->path);
+			}
+		}
+	}
+	int rc = finish(&b, c, cfg, q, fl, out);
+	cJSON_Delete(cfg);
+	if (rc) {
 		if (e2.code == WS_EXIT_INTERNAL) {
 			*err = e2;
 			return -1;
@@ -1790,4 +2028,91 @@ ws_net_single_file_class(const char *cls)
 		if (classes[k].twin && !strcmp(classes[k].twin, cls))
 			return classes[k].cls;
 	return NULL;
+}
+
+bool
+ws_net_macs(const struct ws_net *n, uint64_t h, uint64_t w, uint64_t txt, struct ws_net_macs *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!ws_mul_u64(h, w, &out->image_tokens))
+		return false;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ws_net_tensor *t = &n->t[i];
+		/* matrices only: norms, biases and buffers multiply nothing */
+		if (t->buffer || t->kind != WS_KIND_WEIGHT || t->ndim < 2)
+			continue;
+		uint64_t img, tokens, m, x, keys, q;
+		if (t->level >= 64 || !ws_mul_u64(h >> t->level, w >> t->level, &img))
+			return false;
+		switch (t->tok) {
+		case T_ONE: tokens = 1; break;
+		case T_TXT: tokens = txt; break;
+		case T_ALL: if (!ws_add_u64(img, txt, &tokens)) return false; break;
+		default: tokens = img; break;
+		}
+		/* a weight element per token (a convolution's per output position) */
+		uint64_t *sum = t->encode ? &out->encode_macs : &out->macs;
+		uint64_t *att = t->encode ? &out->encode_attention : &out->attention;
+		if (!ws_mul_u64(t->elements, tokens, &m) || !ws_add_u64(*sum, m, sum) ||
+		    !ws_add_u64(out->by_role[t->role], t->encode ? 0 : m, &out->by_role[t->role]))
+			return false;
+		if (!t->att)
+			continue;
+		/* scores Q·Kᵀ and the weighted sum of V: 2 × queries × keys × width */
+		q = tokens;
+		keys = t->att == A_TXT ? txt : tokens;
+		if (t->att == A_JOINT && !ws_add_u64(img, txt, &q))
+			return false;
+		if (t->att == A_JOINT)
+			keys = q;
+		if (!ws_mul_u64(q, keys, &x) || !ws_mul_u64(x, t->att_dim, &x) || !ws_mul_u64(x, 2, &x) ||
+		    !ws_add_u64(*att, x, att) || !ws_add_u64(*sum, x, sum))
+			return false;
+	}
+	return true;
+}
+
+const char *
+ws_net_gguf_arch(const char *cls)
+{
+	for (size_t k = 0; cls && k < sizeof classes / sizeof classes[0]; k++)
+		if (classes[k].gguf[0] && !strcmp(classes[k].cls, cls))
+			return classes[k].gguf[0];
+	return NULL;
+}
+
+bool
+ws_net_gguf_family(const char *arch)
+{
+	for (size_t k = 0; arch && k < sizeof gguf_families / sizeof gguf_families[0]; k++)
+		if (!strcmp(gguf_families[k], arch))
+			return true;
+	return false;
+}
+
+int
+ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err)
+{
+	int r = ws_net_infer(m, out, err);
+	if (r < 0)
+		return -1;
+	if (r && !out->net)
+		return 0;  /* a layout's names, sizes of no network: said why */
+	const struct nclass *c = r ? class_of(out->net->cls) : NULL;
+	for (size_t k = 0; c && k < 2; k++)
+		if (c->gguf[k] && !strcmp(c->gguf[k], family))
+			return 0;
+	/* names of no layout, or of another family's than the key says */
+	if (out->net) {
+		ws_net_free(out->net);
+		out->net = NULL;
+	}
+	out->known = false;
+	out->hidden_size = out->num_heads = out->head_dim = 0;
+	snprintf(out->architecture, sizeof out->architecture, "%s", family);
+	out->unsupported = r ? "a GGUF whose general.architecture names another diffusion family than its "
+			       "tensor names"
+			     : "a diffusion network in ComfyUI-GGUF's layout whose tensor names the catalogue "
+			       "has no layout for";
+	return 0;
 }

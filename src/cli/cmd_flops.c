@@ -23,6 +23,7 @@ typedef struct flops_opts {
 	const char *specs[MAX_SELECTIONS];
 	ws_layer_sel sels[MAX_SELECTIONS];
 	size_t n_sels;             /* 0: every block */
+	uint64_t height, width;    /* --size in pixels (0: the native size) */
 } flops_opts;
 
 typedef struct flops_row {
@@ -318,6 +319,99 @@ no_tensors(const ws_cli *cli, const char *path, const ws_model *m)
 	return WS_EXIT_OK;
 }
 
+static void
+print_stage(FILE *out, const ws_flops_stage *s)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	fputs("  ", out);
+	ws_fput_escaped(out, s->name, strlen(s->name));
+	fprintf(out, " (%s)", s->kind);
+	if (!s->known) {
+		fprintf(out, ": no architecture to cost it by; params %s\n", ws_fmt_commas(s->params, b1, sizeof b1));
+		return;
+	}
+	if (!strcmp(s->per, "prompt"))
+		fprintf(out, ", per prompt of %s tokens", ws_fmt_commas(s->text_tokens, b1, sizeof b1));
+	else
+		fprintf(out, ", per %s: %llux%llu %s (%s positions)%s%s%s", strcmp(s->per, "decode") ? "denoising step" : "decode",
+			(unsigned long long)s->grid_h, (unsigned long long)s->grid_w,
+			!strcmp(s->per, "decode") ? "pixels" : !strcmp(s->kind, "unet") ? "latent grid" : "token grid", ws_fmt_commas(s->image_tokens, b1, sizeof b1),
+			s->text_tokens ? ", " : "", s->text_tokens ? ws_fmt_commas(s->text_tokens, b2, sizeof b2) : "",
+			s->text_tokens ? " text tokens" : "");
+	fprintf(out, ": %s MACs (attention %s), %s FLOPs; params %s\n", ws_fmt_commas(s->macs, b1, sizeof b1),
+		ws_fmt_commas(s->attention, b2, sizeof b2),
+		s->macs <= UINT64_MAX / 2 ? ws_fmt_commas(2 * s->macs, b3, sizeof b3) : "(over 2^64)",
+		ws_fmt_commas(s->params, b4, sizeof b4));
+	if (s->encode_macs)
+		fprintf(out, "    encode (image to latent): %s MACs (attention %s)\n",
+			ws_fmt_commas(s->encode_macs, b1, sizeof b1), ws_fmt_commas(s->encode_attention, b2, sizeof b2));
+}
+
+/* A diffusion pipeline or network: each component per what it runs
+ * once for (SPEC flops: per denoising step, per decode, per prompt). */
+static int
+diffusion_one(const ws_cli *cli, const char *path, ws_model *m, const flops_opts *o)
+{
+	ws_error err = {0};
+	ws_flops_diffusion d;
+	if (o->n_sels)
+		return ws_cli_usage_error("flops: --layers: a diffusion network has no numbered blocks to select");
+	if (ws_flops_diffusion_run(m, o->height, o->width, o->has_seq ? o->seq : 0, &d, &err)) {
+		if (err.code == WS_EXIT_USAGE)
+			return ws_cli_usage_error("flops: %s", err.message);
+		return ws_cli_report_error(cli, "flops", path, &err);
+	}
+	bool any = false;
+	for (size_t i = 0; i < d.n; i++)
+		any |= !cli->component || !strcmp(cli->component, d.stages[i].name);
+	if (!any) {
+		ws_flops_diffusion_free(&d);
+		return ws_cli_select_component(cli, "flops", path, m);
+	}
+	int rc = WS_EXIT_OK;
+	const char *arch = m->arch && m->arch->architecture[0] ? m->arch->architecture : "diffusion network";
+	if (cli->format == WS_OUT_JSON) {
+		cJSON *obj = ws_cli_json_header("flops", path);
+		cJSON *sz = obj ? cJSON_AddObjectToObject(obj, "size") : NULL;
+		cJSON *sel = sz ? cJSON_AddArrayToObject(obj, "selections") : NULL;
+		cJSON *comps = sel ? cJSON_AddArrayToObject(obj, "components") : NULL;
+		if (comps) {
+			ws_json_add_u64(sz, "height", d.height);
+			ws_json_add_u64(sz, "width", d.width);
+			cJSON_AddStringToObject(sz, "source", d.size_from);
+			ws_json_add_u64(sz, "vae_scale_factor", d.vae_scale);
+			cJSON_AddBoolToObject(sz, "vae_scale_assumed", d.vae_scale_assumed);
+		}
+		for (size_t i = 0; comps && i < d.n; i++) {
+			if (cli->component && strcmp(cli->component, d.stages[i].name))
+				continue;
+			cJSON *x = ws_flops_stage_to_json(&d.stages[i]);
+			/* selections[]: the main component's (the denoiser's) */
+			cJSON *y = x && !cJSON_GetArraySize(sel) ? cJSON_Duplicate(x, true) : NULL;
+			if (!x || !cJSON_AddItemToArray(comps, x) || (y && !cJSON_AddItemToArray(sel, y)))
+				comps = NULL;
+		}
+		if (!comps || ws_json_print_line(cli->out, obj))
+			rc = WS_EXIT_INTERNAL;
+		cJSON_Delete(obj);
+	} else {
+		ws_fput_escaped(cli->out, path, strlen(path));
+		fputs(": ", cli->out);
+		ws_fput_escaped(cli->out, arch, strlen(arch));
+		fprintf(cli->out, ", %llux%llu pixels (%s), latent = pixels / %llu%s; FLOPs = 2x MACs\n",
+			(unsigned long long)d.height, (unsigned long long)d.width,
+			d.size_given ? "--size" : strcmp(d.size_from, "sample_size") ? "the native size, the pipeline's default"
+									 : "the native size, from sample_size",
+			(unsigned long long)d.vae_scale,
+			d.vae_scale_assumed ? " (no VAE read: the usual factor assumed)" : " (the VAE's scale factor)");
+		for (size_t i = 0; i < d.n; i++)
+			if (!cli->component || !strcmp(cli->component, d.stages[i].name))
+				print_stage(cli->out, &d.stages[i]);
+	}
+	ws_flops_diffusion_free(&d);
+	return rc;
+}
+
 static int
 flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 {
@@ -335,6 +429,17 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err))
 		goto fail;
+	if (m->n_tensors && ws_flops_is_diffusion(m)) {
+		rc = diffusion_one(cli, path, m, o);
+		ws_model_free(m);
+		free(rows);
+		return rc;
+	}
+	if (o->height) {
+		ws_model_free(m);
+		free(rows);
+		return ws_cli_usage_error("flops: --size is for a diffusion network (a UNet, DiT or VAE)");
+	}
 	if ((rc = ws_cli_select_component(cli, "flops", path, m)) != 0) {
 		ws_model_free(m);
 		free(rows);
@@ -475,6 +580,19 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 				goto out;
 			}
 			o.specs[o.n_sels++] = v;
+		} else if ((v = opt_value(argc, argv, &i, "--size", &missing))) {
+			/* H or HxW pixels */
+			char *end = NULL;
+			unsigned long long hh = strtoull(v, &end, 10), ww = hh;
+			if (end && (*end == 'x' || *end == 'X') && end[1] >= '0' && end[1] <= '9')
+				ww = strtoull(end + 1, &end, 10);
+			if (!(v[0] >= '0' && v[0] <= '9') || !end || *end || !hh || !ww || hh > (1u << 20) ||
+			    ww > (1u << 20)) {
+				rc = ws_cli_usage_error("flops: --size: '%s' is not H or HxW pixels (1024, 768x1344)", v);
+				goto out;
+			}
+			o.height = hh;
+			o.width = ww;
 		} else if ((v = opt_value(argc, argv, &i, "--kv-dtype", &missing))) {
 			o.kv_dtype = ws_flops_parse_dtype(v);
 			if (o.kv_dtype == WS_DT_INVALID) {

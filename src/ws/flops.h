@@ -182,6 +182,52 @@ typedef struct ws_flops_part {
  * model of one).  -1 on OOM or overflow. */
 int ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err);
 
+/* A diffusion pipeline's components (or a network alone), each costed
+ * for what it runs once for: a UNet / DiT per denoising step, a VAE per
+ * decode (its encode apart), a text encoder per prompt. */
+typedef struct ws_flops_stage {
+	const char *name, *kind;   /* borrowed from the model */
+	const char *per;           /* "denoising_step", "decode", "prompt" */
+	bool known;                /* false: no architecture to cost it by */
+	uint64_t height, width;    /* pixels (0: a text encoder) */
+	uint64_t grid_h, grid_w;   /* the network's input grid: a UNet's
+				    * latent, a DiT's tokens, a VAE's pixels */
+	uint64_t image_tokens;     /* grid_h x grid_w */
+	uint64_t text_tokens;      /* the prompt's tokens it reads (0: none) */
+	uint64_t macs, attention;  /* attention: scores and weighted values,
+				    * part of macs */
+	uint64_t encode_macs, encode_attention; /* a VAE's encode */
+	uint64_t params;
+	uint64_t by_role[WS_ROLE_COUNT];
+} ws_flops_stage;
+
+typedef struct ws_flops_diffusion {
+	ws_flops_stage *stages;    /* malloc'd; the denoiser first */
+	size_t n;
+	uint64_t height, width;    /* pixels */
+	bool size_given;           /* else the native size (sample_size) */
+	const char *size_from;     /* "--size", "sample_size" (the config's),
+				    * "pipeline default" (the class's) */
+	uint64_t vae_scale;        /* latent = pixels / vae_scale */
+	bool vae_scale_assumed;    /* no VAE read: 8 (every SD / SDXL / SD3 /
+				    * FLUX VAE's) */
+} ws_flops_diffusion;
+
+/* Is m a diffusion network or pipeline (a component read as a net)? */
+bool ws_flops_is_diffusion(const ws_model *m);
+/* Cost m's components at h x w pixels (h 0: the native size, the
+ * denoiser's sample_size x the VAE's scale factor, a VAE alone its own
+ * sample_size), text tokens per prompt txt (0: each pipeline's).  A size
+ * no network takes (not a multiple of its downsampling) is a usage error
+ * saying which multiple.  -1 with err set. */
+int ws_flops_diffusion_run(const ws_model *m, uint64_t h, uint64_t w, uint64_t txt, ws_flops_diffusion *out,
+			   ws_error *err);
+void ws_flops_diffusion_free(ws_flops_diffusion *d);
+/* A stage's JSON object: {name, kind, per, layers, height?, width?, grid?,
+ * image_tokens?, text_tokens?, macs {total, attention, by_role}, flops
+ * {total, attention}, encode?, params}; NULL on OOM. */
+struct cJSON *ws_flops_stage_to_json(const ws_flops_stage *s);
+
 /* A dtype by name, case-insensitive ("bf16", "Q8_0"); INVALID when
  * unknown. */
 ws_dtype ws_flops_parse_dtype(const char *name);

@@ -33,7 +33,17 @@ struct ws_net_tensor {
 	uint8_t ndim;
 	uint64_t dim[4];
 	uint64_t elements;
+	/* where it runs in a step (flops): the tokens it multiplies (WS_NET_TOK_*),
+	 * the level whose positions those are (0: the network's input grid,
+	 * each level halves it), the attention its projection starts
+	 * (WS_NET_ATT_*) of inner width att_dim; part of a VAE's encode pass */
+	uint8_t tok, att, level;
+	bool encode;
+	uint64_t att_dim;
 };
+
+enum { WS_NET_TOK_IMG = 0, WS_NET_TOK_ONE, WS_NET_TOK_TXT, WS_NET_TOK_ALL };
+enum { WS_NET_ATT_NONE = 0, WS_NET_ATT_SELF, WS_NET_ATT_TXT, WS_NET_ATT_JOINT };
 
 struct ws_net {
 	const char *cls;       /* the class (static) */
@@ -43,8 +53,29 @@ struct ws_net {
 	uint64_t total;        /* parameters (buffers apart) */
 	uint64_t by_role[WS_ROLE_COUNT];
 	uint64_t sample_size, in_channels, latent_channels, scale_factor;
+	/* flops: the levels (a VAE's scale factor is 2^(levels-1)); the
+	 * latent positions a token covers per side (a DiT's patch, FLUX's
+	 * pipeline packing); the text tokens it attends to per prompt, and
+	 * those of an encoder without a position table (T5); whether
+	 * sample_size came from the config */
+	uint64_t levels, patch, text_tokens, long_text_tokens;
+	bool sample_from_config;
 	char layout[256];      /* inferred: the levels read from the shapes, or "" */
 };
+
+/* MACs of one pass of a net over a grid of h x w positions at level 0
+ * (a UNet's latent, a DiT's tokens, a VAE's pixels) and txt text tokens:
+ * every weight matrix times the positions or tokens it runs over (a
+ * convolution's weight per output position), and each attention's scores
+ * and weighted values (2 x queries x keys x inner width).  VAE: the
+ * decode pass, encode_macs apart. */
+struct ws_net_macs {
+	uint64_t macs, attention, encode_macs, encode_attention;
+	uint64_t by_role[WS_ROLE_COUNT];
+	uint64_t image_tokens;  /* positions at level 0 */
+};
+/* false: a value overflows 64 bits. */
+bool ws_net_macs(const struct ws_net *n, uint64_t h, uint64_t w, uint64_t txt, struct ws_net_macs *out);
 
 /* Is config a diffusion network's (a `_class_name` the catalogue has)? */
 bool ws_net_config(const struct cJSON *config);
@@ -62,6 +93,15 @@ void ws_net_free(struct ws_net *n);
  * made, source "inferred".  1: found (out->net, or out->unsupported saying
  * why it has none); 0: no layout's names; -1: error. */
 int ws_net_infer(const ws_model *m, struct ws_arch *out, ws_error *err);
+/* A GGUF of a diffusion network as ComfyUI-GGUF writes it: is arch one
+ * of the families its loader takes (general.architecture flux, sd3,
+ * sdxl, ...)?  Then read it as a single file's names and shapes
+ * (ws_net_infer); a family the names do not match, or names of no
+ * layout, leave out->known false saying so.  0, or -1 with err set. */
+bool ws_net_gguf_family(const char *arch);
+int ws_net_infer_gguf(const ws_model *m, const char *family, struct ws_arch *out, ws_error *err);
+/* The general.architecture of a class's GGUF layout (for mkmodel), or NULL. */
+const char *ws_net_gguf_arch(const char *cls);
 /* The same for the tensors under prefix (a single file's module), of
  * class cls (NULL: any the names tell). */
 int ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out,

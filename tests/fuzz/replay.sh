@@ -21,6 +21,12 @@ case "$target" in
     mkdir -p "$work/v" "$work/b"
     "$WS_MKGGUF" valid "$work/v"
     "$WS_MKGGUF" bad "$work/b"
+    # diffusion networks as ComfyUI-GGUF writes them: tiny FLUX (Q4_K,
+    # tensors reshaped with comfy.gguf.orig_shape) and SD3 (Q8_0)
+    "$WS_MKMODEL" "$work/flux" "$src/testdata/diffusion/tiny-flux.json" --format gguf --dtype Q4_K --gguf-shape-fix
+    "$WS_MKMODEL" "$work/sd3" "$src/testdata/diffusion/tiny-sd3.json" --format gguf --dtype Q8_0
+    cp "$work/flux/model.gguf" "$work/c/flux.gguf"
+    cp "$work/sd3/model.gguf" "$work/c/sd3.gguf"
     find "$work/v" "$work/b" -name '*.gguf' -exec cp {} "$work/c/" \; ;;
   config)
     cp "$src"/testdata/tiny-llama/config.json "$work/c/tiny.json"

@@ -38,7 +38,7 @@ _weightscan()
 		# options that take a value: skip it, it is not the command
 		--format | --config | --role | --layer | --match | --sort | --key | \
 		--expect-params | --fail-on | --ignore | --variant | -j | --jobs | -o | --output | \
-		--seq | --layers | --kv-dtype) ((i++)) ;;
+		--seq | --layers | --kv-dtype | --size) ((i++)) ;;
 		-*) ;;
 		*)
 			[[ " $commands " == *" $w "* ]] && cmd=$w || cmd=inspect
@@ -84,7 +84,7 @@ _weightscan()
 	hash) opts='-j --jobs --per-tensor --sha256 -o --output' ;;
 	verify) opts='-j --jobs --quiet --status --strict --ignore-missing' ;;
 	scan) opts='-j --jobs' ;;
-	flops) opts='--seq --layers --kv-dtype' ;;
+	flops) opts='--seq --layers --kv-dtype --size' ;;
 	report) opts='-o --output --svg' ;;
 	esac
 
