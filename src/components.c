@@ -307,8 +307,10 @@ part_role(const ws_model *m, const struct ws_arch *a, const ws_component *co, ws
 static int
 part_archs(ws_model *m, ws_error *err)
 {
-	/* the main component is the tower itself in a vision file (mmproj) */
-	const struct ws_arch *tower = m->arch && ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ? m->arch : NULL;
+	/* the main component is the tower itself in a vision or audio file
+	 * (mmproj) */
+	const struct ws_arch *tower = m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ||
+						  ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) ? m->arch : NULL;
 	for (uint32_t i = 1; i < m->n_components; i++) {
 		ws_component *co = &m->components[i];
 		struct ws_arch *a = calloc(1, sizeof *a);

@@ -1511,6 +1511,9 @@ gguf_peek(const char *path, char *arch, size_t cap, uint64_t *width)
 		snprintf(key, sizeof key, "%s.%s", arch,
 			 strcmp(arch, "clip") ? "embedding_length" : "vision.projection_dim");
 		const ws_kv *w = ws_model_find_kv(m, key);
+		/* an audio file's projector: clip.audio.projection_dim */
+		if (!w && !strcmp(arch, "clip"))
+			w = ws_model_find_kv(m, "clip.audio.projection_dim");
 		if (!w || !ws_kv_get_u64(w, width))
 			*width = 0;
 	}

@@ -219,6 +219,15 @@ static const role_line lines[] = {
 	HF("whisper*", "conv1{K}", CONV),
 	HF("whisper*", "conv2{K}", CONV),
 	HF("whisper*", "proj_out{K}", LM_HEAD),
+	/* the same encoder as another type's audio tower (Qwen2-Audio's,
+	 * Voxtral's): every type with a conv stem */
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.self_attn_layer_norm{K}", ATTN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.final_layer_norm{K}", FFN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc1{K}", FFN_UP),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc2{K}", FFN_DOWN),
+	HF_IF(WS_ARCH_CONV_STEM, "layer_norm{K}", FINAL_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "conv1{K}", CONV),
+	HF_IF(WS_ARCH_CONV_STEM, "conv2{K}", CONV),
 
 	/* Embeddings, final norm, head. */
 	HF("", "embed_tokens{K}", EMBED),
@@ -840,6 +849,20 @@ static const role_line lines[] = {
 	GG("", "v.blk.{L}.ls1{K}", LAYER_SCALE),
 	GG("", "v.blk.{L}.ls2{K}", LAYER_SCALE),
 	GG("", "v.blk.{L}.*{K}", OTHER),
+	/* an audio file's Whisper-style tower (a.): the two convolutions,
+	 * the stored positions, pre-norm blocks, a final norm */
+	GG("", "a.conv1d.*{K}", CONV),
+	GG("", "a.position_embd{K}", POS_EMBED),
+	GG("", "a.post_ln{K}", FINAL_NORM),
+	GG("", "a.blk.{L}.ln1{K}", ATTN_NORM),
+	GG("", "a.blk.{L}.ln2{K}", FFN_NORM),
+	GG("", "a.blk.{L}.attn_q{K}", ATTN_Q),
+	GG("", "a.blk.{L}.attn_k{K}", ATTN_K),
+	GG("", "a.blk.{L}.attn_v{K}", ATTN_V),
+	GG("", "a.blk.{L}.attn_out{K}", ATTN_O),
+	GG("", "a.blk.{L}.ffn_up{K}", FFN_UP),
+	GG("", "a.blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("", "a.blk.{L}.*{K}", OTHER),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),
 };

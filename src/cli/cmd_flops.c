@@ -158,7 +158,18 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 			ws_fmt_commas(xb, x1, sizeof x1));
 	if (!n)
 		return;
-	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	bool img = false, aud = false;
+	for (size_t i = 0; i < n; i++) {
+		img = img || !p[i].audio;
+		aud = aud || p[i].audio;
+	}
+	if (img)
+		fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	else
+		fputs("\ncomponents, per audio input of max_source_positions after the conv stem (T tokens: a*T + "
+		      "b*T^2 MACs)\n", out);
+	if (img && aud)
+		fputs("  (audio components: per audio input of max_source_positions after the conv stem)\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("  ", out);
 		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
@@ -170,9 +181,11 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 		}
 		if (p[i].image_size)
 			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
-		fprintf(out, "%s tokens, a %s, b %s: %s MACs per image\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
+		if (p[i].audio && strcmp(p[i].kind, "projector"))
+			fprintf(out, "%llu mel frames, ", 2 * (unsigned long long)p[i].tokens);
+		fprintf(out, "%s tokens, a %s, b %s: %s MACs per %s\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
 			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3),
-			ws_fmt_commas(p[i].macs, b4, sizeof b4));
+			ws_fmt_commas(p[i].macs, b4, sizeof b4), p[i].audio ? "audio input" : "image");
 	}
 	const cJSON *fl = feature_layer(m);
 	if (fl && cJSON_IsNumber(fl))
@@ -199,16 +212,20 @@ parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
 		}
 		if (!c)
 			continue;
-		cJSON *per = cJSON_CreateString("image");
+		/* an audio tower and its projector: per audio input (the
+		 * positions after the conv stem, its mel frames twice those) */
+		cJSON *per = cJSON_CreateString(p[i].audio ? "audio" : "image");
 		if (!per || !cJSON_ReplaceItemInObjectCaseSensitive(c, "per", per)) {
 			cJSON_Delete(per);
 			return -1;
 		}
-		cJSON *o = cJSON_AddObjectToObject(c, "per_image");
+		cJSON *o = cJSON_AddObjectToObject(c, p[i].audio ? "per_audio" : "per_image");
 		if (!o)
 			return -1;
 		if (p[i].image_size)
 			ws_json_add_u64(o, "image_size", p[i].image_size);
+		if (p[i].audio && strcmp(p[i].kind, "projector") && p[i].tokens <= UINT64_MAX / 2)
+			ws_json_add_u64(o, "mel_frames", 2 * p[i].tokens);
 		ws_json_add_u64(o, "tokens", p[i].tokens);
 		ws_json_add_u64(o, "a", p[i].a);
 		ws_json_add_u64(o, "b", p[i].b);

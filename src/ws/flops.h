@@ -174,6 +174,8 @@ typedef struct ws_flops_part {
 	uint64_t a, b;             /* MACs per token; per pair of tokens */
 	uint64_t macs;             /* per image: a·T + b·T², and a tower's own
 				    * adapter over its pixel-shuffled tokens */
+	bool audio;                /* per audio input (an audio tower, its
+				    * projector), not per image */
 } ws_flops_part;
 
 /* The model's other components (*out malloc'd, *n entries; none for a
