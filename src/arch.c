@@ -204,6 +204,8 @@ struct cfg {
 	const struct ws_cat_entry *entry; /* its class defaults, or NULL */
 	cJSON *defs;              /* those defaults as JSON values */
 	bool no_defaults;         /* look in the file only */
+	/* a wrapper's own defaults for this sub-config, over the type's */
+	const struct ws_cat_default *part_defs;
 };
 
 _Static_assert(WS_ARCH_MAX_DEFAULTED >= WS_CAT_MAX_DEFAULTS,
@@ -234,7 +236,13 @@ cfg_item(const struct cfg *c, const char *key)
 		return it;
 	if (c->no_defaults || !c->entry || !c->defs)
 		return NULL;
-	const struct ws_cat_default *d = ws_cat_default(c->entry, key);
+	/* the wrapper's default for its sub-config, else the type's */
+	const struct ws_cat_default *d = NULL;
+	for (size_t i = 0; c->part_defs && !d && c->part_defs[i].kind != WS_CAT_END; i++)
+		if (!strcmp(c->part_defs[i].key, key))
+			d = &c->part_defs[i];
+	if (!d)
+		d = ws_cat_default(c->entry, key);
 	if (!d)
 		return NULL;
 	note_default(c->a, d->key);
@@ -267,6 +275,25 @@ defaults_json(const struct ws_cat_entry *e)
 	return o;
 }
 
+/* A wrapper's defaults for a sub-config (catalogue part) over the
+ * type's in o; false when out of memory. */
+static bool
+overlay_defaults(cJSON *o, const struct ws_cat_default *d)
+{
+	for (size_t i = 0; o && d && d[i].kind != WS_CAT_END; i++) {
+		cJSON *v = d[i].kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d[i].num)
+			 : cJSON_CreateBool(d[i].kind == WS_CAT_TRUE);
+		if (!v)
+			return false;
+		cJSON_DeleteItemFromObjectCaseSensitive(o, d[i].key);
+		if (!cJSON_AddItemToObject(o, d[i].key, v)) {
+			cJSON_Delete(v);
+			return false;
+		}
+	}
+	return true;
+}
+
 static const char *
 json_type_name(const cJSON *it)
 {
@@ -278,6 +305,9 @@ json_type_name(const cJSON *it)
 		return "an array";
 	if (cJSON_IsObject(it))
 		return "an object";
+	/* where an object or a list was expected */
+	if (cJSON_IsNumber(it))
+		return "a number";
 	return "not a number";
 }
 
@@ -1152,9 +1182,11 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
-		/* an image encoder, or layers alone, has no vocabulary */
+		/* an image encoder, an audio one (its conv stem), or layers
+		 * alone, has no vocabulary */
 		if (required[i] == WS_AK_VOCAB &&
-		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE)))
+		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE) ||
+		     ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)))
 			continue;
 		if (required[i] == WS_AK_HEADS && !attends)
 			continue;
@@ -1245,7 +1277,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 			break;  /* the pattern repeats from here on */
 	}
 	if (any_dense && a->intermediate_size == 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+		return ws_err(err, WS_EXIT_INPUT, path, a->keys[WS_AK_INTER] ? "%s: must be positive" : "%s is missing",
 			      ws_arch_key_label(a, WS_AK_INTER, k1, sizeof k1));
 	return 0;
 }
@@ -1473,8 +1505,11 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);
 		}
 		c->entry = t;
-		if (!(c->defs = defaults_json(t)))
+		if (!(c->defs = defaults_json(t)) || !overlay_defaults(c->defs, c->part_defs)) {
+			cJSON_Delete(c->defs);
+			c->defs = NULL;
 			return ws_err_oom(err, config_path);
+		}
 	} else if (!*name) {
 		out->unsupported = cls ? "architecture unknown: no model_type, and the class in "
 					 "'architectures' is not in the catalogue"
@@ -1569,7 +1604,7 @@ int
 ws_arch_from_config(const cJSON *config, const char *config_path,
 		    struct ws_arch *out, ws_error *err)
 {
-	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false, NULL};
 
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
@@ -1626,6 +1661,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	} else if (main_part) {
 		name = main_part->type;
 	}
+	c.part_defs = main_part ? main_part->defs : NULL;
 	int r = arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
 	if (r == 0 && w && w->parts)
 		out->parts = w->parts;
@@ -1684,7 +1720,8 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	if (!p->config[0] || !se || se->parts || p->own_type)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
-	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false, NULL};
+	c.part_defs = p->defs;
 	return arch_read(&c, name, NULL, &p->adds);
 }
 
@@ -1739,7 +1776,7 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 				      "per side, got %g", pj->merge, r);
 		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
 	} else if (mg && !cJSON_IsNull(mg)) {
-		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
+		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true, NULL};
 		uint64_t v;
 		if (num_value(&c, pj->merge, mg, &v) < 0)
 			return -1;
@@ -2202,6 +2239,54 @@ gguf_probe_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack
 #undef BLK
 }
 
+/* llama.cpp's audio file (clip.audio.*): a Whisper-style tower's sizes
+ * and mel bins from its keys; its positions (no key says them) the
+ * stored table's rows, else its config class's max_source_positions;
+ * the projector's input the stacked frames' width when the layout
+ * stacks them (Voxtral's stack_factor). */
+static int
+clip_audio_from_gguf(const ws_model *m, const struct ws_cat_mmproj *mp, const struct ws_cat_entry *t,
+		     struct ws_arch *out, ws_error *err)
+{
+	const char *path = out->src_path;
+	static const struct gguf_key audio_keys[] = {
+		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
+		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
+		{WS_AK_PROJ, "projection_dim"}, {WS_AK_CHANNELS, "num_mel_bins"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(audio_keys); i++) {
+		uint64_t v;
+		int r = gguf_u64(m, out, audio_keys[i].suffix, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0)
+			set_field(out, audio_keys[i].field, v, audio_keys[i].suffix);
+	}
+	if (!out->num_channels)
+		return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%snum_mel_bins': a positive count expected",
+			      out->key_prefix);
+	const ws_tensor *pe = find_tensor(m, "a.position_embd.weight");
+	const struct ws_cat_default *dp = ws_cat_default(t, "max_source_positions");
+	if (pe && pe->ndim == 2)
+		set_field(out, WS_AK_POSITIONS, pe->shape[0], "a.position_embd rows");
+	else if (dp)
+		set_field(out, WS_AK_POSITIONS, dp->num, "max_source_positions (class default)");
+	if (mp->stack_key) {
+		uint64_t v, w;
+		int r = gguf_u64(m, out, mp->stack_key, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0 && (v == 0 || v > 64 || !ws_mul_u64(v, out->hidden_size, &w)))
+			return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%s%s': %llu frames stacked",
+				      out->key_prefix, mp->stack_key, (unsigned long long)v);
+		if (r > 0)
+			set_field(out, WS_AK_OUT, w, mp->stack_key);
+	}
+	if (m->n_tensors && !has_tensor(m, "a.post_ln.weight"))
+		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	return arch_finish(out, t, err);
+}
+
 /* llama.cpp's vision file (mmproj): the tower's sizes under clip.vision.,
  * its type and the projector's layout from clip.projector_type, the
  * parts the converter kept (class token, norms, biases) from the
@@ -2223,10 +2308,12 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		return 0;
 	}
 	snprintf(out->architecture, sizeof out->architecture, "%s", t->names[0]);
-	snprintf(out->key_prefix, sizeof out->key_prefix, "clip.vision.");
+	snprintf(out->key_prefix, sizeof out->key_prefix, "%s", mp->keys ? mp->keys : "clip.vision.");
 	apply_type(out, t);
 	out->no_head = true;
 	out->parts = mp->parts;
+	if (ws_sw_has(&out->flags, WS_ARCH_CONV_STEM))
+		return clip_audio_from_gguf(m, mp, t, out, err);
 	static const struct gguf_key clip_keys[] = {
 		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
 		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
@@ -2652,8 +2739,11 @@ needles_before(uint8_t (*line_bits)[2], size_t best)
 	return mask;
 }
 
+/* The family the names tell, the embedding (else the head) in *emb, and
+ * the roles present by kind in seen[2] (what infer_sizes reads when
+ * there is no embedding to size the rest by): one pass. */
 static const struct family *
-family_of(const ws_model *m, const ws_tensor **emb)
+family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 {
 	const char *needle[MAX_NEEDLES];
 	uint8_t line_bits[ARRAY_LEN(families)][2];
@@ -2679,6 +2769,8 @@ family_of(const ws_model *m, const ws_tensor **emb)
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		uint32_t n;
+		if ((unsigned)t->role < WS_ROLE_COUNT)
+			ws_rs_add(&seen[t->kind == WS_KIND_BIAS], (int)t->role);
 		if (!*emb) {
 			shape_of(t, &n);
 			if (t->kind == WS_KIND_WEIGHT && n == 2) {
@@ -3149,7 +3241,7 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 		cJSON_Delete(cfg);
 		return ws_err_oom(err, path);
 	}
-	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false};
+	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false, NULL};
 	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
 	cJSON_Delete(cfg);
 	out->source = "inferred";
@@ -3174,7 +3266,8 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	if (nr)
 		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
-	const struct family *fam = family_of(m, &in.emb);
+	ws_role_set seen[2] = {{{0}}, {{0}}};
+	const struct family *fam = family_of(m, &in.emb, seen);
 	if (!fam) {
 		out->unsupported = "no config.json, and the tensor names are of no family "
 				   "the architecture can be inferred for";
@@ -3197,12 +3290,9 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		}
 	} else {
 		/* no sizes to read (a shard of experts): infer_sizes says why
-		 * from the roles present alone */
-		for (uint64_t i = 0; i < m->n_tensors; i++) {
-			const ws_tensor *x = &m->tensors[i];
-			if ((unsigned)x->role < WS_ROLE_COUNT)
-				ws_rs_add(&in.seen[x->kind == WS_KIND_BIAS], (int)x->role);
-		}
+		 * from the roles present alone (family_of gathered them) */
+		in.seen[0] = seen[0];
+		in.seen[1] = seen[1];
 	}
 	out->hidden_size = 0;
 	const char *why = infer_sizes(&in, &oom);

@@ -77,16 +77,18 @@ ws_components_assign(ws_model *m)
 	int main_ix = -1;
 	/* names in a row share their start: one that agrees with the name
 	 * before on the longest prefix is in that one's component */
-	size_t most = ws_cat_component_prefix_max();
 	const ws_tensor *prev = NULL;
 	const struct ws_cat_component *prev_c = NULL;
+	size_t decided = SIZE_MAX; /* of prev's answer */
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
-		const struct ws_cat_component *c =
-			prev && t->name_len > most && prev->name_len > most &&
-				!memcmp(t->name, prev->name, most)
-			? prev_c : ws_cat_component_of(t->name, t->name_len);
-		prev = t;
+		const struct ws_cat_component *c;
+		if (prev && t->name_len >= decided && !memcmp(t->name, prev->name, decided)) {
+			c = prev_c;
+		} else {
+			c = ws_cat_component_decide(t->name, t->name_len, &decided);
+			prev = t;
+		}
 		prev_c = c;
 		const ws_st_module *md = st_module_of(m, t);
 		int ix;
@@ -305,8 +307,10 @@ part_role(const ws_model *m, const struct ws_arch *a, const ws_component *co, ws
 static int
 part_archs(ws_model *m, ws_error *err)
 {
-	/* the main component is the tower itself in a vision file (mmproj) */
-	const struct ws_arch *tower = m->arch && ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ? m->arch : NULL;
+	/* the main component is the tower itself in a vision or audio file
+	 * (mmproj) */
+	const struct ws_arch *tower = m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ||
+						  ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) ? m->arch : NULL;
 	for (uint32_t i = 1; i < m->n_components; i++) {
 		ws_component *co = &m->components[i];
 		struct ws_arch *a = calloc(1, sizeof *a);

@@ -747,10 +747,22 @@ any_size_tower(const struct ws_arch *a, uint64_t height, uint64_t width, ws_flop
 bool
 ws_flops_per_image(const ws_component *co)
 {
-	/* an image's components only (an encoder-decoder's stacks are per
-	 * token or per input sequence) */
+	/* an image's or audio input's components only (an encoder-decoder's
+	 * stacks are per token or per input sequence) */
 	return !co->main && co->arch && co->arch->known &&
-	       (!strcmp(co->kind, "vision") || !strcmp(co->kind, "projector"));
+	       (!strcmp(co->kind, "vision") || !strcmp(co->kind, "projector") || !strcmp(co->kind, "audio"));
+}
+
+/* An audio tower's convolution, its MACs per position after the stem:
+ * the one over the mel channels runs at stride 1 over two frames a
+ * position (the next's stride is 2), the other once. */
+static uint64_t
+audio_conv_macs(const ws_tensor *t, const struct ws_arch *a)
+{
+	if (t->kind != WS_KIND_WEIGHT)
+		return 0;
+	bool mel = t->ndim == 3 && t->shape[1] == a->num_channels && a->num_channels != a->hidden_size;
+	return mel && t->params <= UINT64_MAX / 2 ? 2 * t->params : t->params;
 }
 
 int
@@ -764,11 +776,22 @@ ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part
 	ws_flops_part *p = calloc(m->n_components, sizeof *p);
 	if (!p)
 		return ws_err_oom(err, m->path);
-	uint64_t tower_tokens = 0;
+	uint64_t tower_tokens = 0, tower_width = 0;  /* width: an audio tower's */
 	bool ok = true;
+	/* an audio file's tower is its main component: its projector sees
+	 * the tower's positions, pooled as its part says */
+	const struct ws_cat_part *mp0 = m->components[0].part;
+	if (m->arch && m->arch->known && ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) {
+		tower_tokens = m->arch->max_position_embeddings / (mp0 && mp0->pool ? mp0->pool : 1);
+		tower_width = m->arch->hidden_size;
+	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_arch *a = co->arch;
+		/* an image's or an audio input's components only (an
+		 * encoder-decoder's stacks are per token or per input
+		 * sequence) */
+		bool audio = !strcmp(co->kind, "audio");
 		if (!ws_flops_per_image(co))
 			continue;
 		ws_flops_part *q = &p[(*n)++];
@@ -784,19 +807,38 @@ ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part
 			if (t->component != c || t->kind != WS_KIND_WEIGHT || t->ndim < 2 ||
 			    (unsigned)t->role >= WS_ROLE_COUNT)
 				continue;
-			if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
-			    (proj && t->role == WS_ROLE_PROJECTOR))
+			if (audio && t->role == WS_ROLE_CONV)
+				ok = ws_add_u64(q->a, audio_conv_macs(t, a), &q->a);
+			else if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
+				 (proj && t->role == WS_ROLE_PROJECTOR))
 				ok = ws_add_u64(q->a, t->params, &q->a);
 			else if (t->role == WS_ROLE_PROJECTOR)
 				ok = ws_add_u64(adapter, t->params, &adapter);
 		}
-		if (proj) {
+		if (audio) {
+			/* the positions after the conv stem: every input
+			 * padded to max_source_positions (Whisper's 30 s,
+			 * 3,000 mel frames, 1,500 positions); the projector
+			 * sees them pooled as the wrapper's part says */
+			uint64_t hd, pool = co->part && co->part->pool ? co->part->pool : 1;
+			q->tokens = a->max_position_embeddings;
+			q->audio = true;
+			tower_tokens = q->tokens / pool;
+			tower_width = a->hidden_size;
+			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+			     ws_mul_u64(hd, a->num_layers, &q->b);
+		} else if (proj) {
 			/* the tokens per image the config says the text model
 			 * gets (Gemma 3 pools the tower's), else the tower's,
 			 * merged m x m before it */
 			const cJSON *mt = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "mm_tokens_per_image") : NULL;
 			uint64_t mg = a->merge_size ? a->merge_size : 1;
 			q->tokens = tower_tokens / (mg * mg);
+			/* after an audio tower: its frames side by side in
+			 * rows of the projector's input width (Voxtral's 4) */
+			q->audio = tower_width > 0;
+			if (q->audio && a->embedding_size > tower_width)
+				q->tokens = tower_tokens / (a->embedding_size / tower_width);
 			if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < (double)tower_tokens)
 				q->tokens = (uint64_t)mt->valuedouble;
 		} else if (!a->image_size && a->patch_size && a->num_layers >= a->n_full_attn_blocks &&
@@ -804,6 +846,7 @@ ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part
 			/* rotary or interpolated positions: any image size */
 			ok = ok && any_size_tower(a, height, width, q) && ws_mul_u64(adapter, q->tokens, &adapter);
 			tower_tokens = q->tokens;
+			tower_width = 0;
 		} else {
 			uint64_t hd;
 			q->image_size = a->image_size;
@@ -812,6 +855,7 @@ ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part
 			if (a->max_tiles)
 				ok = ok && ws_mul_u64(q->tokens, a->max_tiles, &q->tokens);
 			tower_tokens = q->tokens;
+			tower_width = 0;
 			/* a pixel shuffle before the projector (Llama 4's
 			 * pixel_shuffle_ratio, in the tower's sub-config): the
 			 * patches, r x r of them to a token, its adapter over those */

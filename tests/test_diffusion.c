@@ -1362,3 +1362,463 @@ Test(diffusion, flops_ldm_single_file_as_its_folder)
 	ws_rmtree(dir);
 	free(dir);
 }
+
+/* ==== other released networks ==== */
+
+/* The config at path with key set to the JSON value (NULL: removed),
+ * written as dir's config.json: a checkpoint checked against a config it
+ * was not made from. */
+static void
+config_with(const char *dir, const char *path, const char *key, const char *value)
+{
+	cJSON *cfg = ws_load_json(path);
+	cr_assert(cfg, "cannot read %s", path);
+	cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
+	if (value) {
+		cJSON *v = cJSON_Parse(value);
+		cr_assert(v, "%s", value);
+		cJSON_AddItemToObject(cfg, key, v);
+	}
+	char *txt = cJSON_Print(cfg);
+	free(ws_write_file(dir, "config.json", txt, strlen(txt)));
+	free(txt);
+	cJSON_Delete(cfg);
+}
+
+/* A released component config (testdata/diffusion) as a full-size sparse
+ * checkpoint: formula and params total, exit 0, no finding, no role
+ * other.  The folder is left under *dir for a defect to be planted. */
+static char *
+released_checked(const char *rel, uint64_t total, char **dir)
+{
+	char *cfg = ws_testdata_path(rel);
+	cr_expect_eq(total_of_file(cfg), total, "%s: formula %llu", rel, (unsigned long long)total_of_file(cfg));
+	*dir = ws_tmpdir();
+	char *m = ws_join(*dir, "component"), codes[512];
+	mkmodel(m, cfg, "--dtype", "BF16");
+	cJSON_Delete(check_json(m, 0, total, codes, sizeof codes));
+	cr_expect_str_eq(codes, "", "%s", rel);
+	expect_no_other_role(m);
+	free(cfg);
+	return m;
+}
+
+#define VAE16 83819683ull
+
+Test(diffusion, vaes_of_sixteen_latent_channels)
+{
+	/* FLUX's and SD3's VAE: 16 latent channels, no quant convolutions
+	 * (use_quant_conv / use_post_quant_conv false): SDXL's 83,653,863
+	 * + the wider encoder.conv_out and decoder.conv_in - the two 1x1s */
+	cr_assert_eq(SDXL_VAE + 9 * 512 * 24 + 24 + 9 * 512 * 12 - 72 - 20, VAE16);
+	static const char *const rel[] = {"diffusion/black-forest-labs__FLUX.1-dev__vae.json",
+					  "diffusion/stabilityai__stable-diffusion-3-medium-diffusers__vae.json"};
+	for (size_t i = 0; i < 2; i++) {
+		char *dir, codes[2048];
+		char *m = released_checked(rel[i], VAE16, &dir);
+		char *cfg = ws_testdata_path(rel[i]);
+		/* planted: the config asks for the quant convolutions the
+		 * checkpoint does not hold */
+		config_with(m, cfg, "use_quant_conv", "true");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+		/* ... and the latent width SDXL's VAE has */
+		config_with(m, cfg, "latent_channels", "4");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+		free(cfg);
+		free(m);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, sd35_large_transformer)
+{
+	/* 38 MMDiT blocks of 2,432 (38 heads of 64), q/k RMS norms, no
+	 * dual-attention layers; pos_embed (192² positions) a buffer */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/stabilityai__stable-diffusion-3.5-large__transformer.json";
+	char *m = released_checked(rel, 8056627520ull, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: a config whose first block attends twice (SD3.5-medium's
+	 * dual layers): its norm1 9 wide, its attn2 absent */
+	config_with(m, cfg, "dual_attention_layers", "[0]");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "shape-mismatch"), "%s", codes);
+	/* and one without the q/k norms: they are unexpected */
+	config_with(m, cfg, "qk_norm", NULL);
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* The formula of config path with key set to value (NULL: removed). */
+static uint64_t
+total_with(const char *path, const char *key, const char *value)
+{
+	char *dir = ws_tmpdir();
+	config_with(dir, path, key, value);
+	char *p = ws_join(dir, "config.json");
+	uint64_t t = total_of_file(p);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
+	return t;
+}
+
+#define PIXART_SIGMA 610856096ull
+
+Test(diffusion, pixart_sigma_and_alpha)
+{
+	/* 28 AdaLN-single blocks of 1,152 (16 heads of 72), cross-attention to
+	 * T5's 4,096 through the caption projection; PixArt-α's config names
+	 * Transformer2DModel and (sample_size 128, no key) adds the resolution
+	 * and aspect-ratio embeddings: 2 × (256 × 384 + 384 + 384² + 384) */
+	char *dir, codes[2048];
+	const char *sigma = "diffusion/PixArt-alpha__PixArt-Sigma-XL-2-1024-MS__transformer.json";
+	const char *alpha = "diffusion/PixArt-alpha__PixArt-XL-2-1024-MS__transformer.json";
+	char *m = released_checked(sigma, PIXART_SIGMA, &dir);
+	char *cfg = ws_testdata_path(sigma);
+	/* planted: a config that asks for the size embeddings */
+	config_with(m, cfg, "use_additional_conditions", "true");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+
+	const uint64_t sizes = 2 * (256 * 384 + 384 + 384 * 384 + 384);
+	m = released_checked(alpha, PIXART_SIGMA + sizes, &dir);
+	cfg = ws_testdata_path(alpha);
+	/* planted: the same file against a config without them */
+	config_with(m, cfg, "use_additional_conditions", "false");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* Transformer2DModel's own default norm is not PixArt's layout: no
+	 * formula, said so */
+	cJSON *c = ws_load_json(cfg);
+	cJSON_DeleteItemFromObjectCaseSensitive(c, "norm_type");
+	struct ws_arch a;
+	ws_error err = {0};
+	cr_assert_eq(ws_arch_from_config(c, "config.json", &a, &err), 0, "%s", err.message);
+	cr_expect(!a.known && a.unsupported, "Transformer2DModel without norm_type has a formula");
+	ws_arch_free(&a);
+	cJSON_Delete(c);
+	/* biases off, affine norms on: the rule, not the example */
+	cr_expect_eq(total_with(cfg, "attention_bias", "false"), PIXART_SIGMA + sizes - 28ull * 6 * 1152);
+	cr_expect_eq(total_with(cfg, "norm_elementwise_affine", "true"), PIXART_SIGMA + sizes + 28ull * 6 * 1152);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+#define SANA_1600M 1604462752ull
+
+Test(diffusion, sana_1600m)
+{
+	/* 20 blocks of 2,240 (70 linear-attention heads of 32), cross-attention
+	 * of 20 heads of 112 to Gemma's 2,304 through the caption projection
+	 * and its RMS norm, GLUMBConv of int(2.5 × 2,240) = 5,600 */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/Efficient-Large-Model__Sana_1600M_1024px_diffusers__transformer.json";
+	char *m = released_checked(rel, SANA_1600M, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: q/k norms the file does not hold (SANA 1.5's) */
+	config_with(m, cfg, "qk_norm", "\"rms_norm_across_heads\"");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* ... a wider feed-forward */
+	config_with(m, cfg, "mlp_ratio", "3.0");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+	/* the rule: four norms of 2,240 a block; Sprint's guidance embedder
+	 * (256 × 2,240 + 2,240 + 2,240² + 2,240) */
+	cr_expect_eq(total_with(cfg, "qk_norm", "\"rms_norm_across_heads\""), SANA_1600M + 20ull * 4 * 2240);
+	cr_expect_eq(total_with(cfg, "guidance_embeds", "true"),
+		     SANA_1600M + 256ull * 2240 + 2240 + 2240ull * 2240 + 2240);
+	/* a ratio that is not one names its key */
+	config_with(m, cfg, "mlp_ratio", "\"2.5\"");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "mlp_ratio"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+#define WAN_1_3B 1418996800ull
+#define WAN_14B 14288491584ull
+
+Test(diffusion, wan21_transformers)
+{
+	/* Wan 2.1: a 3-D patch embedding ([D, 16, 1, 2, 2]), blocks of
+	 * self- and cross-attention with q/k RMS norms, an affine norm before
+	 * the cross-attention, a GELU feed-forward, [1, 6, D] modulation
+	 * tables; T2V-1.3B (12 heads, 30 blocks, ffn 8,960) and T2V-14B (40
+	 * heads, 40 blocks, ffn 13,824) */
+	static const struct {
+		const char *rel;
+		uint64_t total;
+	} wan[] = {
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", WAN_1_3B},
+		{"diffusion/Wan-AI__Wan2.1-T2V-14B-Diffusers__transformer.json", WAN_14B},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *dir, codes[2048];
+		char *m = released_checked(wan[i].rel, wan[i].total, &dir);
+		char *cfg = ws_testdata_path(wan[i].rel);
+		/* planted: no norm before the cross-attention in the config */
+		config_with(m, cfg, "cross_attn_norm", "false");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s",
+			  codes);
+		/* ... and an image-to-video model's 36 input channels */
+		config_with(m, cfg, "in_channels", "36");
+		cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+		cr_expect(ws_contains(codes, "shape-mismatch"), "%s", codes);
+		free(cfg);
+		free(m);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, wan21_image_to_video)
+{
+	/* I2V-14B-480P: T2V-14B with 36 input channels, CLIP's 1,280-wide
+	 * image features embedded (two norms, two linears) and attended by
+	 * every block's own keys and values from 5,120 wide */
+	const char *rel = "diffusion/Wan-AI__Wan2.1-I2V-14B-480P-Diffusers__transformer.json";
+	const uint64_t more = 20ull * 4 * 5120 + 2 * 1280 + 1280ull * 1280 + 1280 + 5120ull * 1280 + 5120 + 2 * 5120 +
+			      40 * (2 * (5120ull * 5120 + 5120) + 5120);
+	char *dir, codes[2048];
+	char *m = released_checked(rel, WAN_14B + more, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* FLF2V's image positions [1, 514, 1,280]: the rule */
+	cr_expect_eq(total_with(cfg, "pos_embed_seq_len", "514"), WAN_14B + more + 514ull * 1280);
+	/* planted: the config without the image's keys and values */
+	config_with(m, cfg, "added_kv_proj_dim", "null");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unexpected-tensor") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* a patch that is not three counts names its key */
+	config_with(m, cfg, "patch_size", "[1, 2]");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "patch_size"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, wan21_vae)
+{
+	/* AutoencoderKLWan (Wan 2.1's causal video VAE): 3-D convolutions,
+	 * widths 96 × [1, 2, 4, 4], the encoder's resnets and samplers in one
+	 * run of down_blocks, time resampled where temperal_downsample says
+	 * (the decoder reads it backwards), RMS norms' gammas [C, 1, 1, 1] */
+	char *dir, codes[2048];
+	const char *rel = "diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__vae.json";
+	char *m = released_checked(rel, 126892531ull, &dir);
+	char *cfg = ws_testdata_path(rel);
+	/* planted: time resampled at other levels than the file's */
+	config_with(m, cfg, "temperal_downsample", "[true, true, false]");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "unexpected-tensor"), "%s", codes);
+	/* ... a wider base */
+	config_with(m, cfg, "base_dim", "128");
+	cJSON_Delete(check_json(m, 1, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "shape-mismatch") && ws_contains(codes, "count-mismatch"), "%s", codes);
+	/* Wan 2.2's residual blocks: no layout, said so */
+	config_with(m, cfg, "is_residual", "true");
+	cJSON_Delete(check_json(m, 0, 0, codes, sizeof codes));
+	cr_expect(ws_contains(codes, "unsupported-architecture"), "%s", codes);
+	/* a list that is not one names its key */
+	config_with(m, cfg, "temperal_downsample", "[false, true]");
+	ws_run r = ws_run_cli("check", m, NULL);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(ws_contains(r.err, "temperal_downsample"), "%s", r.err);
+	ws_run_free(&r);
+	free(cfg);
+	free(m);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+Test(diffusion, wan21_as_a_diffusers_folder)
+{
+	/* Wan2.1-T2V-1.3B-Diffusers: the transformer, the video VAE and
+	 * umt5-xxl's encoder (24 layers of 4,096, each its own relative
+	 * position table: 5,680,910,336) */
+	static const char *const parts[] = {"transformer", "vae", "text_encoder"};
+	static const char *const kinds[] = {"transformer", "vae", "text_encoder"};
+	static const uint64_t totals[] = {WAN_1_3B, 126892531ull, 5680910336ull};
+	char *dir = ws_tmpdir(), *root = ws_join(dir, "wan"), codes[512];
+	mkdir(root, 0755);
+	char *mi = ws_testdata_path("diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__model_index.json");
+	char *mic = ws_join(root, "model_index.json");
+	copy_sparse(mi, mic);
+	for (size_t i = 0; i < 3; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__%s.json", parts[i]);
+		char *cfg = ws_testdata_path(rel), *sub = ws_join(root, parts[i]);
+		mkmodel(sub, cfg, "--dtype", "BF16");
+		free(cfg);
+		free(sub);
+	}
+	cJSON *j = check_json(root, 0, totals[0] + totals[1] + totals[2], codes, sizeof codes);
+	cr_expect_str_eq(codes, "");
+	for (size_t i = 0; i < 3; i++) {
+		const cJSON *c = component(j, parts[i]);
+		cr_assert(c, "no component %s", parts[i]);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, kinds[i]);
+		cr_expect_eq(json_u64(c, "params", NULL), totals[i], "%s", parts[i]);
+		cr_expect_eq(json_u64(c, "formula", NULL), totals[i], "%s", parts[i]);
+	}
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "components"), 0);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(first, "name")->valuestring, "transformer",
+			 "the denoiser is the main component");
+	cJSON_Delete(j);
+	expect_no_other_role(root);
+	free(mic);
+	free(mi);
+	free(root);
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* The tensors of file rewritten by mktensors into out: each name after
+ * prefix, the one named skip left out (a planted defect). */
+static void
+respec(const char *dir, const char *file, const char *out, const char *prefix, const char *skip)
+{
+	ws_run r = ws_run_cli("ls", file, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cJSON *j = cJSON_Parse(r.out), *t;
+	cr_assert(j);
+	char *sp = ws_join(dir, "spec");
+	FILE *fp = fopen(sp, "w");
+	cr_assert(fp);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(j, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+		if (skip && !strcmp(name, skip))
+			continue;
+		fprintf(fp, "t %s%s BF16", prefix, name);
+		const cJSON *d;
+		cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(t, "shape"))
+			fprintf(fp, " %llu", (unsigned long long)d->valuedouble);
+		fputc('\n', fp);
+	}
+	fclose(fp);
+	cJSON_Delete(j);
+	ws_run_free(&r);
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "%s %s < %s", getenv("WS_MKTENSORS"), out, sp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(sp);
+}
+
+Test(diffusion, wan21_single_files)
+{
+	/* Wan as its original code names it (ComfyUI's repackaged files), no
+	 * config: widths, block count, the image embedder and added keys and
+	 * values read from the shapes and names; alone and under
+	 * model.diffusion_model. */
+	static const struct {
+		const char *rel;
+		uint64_t total;
+	} files[] = {
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", WAN_1_3B},
+		{"diffusion/Wan-AI__Wan2.1-I2V-14B-480P-Diffusers__transformer.json", 16394878784ull},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *cfg = ws_testdata_path(files[i].rel);
+		char *dir = ws_tmpdir(), *m = ws_join(dir, "wan"), *f = ws_join(m, "model.safetensors");
+		char codes[2048];
+		mkmodel(m, cfg, "--single-file", NULL);
+		cJSON *j = check_json(f, 0, files[i].total, codes, sizeof codes);
+		cr_expect_str_eq(codes, "");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "source")->valuestring, "inferred");
+		const cJSON *c = component(j, "transformer");
+		cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+		cJSON_Delete(j);
+		expect_no_other_role(f);
+		if (i == 0) {
+			char *pre = ws_join(dir, "comfy.safetensors"), *cut = ws_join(dir, "cut.safetensors");
+			respec(dir, f, pre, "model.diffusion_model.", NULL);
+			j = check_json(pre, 0, files[i].total, codes, sizeof codes);
+			cr_expect_str_eq(codes, "");
+			c = component(j, "transformer");
+			cr_expect(c && !strcmp(cJSON_GetObjectItemCaseSensitive(c, "kind")->valuestring, "transformer"));
+			cJSON_Delete(j);
+			/* planted: one block's feed-forward gone */
+			respec(dir, f, cut, "", "blocks.7.ffn.0.weight");
+			cJSON_Delete(check_json(cut, 1, 0, codes, sizeof codes));
+			cr_expect(ws_contains(codes, "missing-tensor") && ws_contains(codes, "count-mismatch"), "%s",
+				  codes);
+			free(pre);
+			free(cut);
+		}
+		free(f);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}
+
+Test(diffusion, flops_pixart_and_wan_by_hand)
+{
+	/* PixArt-Σ at its native 1024 px: 64 x 64 = 4,096 tokens (latent /8,
+	 * patch 2), T5's 300 text tokens; Wan 2.1 T2V-1.3B at 480 x 832: 30 x
+	 * 52 = 1,560 tokens of one latent frame (frames are not modeled),
+	 * umT5's 512.  Per block: q k v o over the image, cross-attention's q
+	 * and o over the image and k v over the text, the feed-forward, the
+	 * modulation table once; scores 2 x N x N x D and 2 x N x T x D */
+	static const struct {
+		const char *rel, *size;
+		uint64_t d, f, n, t, layers, own;
+	} nets[] = {
+		{"diffusion/PixArt-alpha__PixArt-Sigma-XL-2-1024-MS__transformer.json", NULL, 1152, 4608, 4096, 300, 28,
+		 /* patch, timestep MLP and AdaLN-single once, caption projection
+		  * over the text, final table once, proj_out */
+		 16ull * 1152 * 4096 + 256 * 1152 + 1152ull * 1152 + 6ull * 1152 * 1152 +
+			 (4096ull * 1152 + 1152ull * 1152) * 300 + 2 * 1152 + 32ull * 1152 * 4096},
+		{"diffusion/Wan-AI__Wan2.1-T2V-1.3B-Diffusers__transformer.json", "480x832", 1536, 8960, 1560, 512, 30,
+		 64ull * 1536 * 1560 + 256 * 1536 + 1536ull * 1536 + 6ull * 1536 * 1536 +
+			 (4096ull * 1536 + 1536ull * 1536) * 512 + 2 * 1536 + 64ull * 1536 * 1560},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t d = nets[i].d, n = nets[i].n, t = nets[i].t;
+		uint64_t att = 2 * n * n * d + 2 * n * t * d;
+		uint64_t blk = 6 * d * d * n + 2 * d * d * t + 2 * d * nets[i].f * n + 6 * d + att;
+		uint64_t total = nets[i].layers * blk + nets[i].own;
+		char *cfg = ws_testdata_path(nets[i].rel), *dir = ws_tmpdir(), *m = ws_join(dir, "net");
+		mkmodel(m, cfg, NULL, NULL);
+		ws_run r = ws_run_cli("flops", m, "--json", nets[i].size ? "--size" : NULL, nets[i].size, NULL);
+		cr_assert_eq(r.status, 0, "flops: %s%s", r.out, r.err);
+		cJSON *j = cJSON_Parse(r.out);
+		cr_assert(j, "not JSON: %s", r.out);
+		const cJSON *c = first_component(j);
+		cr_expect_eq(json_u64(c, "macs", "total"), total, "%s: %llu, by hand %llu", nets[i].rel,
+			     (unsigned long long)json_u64(c, "macs", "total"), (unsigned long long)total);
+		cr_expect_eq(json_u64(c, "macs", "attention"), nets[i].layers * att, "%s", nets[i].rel);
+		cr_expect_eq(json_u64(c, "image_tokens", NULL), n, "%s", nets[i].rel);
+		cJSON_Delete(j);
+		ws_run_free(&r);
+		free(m);
+		free(cfg);
+		ws_rmtree(dir);
+		free(dir);
+	}
+}

@@ -107,6 +107,22 @@ static const struct released models[] = {
 	 {{"text", 2617143552ull}, {"vision_tower", 416866032ull}, {"multi_modal_projector", 2656512ull}}, 0},
 	{"multimodal/google__paligemma2-10b-pt-224.json", false, 9662638832ull,
 	 {{"text", 9246064128ull}, {"vision_tower", 412442352ull}, {"multi_modal_projector", 4132352ull}}, 0},
+	/* audio towers (index 23 on): whisper-large-v3's encoder, 636,968,960
+	 * = convs 492,800 + 4,916,480, the frozen sinusoidal positions
+	 * 1,500 x 1,280 = 1,920,000 (an nn.Embedding with requires_grad
+	 * off: a parameter, saved), 32 x 19,676,160, layer_norm 2,560.
+	 * Qwen2-Audio: Qwen2-7B's text (its text_config leans on
+	 * Qwen2Config's 4,096 x 32 layers, 32 kv heads; 156,032 rows,
+	 * untied) and one biased linear 1,280 -> 4,096 */
+	{"multimodal/Qwen__Qwen2-Audio-7B.json", false, 8397094912ull,
+	 {{"text", 7754878976ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 5246976ull}}, 0},
+	/* Voxtral: two bias-free linears from the tower's 5,120-wide rows
+	 * (4 frames of 1,280) into the text width, then text to text;
+	 * published 4.68B and 24.3B */
+	{"multimodal/mistralai__Voxtral-Mini-3B-2507.json", false, 4676271104ull,
+	 {{"text", 4014136320ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 25165824ull}}, 0},
+	{"multimodal/mistralai__Voxtral-Small-24B-2507.json", false, 24261800960ull,
+	 {{"text", 23572403200ull}, {"audio_tower", 636968960ull}, {"multi_modal_projector", 52428800ull}}, 0},
 	/* Qwen3-VL-MoE (30B-A3B, published as 31.1B): Qwen3-VL's tower and
 	 * mergers beside 48 MoE blocks of 128 experts (8 a token) stored
 	 * fused; active: embedding, head, attention, routers and 8 experts
@@ -232,6 +248,9 @@ check_released(const struct released *m)
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(co, "name");
 		cr_assert(cJSON_IsString(name));
 		cr_expect_str_eq(name->valuestring, m->comp[c].name, "%s", m->file);
+		/* an audio tower is SPEC's kind audio */
+		if (!strcmp(m->comp[c].name, "audio_tower"))
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, "audio", "%s", m->file);
 		cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
 		cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s: %s", m->file, m->comp[c].name);
 		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"),
@@ -275,6 +294,9 @@ Test(multimodal, check_internvl2_5_8b_internlm2, .timeout = 120) { check_release
 Test(multimodal, check_internvl2_5_38b_vit_6b, .timeout = 120) { check_released(&models[19]); }
 Test(multimodal, check_internvl3_1b_hf, .timeout = 120) { check_released(&models[20]); }
 Test(multimodal, check_paligemma2_10b, .timeout = 120) { check_released(&models[22]); }
+Test(multimodal, check_qwen2_audio, .timeout = 120) { check_released(&models[23]); }
+Test(multimodal, check_voxtral_mini, .timeout = 120) { check_released(&models[24]); }
+Test(multimodal, check_voxtral_small, .timeout = 240) { check_released(&models[25]); }
 /* A row of the table by its config's name (rows other branches add
  * shift the indices). */
 static const struct released *
@@ -429,7 +451,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20};
+	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -543,6 +565,17 @@ Test(multimodal, hostile_part_keys_name_the_key)
 		 " \"intermediate_size\": 32, \"intermediate_size_mlp\": 128, \"num_hidden_layers\": 2,"
 		 " \"num_attention_heads\": 4, \"vocab_size\": 256, \"num_local_experts\": 2, \"num_experts_per_tok\": 1},"
 		 " \"vision_config\": {\"projector_output_dim\": \"wide\"}}", "projector_output_dim"},
+		/* audio towers: their sub-config, mel bins, positions, widths */
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": 7}", "audio_config"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"num_mel_bins\": \"128\"}}", "num_mel_bins"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"num_mel_bins\": 0}}", "num_mel_bins"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"max_source_positions\": 1e300}}",
+		 "max_source_positions"},
+		{"{\"model_type\": \"qwen2_audio\", \"audio_config\": {\"max_source_positions\": 0}}",
+		 "max_source_positions"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"intermediate_size\": -5}}", "intermediate_size"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"intermediate_size\": 0}}", "intermediate_size"},
+		{"{\"model_type\": \"voxtral\", \"audio_config\": {\"hidden_size\": 0}}", "hidden_size"},
 	};
 	char *dir = ws_tmpdir();
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -1239,4 +1272,270 @@ Test(multimodal, internvl_mmproj_joins_its_text_model, .timeout = 120)
 	free(t);
 	free(dir);
 	free(cfg);
+}
+
+/* An audio config may leave its tower to the wrapper's class:
+ * Qwen2AudioConfig builds the whisper-large-v3 encoder, VoxtralConfig
+ * VoxtralEncoderConfig()'s, the same tower; a key left out is its
+ * config class's. */
+Test(multimodal, audio_class_defaults)
+{
+	static const struct { int model; const char *key; } cases[] = {
+		{23, NULL}, {23, "d_model"}, {23, "encoder_layers"}, {23, "encoder_ffn_dim"},
+		{23, "encoder_attention_heads"}, {23, "num_mel_bins"}, {23, "max_source_positions"},
+		{24, NULL}, {24, "hidden_size"}, {24, "intermediate_size"}, {24, "num_hidden_layers"},
+		{24, "max_source_positions"}, {25, NULL},
+	};
+	char *dir = ws_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct released *m = &models[cases[i].model];
+		char *src = ws_testdata_path(m->file);
+		cJSON *cfg = ws_load_json(src);
+		cJSON *ac = cJSON_GetObjectItemCaseSensitive(cfg, "audio_config");
+		if (cases[i].key) {
+			cr_assert(cJSON_GetObjectItemCaseSensitive(ac, cases[i].key), "%s", cases[i].key);
+			cJSON_DeleteItemFromObjectCaseSensitive(ac, cases[i].key);
+		} else {
+			cJSON_DeleteItemFromObjectCaseSensitive(cfg, "audio_config");
+		}
+		char *text = cJSON_PrintUnformatted(cfg);
+		char *path = ws_write_file(dir, "config.json", text, strlen(text));
+		cJSON *j = run_json(0, "formula", "--json", path, NULL);
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+		cr_expect_eq(num(f, "total", NULL), m->total, "%s %s", m->file, cases[i].key ? cases[i].key : "audio_config");
+		cr_expect_eq(num(f, "by_component", "audio_tower"), m->comp[1].n, "%s", m->file);
+		cJSON_Delete(j);
+		cJSON_Delete(cfg);
+		free(text);
+		free(path);
+		free(src);
+	}
+	ws_rmtree(dir);
+	free(dir);
+}
+
+/* The audio tower's tensors by function: its two convolutions, the
+ * stored position table, the blocks' norms, q / k / v / o (k without a
+ * bias) and MLP; Voxtral's projector without biases. */
+Test(multimodal, audio_tower_roles, .timeout = 120)
+{
+	char *cfg = ws_testdata_path(models[24].file);
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	static const struct { const char *name, *role; } want[] = {
+		{"audio_tower.conv1.weight", "conv"}, {"audio_tower.conv2.bias", "conv"},
+		{"audio_tower.embed_positions.weight", "pos_embed"},
+		{"audio_tower.layers.0.self_attn_layer_norm.weight", "attn_norm"},
+		{"audio_tower.layers.0.self_attn.k_proj.weight", "attn_k"},
+		{"audio_tower.layers.0.self_attn.out_proj.bias", "attn_o"},
+		{"audio_tower.layers.31.final_layer_norm.bias", "ffn_norm"},
+		{"audio_tower.layers.31.fc1.weight", "ffn_up"}, {"audio_tower.layers.31.fc2.weight", "ffn_down"},
+		{"audio_tower.layer_norm.weight", "final_norm"},
+		{"multi_modal_projector.linear_1.weight", "projector"},
+		{"multi_modal_projector.linear_2.weight", "projector"},
+		{"language_model.lm_head.weight", "lm_head"},
+	};
+	cJSON *l = run_json(0, "ls", "--json", model, NULL);
+	size_t seen = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(l, "tensors")) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+		const char *role = cJSON_GetObjectItemCaseSensitive(t, "role")->valuestring;
+		cr_expect(!ws_contains(name, "k_proj.bias") && !ws_contains(name, "projector.linear_1.bias") &&
+			  !ws_contains(name, "projector.linear_2.bias"), "%s", name);
+		for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+			if (!strcmp(name, want[i].name)) {
+				cr_expect_str_eq(role, want[i].role, "%s", name);
+				seen++;
+			}
+	}
+	cr_expect_eq(seen, sizeof want / sizeof want[0]);
+	cJSON_Delete(l);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+/* flops per audio input: every input padded to max_source_positions
+ * after the conv stem (Whisper's 30 s: 3,000 mel frames, 1,500
+ * positions); a = the blocks' matrices, conv2 once and conv1 twice a
+ * position (stride 1 over the mel frames, conv2's 2); the projector
+ * over Qwen2-Audio's pooled 750 positions, Voxtral's 375 rows of 4
+ * frames. */
+Test(multimodal, audio_flops_per_input, .timeout = 120)
+{
+	static const struct { int model; unsigned long long proj_tokens, proj_a; } cases[] = {
+		{23, 750, 1280ull * 4096}, {24, 375, 5120ull * 3072 + 3072ull * 3072},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *cfg = ws_testdata_path(models[cases[i].model].file);
+		char *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+		mkmodel(model, cfg, NULL);
+		cJSON *j = run_json(0, "flops", "--json", model, NULL);
+		/* the text selection: the text model's blocks and parameters
+		 * alone, its KV cache (K and V of its kv heads in BF16) */
+		const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "selections"), 0);
+		const struct released *m = &models[cases[i].model];
+		cr_expect_eq(num(s0, "params", NULL), m->comp[0].n, "%s", m->file);
+		cr_expect_eq(num(s0, "kv_cache_bytes_per_token", NULL), i == 0 ? 32ull * 2 * 4096 * 2 : 30ull * 2 * 1024 * 2,
+			     "%s", m->file);
+		const cJSON *c, *tw = NULL, *pj = NULL;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "components")) {
+			const char *name = cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring;
+			const cJSON *per = cJSON_GetObjectItemCaseSensitive(c, "per");
+			if (!strcmp(name, "audio_tower") || !strcmp(name, "multi_modal_projector")) {
+				cr_expect(cJSON_IsString(per) && !strcmp(per->valuestring, "audio"), "%s", name);
+				*(!strcmp(name, "audio_tower") ? &tw : &pj) = cJSON_GetObjectItemCaseSensitive(c, "per_audio");
+			}
+		}
+		cr_assert(cJSON_IsObject(tw) && cJSON_IsObject(pj));
+		unsigned long long a = 32ull * (4 * 1280 * 1280 + 2 * 1280 * 5120) + 2ull * 1280 * 128 * 3 +
+				       1280ull * 1280 * 3;
+		cr_expect_eq(num(tw, "mel_frames", NULL), 3000);
+		cr_expect_eq(num(tw, "tokens", NULL), 1500);
+		cr_expect_eq(num(tw, "a", NULL), a);
+		cr_expect_eq(num(tw, "b", NULL), 32ull * 20 * 128);
+		cr_expect_eq(num(tw, "macs", NULL), a * 1500 + 32ull * 20 * 128 * 1500 * 1500);
+		cr_expect_eq(num(pj, "tokens", NULL), cases[i].proj_tokens);
+		cr_expect_eq(num(pj, "a", NULL), cases[i].proj_a);
+		cr_expect_eq(num(pj, "macs", NULL), cases[i].proj_a * cases[i].proj_tokens);
+		cJSON_Delete(j);
+		ws_run r = ws_run_cli("flops", model, NULL);
+		cr_expect(ws_contains(r.out, "3000 mel frames, 1,500 tokens") && ws_contains(r.out, "MACs per audio input"),
+			  "%s", r.out);
+		ws_run_free(&r);
+		ws_rmtree(dir);
+		free(model);
+		free(dir);
+		free(cfg);
+	}
+}
+
+/* llama.cpp's audio file (clip.has_audio_encoder, clip.audio.* keys,
+ * clip.projector_type qwen2a / voxtral): the tower under a. (conv1d.1 /
+ * .2 with [d, 1] biases, position_embd, blk.N, post_ln), the projector
+ * under mm.a.; made by mkmodel from the config, counted as the
+ * safetensors count the tower and the projector (one block less when
+ * block_count says so); Voxtral's projector input is stack_factor x the
+ * tower width. */
+static void
+expect_audio_file(const cJSON *j, unsigned long long tower, unsigned long long proj)
+{
+	const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+	cr_assert_eq(cJSON_GetArraySize(comps), 2);
+	static const char *const names[] = {"audio", "mm"}, *const kinds[] = {"audio", "projector"};
+	const unsigned long long want[] = {tower, proj};
+	for (int c = 0; c < 2; c++) {
+		const cJSON *co = cJSON_GetArrayItem(comps, c);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, kinds[c]);
+		cr_expect_eq(num(co, "params", NULL), want[c], "%s", names[c]);
+		cr_expect_eq(num(co, "formula", NULL), want[c], "%s", names[c]);
+	}
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0);
+}
+
+Test(multimodal, audio_mmproj, .timeout = 120)
+{
+	for (int i = 23; i <= 24; i++) {
+		cJSON *j = mmproj_check(models[i].file, NULL, NULL, 0);
+		expect_audio_file(j, models[i].comp[1].n, models[i].comp[2].n);
+		cJSON_Delete(j);
+		/* a block of 19,676,160 dropped: block_count says 31 */
+		j = mmproj_check(models[i].file, "1", NULL, 0);
+		expect_audio_file(j, models[i].comp[1].n - 19676160ull, models[i].comp[2].n);
+		cJSON_Delete(j);
+	}
+	/* Voxtral's frames stacked 2 to a row: a projector 2,560 wide
+	 * against the file's 5,120; an absurd factor names the key */
+	cJSON *j = mmproj_check(models[24].file, NULL, "projector.stack_factor=2", 1);
+	const cJSON *f;
+	bool shape = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		shape = shape || !strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "shape-mismatch");
+	cr_expect(shape);
+	cJSON_Delete(j);
+	j = mmproj_check(models[24].file, NULL, "projector.stack_factor=99", 1);
+	bool named = false;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(j, "findings"))
+		named = named || (!strcmp(cJSON_GetObjectItemCaseSensitive(f, "code")->valuestring, "metadata-mismatch") &&
+				  ws_contains(cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring,
+					      "clip.audio.projector.stack_factor"));
+	cr_expect(named);
+	cJSON_Delete(j);
+}
+
+/* An audio file beside its text model's GGUF in a folder joins it (its
+ * clip.audio.projection_dim is the text width): the three components,
+ * the safetensors count. */
+Test(multimodal, audio_mmproj_joins_its_text_model, .timeout = 120)
+{
+	for (int i = 23; i <= 24; i++) {
+		const struct released *m = &models[i];
+		char *cfg = ws_testdata_path(m->file);
+		char *dir = ws_tmpdir(), *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+		char *a1[] = {getenv("WS_MKMODEL"), t, cfg, "--format", "gguf", NULL};
+		char *a2[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+		char *const *runs[] = {a1, a2};
+		for (size_t k = 0; k < 2; k++) {
+			ws_run r = ws_run_argv(runs[k]);
+			cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+			ws_run_free(&r);
+		}
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/M-F16.gguf' && "
+			 "mv '%s/mmproj.gguf' '%s/mmproj-M-F16.gguf'", f, t, f, v, f);
+		cr_assert_eq(system(cmd), 0, "%s", cmd);
+		cJSON *j = run_json(0, "check", "--json", f, NULL);
+		cr_expect_eq(num(j, "params", "total"), m->total, "%s", m->file);
+		const cJSON *comps = cJSON_GetObjectItemCaseSensitive(j, "components");
+		cr_assert_eq(cJSON_GetArraySize(comps), 3);
+		static const char *const names[] = {"text", "a", "mm"}, *const kinds[] = {"text", "audio", "projector"};
+		for (int c = 0; c < 3; c++) {
+			const cJSON *co = cJSON_GetArrayItem(comps, c);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "name")->valuestring, names[c]);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(co, "kind")->valuestring, kinds[c]);
+			cr_expect_eq(num(co, "params", NULL), m->comp[c].n, "%s %s", m->file, names[c]);
+			cr_expect_eq(num(co, "formula", NULL), m->comp[c].n, "%s %s", m->file, names[c]);
+		}
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "findings")), 0, "%s", m->file);
+		cJSON_Delete(j);
+		ws_rmtree(dir);
+		free(f);
+		free(v);
+		free(t);
+		free(dir);
+		free(cfg);
+	}
+}
+
+/* VoxtralConfig builds its text model from its own defaults under the
+ * text_config's (Voxtral-Mini's: 30 layers, 8 kv heads of 128, 8,192
+ * wide), not LlamaConfig's: a text_config without them counts the same. */
+Test(multimodal, voxtral_text_defaults_are_the_wrappers)
+{
+	static const char *const keys[] = {"hidden_size", "intermediate_size", "num_hidden_layers",
+					   "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings"};
+	const struct released *m = &models[24];
+	char *src = ws_testdata_path(m->file), *dir = ws_tmpdir();
+	cJSON *cfg = ws_load_json(src);
+	cJSON *tc = cJSON_GetObjectItemCaseSensitive(cfg, "text_config");
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		cr_assert(cJSON_GetObjectItemCaseSensitive(tc, keys[i]), "%s", keys[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(tc, keys[i]);
+	}
+	char *text = cJSON_PrintUnformatted(cfg);
+	char *path = ws_write_file(dir, "config.json", text, strlen(text));
+	cJSON *j = run_json(0, "formula", "--json", path, NULL);
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "formula");
+	cr_expect_eq(num(f, "total", NULL), m->total);
+	cr_expect_eq(num(f, "by_component", "text"), m->comp[0].n);
+	cJSON_Delete(j);
+	cJSON_Delete(cfg);
+	ws_rmtree(dir);
+	free(text);
+	free(path);
+	free(dir);
+	free(src);
 }

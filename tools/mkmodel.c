@@ -1594,9 +1594,17 @@ hf_intern_tower(gen *g, const char *pre, const struct ws_arch *a)
 
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
+static void encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+			 const char *head);
+
 static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
+	/* an audio tower: Whisper's encoder stack (its conv stem) */
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		encdec_stack(g, part_prefix(p), a, false, NULL, NULL);
+		return;
+	}
 	/* towers of their own layout, told by the library's switches */
 	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
 		qwen_tower(g, part_prefix(p), a);
@@ -1640,14 +1648,18 @@ projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 	const char *pre = part_prefix(p);
 	uint64_t in = a->embedding_size, out = a->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MLP2)) {
+		/* LLaVA's biased, Voxtral's bias-free */
+		bool pb = ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS);
 		snprintf(n, sizeof n, "%slinear_1.weight", pre);
 		top_nd(g, n, 2, out, in, 0, 0);
 		snprintf(n, sizeof n, "%slinear_1.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.weight", pre);
 		top_nd(g, n, 2, out, out, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
 	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE)) {
@@ -2545,7 +2557,16 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 		c->base = "language_model.model.";
 		c->head = "language_model.lm_head.weight";
 	}
-	/* --layout old: the head in the language model's own class too */
+	/* an audio wrapper (Qwen2-Audio, Voxtral) keeps its whole CausalLM
+	 * under language_model., the head too */
+	for (size_t i = 1; r != j && layout != LAYOUT_NEW && c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind;
+	     i++)
+		if (!strcmp(c->parts_of[i].kind, "audio")) {
+			c->base = "language_model.model.";
+			c->head = "language_model.lm_head.weight";
+		}
+	/* --layout old: the head in the language model's own class too (a
+	 * wrapper that only ever saved the newer layout is nested above) */
 	if (layout == LAYOUT_OLD && !strncmp(c->base, "language_model.", 15))
 		c->head = "language_model.lm_head.weight";
 	size_t tower = 0;  /* the last tower: what a projector joins */
@@ -3436,6 +3457,75 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 
 /* ==== llama.cpp's vision file (mmproj) ==== */
 
+/* An audio tower and its projector as llama.cpp's converter writes
+ * them (clip.has_audio_encoder, clip.audio.* sizes): the tower under a.
+ * (its conv biases unsqueezed to [d, 1]), the projector under mm.a.
+ * (one biased fc, or mlp.1 / mlp.2 without biases); `drop` trailing
+ * blocks left out. */
+static void
+write_mmproj_audio(const char *dir, const cfg *c, const struct dtype *dt, uint64_t drop,
+		   const struct ws_cat_mmproj *mp, const struct ws_arch *a, const struct ws_arch *pj)
+{
+	if (!mp->keys || strcmp(mp->parts[0].kind, "audio"))
+		die("no audio file layout for this config");
+	gen g0 = {.c = c}, *g = &g0;
+	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
+	char n[96];
+	top_nd(g, "a.conv1d.1.weight", 3, d, a->num_channels, 3, 0);
+	top_nd(g, "a.conv1d.1.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.conv1d.2.weight", 3, d, d, 3, 0);
+	top_nd(g, "a.conv1d.2.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.position_embd.weight", 2, a->max_position_embeddings, d, 0, 0);
+	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	for (uint64_t l = 0; l < L; l++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && l == 1)
+			continue;
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.weight", l, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			if (i != 1) {  /* Whisper's keys have no bias */
+				snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+				top_nd(g, n, 1, out, 0, 0, 0);
+			}
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.weight", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.bias", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+		}
+	}
+	top_nd(g, "a.post_ln.weight", 1, d, 0, 0, 0);
+	top_nd(g, "a.post_ln.bias", 1, d, 0, 0, 0);
+	uint64_t in = pj->embedding_size, out = pj->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		top_nd(g, "mm.a.mlp.1.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.mlp.2.weight", 2, out, out, 0, 0);
+	} else {
+		top_nd(g, "mm.a.fc.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.fc.bias", 1, out, 0, 0, 0);
+	}
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", "clip");
+	put_str(&kv, "clip.has_audio_encoder");
+	put_u32(&kv, 7);  /* bool */
+	put(&kv, "\1", 1);
+	nkv++;
+	kv_str(&kv, &nkv, "clip.projector_type", mp->projector_type);
+	kv_u32(&kv, &nkv, "clip.audio", "embedding_length", d);
+	kv_u32(&kv, &nkv, "clip.audio", "feed_forward_length", f);
+	kv_u32(&kv, &nkv, "clip.audio", "block_count", L);
+	kv_u32(&kv, &nkv, "clip.audio", "attention.head_count", a->num_heads);
+	kv_u32(&kv, &nkv, "clip.audio", "projection_dim", pj->hidden_size);
+	kv_u32(&kv, &nkv, "clip.audio", "num_mel_bins", a->num_channels);
+	if (mp->stack_key)
+		kv_u32(&kv, &nkv, "clip.audio", mp->stack_key, in / d);
+	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
+	free(g->v);
+}
+
 /* A wrapper's vision tower and projector as llama.cpp's converter writes
  * them: general.architecture clip, clip.vision.* sizes, the tower's
  * tensors under v., the projector's under mm.; `drop` trailing blocks
@@ -3453,6 +3543,12 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 			pj = &c->part_arch[i];
 	}
 	if (!a || !pj || !mp || !a->known || drop >= a->num_layers)
+		die("no vision file layout for this config");
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		write_mmproj_audio(dir, c, dt, drop, mp, a, pj);
+		return;
+	}
+	if (strcmp(mp->parts[0].kind, "vision"))
 		die("no vision file layout for this config");
 	gen g0 = {.c = c}, *g = &g0;
 	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
@@ -3514,10 +3610,13 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	}
 	uint64_t in = pj->embedding_size, out = pj->hidden_size;
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		bool pb = ws_sw_has(&pj->flags, WS_ARCH_PROJ_BIAS);
 		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
-		top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
 		top_nd(g, "mm.2.weight", 2, out, out, 0, 0);
-		top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_LINEAR))
 		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);

@@ -21,7 +21,7 @@
 
 typedef struct tens {
 	char name[256], dtype[8];
-	uint64_t dim[4];
+	uint64_t dim[5];       /* a 3-D convolution has five */
 	int nd;
 	uint64_t off, bytes;
 } tens;
@@ -180,7 +180,7 @@ main(int argc, char **argv)
 			strcpy(t->name, nm);
 			strcpy(t->dtype, dt);
 			uint64_t el = 1;
-			for (char *d; t->nd < 4 && (d = strtok(NULL, " \t\n"));)
+			for (char *d; t->nd < 5 && (d = strtok(NULL, " \t\n"));)
 				el *= (t->dim[t->nd++] = strtoull(d, NULL, 10));
 			t->bytes = el * dsize(dt);
 		} else {

@@ -368,6 +368,35 @@ static const struct ws_cat_part internvl_parts[] = {
 	 {"model.multi_modal_projector.", "multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* Audio-text wrappers: a Whisper-style encoder (audio_tower, its conv
+ * stem, a frozen sinusoidal position table stored as a parameter, a
+ * final layer_norm; Qwen2-Audio's avg_pooler has no parameters), a
+ * projector into the text width, the text CausalLM under
+ * language_model.  Qwen2-Audio's projector is one biased linear
+ * (multi_modal_projector.linear) from d_model; Voxtral's two bias-free
+ * linears with a GELU between, from the tower's intermediate_size (its
+ * outputs reshaped 4 frames to a row) */
+static const struct ws_cat_part qwen2_audio_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"audio", "audio_tower", "audio_config", "qwen2_audio_encoder", NOSW, {"audio_tower.", "model.audio_tower."},
+	 .pool = 2},
+	{"projector", "multi_modal_projector", NULL, "sub_linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* VoxtralConfig's defaults under its text_config's (Voxtral-Mini's
+ * text model) */
+static const struct ws_cat_default voxtral_text_defs[] = {
+	D("vocab_size", 131072), D("hidden_size", 3072), D("intermediate_size", 8192), D("num_hidden_layers", 30),
+	D("num_key_value_heads", 8), D("max_position_embeddings", 131072), D("head_dim", 128), {NULL, WS_CAT_END, 0},
+};
+static const struct ws_cat_part voxtral_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}, .defs = voxtral_text_defs},
+	{"audio", "audio_tower", "audio_config", "voxtral_encoder", NOSW, {"audio_tower.", "model.audio_tower."}},
+	{"projector", "multi_modal_projector", NULL, "mlp2_nobias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -416,6 +445,11 @@ static const struct ws_cat_part whisper_parts[] = {
 	{"encoder", "encoder", "", "whisper_encoder", NOSW, {"model.encoder.", "encoder."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* a tower class named by its prefix alone (Qwen2AudioEncoder) */
+static const struct ws_cat_class tower_alone_classes[] = {
+	{"", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
 /* an encoder stack standing alone (T5EncoderModel) has no head */
 static const struct ws_cat_class stack_classes[] = {
 	{"Model", WS_HEAD_NONE, NOSW},
@@ -460,10 +494,38 @@ static const struct ws_cat_part mmproj_internvl_joined[] = {
 	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* llama.cpp's audio files (clip.has_audio_encoder): the Whisper-style
+ * tower under a. (a.conv1d.1 / .2, a.position_embd, a.blk.N, a.post_ln),
+ * the projector under mm.a. (Qwen2-Audio's fc, Voxtral's mlp.1 / .2) */
+static const struct ws_cat_part mmproj_qwen2a_parts[] = {
+	{"audio", NULL, NULL, "qwen2_audio_encoder", NOSW, {NULL}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_qwen2a_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "qwen2_audio_encoder", NOSW, {"a."}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_parts[] = {
+	{"audio", NULL, NULL, "voxtral_encoder", NOSW, {NULL}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "voxtral_encoder", NOSW, {"a."}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
 	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
 	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
 	{"internvl", mmproj_internvl_parts, mmproj_internvl_joined, "projector.scale_factor"},
+	{"qwen2a", mmproj_qwen2a_parts, mmproj_qwen2a_joined, .keys = "clip.audio."},
+	{"voxtral", mmproj_voxtral_parts, mmproj_voxtral_joined, .keys = "clip.audio.",
+	 .stack_key = "projector.stack_factor"},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between
@@ -472,10 +534,10 @@ static const struct ws_cat_mmproj mmprojs[] = {
  * outputs side by side (pixel shuffle); the Qwen-VL merger's norm over
  * the tower width and two linears over 2 x 2 merged patches. */
 static const struct ws_cat_projector projectors[] = {
-	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
+	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
-	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
+	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_PROJ_BIAS, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
 	{"linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	/* Qwen3VLVisionConfig's default list is [8, 16, 24] */
@@ -491,6 +553,9 @@ static const struct ws_cat_projector projectors[] = {
 	 * a linear into the text width, a GELU, a linear */
 	{"shuffle_norm_mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_SHUFFLE_MLP, WS_ARCH_BARE), "downsample_ratio", 2,
 	 NULL, 0, true},
+	/* Voxtral's: LLaVA's two linears without biases, from the tower's
+	 * output width (its entry says which key) */
+	{"mlp2_nobias", WS_NORM_NONE, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -548,6 +613,17 @@ static const struct ws_cat_class dinov2_classes[] = {
 	 D("decoder_layers", 4), D("encoder_attention_heads", 6), D("decoder_attention_heads", 6), \
 	 D("encoder_ffn_dim", 1536), D("decoder_ffn_dim", 1536), D("max_source_positions", 1500), \
 	 D("max_target_positions", 448)}
+/* Qwen2AudioEncoderConfig's and VoxtralEncoderConfig's (the same
+ * whisper-large-v3 encoder, spelled each its way) */
+#define QWEN2_AUDIO_ENC_DEFAULTS \
+	{D("num_mel_bins", 128), D("d_model", 1280), D("encoder_layers", 32), D("encoder_attention_heads", 20), \
+	 D("encoder_ffn_dim", 5120), D("max_source_positions", 1500)}
+#define VOXTRAL_ENC_DEFAULTS \
+	{D("num_mel_bins", 128), D("hidden_size", 1280), D("num_hidden_layers", 32), D("num_attention_heads", 20), \
+	 D("intermediate_size", 5120), D("max_source_positions", 1500)}
+/* Whisper's encoder layer: biases but on the keys, a conv stem, the
+ * frozen position table stored */
+#define WHISPER_ENC_BODY ALLB, WS_ARCH_NO_K_BIAS, WS_ARCH_LEARNED_POS, WS_ARCH_CONV_STEM, WS_ARCH_NO_TOKENS
 /* BART's layer: biases everywhere, learned positions 2 rows past the
  * span, a LayerNorm over the embeddings */
 #define BART_BODY ALLB, WS_ARCH_POS_OFFSET, WS_ARCH_EMBED_NORM
@@ -575,7 +651,11 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
 	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
-	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
+	/* Qwen2Config's defaults (Qwen2-Audio's text_config leans on them) */
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2",
+	 {D("vocab_size", 151936), D("hidden_size", 4096), D("intermediate_size", 22016), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 32), D("max_position_embeddings", 32768)},
+	 WS_SLIDE_FROM, 0},
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
@@ -1104,6 +1184,21 @@ static const struct ws_cat_entry entries[] = {
 	  {WS_AK_INTER, "decoder_ffn_dim"}, {WS_AK_POSITIONS, "max_target_positions"}}},
 	{{"whisper"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Whisper",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = whisper_parts},
+	/* audio towers of audio-text wrappers (qwen2_audio_parts): Whisper's
+	 * encoder; Voxtral's projector reads intermediate_size-wide rows
+	 * (its output width) */
+	{{"qwen2_audio_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "Qwen2AudioEncoder", QWEN2_AUDIO_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
+	 {{WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"},
+	  {WS_AK_INTER, "encoder_ffn_dim"}, {WS_AK_POSITIONS, "max_source_positions"}}},
+	{{"voxtral_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "VoxtralEncoder", VOXTRAL_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
+	 {{WS_AK_POSITIONS, "max_source_positions"}, {WS_AK_OUT, "intermediate_size"},
+	  {WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"}}},
+	{{"qwen2_audio"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Audio",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_audio_parts},
+	{{"voxtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Voxtral",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = voxtral_parts},
 	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
 	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
 	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */
@@ -1275,11 +1370,40 @@ ws_cat_component_prefix_max(void)
 }
 
 const struct ws_cat_component *
+ws_cat_component_decide(const char *name, size_t len, size_t *decided)
+{
+	/* each prefix's walk stops at a byte the name has (a difference, or
+	 * the prefix's end with the name going on) or at the name's end;
+	 * the walks look at bytes up to the furthest stop, and only at the
+	 * length when one ran into the name's end (then: no shortcut) */
+	size_t far = 0;
+	const struct ws_cat_component *hit = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(components) && !hit; i++) {
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (n > far)
+			far = n;
+		if (!p[n] && len > n)
+			hit = &components[i];
+	}
+	*decided = far < len ? far + 1 : SIZE_MAX;
+	return hit;
+}
+
+const struct ws_cat_component *
 ws_cat_component_of(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
-		size_t n = strlen(components[i].prefix);
-		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+		/* strlen + memcmp's answer in one walk that stops at the first
+		 * byte that differs (the first, for most prefixes): every
+		 * tensor of a checkpoint asks */
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (!p[n] && len > n)
 			return &components[i];
 	}
 	return NULL;

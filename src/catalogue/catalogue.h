@@ -130,6 +130,13 @@ struct ws_cat_part {
 	 * tensors' names and shapes, `type` the layout they are named by (a
 	 * network class, or a text encoder's names: ws_cat_text_names) */
 	bool inferred;
+	/* an audio tower's outputs averaged this many to one before the
+	 * projector (Qwen2-Audio's avg_pooler); 0: none */
+	uint8_t pool;
+	/* the wrapper's own defaults for its sub-config, read before the
+	 * type's (VoxtralConfig's for its text_config), ended by
+	 * WS_CAT_END; NULL: none */
+	const struct ws_cat_default *defs;
 };
 
 /* The modules of an original Stable Diffusion single file (LDM / SGM
@@ -188,6 +195,11 @@ struct ws_cat_mmproj {
 	/* the clip.vision key of the patches merged per side before the
 	 * projector (InternVL's projector.scale_factor), or NULL */
 	const char *merge_key;
+	/* an audio file's: its tower's key prefix (clip.audio.; NULL:
+	 * clip.vision.), and the key of the frames stacked side by side
+	 * before the projector (its input that many tower widths), or NULL */
+	const char *keys;
+	const char *stack_key;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */
@@ -320,6 +332,11 @@ struct ws_cat_component {
 
 /* The component tensor `name` belongs to, or NULL (the text decoder). */
 const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+/* The same, and in *decided how many of the name's first bytes decided
+ * it: a name of at least that many bytes, the same ones, has the same
+ * answer (names in a row mostly do). */
+const struct ws_cat_component *ws_cat_component_decide(const char *name, size_t len,
+							size_t *decided);
 /* The longest prefix: two names longer than it that agree on that many
  * bytes belong to the same component. */
 size_t ws_cat_component_prefix_max(void);

@@ -26,6 +26,11 @@ enum nq {
 	QD, QHEADS, QDH, QF, QPOOL, QCTX, QCAP, QLAT, QLAT2, QPS, QPS2, QOUTC, QOUTP, QPOSM, QPOS,
 	QTIN,   /* sinusoidal timestep features */
 	QQKVF, QDF, /* BFL's fused widths: q, k, v and the MLP; attention and MLP */
+	QXH, QXDH, QXI, /* cross-attention heads, their width, the inner width */
+	QSZ,    /* PixArt's size-condition embedding (the width / 3) */
+	QPT, QPH, QPW, QPS3, /* a 3-D patch: frames, height, width; its volume */
+	QFREQ, QIMG, QAKV, QPSL, /* Wan's timestep features, image embedding, added k/v, image positions */
+	QOH, QDTOP, QDBOT, /* half the output; a video decoder's first and last width */
 	QN
 };
 
@@ -33,6 +38,7 @@ enum nq {
 struct nd {
 	unsigned char q, mul;
 };
+#define NET_MAX_DIMS 5 /* a 3-D convolution's weight */
 
 /* Switches a unit instance has (need: all; unless: none). */
 enum {
@@ -48,6 +54,15 @@ enum {
 	F_TEXTTIME = 1u << 9,  /* addition_embed_type text_time */
 	F_MIDATTN = 1u << 10,  /* mid_block_add_attention */
 	F_BUF = 1u << 11,      /* line flag: a buffer, not a parameter */
+	F_ADDCOND = 1u << 12,  /* use_additional_conditions (PixArt's size embeddings) */
+	F_CAPT = 1u << 13,     /* caption_channels given: a caption projection */
+	F_ABIAS = 1u << 14,    /* attention_bias: q, k, v with biases */
+	F_AFFINE = 1u << 15,   /* norm_elementwise_affine */
+	F_XNORM = 1u << 16,    /* cross_attn_norm: an affine norm before the cross-attention */
+	F_IMG = 1u << 17,      /* image_dim given: Wan's image embedder (I2V) */
+	F_AKV = 1u << 18,      /* added_kv_proj_dim given: the image's keys and values */
+	F_IPOS = 1u << 19,     /* pos_embed_seq_len given: the image positions (FLF2V) */
+	F_TIME = 1u << 20,     /* a video sampler that also resamples time */
 };
 
 /* What a matrix runs over, per step (flops): the image's positions at
@@ -69,7 +84,7 @@ struct nline {
 	const char *name;
 	ws_role role;
 	unsigned need, unless;
-	struct nd d[4];
+	struct nd d[NET_MAX_DIMS];
 	unsigned char tok, att;
 	struct nd aw;        /* the attention's inner width (heads x head dim) */
 };
@@ -457,6 +472,274 @@ static const struct nline u_ldm_vae[] = {
 	END,
 };
 
+/* PixArt's own layers (PixArtTransformer2DModel, and Transformer2DModel
+ * with norm_type ada_norm_single): the patch embedding, AdaLN-single (the
+ * timestep's embedding, PixArt-α's resolution and aspect-ratio ones, one
+ * linear to the six modulations every block shares), the caption
+ * projection, the final modulation table and projection.  The sin-cos
+ * position table is not stored (no pos_embed_max_size). */
+#define dSZ {QSZ, 0}
+#define dXI {QXI, 0}
+#define dF_2 {QF, 2}
+static const struct nline u_pixart[] = {
+	{"pos_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"pos_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("adaln_single.emb.timestep_embedder.linear_1", TIME_EMBED, 0, 0, DD, dTIN, T_ONE),
+	LINT("adaln_single.emb.timestep_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("adaln_single.emb.resolution_embedder.linear_1", COND_EMBED, F_ADDCOND, 0, dSZ, dTIN, T_ONE),
+	LINT("adaln_single.emb.resolution_embedder.linear_2", COND_EMBED, F_ADDCOND, 0, dSZ, dSZ, T_ONE),
+	LINT("adaln_single.emb.aspect_ratio_embedder.linear_1", COND_EMBED, F_ADDCOND, 0, dSZ, dTIN, T_ONE),
+	LINT("adaln_single.emb.aspect_ratio_embedder.linear_2", COND_EMBED, F_ADDCOND, 0, dSZ, dSZ, T_ONE),
+	LINT("adaln_single.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("caption_projection.linear_1", COND_EMBED, F_CAPT, 0, DD, dCTX, T_TXT),
+	LINT("caption_projection.linear_2", COND_EMBED, F_CAPT, 0, DD, DD, T_TXT),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 2}, DD}, T_ONE, 0, {0, 0}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* BasicTransformerBlock as AdaLN-single builds it: norms without affine
+ * parameters (unless norm_elementwise_affine), self- and cross-attention
+ * (biases per attention_bias), a GELU feed-forward, the block's own
+ * modulation table */
+static const struct nline u_pixart_block[] = {
+	NORMWB("norm1", ATTN_NORM, F_AFFINE, 0, DD),
+	LINA("attn1.to_q", ATTN_Q, F_ABIAS, 0, DD, DD, T_IMG, A_SELF, DD),
+	LINNBA("attn1.to_q", ATTN_Q, 0, F_ABIAS, DD, DD, A_SELF, DD),
+	LIN("attn1.to_k", ATTN_K, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_k", ATTN_K, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_v", ATTN_V, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_v", ATTN_V, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm2", XATTN_NORM, F_AFFINE, 0, DD),
+	LINA("attn2.to_q", XATTN_Q, F_ABIAS, 0, DD, DD, T_IMG, A_TXT, DD),
+	LINNBA("attn2.to_q", XATTN_Q, 0, F_ABIAS, DD, DD, A_TXT, DD),
+	LINT("attn2.to_k", XATTN_K, F_ABIAS, 0, DD, dX, T_TXT),
+	LINNBT("attn2.to_k", XATTN_K, 0, F_ABIAS, DD, dX, T_TXT),
+	LINT("attn2.to_v", XATTN_V, F_ABIAS, 0, DD, dX, T_TXT),
+	LINNBT("attn2.to_v", XATTN_V, 0, F_ABIAS, DD, dX, T_TXT),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, DD),
+	NORMWB("norm3", FFN_NORM, F_AFFINE, 0, DD),
+	LIN("ff.net.0.proj", FFN_UP, 0, 0, dF, DD),
+	LIN("ff.net.2", FFN_DOWN, 0, 0, DD, dF),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 6}, DD}, T_ONE, 0, {0, 0}},
+	END,
+};
+
+/* SanaTransformer2DModel's own layers: as PixArt's, AdaLN-single (or,
+ * with guidance_embeds, the timestep's and the guidance's embedders
+ * beside it), the caption projection and its RMS norm */
+static const struct nline u_sana[] = {
+	{"patch_embed.proj.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPS, dPS}, Z_},
+	{"patch_embed.proj.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("time_embed.emb.timestep_embedder.linear_1", TIME_EMBED, 0, F_GUID, DD, dTIN, T_ONE),
+	LINT("time_embed.emb.timestep_embedder.linear_2", TIME_EMBED, 0, F_GUID, DD, DD, T_ONE),
+	LINT("time_embed.timestep_embedder.linear_1", TIME_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("time_embed.timestep_embedder.linear_2", TIME_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("time_embed.guidance_embedder.linear_1", COND_EMBED, F_GUID, 0, DD, dTIN, T_ONE),
+	LINT("time_embed.guidance_embedder.linear_2", COND_EMBED, F_GUID, 0, DD, DD, T_ONE),
+	LINT("time_embed.linear", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("caption_projection.linear_1", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("caption_projection.linear_2", COND_EMBED, 0, 0, DD, DD, T_TXT),
+	VEC("caption_norm", NORM, 0, 0, DD),
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 2}, DD}, T_ONE, 0, {0, 0}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* SanaTransformerBlock: linear self-attention (biases per
+ * attention_bias), cross-attention of its own heads and width, q/k RMS
+ * norms across heads (qk_norm), the GLUMBConv feed-forward (a 1x1
+ * convolution to value and gate, a depthwise 3x3, a 1x1 back without
+ * bias), the block's modulation table */
+static const struct nline u_sana_block[] = {
+	LIN("attn1.to_q", ATTN_Q, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_q", ATTN_Q, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_k", ATTN_K, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_k", ATTN_K, 0, F_ABIAS, DD, DD),
+	LIN("attn1.to_v", ATTN_V, F_ABIAS, 0, DD, DD),
+	LINNB("attn1.to_v", ATTN_V, 0, F_ABIAS, DD, DD),
+	VEC("attn1.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn1.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	LINA("attn2.to_q", XATTN_Q, 0, 0, dXI, DD, T_IMG, A_TXT, dXI),
+	LINT("attn2.to_k", XATTN_K, 0, 0, dXI, dX, T_TXT),
+	LINT("attn2.to_v", XATTN_V, 0, 0, dXI, dX, T_TXT),
+	VEC("attn2.norm_q", ATTN_Q_NORM, F_QKN, 0, dXI),
+	VEC("attn2.norm_k", ATTN_K_NORM, F_QKN, 0, dXI),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, dXI),
+	NORMWB("norm2", FFN_NORM, F_AFFINE, 0, DD),
+	{"ff.conv_inverted.weight", R(FFN_GATE_UP), 0, 0, {dF_2, DD, K1, K1}, Z_},
+	{"ff.conv_inverted.bias", R(FFN_GATE_UP), 0, 0, {dF_2}, Z_},
+	{"ff.conv_depth.weight", R(CONV), 0, 0, {dF_2, K1, K3, K3}, Z_},
+	{"ff.conv_depth.bias", R(CONV), 0, 0, {dF_2}, Z_},
+	{"ff.conv_point.weight", R(FFN_DOWN), 0, 0, {DD, dF, K1, K1}, Z_},
+	{"scale_shift_table", R(ADALN), 0, 0, {{Q1, 6}, DD}, T_ONE, 0, {0, 0}},
+	END,
+};
+
+/* WanTransformer3DModel's own layers: the 3-D patch embedding, the
+ * condition embedder (the timestep's embedding and its projection to
+ * the six modulations every block shares, the text's projection; an
+ * image encoder's features and, for first-last-frame models, their
+ * positions), the final modulation table and projection */
+#define dPT {QPT, 0}
+#define dPH {QPH, 0}
+#define dPW {QPW, 0}
+#define dFREQ {QFREQ, 0}
+#define dIMG {QIMG, 0}
+#define dAKV {QAKV, 0}
+static const struct nline u_wan[] = {
+	{"patch_embedding.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPT, dPH, dPW}, Z_},
+	{"patch_embedding.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("condition_embedder.time_embedder.linear_1", TIME_EMBED, 0, 0, DD, dFREQ, T_ONE),
+	LINT("condition_embedder.time_embedder.linear_2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("condition_embedder.time_proj", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("condition_embedder.text_embedder.linear_1", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("condition_embedder.text_embedder.linear_2", COND_EMBED, 0, 0, DD, DD, T_TXT),
+	NORMWB("condition_embedder.image_embedder.norm1", NORM, F_IMG, 0, dIMG),
+	LINT("condition_embedder.image_embedder.ff.net.0.proj", COND_EMBED, F_IMG, 0, dIMG, dIMG, T_TXT),
+	LINT("condition_embedder.image_embedder.ff.net.2", COND_EMBED, F_IMG, 0, DD, dIMG, T_TXT),
+	NORMWB("condition_embedder.image_embedder.norm2", NORM, F_IMG, 0, DD),
+	{"condition_embedder.image_embedder.pos_embed", R(POS_EMBED), F_IMG | F_IPOS, 0, {K1, {QPSL, 0}, dIMG}, T_ONE, 0, {0, 0}},
+	{"scale_shift_table", R(ADALN), 0, 0, {K1, {Q1, 2}, DD}, T_ONE, 0, {0, 0}},
+	LIN("proj_out", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+
+/* WanTransformerBlock: self-attention and cross-attention with biases
+ * and q/k RMS norms across heads, an affine norm before the
+ * cross-attention (cross_attn_norm), the image's own keys and values
+ * (I2V: added_kv_proj_dim), a GELU feed-forward, the block's modulation
+ * table */
+static const struct nline u_wan_block[] = {
+	LINA("attn1.to_q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_SELF, DD),
+	LIN("attn1.to_k", ATTN_K, 0, 0, DD, DD),
+	LIN("attn1.to_v", ATTN_V, 0, 0, DD, DD),
+	VEC("attn1.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn1.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("attn1.to_out.0", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm2", XATTN_NORM, F_XNORM, 0, DD),
+	LINA("attn2.to_q", XATTN_Q, 0, 0, DD, DD, T_IMG, A_TXT, DD),
+	LINT("attn2.to_k", XATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("attn2.to_v", XATTN_V, 0, 0, DD, DD, T_TXT),
+	VEC("attn2.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("attn2.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LINT("attn2.add_k_proj", XATTN_K, F_AKV, 0, DD, dAKV, T_TXT),
+	LINT("attn2.add_v_proj", XATTN_V, F_AKV, 0, DD, dAKV, T_TXT),
+	VEC("attn2.norm_added_k", ATTN_K_NORM, F_AKV, 0, DD),
+	LIN("attn2.to_out.0", XATTN_O, 0, 0, DD, DD),
+	LIN("ffn.net.0.proj", FFN_UP, 0, 0, dF, DD),
+	LIN("ffn.net.2", FFN_DOWN, 0, 0, DD, dF),
+	{"scale_shift_table", R(ADALN), 0, 0, {K1, {Q1, 6}, DD}, T_ONE, 0, {0, 0}},
+	END,
+};
+
+/* AutoencoderKLWan (Wan 2.1's causal video VAE): 3-D convolutions, RMS
+ * norms whose gamma broadcasts over time and space.  A resnet: */
+#define K1_3 K1, K1, K1
+#define K3_3 K3, K3, K3
+static const struct nline u_wres[] = {
+	{"norm1.gamma", R(NORM), 0, 0, {I_, K1_3}, T_ONE, 0, {0, 0}},
+	{"conv1.weight", R(CONV), 0, 0, {O_, I_, K3_3}, Z_},
+	{"conv1.bias", R(CONV), 0, 0, {O_}, Z_},
+	{"norm2.gamma", R(NORM), 0, 0, {O_, K1_3}, T_ONE, 0, {0, 0}},
+	{"conv2.weight", R(CONV), 0, 0, {O_, O_, K3_3}, Z_},
+	{"conv2.bias", R(CONV), 0, 0, {O_}, Z_},
+	{"conv_shortcut.weight", R(CONV), F_SHORT, 0, {O_, I_, K1_3}, Z_},
+	{"conv_shortcut.bias", R(CONV), F_SHORT, 0, {O_}, Z_},
+	END,
+};
+/* a single-head attention per frame: q, k, v in one 1x1 convolution */
+static const struct nline u_wattn[] = {
+	{"norm.gamma", R(NORM), 0, 0, {O_, K1, K1}, T_ONE, 0, {0, 0}},
+	{"to_qkv.weight", R(ATTN_QKV), 0, 0, {{QO, 3}, O_, K1, K1}, T_IMG, A_SELF, O_},
+	{"to_qkv.bias", R(ATTN_QKV), 0, 0, {{QO, 3}}, Z_},
+	{"proj.weight", R(ATTN_O), 0, 0, {O_, O_, K1, K1}, Z_},
+	{"proj.bias", R(ATTN_O), 0, 0, {O_}, Z_},
+	END,
+};
+/* downsampling: a strided 3x3 per frame, then (F_TIME) a strided causal
+ * convolution over time */
+static const struct nline u_wdown[] = {
+	{"resample.1.weight", R(CONV), 0, 0, {O_, O_, K3, K3}, Z_},
+	{"resample.1.bias", R(CONV), 0, 0, {O_}, Z_},
+	{"time_conv.weight", R(CONV), F_TIME, 0, {O_, O_, K3, K1, K1}, Z_},
+	{"time_conv.bias", R(CONV), F_TIME, 0, {O_}, Z_},
+	END,
+};
+/* upsampling: a 3x3 to half the width per frame, (F_TIME) a causal
+ * convolution doubling the frames first */
+static const struct nline u_wup[] = {
+	{"resample.1.weight", R(CONV), 0, 0, {{QOH, 0}, O_, K3, K3}, Z_},
+	{"resample.1.bias", R(CONV), 0, 0, {{QOH, 0}}, Z_},
+	{"time_conv.weight", R(CONV), F_TIME, 0, {{QO, 2}, O_, K3, K1, K1}, Z_},
+	{"time_conv.bias", R(CONV), F_TIME, 0, {{QO, 2}}, Z_},
+	END,
+};
+/* its own layers: the encoder's ends (mean and log-variance), the quant
+ * convolutions, the decoder's ends */
+static const struct nline u_wvae[] = {
+	{"encoder.conv_in.weight", R(CONV), 0, 0, {dB0, dCIN, K3_3}, Z_},
+	{"encoder.conv_in.bias", R(CONV), 0, 0, {dB0}, Z_},
+	{"encoder.norm_out.gamma", R(NORM), 0, 0, {dBL, K1_3}, T_ONE, 0, {0, 0}},
+	{"encoder.conv_out.weight", R(CONV), 0, 0, {dLAT2, dBL, K3_3}, T_DEEP, 0, {0, 0}},
+	{"encoder.conv_out.bias", R(CONV), 0, 0, {dLAT2}, T_DEEP, 0, {0, 0}},
+	{"quant_conv.weight", R(CONV), 0, 0, {dLAT2, dLAT2, K1_3}, T_DEEP, 0, {0, 0}},
+	{"quant_conv.bias", R(CONV), 0, 0, {dLAT2}, T_DEEP, 0, {0, 0}},
+	{"post_quant_conv.weight", R(CONV), 0, 0, {dLAT, dLAT, K1_3}, T_DEEP, 0, {0, 0}},
+	{"post_quant_conv.bias", R(CONV), 0, 0, {dLAT}, T_DEEP, 0, {0, 0}},
+	{"decoder.conv_in.weight", R(CONV), 0, 0, {{QDTOP, 0}, dLAT, K3_3}, T_DEEP, 0, {0, 0}},
+	{"decoder.conv_in.bias", R(CONV), 0, 0, {{QDTOP, 0}}, T_DEEP, 0, {0, 0}},
+	{"decoder.norm_out.gamma", R(NORM), 0, 0, {{QDBOT, 0}, K1_3}, T_ONE, 0, {0, 0}},
+	{"decoder.conv_out.weight", R(CONV), 0, 0, {dCOUT, {QDBOT, 0}, K3_3}, Z_},
+	{"decoder.conv_out.bias", R(CONV), 0, 0, {dCOUT}, Z_},
+	END,
+};
+
+/* Wan's transformer as its original code names it (a single file, as
+ * ComfyUI's repackaged ones): the same network; its norm3 is diffusers'
+ * norm2, the affine norm before the cross-attention */
+static const struct nline u_wan_orig[] = {
+	{"patch_embedding.weight", R(PATCH_EMBED), 0, 0, {DD, dCIN, dPT, dPH, dPW}, Z_},
+	{"patch_embedding.bias", R(PATCH_EMBED), 0, 0, {DD}, Z_},
+	LINT("time_embedding.0", TIME_EMBED, 0, 0, DD, dFREQ, T_ONE),
+	LINT("time_embedding.2", TIME_EMBED, 0, 0, DD, DD, T_ONE),
+	LINT("time_projection.1", ADALN, 0, 0, dD_6, DD, T_ONE),
+	LINT("text_embedding.0", COND_EMBED, 0, 0, DD, dCTX, T_TXT),
+	LINT("text_embedding.2", COND_EMBED, 0, 0, DD, DD, T_TXT),
+	NORMWB("img_emb.proj.0", NORM, F_IMG, 0, dIMG),
+	LINT("img_emb.proj.1", COND_EMBED, F_IMG, 0, dIMG, dIMG, T_TXT),
+	LINT("img_emb.proj.3", COND_EMBED, F_IMG, 0, DD, dIMG, T_TXT),
+	NORMWB("img_emb.proj.4", NORM, F_IMG, 0, DD),
+	{"img_emb.emb_pos", R(POS_EMBED), F_IMG | F_IPOS, 0, {K1, {QPSL, 0}, dIMG}, T_ONE, 0, {0, 0}},
+	{"head.modulation", R(ADALN), 0, 0, {K1, {Q1, 2}, DD}, T_ONE, 0, {0, 0}},
+	LIN("head.head", CONV, 0, 0, dOUTP, DD),
+	END,
+};
+static const struct nline u_wan_orig_block[] = {
+	LINA("self_attn.q", ATTN_Q, 0, 0, DD, DD, T_IMG, A_SELF, DD),
+	LIN("self_attn.k", ATTN_K, 0, 0, DD, DD),
+	LIN("self_attn.v", ATTN_V, 0, 0, DD, DD),
+	VEC("self_attn.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("self_attn.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LIN("self_attn.o", ATTN_O, 0, 0, DD, DD),
+	NORMWB("norm3", XATTN_NORM, F_XNORM, 0, DD),
+	LINA("cross_attn.q", XATTN_Q, 0, 0, DD, DD, T_IMG, A_TXT, DD),
+	LINT("cross_attn.k", XATTN_K, 0, 0, DD, DD, T_TXT),
+	LINT("cross_attn.v", XATTN_V, 0, 0, DD, DD, T_TXT),
+	VEC("cross_attn.norm_q", ATTN_Q_NORM, F_QKN, 0, DD),
+	VEC("cross_attn.norm_k", ATTN_K_NORM, F_QKN, 0, DD),
+	LINT("cross_attn.k_img", XATTN_K, F_AKV, 0, DD, dAKV, T_TXT),
+	LINT("cross_attn.v_img", XATTN_V, F_AKV, 0, DD, dAKV, T_TXT),
+	VEC("cross_attn.norm_k_img", ATTN_K_NORM, F_AKV, 0, DD),
+	LIN("cross_attn.o", XATTN_O, 0, 0, DD, DD),
+	LIN("ffn.0", FFN_UP, 0, 0, dF, DD),
+	LIN("ffn.2", FFN_DOWN, 0, 0, DD, dF),
+	{"modulation", R(ADALN), 0, 0, {K1, {Q1, 6}, DD}, T_ONE, 0, {0, 0}},
+	END,
+};
+
 /* ==== layouts ==== */
 
 /* a count key: its quantity, its default (0: required; else_q: the value
@@ -805,6 +1088,204 @@ static const struct nprobe ldm_vae_probes[] = {
 	{NULL, 0, 0, 0},
 };
 
+/* What a class reads beyond its count, switch and string keys (a side
+ * table by class, as ldm_layouts): keys whose presence is a switch or
+ * required, switches whose default another key decides, string keys
+ * whose absence reads as a value, quantities divided or scaled by a
+ * ratio key (a float). */
+struct ngiven {
+	const char *key;
+	unsigned flag;       /* on when the key is given (not null) */
+	bool required;       /* absent or null: the config's error */
+};
+struct ncond {
+	const char *key;
+	unsigned flag;
+	const char *def_key; /* absent: on when this count key is def_eq */
+	uint64_t def_eq;
+};
+struct nstrdef {
+	const char *key, *value; /* value: the one the layout reads */
+	const char *def;     /* the class's default when absent */
+	unsigned flag;
+};
+struct ndiv {
+	unsigned char q, a, div; /* q = a / div (floor) */
+};
+struct nratio {
+	const char *key;
+	unsigned char q, of; /* q = floor(ratio × of), as diffusers' int() */
+	double def;
+};
+/* a list key of n counts (Wan's patch_size [1, 2, 2]) */
+struct nlist {
+	const char *key;
+	unsigned char n, q[3];
+	uint64_t def[3];
+};
+/* A video VAE's stack of levels (AutoencoderKLWan): widths base_dim ×
+ * dim_mult (the decoder's from the last, its own base), num_res_blocks
+ * resnets (a decoder's one more), a sampler ending each level but the
+ * last, resampling time too where temperal_downsample says (the decoder
+ * reads it backwards).  `running`: the encoder numbers resnets and
+ * samplers in one run (down_blocks.N). */
+struct nvstack {
+	const char *res, *sampler; /* name formats ("%u": the run, or the level then the resnet) */
+	const struct nline *sampler_unit;
+	bool up, running;
+	unsigned char in_div;      /* up: a level after the first takes its input / in_div */
+};
+/* a mid block: resnet, attention, resnet, at the encoder's last width or
+ * the decoder's first */
+struct nvmid {
+	const char *prefix;
+	bool up;
+};
+struct nextra {
+	const struct ngiven *given;
+	const struct ncond *conds;
+	const struct nstrdef *strs;
+	const struct ndiv *divs;
+	const struct nratio *ratios;
+	const struct nlist *lists;
+	const struct nvstack *vstacks;
+	const struct nvmid *vmids;
+};
+
+static const struct nkey pixart_keys[] = {
+	{"in_channels", QCIN, 0, 0, 0}, {"out_channels", QOUTC, 8, 0, 0},
+	{"patch_size", QPS, 0, 0, 0},
+	{"num_attention_heads", QHEADS, 16, 0, 0}, {"attention_head_dim", QDH, 72, 0, 0},
+	{"cross_attention_dim", QX, 1152, 0, 0}, {"caption_channels", QCTX, 0, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag pixart_flags[] = {
+	{"attention_bias", F_ABIAS, true}, {"norm_elementwise_affine", F_AFFINE, false}, {NULL, 0, false},
+};
+static const struct nstr pixart_strs[] = {
+	{"activation_fn", "gelu-approximate", 0}, {"attention_type", "default", 0},
+	{"only_cross_attention", NULL, 0}, {"double_self_attention", NULL, 0}, {"num_vector_embeds", NULL, 0},
+	{NULL, NULL, 0},
+};
+static const struct nkey pixart_counts[] = {{"num_layers", QR_LAYERS, 28, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep pixart_reps[] = {
+	{"transformer_blocks.%u.", u_pixart_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+static const struct ngiven pixart_given[] = {
+	{"caption_channels", F_CAPT, false}, {"in_channels", 0, true}, {"patch_size", 0, true},
+	{"sample_size", 0, true}, {NULL, 0, false},
+};
+static const struct ncond pixart_conds[] = {
+	{"use_additional_conditions", F_ADDCOND, "sample_size", 128}, {NULL, 0, NULL, 0},
+};
+/* PixArtTransformer2DModel is AdaLN-single only; Transformer2DModel is
+ * PixArt's layout when its norm_type says so (its default is another) */
+static const struct nstrdef pixart_strdefs[] = {
+	{"norm_type", "ada_norm_single", "ada_norm_single", 0}, {NULL, NULL, NULL, 0},
+};
+static const struct nstrdef t2d_strdefs[] = {
+	{"norm_type", "ada_norm_single", "layer_norm", 0}, {NULL, NULL, NULL, 0},
+};
+static const struct ndiv pixart_divs[] = {{QSZ, QD, 3}, {0, 0, 0}};
+static const struct nextra pixart_x = {
+	.given = pixart_given, .conds = pixart_conds, .strs = pixart_strdefs, .divs = pixart_divs,
+};
+static const struct nextra t2d_x = {
+	.given = pixart_given, .conds = pixart_conds, .strs = t2d_strdefs, .divs = pixart_divs,
+};
+
+static const struct nkey sana_keys[] = {
+	{"in_channels", QCIN, 32, 0, 0}, {"out_channels", QOUTC, 32, 0, 0}, {"patch_size", QPS, 1, 0, 0},
+	{"num_attention_heads", QHEADS, 70, 0, 0}, {"attention_head_dim", QDH, 32, 0, 0},
+	{"num_cross_attention_heads", QXH, 20, 0, 0}, {"cross_attention_head_dim", QXDH, 112, 0, 0},
+	{"cross_attention_dim", QX, 2240, 0, 0}, {"caption_channels", QCTX, 2304, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag sana_flags[] = {
+	{"attention_bias", F_ABIAS, false}, {"guidance_embeds", F_GUID, false},
+	{"norm_elementwise_affine", F_AFFINE, false}, {NULL, 0, false},
+};
+static const struct nstr sana_strs[] = {{"qk_norm", "rms_norm_across_heads", F_QKN}, {NULL, NULL, 0}};
+static const struct nderive sana_derive[] = {
+	{QD, QHEADS, QDH, 1, 0}, {QPS2, QPS, QPS, 1, 0}, {QOUTP, QPS2, QOUTC, 1, 0}, {QXI, QXH, QXDH, 1, 0},
+	{0, 0, 0, 0, 0},
+};
+static const struct nkey sana_counts[] = {{"num_layers", QR_LAYERS, 20, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep sana_reps[] = {
+	{"transformer_blocks.%u.", u_sana_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+/* GLUMBConv's hidden width: int(mlp_ratio × the width) */
+static const struct nratio sana_ratios[] = {{"mlp_ratio", QF, QD, 2.5}, {NULL, 0, 0, 0}};
+static const struct nextra sana_x = {.ratios = sana_ratios};
+
+static const struct nkey wan_keys[] = {
+	{"in_channels", QCIN, 16, 0, 0}, {"out_channels", QOUTC, 16, 0, 0},
+	{"num_attention_heads", QHEADS, 40, 0, 0}, {"attention_head_dim", QDH, 128, 0, 0},
+	{"text_dim", QCTX, 4096, 0, 0}, {"freq_dim", QFREQ, 256, 0, 0}, {"ffn_dim", QF, 13824, 0, 0},
+	{"image_dim", QIMG, 0, 0, 0}, {"added_kv_proj_dim", QAKV, 0, 0, 0}, {"pos_embed_seq_len", QPSL, 0, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+static const struct nflag wan_flags[] = {{"cross_attn_norm", F_XNORM, true}, {NULL, 0, false}};
+/* QPS: the patch's height, a token's latent positions per side (flops) */
+static const struct nderive wan_derive[] = {
+	{QD, QHEADS, QDH, 1, 0}, {QPS2, QPH, QPW, 1, 0}, {QPS3, QPS2, QPT, 1, 0}, {QOUTP, QPS3, QOUTC, 1, 0},
+	{QPS, QPH, Q1, 1, 0}, {0, 0, 0, 0, 0},
+};
+static const struct nkey wan_counts[] = {{"num_layers", QR_LAYERS, 40, 0, 0}, {NULL, 0, 0, 0, 0}};
+static const struct nrep wan_reps[] = {
+	{"blocks.%u.", u_wan_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+static const struct ngiven wan_given[] = {
+	{"image_dim", F_IMG, false}, {"added_kv_proj_dim", F_AKV, false}, {"pos_embed_seq_len", F_IPOS, false},
+	{NULL, 0, false},
+};
+static const struct nstrdef wan_strdefs[] = {
+	{"qk_norm", "rms_norm_across_heads", "rms_norm_across_heads", F_QKN}, {NULL, NULL, NULL, 0},
+};
+static const struct nlist wan_lists[] = {
+	{"patch_size", 3, {QPT, QPH, QPW}, {1, 2, 2}}, {NULL, 0, {0, 0, 0}, {0, 0, 0}},
+};
+static const struct nextra wan_x = {.given = wan_given, .strs = wan_strdefs, .lists = wan_lists};
+
+static const struct nkey wvae_keys[] = {
+	{"in_channels", QCIN, 3, 0, 0}, {"out_channels", QCOUT, 3, 0, 0}, {"z_dim", QLAT, 16, 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+/* Wan 2.2's residual blocks and patchified input are another layout */
+static const struct nstr wvae_strs[] = {{"is_residual", NULL, 0}, {"patch_size", NULL, 0}, {NULL, NULL, 0}};
+static const struct nvstack wvae_stacks[] = {
+	{"encoder.down_blocks.%u.", "encoder.down_blocks.%u.", u_wdown, false, true, 0},
+	{"decoder.up_blocks.%u.resnets.%u.", "decoder.up_blocks.%u.upsamplers.0.", u_wup, true, false, 2},
+	{NULL, NULL, NULL, false, false, 0},
+};
+static const struct nvmid wvae_mids[] = {
+	{"encoder.mid_block.", false}, {"decoder.mid_block.", true}, {NULL, false},
+};
+static const struct nextra wvae_x = {.vstacks = wvae_stacks, .vmids = wvae_mids};
+
+static const struct nrep wan_orig_reps[] = {
+	{"blocks.%u.", u_wan_orig_block, QR_LAYERS, false, NULL},
+	{NULL, NULL, 0, false, NULL},
+};
+/* a file's widths, block count and switches, read from its shapes and
+ * names; heads are in no shape (no count depends on them) */
+static const struct nprobe wan_orig_probes[] = {
+	{"patch_embedding.weight", 0, QD, 0}, {"patch_embedding.weight", 1, QCIN, 0},
+	{"patch_embedding.weight", 2, QPT, 0}, {"patch_embedding.weight", 3, QPH, 0},
+	{"patch_embedding.weight", 4, QPW, 0},
+	{"text_embedding.0.weight", 1, QCTX, 0}, {"time_embedding.0.weight", 1, QFREQ, 0},
+	{"blocks.0.ffn.0.weight", 0, QF, 0}, {"head.head.weight", 0, QOUTP, 0},
+	{"blocks.", 0, QR_LAYERS, 0},
+	{"blocks.0.norm3.weight", 0, 0, F_XNORM}, {"blocks.0.self_attn.norm_q.weight", 0, 0, F_QKN},
+	{"img_emb.proj.0.weight", 0, QIMG, 0}, {"img_emb.proj.0.weight", 0, 0, F_IMG},
+	{"blocks.0.cross_attn.k_img.weight", 1, QAKV, 0}, {"blocks.0.cross_attn.k_img.weight", 0, 0, F_AKV},
+	{"img_emb.emb_pos", 1, QPSL, 0}, {"img_emb.emb_pos", 0, 0, F_IPOS},
+	{NULL, 0, 0, 0},
+};
+
 static const struct nclass classes[] = {
 	{"UNet2DConditionModel", "unet", unet_keys, NULL, unet_flags, unet_strs, u_unet, NULL, unet_levels,
 	 unet_mid, NULL, NULL, NULL, NULL, .text_tokens = 77, .level_keys = unet_level_keys},
@@ -832,6 +1313,25 @@ static const struct nclass classes[] = {
 	{"AutoencoderKL (LDM names)", "vae", vae_keys, vae_derive, vae_flags, vae_strs, u_ldm_vae, NULL, NULL, NULL,
 	 NULL, "encoder.down.0.block.0.conv1.weight", ldm_vae_probes, "AutoencoderKL",
 	 .encode = vae_encode},
+	/* flops: PixArtSigmaPipeline's T5 prompt is max_sequence_length
+	 * 300, PixArtAlphaPipeline's (its configs name Transformer2DModel)
+	 * 120; SanaPipeline's Gemma prompt 300; WanPipeline's umT5 prompt 512 */
+	{"PixArtTransformer2DModel", "transformer", pixart_keys, dit_derive, pixart_flags, pixart_strs, u_pixart,
+	 pixart_reps, NULL, NULL, pixart_counts, NULL, NULL, NULL, .text_tokens = 300, .long_text_tokens = 300},
+	/* the class PixArt-α's configs name (diffusers remaps it) */
+	{"Transformer2DModel", "transformer", pixart_keys, dit_derive, pixart_flags, pixart_strs, u_pixart,
+	 pixart_reps, NULL, NULL, pixart_counts, NULL, NULL, NULL, .text_tokens = 120, .long_text_tokens = 120},
+	{"SanaTransformer2DModel", "transformer", sana_keys, sana_derive, sana_flags, sana_strs, u_sana, sana_reps,
+	 NULL, NULL, sana_counts, NULL, NULL, NULL, .text_tokens = 300, .long_text_tokens = 300},
+	{"WanTransformer3DModel", "transformer", wan_keys, wan_derive, wan_flags, NULL, u_wan, wan_reps, NULL, NULL,
+	 wan_counts, NULL, NULL, NULL, .text_tokens = 512, .long_text_tokens = 512},
+	{"AutoencoderKLWan", "vae", wvae_keys, vae_derive, NULL, wvae_strs, u_wvae, NULL, NULL, NULL, NULL, NULL, NULL,
+	 NULL, .encode = vae_encode},
+	/* read from a file's shapes (and ComfyUI-GGUF's wan); mkmodel writes it
+	 * from a Wan config */
+	{"WanTransformer3DModel (original names)", "transformer", wan_keys, wan_derive, wan_flags, NULL, u_wan_orig,
+	 wan_orig_reps, NULL, NULL, wan_counts, "time_projection.1.weight", wan_orig_probes, "WanTransformer3DModel",
+	 .text_tokens = 512, .long_text_tokens = 512, .gguf = {"wan"}},
 };
 
 /* The general.architecture values ComfyUI-GGUF's loader takes for an
@@ -840,6 +1340,28 @@ static const struct nclass classes[] = {
 static const char *const gguf_families[] = {
 	"flux", "sd1", "sdxl", "sd3", "aura", "hidream", "cosmos", "ltxv", "hyvid", "wan", "lumina2", "qwen_image",
 };
+
+/* the classes that read more than their keys (see struct nextra) */
+static const struct {
+	const char *cls;
+	const struct nextra *x;
+} extras[] = {
+	{"PixArtTransformer2DModel", &pixart_x},
+	{"Transformer2DModel", &t2d_x},
+	{"SanaTransformer2DModel", &sana_x},
+	{"WanTransformer3DModel", &wan_x},
+	{"AutoencoderKLWan", &wvae_x},
+	{"WanTransformer3DModel (original names)", &wan_x},
+};
+
+static const struct nextra *
+extra_of(const struct nclass *c)
+{
+	for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
+		if (!strcmp(extras[i].cls, c->cls))
+			return extras[i].x;
+	return NULL;
+}
 
 /* the classes whose levels the original code numbers (LDM names) */
 static const struct {
@@ -956,7 +1478,7 @@ emit(struct build *b, const char *prefix, const struct nline *u, const uint64_t 
 			t->encode = !strncmp(t->name, *e, strlen(*e));
 		t->kind = nl > 5 && !strcmp(u->name + nl - 5, ".bias") ? WS_KIND_BIAS : WS_KIND_WEIGHT;
 		t->elements = 1;
-		for (int d = 0; d < 4 && u->d[d].q; d++) {
+		for (int d = 0; d < NET_MAX_DIMS && u->d[d].q; d++) {
 			uint64_t v = q[u->d[d].q];
 			if (u->d[d].mul && !ws_mul_u64(v, u->d[d].mul, &v))
 				return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
@@ -1530,6 +2052,215 @@ ws_net_free(struct ws_net *n)
 static int finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *q, unsigned fl,
 		  struct ws_arch *out);
 
+/* Is config's key the count v? */
+static bool
+count_is(const cJSON *config, const char *key, uint64_t v)
+{
+	uint64_t x;
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, key);
+	return it && ws_json_count(it, &x) == WS_JSON_COUNT_OK && x == v;
+}
+
+/* The keys of a class's extra table that give switches (*fl), or leave
+ * it without a layout (b->why); an error names the key. */
+static int
+extra_read(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q, unsigned *fl)
+{
+	for (const struct nlist *l = x ? x->lists : NULL; l && l->key; l++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, l->key), *e;
+		for (unsigned i = 0; i < l->n; i++)
+			q[l->q[i]] = l->def[i];
+		if (!it || cJSON_IsNull(it))
+			continue;
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != (int)l->n)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected a list of %u counts",
+				      l->key, l->n);
+		unsigned i = 0;
+		cJSON_ArrayForEach(e, it) {
+			if (ws_json_count(e, &q[l->q[i]]) != WS_JSON_COUNT_OK || q[l->q[i]] > NET_MAX_VALUE)
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key '%s': expected a list of %u counts", l->key, l->n);
+			i++;
+		}
+	}
+	for (const struct ngiven *g = x ? x->given : NULL; g && g->key; g++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, g->key);
+		if (it && !cJSON_IsNull(it))
+			*fl |= g->flag;
+		else if (g->required)
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s' is required by %s", g->key,
+				      b->n->cls);
+	}
+	for (const struct ncond *c = x ? x->conds : NULL; c && c->key; c++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, c->key);
+		if (it && !cJSON_IsBool(it) && !cJSON_IsNull(it))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected true or false", c->key);
+		if (it && cJSON_IsBool(it) ? cJSON_IsTrue(it) : count_is(config, c->def_key, c->def_eq))
+			*fl |= c->flag;
+	}
+	for (const struct nstrdef *s = x ? x->strs : NULL; s && s->key; s++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, s->key);
+		const char *v = !it || cJSON_IsNull(it) ? s->def : cJSON_IsString(it) ? it->valuestring : "";
+		if (strcmp(v, s->value))
+			b->why = "a config option the catalogue has no layout for";
+		else
+			*fl |= s->flag;
+	}
+	return 0;
+}
+
+/* The quantities a class's extra table derives: divided, or a ratio key
+ * (a float) × another; a value that is not a ratio names the key. */
+static int
+extra_derive(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q)
+{
+	for (const struct ndiv *d = x ? x->divs : NULL; d && d->q; d++)
+		if (!q[d->q])
+			q[d->q] = q[d->a] / d->div;
+	for (const struct nratio *r = x ? x->ratios : NULL; r && r->key; r++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(config, r->key);
+		double v = r->def;
+		if (it && !cJSON_IsNull(it)) {
+			if (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || !(it->valuedouble < 1024))
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key '%s': expected a ratio above 0 and below 1024", r->key);
+			v = it->valuedouble;
+		}
+		/* a released width (below 2^32) × a ratio floors as Python's
+		 * int() does; a product no uint64 holds is refused, not cast */
+		double p = v * (double)q[r->of];
+		if (!(p < 18446744073709551616.0))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+		q[r->q] = (uint64_t)p;
+	}
+	return 0;
+}
+
+/* A count key into *v (absent or null: def), at most max. */
+static int
+vcount(struct build *b, const cJSON *config, const char *key, uint64_t def, uint64_t max, uint64_t *v)
+{
+	if (key_u64(b, config, key, def, v) < 0)
+		return -1;
+	if (*v > max || !*v)
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key '%s': expected a count from 1 to %llu", key,
+			      (unsigned long long)max);
+	return 0;
+}
+
+/* A video VAE's stacks and mid blocks (struct nvstack), from base_dim,
+ * decoder_base_dim, dim_mult, num_res_blocks, temperal_downsample and
+ * attn_scales (only none has a layout). */
+static int
+vlevels(struct build *b, const cJSON *config, const struct nextra *x, uint64_t *q, unsigned fl)
+{
+	uint64_t base, dbase, nrb, mult[NET_MAX_LEVELS];
+	bool tdown[NET_MAX_LEVELS] = {false};
+	size_t n = 0;
+	if (vcount(b, config, "base_dim", 96, NET_MAX_VALUE, &base) ||
+	    vcount(b, config, "decoder_base_dim", base, NET_MAX_VALUE, &dbase) ||
+	    vcount(b, config, "num_res_blocks", 2, NET_MAX_REPEAT, &nrb))
+		return -1;
+	const cJSON *dm = cJSON_GetObjectItemCaseSensitive(config, "dim_mult"), *e;
+	if (!dm || cJSON_IsNull(dm)) {
+		static const uint64_t def[] = {1, 2, 4, 4};
+		memcpy(mult, def, sizeof def);
+		n = 4;
+	} else if (!cJSON_IsArray(dm) || cJSON_GetArraySize(dm) < 1 || cJSON_GetArraySize(dm) > NET_MAX_LEVELS) {
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config key 'dim_mult': expected a list of 1 to %d counts",
+			      NET_MAX_LEVELS);
+	} else {
+		cJSON_ArrayForEach(e, dm) {
+			if (ws_json_count(e, &mult[n]) != WS_JSON_COUNT_OK || !mult[n] || mult[n] > NET_MAX_VALUE)
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key 'dim_mult': expected positive counts");
+			n++;
+		}
+	}
+	const cJSON *td = cJSON_GetObjectItemCaseSensitive(config, "temperal_downsample");
+	if (!td || cJSON_IsNull(td)) {
+		for (size_t i = 1; i + 1 < n; i++)
+			tdown[i] = true; /* diffusers' [False, True, True] */
+	} else if (!cJSON_IsArray(td) || (size_t)cJSON_GetArraySize(td) + 1 != n) {
+		return ws_err(b->err, WS_EXIT_INPUT, b->path,
+			      "config key 'temperal_downsample': expected %zu true or false, one per level but the last",
+			      n - 1);
+	} else {
+		size_t i = 0;
+		cJSON_ArrayForEach(e, td) {
+			if (!cJSON_IsBool(e))
+				return ws_err(b->err, WS_EXIT_INPUT, b->path,
+					      "config key 'temperal_downsample': expected true or false");
+			tdown[i++] = cJSON_IsTrue(e);
+		}
+	}
+	const cJSON *as = cJSON_GetObjectItemCaseSensitive(config, "attn_scales");
+	if (as && !cJSON_IsNull(as) && !(cJSON_IsArray(as) && !cJSON_GetArraySize(as))) {
+		b->why = "a config option the catalogue has no layout for";
+		return 0;
+	}
+	/* the widths, encoder's [base, base × mult...], decoder's [dbase ×
+	 * the last mult, dbase × mult reversed...] */
+	uint64_t ed[NET_MAX_LEVELS + 1], dd[NET_MAX_LEVELS + 1];
+	ed[0] = base;
+	if (!ws_mul_u64(dbase, mult[n - 1], &dd[0]))
+		return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+	for (size_t i = 0; i < n; i++)
+		if (!ws_mul_u64(base, mult[i], &ed[i + 1]) || !ws_mul_u64(dbase, mult[n - 1 - i], &dd[i + 1]))
+			return ws_err(b->err, WS_EXIT_INPUT, b->path, "config sizes overflow");
+	q[QB0] = ed[0];
+	q[QBL] = ed[n];
+	q[QDTOP] = dd[0];
+	q[QDBOT] = dd[n];
+	/* flops: each level halves the frame; the decoder starts deepest */
+	b->deep = (uint8_t)(n - 1);
+	for (const struct nvstack *st = x->vstacks; st->res; st++) {
+		const uint64_t *d = st->up ? dd : ed;
+		unsigned run = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v[QR_COUNT];
+			memcpy(v, q, sizeof v);
+			uint64_t in = d[i], out = d[i + 1];
+			if (st->up && i && st->in_div)
+				in /= st->in_div;
+			size_t li = st->up ? n - 1 - i : i;
+			b->level = (uint8_t)li;
+			for (uint64_t j = 0; j < nrb + st->up; j++) {
+				v[QI] = j ? out : in;
+				v[QO] = out;
+				unsigned ix[2] = {st->running ? run++ : (unsigned)i, (unsigned)j};
+				if (emit_ix(b, st->res, ix, NULL, u_wres, v, fl | (v[QI] != v[QO] ? F_SHORT : 0)))
+					return -1;
+			}
+			if (i + 1 == n)
+				continue;
+			v[QI] = v[QO] = out;
+			v[QOH] = out / 2;
+			/* the decoder upsamples time where the encoder downsampled it */
+			bool t = st->up ? tdown[n - 2 - i] : tdown[i];
+			b->level = (uint8_t)(st->up ? li - 1 : li + 1); /* the sampler's output */
+			unsigned ix[2] = {st->running ? run++ : (unsigned)i, 0};
+			if (emit_ix(b, st->sampler, ix, NULL, st->sampler_unit, v, fl | (t ? F_TIME : 0)))
+				return -1;
+		}
+	}
+	for (const struct nvmid *md = x->vmids; md && md->prefix; md++) {
+		uint64_t v[QR_COUNT];
+		memcpy(v, q, sizeof v);
+		v[QI] = v[QO] = md->up ? dd[0] : ed[n];
+		b->level = b->deep;
+		char pre[64];
+		static const char *const part[] = {"resnets.0.", "attentions.0.", "resnets.1."};
+		for (int k = 0; k < 3; k++) {
+			snprintf(pre, sizeof pre, "%s%s", md->prefix, part[k]);
+			if (emit(b, pre, k == 1 ? u_wattn : u_wres, v, fl))
+				return -1;
+		}
+	}
+	b->level = 0;  /* the class's own layers: the input grid unless said */
+	return 0;
+}
+
 int
 ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *out, ws_error *err)
 {
@@ -1584,6 +2315,8 @@ ws_net_arch_from_config(const cJSON *config, const char *path, struct ws_arch *o
 		else
 			b.why = "a config option the catalogue has no layout for";
 	}
+	if (!rc)
+		rc = extra_read(&b, config, extra_of(c), q, &fl);
 	q[QTIN] = 256; /* the sinusoidal timestep features diffusers embeds */
 	if (rc) {
 		ws_net_free(n);
@@ -1613,7 +2346,11 @@ finish(struct build *b0, const struct nclass *c, const cJSON *config, uint64_t *
 		else
 			q[d->q] = v;
 	}
+	if (!rc)
+		rc = extra_derive(&b, config, extra_of(c), q);
 	b.encode = c->encode;
+	if (!rc && !b.why && config && extra_of(c) && extra_of(c)->vstacks)
+		rc = vlevels(&b, config, extra_of(c), q, fl);
 	/* the levels first: they read the widths the class's own layers use */
 	if (!rc && !b.why && c->levels)
 		rc = levels(&b, config, c, q, fl);
@@ -1919,13 +2656,53 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 {
 	const struct nclass *c = NULL;
 	size_t pl = prefix ? strlen(prefix) : 0;
-	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
+	/* The first class in order with its detect tensor: one pass over
+	 * the tensors for all of them, a name tried only against the
+	 * classes whose detect name has its length (probe_hit's first
+	 * test; a '*' one, ending so, against any at least as long). */
+	enum { NC = sizeof classes / sizeof classes[0] };
+	_Static_assert(NC <= 64, "a class a bit");
+	size_t need[NC] = {0}, lo = SIZE_MAX;
+	uint64_t want = 0, loose = 0, lens = 0;
+	for (size_t k = 0; k < NC; k++) {
 		if (!classes[k].detect || (cls && strcmp(classes[k].cls, cls)))
 			continue;
-		for (uint64_t i = 0; i < m->n_tensors && !c; i++)
-			if (m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, prefix, pl) &&
-			    probe_hit(&m->tensors[i], pl, classes[k].detect))
-				c = &classes[k];
+		size_t dn = strlen(classes[k].detect);
+		want |= 1ull << k;
+		if (classes[k].detect[0] == '*') {
+			need[k] = pl + dn - 1; /* at least */
+			loose |= 1ull << k;
+		} else {
+			need[k] = pl + dn;     /* exactly */
+			if (need[k] < lo)
+				lo = need[k];
+		}
+	}
+	for (size_t k = 0; k < NC; k++)
+		if ((want & ~loose) >> k & 1) {
+			if (need[k] - lo < 64)
+				lens |= 1ull << (need[k] - lo);
+			else
+				loose |= 1ull << k; /* tried at every name */
+		}
+	for (uint64_t i = 0; i < m->n_tensors && want; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		size_t len = t->name_len;
+		if (len <= pl)
+			continue;
+		uint64_t cand = loose & want;
+		if (len >= lo && len - lo < 64 && (lens >> (len - lo) & 1))
+			cand = want;
+		for (; cand; cand &= cand - 1) {
+			size_t k = (size_t)__builtin_ctzll(cand);
+			if ((classes[k].detect[0] == '*' ? len < need[k] : len != need[k]) ||
+			    (pl && memcmp(t->name, prefix, pl)) || !probe_hit(t, pl, classes[k].detect))
+				continue;
+			c = &classes[k];
+			/* only a class before it can still come first */
+			want &= (1ull << k) - 1;
+			break;
+		}
 	}
 	if (!c)
 		return 0;

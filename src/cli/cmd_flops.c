@@ -158,11 +158,20 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 			ws_fmt_commas(xb, x1, sizeof x1));
 	if (!n)
 		return;
-	bool windows = false;
-	for (size_t i = 0; i < n; i++)
-		windows |= p[i].window != 0;
-	fprintf(out, "\ncomponents, per image at the config's image size or the one said (T tokens: a*T + b*T^2%s MACs)\n",
-		windows ? " + b_window*pairs" : "");
+	bool img = false, aud = false, windows = false;
+	for (size_t i = 0; i < n; i++) {
+		img = img || !p[i].audio;
+		aud = aud || p[i].audio;
+		windows = windows || p[i].window;
+	}
+	if (img)
+		fprintf(out, "\ncomponents, per image at the config's image size or the one said (T tokens: a*T + "
+			"b*T^2%s MACs)\n", windows ? " + b_window*pairs" : "");
+	else
+		fputs("\ncomponents, per audio input of max_source_positions after the conv stem (T tokens: a*T + "
+		      "b*T^2 MACs)\n", out);
+	if (img && aud)
+		fputs("  (audio components: per audio input of max_source_positions after the conv stem)\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("  ", out);
 		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
@@ -174,6 +183,8 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 		}
 		if (p[i].image_size)
 			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
+		if (p[i].audio && strcmp(p[i].kind, "projector"))
+			fprintf(out, "%llu mel frames, ", 2 * (unsigned long long)p[i].tokens);
 		/* a tower of any size: the image it was costed at, and why */
 		if (p[i].height)
 			fprintf(out, "%llu x %llu px (%s), ", (unsigned long long)p[i].height,
@@ -186,7 +197,8 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 			fprintf(out, " (its blocks over the whole image), b_window %s over %s pairs (windows of %llu px)",
 				ws_fmt_commas(p[i].b_window, b1, sizeof b1),
 				ws_fmt_commas(p[i].window_pairs, b2, sizeof b2), (unsigned long long)p[i].window);
-		fprintf(out, ": %s MACs per image\n", ws_fmt_commas(p[i].macs, b4, sizeof b4));
+		fprintf(out, ": %s MACs per %s\n", ws_fmt_commas(p[i].macs, b4, sizeof b4),
+			p[i].audio ? "audio input" : "image");
 	}
 	const cJSON *fl = feature_layer(m);
 	if (fl && cJSON_IsNumber(fl))
@@ -213,12 +225,14 @@ parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
 		}
 		if (!c)
 			continue;
-		cJSON *per = cJSON_CreateString("image");
+		/* an audio tower and its projector: per audio input (the
+		 * positions after the conv stem, its mel frames twice those) */
+		cJSON *per = cJSON_CreateString(p[i].audio ? "audio" : "image");
 		if (!per || !cJSON_ReplaceItemInObjectCaseSensitive(c, "per", per)) {
 			cJSON_Delete(per);
 			return -1;
 		}
-		cJSON *o = cJSON_AddObjectToObject(c, "per_image");
+		cJSON *o = cJSON_AddObjectToObject(c, p[i].audio ? "per_audio" : "per_image");
 		if (!o)
 			return -1;
 		if (p[i].image_size)
@@ -230,6 +244,8 @@ parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
 			if (!cJSON_AddStringToObject(o, "size_source", p[i].size_default ? "default" : "--size"))
 				return -1;
 		}
+		if (p[i].audio && strcmp(p[i].kind, "projector") && p[i].tokens <= UINT64_MAX / 2)
+			ws_json_add_u64(o, "mel_frames", 2 * p[i].tokens);
 		ws_json_add_u64(o, "tokens", p[i].tokens);
 		ws_json_add_u64(o, "a", p[i].a);
 		ws_json_add_u64(o, "b", p[i].b);
@@ -288,8 +304,9 @@ component_flops(const ws_model *m, const flops_opts *o, cJSON *arr, FILE *text, 
 			/* a tower or projector: per image, below */
 			fputs("\ncomponent ", text);
 			ws_fput_escaped(text, co->name, strlen(co->name));
-			fprintf(text, " (%s): %s blocks, params %s; per image below\n", co->kind,
-				ws_fmt_commas(f.num_layers, b1, sizeof b1), ws_fmt_commas(r.params, b2, sizeof b2));
+			fprintf(text, " (%s): %s blocks, params %s; per %s below\n", co->kind,
+				ws_fmt_commas(f.num_layers, b1, sizeof b1), ws_fmt_commas(r.params, b2, sizeof b2),
+				strcmp(co->kind, "audio") ? "image" : "audio input");
 		} else {
 			/* a component's name may come from a folder's file names */
 			fputs("\ncomponent ", text);

@@ -185,10 +185,12 @@ typedef struct ws_flops_part {
 	 * whole image only; the windowed blocks' b_window runs over
 	 * window_pairs pairs, Σ over windows of their tokens² */
 	uint64_t b_window, window_pairs, window;  /* window: its side in pixels */
+	bool audio;                /* per audio input (an audio tower, its
+				    * projector), not per image */
 } ws_flops_part;
 
-/* Is co costed per image by ws_flops_parts (a tower or a projector of
- * a wrapper, with its own architecture)? */
+/* Is co costed per image (or per audio input) by ws_flops_parts (a
+ * tower or a projector of a wrapper, with its own architecture)? */
 bool ws_flops_per_image(const ws_component *co);
 
 /* The image side a tower of any size is costed at when neither its

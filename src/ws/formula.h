@@ -122,7 +122,7 @@ enum ws_arch_flag {
 	WS_ARCH_PROJ_DEEPSTACK,   /* a list of mergers normed after the merge, one a "block" (Qwen3-VL) */
 	WS_ARCH_TILES,            /* Mllama's tile and aspect-ratio position tables, gated */
 	WS_ARCH_GATED_LAYERS,     /* a gate after attention and after the MLP (Mllama's global layers) */
-	WS_ARCH_PROJ_BIAS,        /* the projector's one linear has a bias (Mllama) */
+	WS_ARCH_PROJ_BIAS,        /* the projector's linears have biases (Mllama's one, LLaVA's two) */
 	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
 	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
 	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */

@@ -31,7 +31,7 @@ struct ws_net_tensor {
 	ws_kind kind;
 	bool buffer;           /* stored, not a parameter (SD3's pos_embed) */
 	uint8_t ndim;
-	uint64_t dim[4];
+	uint64_t dim[5];       /* a 3-D convolution has five */
 	uint64_t elements;
 	/* where it runs in a step (flops): the tokens it multiplies (WS_NET_TOK_*),
 	 * the level whose positions those are (0: the network's input grid,
