@@ -323,6 +323,46 @@ Test(multimodal, mllama_cross_attention_layers, .timeout = 120)
 	free(cfg);
 }
 
+/* Reads "[a, b, ...]" after `key` in msg: the count of dims, 0 if absent. */
+static int
+dims_after(const char *msg, const char *key, unsigned long long *d)
+{
+	const char *p = strstr(msg, key);
+	if (!p || !(p = strchr(p, '[')))
+		return 0;
+	int n = 0;
+	while (n < 4 && *p && *p != ']') {
+		char *e;
+		d[n++] = strtoull(p + 1, &e, 10);
+		p = e;
+	}
+	return n;
+}
+
+/* A projector mismatch names its tensor and quotes that tensor's own
+ * expected shape in its stored order: with the projector 64 wider than
+ * the text model, each found dimension is the expected one or it + 64
+ * (not another matrix's or a norm's shape, nor [in, out] for [out, in]). */
+static void
+check_implied(const struct released *m, const cJSON *f)
+{
+	const char *msg = cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "tensor");
+	cr_assert(cJSON_IsString(t), "%s: %s", m->file, msg);
+	char quoted[256];
+	snprintf(quoted, sizeof quoted, "'%s'", t->valuestring);
+	cr_expect(ws_contains(msg, quoted), "%s: %s does not name its tensor", m->file, msg);
+	unsigned long long got[4], want[4];
+	int ng = dims_after(msg, "has shape", got), nw = dims_after(msg, "implies", want);
+	cr_assert(ng > 0 && ng == nw, "%s: %s", m->file, msg);
+	bool wider = false;
+	for (int i = 0; i < ng; i++) {
+		cr_expect(got[i] == want[i] || got[i] == want[i] + 64, "%s: %s", m->file, msg);
+		wider = wider || got[i] == want[i] + 64;
+	}
+	cr_expect(wider, "%s: %s", m->file, msg);
+}
+
 /* A planted defect is reported in the component that has it. */
 static void
 check_defect(const struct released *m, const char *plant, const char *code, int comp)
@@ -343,6 +383,8 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 			  cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring);
 		if (cJSON_IsString(c) && !strcmp(c->valuestring, code) && !found)
 			found = f;
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, "shape-mismatch"))
+			check_implied(m, f);
 	}
 	cr_assert(found, "%s %s: no %s", m->file, plant, code);
 	const char *msg = cJSON_GetObjectItemCaseSensitive(found, "message")->valuestring;
@@ -361,7 +403,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
+	static const int which[] = {0, 1, 2, 3, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
