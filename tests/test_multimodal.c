@@ -1154,3 +1154,82 @@ Test(multimodal, voxtral_text_defaults_are_the_wrappers)
 	free(dir);
 	free(src);
 }
+
+/* A text GGUF and its mmproj in one folder (named as llama.cpp's
+ * converter names them): the folder's path, malloc'd, under dir. */
+static char *
+joined_folder(const char *cfg, const char *dir)
+{
+	char *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+	char *a1[] = {getenv("WS_MKMODEL"), t, (char *)cfg, "--format", "gguf", NULL};
+	char *a2[] = {getenv("WS_MKMODEL"), v, (char *)cfg, "--format", "mmproj", NULL};
+	char *const *runs[] = {a1, a2};
+	for (size_t k = 0; k < 2; k++) {
+		ws_run r = ws_run_argv(runs[k]);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/M-F16.gguf' && "
+		 "mv '%s/mmproj.gguf' '%s/mmproj-M-F16.gguf'", f, t, f, v, f);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(t);
+	free(v);
+	return f;
+}
+
+/* flops of a GGUF joined to its mmproj: the components of its
+ * safetensors checkpoint, the same numbers (tower per image or audio
+ * input, projector over the tokens the text model gets, text per token).
+ * Gemma 3's text b apart: mkmodel's GGUF writes no sliding window. */
+Test(multimodal, joined_mmproj_flops_match_safetensors, .timeout = 300)
+{
+	static const int which[] = {3, 16, 23};
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		const struct released *m = &models[which[i]];
+		char *cfg = config_path(m);
+		if (!cfg)
+			continue;  /* ../shared is absent */
+		char *dir = ws_tmpdir(), *st = ws_join(dir, "st");
+		mkmodel(st, cfg, NULL);
+		char *f = joined_folder(cfg, dir);
+		ws_run r1 = ws_run_cli("flops", "--json", "--kv-dtype", "BF16", st, NULL);
+		ws_run r2 = ws_run_cli("flops", "--json", "--kv-dtype", "BF16", f, NULL);
+		cr_assert_eq(r1.status, 0, "%s", r1.err);
+		cr_assert_eq(r2.status, 0, "%s", r2.err);
+		cJSON *a = cJSON_Parse(r1.out), *b = cJSON_Parse(r2.out);
+		cr_assert(a && b);
+		const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "components"),
+			    *cb = cJSON_GetObjectItemCaseSensitive(b, "components");
+		cr_assert_eq(cJSON_GetArraySize(cb), 3, "%s: %s", m->file, r2.out);
+		cr_assert_eq(cJSON_GetArraySize(ca), 3, "%s", m->file);
+		for (int c = 0; c < 3; c++) {
+			const cJSON *x = cJSON_GetArrayItem(ca, c), *y = cJSON_GetArrayItem(cb, c);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(x, "kind")->valuestring,
+					 cJSON_GetObjectItemCaseSensitive(y, "kind")->valuestring);
+			cr_expect_eq(num(x, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
+			cr_expect_eq(num(y, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
+			cr_expect_eq(num(x, "macs", "a"), num(y, "macs", "a"), "%s %d", m->file, c);
+			if (c || which[i] != 3)
+				cr_expect_eq(num(x, "macs", "b"), num(y, "macs", "b"), "%s %d", m->file, c);
+			cr_expect_eq(num(x, "kv_cache_bytes_per_token", NULL), num(y, "kv_cache_bytes_per_token", NULL));
+			if (!c)
+				continue;
+			const char *per = strcmp(m->comp[1].name, "audio_tower") ? "per_image" : "per_audio";
+			const cJSON *px = cJSON_GetObjectItemCaseSensitive(x, per), *py = cJSON_GetObjectItemCaseSensitive(y, per);
+			cr_assert(px && py, "%s %d: no %s", m->file, c, per);
+			static const char *const keys[] = {"tokens", "a", "b", "macs"};
+			for (size_t k = 0; k < 4; k++)
+				cr_expect_eq(num(px, keys[k], NULL), num(py, keys[k], NULL), "%s %d %s", m->file, c, keys[k]);
+		}
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		ws_run_free(&r1);
+		ws_run_free(&r2);
+		ws_rmtree(dir);
+		free(f);
+		free(st);
+		free(dir);
+		free(cfg);
+	}
+}

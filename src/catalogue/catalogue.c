@@ -460,7 +460,9 @@ static const struct ws_cat_part mmproj_llava_parts[] = {
 };
 static const struct ws_cat_part mmproj_gemma3_joined[] = {
 	{"text", NULL, NULL, NULL, NOSW, {NULL}},
-	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}},
+	/* llama.cpp pools the tower's patches 4 x 4 (its default for this
+	 * projector type): the 256 tokens of mm_tokens_per_image */
+	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}, .pool = 4},
 	{"projector", "mm", NULL, "norm_linear", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
