@@ -326,6 +326,35 @@ static const char *const mlp_names[] = {
 	[WS_MLP_PLAIN] = "plain",
 };
 
+/* The norm kind as the formula counts it: a type's LayerNorms a config
+ * makes RMS norms are RMS norms. */
+static const char *
+norm_name(const struct ws_arch *a)
+{
+	if (a->norm == WS_NORM_LAYER && ws_sw_has(&a->flags, WS_ARCH_RMS_NORMS))
+		return norm_names[WS_NORM_RMS];
+	return norm_names[a->norm];
+}
+
+static bool norm_bias(const struct ws_arch *a);
+
+/* ... as the text summary says it: a LayerNorm without its bias so */
+static const char *
+norm_text(const struct ws_arch *a)
+{
+	const char *n = norm_name(a);
+	return !strcmp(n, "layernorm") && !norm_bias(a) ? "layernorm without bias" : n;
+}
+
+/* Whether the norms have a bias: the formula's own switch, so the
+ * summary cannot say otherwise than the count. */
+static bool
+norm_bias(const struct ws_arch *a)
+{
+	ws_switches f = ws_template_features(a);
+	return ws_sw_has(&f, WS_TX_NORM_B);
+}
+
 /* Fields SPEC lists always; the rest only when non-zero. */
 static const enum ws_arch_key always_keys[] = {
 	WS_AK_HIDDEN, WS_AK_LAYERS, WS_AK_HEADS, WS_AK_KV_HEADS, WS_AK_HEAD_DIM,
@@ -371,8 +400,8 @@ ws_arch_to_json(const struct ws_arch *a)
 			goto oom;
 		return o;
 	}
-	ok = ok && cJSON_AddStringToObject(o, "norm", norm_names[a->norm]);
-	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", a->norm == WS_NORM_LAYER);
+	ok = ok && cJSON_AddStringToObject(o, "norm", norm_name(a));
+	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", norm_bias(a));
 	ok = ok && cJSON_AddStringToObject(o, "mlp", mlp_names[a->mlp]);
 	for (size_t i = 0; ok && i < ARRAY_LEN(flag_names); i++)
 		if (ws_sw_has(&a->flags, flag_names[i].flag))
@@ -622,7 +651,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2),
-			a->norm == WS_NORM_NONE ? "no norm" : norm_names[a->norm]);
+			a->norm == WS_NORM_NONE ? "no norm" : norm_text(a));
 	} else if (a->known) {
 		/* an image encoder reads patches, not a vocabulary */
 		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
@@ -636,7 +665,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			img && !a->num_patches ? "any" : !img && !a->vocab_size ? "none"
 			: ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
-			norm_names[a->norm], mlp_names[a->mlp]);
+			norm_text(a), mlp_names[a->mlp]);
 	} else {
 		/* an unknown type: only the values read (nothing derives the
 		 * rest, and a zero printed would read as a fact) */

@@ -1233,3 +1233,43 @@ Test(multimodal, joined_mmproj_flops_match_safetensors, .timeout = 300)
 		free(cfg);
 	}
 }
+
+/* The summary's norm kind and norm bias are the formula's: InternViT-6B's
+ * norm_type rms_norm norms are RMS norms without a bias, InternViT-300M's
+ * layer_norm ones LayerNorms with one, ModernBERT-base's norm_bias false
+ * LayerNorms without. */
+static void
+expect_norm(const char *cfgname, const char *comp, const char *norm, bool bias, const char *text)
+{
+	char *cfg = ws_testdata_path(cfgname), *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "inspect", "--json", model, NULL);
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch"), *co;
+	cJSON_ArrayForEach(co, cJSON_GetObjectItemCaseSensitive(j, "components")) {
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(co, "name");
+		if (comp && cJSON_IsString(nm) && !strcmp(nm->valuestring, comp))
+			a = cJSON_GetObjectItemCaseSensitive(co, "arch");
+	}
+	cr_assert(a, "%s: no arch", cfgname);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "norm")->valuestring, norm, "%s", cfgname);
+	cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "norm_bias")), bias, "%s", cfgname);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("inspect", model, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, text), "%s: no '%s' in\n%s", cfgname, text, r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, norm_summary_is_the_formulas, .timeout = 120)
+{
+	expect_norm("multimodal/OpenGVLab__InternVL2_5-38B.json", "vision_model", "rmsnorm", false,
+		    "no head, rmsnorm, plain MLP");
+	expect_norm("multimodal/OpenGVLab__InternVL3-1B.json", "vision_model", "layernorm", true,
+		    "no head, layernorm, plain MLP");
+	expect_norm("encoders/answerdotai__ModernBERT-base.json", NULL, "layernorm", false,
+		    "tied, layernorm without bias, gated_fused MLP");
+}
