@@ -1180,8 +1180,8 @@ joined_folder(const char *cfg, const char *dir)
 
 /* flops of a GGUF joined to its mmproj: the components of its
  * safetensors checkpoint, the same numbers (tower per image or audio
- * input, projector over the tokens the text model gets, text per token).
- * Gemma 3's text b apart: mkmodel's GGUF writes no sliding window. */
+ * input, projector over the tokens the text model gets, text per token,
+ * Gemma 3's sliding layers included). */
 Test(multimodal, joined_mmproj_flops_match_safetensors, .timeout = 300)
 {
 	static const int which[] = {3, 16, 23};
@@ -1210,8 +1210,13 @@ Test(multimodal, joined_mmproj_flops_match_safetensors, .timeout = 300)
 			cr_expect_eq(num(x, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
 			cr_expect_eq(num(y, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
 			cr_expect_eq(num(x, "macs", "a"), num(y, "macs", "a"), "%s %d", m->file, c);
-			if (c || which[i] != 3)
-				cr_expect_eq(num(x, "macs", "b"), num(y, "macs", "b"), "%s %d", m->file, c);
+			cr_expect_eq(num(x, "macs", "b"), num(y, "macs", "b"), "%s %d", m->file, c);
+			/* Gemma 3's sliding layers: the GGUF's window */
+			const cJSON *sx = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x, "macs"), "b_sliding");
+			const cJSON *sy = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(y, "macs"), "b_sliding");
+			cr_expect_eq(!sx, !sy, "%s %d", m->file, c);
+			if (sx && sy)
+				cr_expect_eq(sx->valuedouble, sy->valuedouble, "%s %d", m->file, c);
 			cr_expect_eq(num(x, "kv_cache_bytes_per_token", NULL), num(y, "kv_cache_bytes_per_token", NULL));
 			if (!c)
 				continue;
