@@ -1277,4 +1277,26 @@ Test(multimodal, norm_summary_is_the_formulas, .timeout = 120)
 		    "no head, layernorm, plain MLP");
 	expect_norm("encoders/answerdotai__ModernBERT-base.json", NULL, "layernorm", false,
 		    "tied, layernorm without bias, gated_fused MLP");
+	/* llama.cpp's vision files: norms without a bias are InternViT's
+	 * rms_norm ones, the type's norm_type option says */
+	static const struct { const char *cfg, *norm; bool bias; } vf[] = {
+		{"multimodal/OpenGVLab__InternVL2_5-38B.json", "rmsnorm", false},
+		{"multimodal/OpenGVLab__InternVL3-1B.json", "layernorm", true},
+	};
+	for (size_t i = 0; i < sizeof vf / sizeof vf[0]; i++) {
+		char *cfg = ws_testdata_path(vf[i].cfg), *dir = ws_tmpdir(), *v = ws_join(dir, "v");
+		char *argv[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		cJSON *j = run_json(0, "inspect", "--json", v, NULL);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "norm")->valuestring, vf[i].norm, "%s", vf[i].cfg);
+		cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "norm_bias")), vf[i].bias, "%s", vf[i].cfg);
+		cJSON_Delete(j);
+		ws_rmtree(dir);
+		free(v);
+		free(dir);
+		free(cfg);
+	}
 }
