@@ -241,6 +241,12 @@ check_roles_and_dtypes(ws_model *m)
 	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
 	if (!m->quant && !seen)
 		return -1;
+	/* which dtypes are float, looked up once, not a call a tensor */
+	bool is_float[256] = {false};
+	for (unsigned d = 0; d < 256; d++) {
+		const ws_dtype_info *di = ws_dtype_get((ws_dtype)d);
+		is_float[d] = di && (di->flags & WS_DTF_FLOAT);
+	}
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		const ws_component *co = &m->components[t->component];
@@ -250,9 +256,8 @@ check_roles_and_dtypes(ws_model *m)
 			first_unknown = t;
 		if (!seen || !co->main)
 			continue;  /* blocks are numbered per component */
-		const ws_dtype_info *di = ws_dtype_get(t->dtype);
-		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
-		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
+		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !is_float[t->dtype] ||
+		    t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
 			continue;
 		uint8_t *b = &seen[2 * (uint64_t)t->layer];
 		if (!b[0]) {
@@ -340,11 +345,52 @@ single_file_parts(ws_model *m)
 	size_t n, np = 0;
 	const struct ws_cat_part *all = ws_cat_single_file_parts(&n);
 	struct ws_cat_part *parts = NULL;
+	/* one pass over the tensors: a name is tried only against the
+	 * parts whose prefix starts with its first byte (mostly none), not
+	 * against every part (each tensor of a large file was asked 7 times) */
+	enum { MAXP = 64 };
+	uint64_t by_first[256] = {0}, todo = 0, head[MAXP];
+	size_t pl[MAXP];
+	for (size_t k = 0; k < n && k < MAXP; k++) {
+		pl[k] = strlen(all[k].prefixes[0]);
+		head[k] = 0;
+		if (pl[k] >= 8)
+			memcpy(&head[k], all[k].prefixes[0], 8);
+		if (pl[k]) {
+			by_first[(unsigned char)all[k].prefixes[0][0]] |= 1ull << k;
+			todo |= 1ull << k;
+		}
+	}
+	uint64_t found = 0;
+	for (uint64_t i = 0; i < m->n_tensors && todo; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (!t->name_len)
+			continue;
+		for (uint64_t b = by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
+			size_t k = (size_t)__builtin_ctzll(b);
+			uint64_t h8;
+			if (t->name_len <= pl[k])
+				continue;
+			/* its first eight bytes as a word before a call (a name
+			 * longer than the prefix has them) */
+			if (pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != head[k]))
+				continue;
+			if (!memcmp(t->name, all[k].prefixes[0], pl[k])) {
+				found |= 1ull << k;
+				todo &= ~(1ull << k);
+			}
+		}
+	}
 	for (size_t k = 0; k < n; k++) {
-		size_t pl = strlen(all[k].prefixes[0]);
-		bool has = false;
-		for (uint64_t i = 0; i < m->n_tensors && !has; i++)
-			has = m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, all[k].prefixes[0], pl);
+		const char *pre = all[k].prefixes[0];
+		bool has = k < MAXP && (found >> k & 1);
+		if (k >= MAXP || !pl[k]) {
+			/* an empty prefix (any name but an empty one), or past the
+			 * table: by a pass of its own */
+			size_t l = strlen(pre);
+			for (uint64_t i = 0; i < m->n_tensors && !has; i++)
+				has = m->tensors[i].name_len > l && !memcmp(m->tensors[i].name, pre, l);
+		}
 		if (!has)
 			continue;
 		if (!parts && !(parts = ws_model_alloc(m, (n + 1) * sizeof *parts)))
@@ -366,8 +412,21 @@ analyze(ws_model *m, ws_error *err)
 		return ws_err_oom(err, m->path);
 	int have = 0;
 	char arch_note[512] = "";
-	/* an adapter has no architecture of its own: its base has */
-	bool adapter = ws_adapter_detect(m);
+	/* an adapter has no architecture of its own: its base has.  When
+	 * its names decide, nothing the roles depend on is read (no
+	 * config.json, not GGUF: no arch, layers -1 below), and the roles
+	 * count the factors' names as they go, a shape of name at a time */
+	int quick = ws_adapter_detect_quick(m);
+	bool adapter = quick > 0, roles_done = false;
+	if (quick < 0) {
+		uint64_t factors = 0;
+		if (ws_roles_assign_counting(m, -1, &factors)) {
+			free(a);
+			return ws_err_oom(err, m->path);
+		}
+		adapter = factors * 2 >= m->n_tensors;
+		roles_done = true;
+	}
 	if (adapter) {
 	} else if (m->config) {
 		if (ws_arch_from_config(m->config, m->config_path, a, err)) {
@@ -430,9 +489,13 @@ analyze(ws_model *m, ws_error *err)
 			}
 			m->arch = ia;
 		}
+		/* roles assigned before (to count adapter factors) were read
+		 * without the parts' types: read them again */
+		if (m->parts)
+			roles_done = false;
 	}
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
-	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
+	if ((!roles_done && ws_roles_assign(m, layers)) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
 	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)
 		return -1;

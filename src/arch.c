@@ -2679,8 +2679,11 @@ needles_before(uint8_t (*line_bits)[2], size_t best)
 	return mask;
 }
 
+/* The family the names tell, the embedding (else the head) in *emb, and
+ * the roles present by kind in seen[2] (what infer_sizes reads when
+ * there is no embedding to size the rest by): one pass. */
 static const struct family *
-family_of(const ws_model *m, const ws_tensor **emb)
+family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 {
 	const char *needle[MAX_NEEDLES];
 	uint8_t line_bits[ARRAY_LEN(families)][2];
@@ -2706,6 +2709,8 @@ family_of(const ws_model *m, const ws_tensor **emb)
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		uint32_t n;
+		if ((unsigned)t->role < WS_ROLE_COUNT)
+			ws_rs_add(&seen[t->kind == WS_KIND_BIAS], (int)t->role);
 		if (!*emb) {
 			shape_of(t, &n);
 			if (t->kind == WS_KIND_WEIGHT && n == 2) {
@@ -3201,7 +3206,8 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	if (nr)
 		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
-	const struct family *fam = family_of(m, &in.emb);
+	ws_role_set seen[2] = {{{0}}, {{0}}};
+	const struct family *fam = family_of(m, &in.emb, seen);
 	if (!fam) {
 		out->unsupported = "no config.json, and the tensor names are of no family "
 				   "the architecture can be inferred for";
@@ -3224,12 +3230,9 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		}
 	} else {
 		/* no sizes to read (a shard of experts): infer_sizes says why
-		 * from the roles present alone */
-		for (uint64_t i = 0; i < m->n_tensors; i++) {
-			const ws_tensor *x = &m->tensors[i];
-			if ((unsigned)x->role < WS_ROLE_COUNT)
-				ws_rs_add(&in.seen[x->kind == WS_KIND_BIAS], (int)x->role);
-		}
+		 * from the roles present alone (family_of gathered them) */
+		in.seen[0] = seen[0];
+		in.seen[1] = seen[1];
 	}
 	out->hidden_size = 0;
 	const char *why = infer_sizes(&in, &oom);

@@ -77,16 +77,18 @@ ws_components_assign(ws_model *m)
 	int main_ix = -1;
 	/* names in a row share their start: one that agrees with the name
 	 * before on the longest prefix is in that one's component */
-	size_t most = ws_cat_component_prefix_max();
 	const ws_tensor *prev = NULL;
 	const struct ws_cat_component *prev_c = NULL;
+	size_t decided = SIZE_MAX; /* of prev's answer */
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		ws_tensor *t = &m->tensors[i];
-		const struct ws_cat_component *c =
-			prev && t->name_len > most && prev->name_len > most &&
-				!memcmp(t->name, prev->name, most)
-			? prev_c : ws_cat_component_of(t->name, t->name_len);
-		prev = t;
+		const struct ws_cat_component *c;
+		if (prev && t->name_len >= decided && !memcmp(t->name, prev->name, decided)) {
+			c = prev_c;
+		} else {
+			c = ws_cat_component_decide(t->name, t->name_len, &decided);
+			prev = t;
+		}
 		prev_c = c;
 		const ws_st_module *md = st_module_of(m, t);
 		int ix;

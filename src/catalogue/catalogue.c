@@ -1345,11 +1345,40 @@ ws_cat_component_prefix_max(void)
 }
 
 const struct ws_cat_component *
+ws_cat_component_decide(const char *name, size_t len, size_t *decided)
+{
+	/* each prefix's walk stops at a byte the name has (a difference, or
+	 * the prefix's end with the name going on) or at the name's end;
+	 * the walks look at bytes up to the furthest stop, and only at the
+	 * length when one ran into the name's end (then: no shortcut) */
+	size_t far = 0;
+	const struct ws_cat_component *hit = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(components) && !hit; i++) {
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (n > far)
+			far = n;
+		if (!p[n] && len > n)
+			hit = &components[i];
+	}
+	*decided = far < len ? far + 1 : SIZE_MAX;
+	return hit;
+}
+
+const struct ws_cat_component *
 ws_cat_component_of(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
-		size_t n = strlen(components[i].prefix);
-		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+		/* strlen + memcmp's answer in one walk that stops at the first
+		 * byte that differs (the first, for most prefixes): every
+		 * tensor of a checkpoint asks */
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (!p[n] && len > n)
 			return &components[i];
 	}
 	return NULL;

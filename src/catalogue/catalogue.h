@@ -332,6 +332,11 @@ struct ws_cat_component {
 
 /* The component tensor `name` belongs to, or NULL (the text decoder). */
 const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+/* The same, and in *decided how many of the name's first bytes decided
+ * it: a name of at least that many bytes, the same ones, has the same
+ * answer (names in a row mostly do). */
+const struct ws_cat_component *ws_cat_component_decide(const char *name, size_t len,
+							size_t *decided);
 /* The longest prefix: two names longer than it that agree on that many
  * bytes belong to the same component. */
 size_t ws_cat_component_prefix_max(void);

@@ -2656,13 +2656,53 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 {
 	const struct nclass *c = NULL;
 	size_t pl = prefix ? strlen(prefix) : 0;
-	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
+	/* The first class in order with its detect tensor: one pass over
+	 * the tensors for all of them, a name tried only against the
+	 * classes whose detect name has its length (probe_hit's first
+	 * test; a '*' one, ending so, against any at least as long). */
+	enum { NC = sizeof classes / sizeof classes[0] };
+	_Static_assert(NC <= 64, "a class a bit");
+	size_t need[NC] = {0}, lo = SIZE_MAX;
+	uint64_t want = 0, loose = 0, lens = 0;
+	for (size_t k = 0; k < NC; k++) {
 		if (!classes[k].detect || (cls && strcmp(classes[k].cls, cls)))
 			continue;
-		for (uint64_t i = 0; i < m->n_tensors && !c; i++)
-			if (m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, prefix, pl) &&
-			    probe_hit(&m->tensors[i], pl, classes[k].detect))
-				c = &classes[k];
+		size_t dn = strlen(classes[k].detect);
+		want |= 1ull << k;
+		if (classes[k].detect[0] == '*') {
+			need[k] = pl + dn - 1; /* at least */
+			loose |= 1ull << k;
+		} else {
+			need[k] = pl + dn;     /* exactly */
+			if (need[k] < lo)
+				lo = need[k];
+		}
+	}
+	for (size_t k = 0; k < NC; k++)
+		if ((want & ~loose) >> k & 1) {
+			if (need[k] - lo < 64)
+				lens |= 1ull << (need[k] - lo);
+			else
+				loose |= 1ull << k; /* tried at every name */
+		}
+	for (uint64_t i = 0; i < m->n_tensors && want; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		size_t len = t->name_len;
+		if (len <= pl)
+			continue;
+		uint64_t cand = loose & want;
+		if (len >= lo && len - lo < 64 && (lens >> (len - lo) & 1))
+			cand = want;
+		for (; cand; cand &= cand - 1) {
+			size_t k = (size_t)__builtin_ctzll(cand);
+			if ((classes[k].detect[0] == '*' ? len < need[k] : len != need[k]) ||
+			    (pl && memcmp(t->name, prefix, pl)) || !probe_hit(t, pl, classes[k].detect))
+				continue;
+			c = &classes[k];
+			/* only a class before it can still come first */
+			want &= (1ull << k) - 1;
+			break;
+		}
 	}
 	if (!c)
 		return 0;
