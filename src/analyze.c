@@ -3,6 +3,7 @@
  * formula, comparison, declared counts.  Each step is its own module;
  * this file only orders them.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,53 @@ net_roles(ws_model *m)
 	}
 }
 
+/* single_file_parts' pass over the names, on two threads for a large
+ * file: each worker takes runs of tensors and notes which parts' first
+ * prefixes start a name (a set: the same however the runs fall). */
+#define SFP_RUN 2048
+#define SFP_PARALLEL_MIN 16384
+
+typedef struct {
+	const ws_model *m;
+	const struct ws_cat_part *all;
+	const uint64_t *by_first, *head;
+	const size_t *pl;
+	uint64_t todo, runs;
+	uint64_t found[2];  /* a worker */
+	_Atomic uint64_t next;
+} sfp_pass;
+
+static void
+sfp_worker(void *arg, unsigned worker)
+{
+	sfp_pass *p = arg;
+	const ws_model *m = p->m;
+	uint64_t found = 0, todo = p->todo;
+	for (uint64_t r; todo && (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * SFP_RUN < SFP_RUN ? m->n_tensors : (r + 1) * SFP_RUN;
+		for (uint64_t i = r * SFP_RUN; i < hi && todo; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (!t->name_len)
+				continue;
+			for (uint64_t b = p->by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
+				size_t k = (size_t)__builtin_ctzll(b);
+				uint64_t h8;
+				if (t->name_len <= p->pl[k])
+					continue;
+				/* its first eight bytes as a word before a call (a
+				 * name longer than the prefix has them) */
+				if (p->pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != p->head[k]))
+					continue;
+				if (!memcmp(t->name, p->all[k].prefixes[0], p->pl[k])) {
+					found |= 1ull << k;
+					todo &= ~(1ull << k);
+				}
+			}
+		}
+	}
+	p->found[worker < 2 ? worker : 1] |= found;
+}
+
 /* An original Stable Diffusion single file (no config): the modules of
  * the catalogue's it holds are its components, the denoiser first, each
  * architecture inferred from its tensors.  -1: OOM. */
@@ -361,26 +409,11 @@ single_file_parts(ws_model *m)
 			todo |= 1ull << k;
 		}
 	}
-	uint64_t found = 0;
-	for (uint64_t i = 0; i < m->n_tensors && todo; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		if (!t->name_len)
-			continue;
-		for (uint64_t b = by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
-			size_t k = (size_t)__builtin_ctzll(b);
-			uint64_t h8;
-			if (t->name_len <= pl[k])
-				continue;
-			/* its first eight bytes as a word before a call (a name
-			 * longer than the prefix has them) */
-			if (pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != head[k]))
-				continue;
-			if (!memcmp(t->name, all[k].prefixes[0], pl[k])) {
-				found |= 1ull << k;
-				todo &= ~(1ull << k);
-			}
-		}
-	}
+	sfp_pass p = {.m = m, .all = all, .by_first = by_first, .head = head, .pl = pl, .todo = todo,
+		      .runs = m->n_tensors / SFP_RUN + (m->n_tensors % SFP_RUN != 0)};
+	atomic_init(&p.next, 0);
+	ws_team_run(m->n_tensors >= SFP_PARALLEL_MIN ? 1 : 0, sfp_worker, &p);
+	uint64_t found = p.found[0] | p.found[1];
 	for (size_t k = 0; k < n; k++) {
 		const char *pre = all[k].prefixes[0];
 		bool has = k < MAXP && (found >> k & 1);
