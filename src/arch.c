@@ -2288,6 +2288,13 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		ws_sw_put(&out->flags, WS_ARCH_QKV_BIAS, has_tensor(m, "v.blk.0.attn_q.bias"));
 		ws_sw_put(&out->flags, WS_ARCH_QK_NORM_FULL, has_tensor(m, "v.blk.0.attn_q_norm.weight"));
 		ws_sw_put(&out->flags, WS_ARCH_NO_NORM_BIAS, !has_tensor(m, "v.blk.0.ln1.bias"));
+		/* a type whose config's norm without a bias is an RMS norm
+		 * (its norm_type option says both) */
+		bool rms = false;
+		for (size_t i = 0; i < ARRAY_LEN(t->sopt) && t->sopt[i].key; i++)
+			rms = rms || (ws_sw_has(&t->sopt[i].flags, WS_ARCH_NO_NORM_BIAS) &&
+				      ws_sw_has(&t->sopt[i].flags, WS_ARCH_RMS_NORMS));
+		ws_sw_put(&out->flags, WS_ARCH_RMS_NORMS, rms && ws_sw_has(&out->flags, WS_ARCH_NO_NORM_BIAS));
 	}
 	/* the patches merged per side before the projector, as the file's
 	 * layout keeps it */

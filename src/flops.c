@@ -782,6 +782,9 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 				ok = ok && ws_mul_u64(q->tokens, a->max_tiles, &q->tokens);
 			tower_tokens = q->tokens;
 			tower_width = 0;
+			/* pooled per side before the projector, as the part says */
+			if (co->part && co->part->pool > 1)
+				tower_tokens = a->num_patches / ((uint64_t)co->part->pool * co->part->pool);
 			/* a pixel shuffle before the projector (Llama 4's
 			 * pixel_shuffle_ratio, in the tower's sub-config): the
 			 * patches, r x r of them to a token, its adapter over those */

@@ -323,6 +323,46 @@ Test(multimodal, mllama_cross_attention_layers, .timeout = 120)
 	free(cfg);
 }
 
+/* Reads "[a, b, ...]" after `key` in msg: the count of dims, 0 if absent. */
+static int
+dims_after(const char *msg, const char *key, unsigned long long *d)
+{
+	const char *p = strstr(msg, key);
+	if (!p || !(p = strchr(p, '[')))
+		return 0;
+	int n = 0;
+	while (n < 4 && *p && *p != ']') {
+		char *e;
+		d[n++] = strtoull(p + 1, &e, 10);
+		p = e;
+	}
+	return n;
+}
+
+/* A projector mismatch names its tensor and quotes that tensor's own
+ * expected shape in its stored order: with the projector 64 wider than
+ * the text model, each found dimension is the expected one or it + 64
+ * (not another matrix's or a norm's shape, nor [in, out] for [out, in]). */
+static void
+check_implied(const struct released *m, const cJSON *f)
+{
+	const char *msg = cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(f, "tensor");
+	cr_assert(cJSON_IsString(t), "%s: %s", m->file, msg);
+	char quoted[256];
+	snprintf(quoted, sizeof quoted, "'%s'", t->valuestring);
+	cr_expect(ws_contains(msg, quoted), "%s: %s does not name its tensor", m->file, msg);
+	unsigned long long got[4], want[4];
+	int ng = dims_after(msg, "has shape", got), nw = dims_after(msg, "implies", want);
+	cr_assert(ng > 0 && ng == nw, "%s: %s", m->file, msg);
+	bool wider = false;
+	for (int i = 0; i < ng; i++) {
+		cr_expect(got[i] == want[i] || got[i] == want[i] + 64, "%s: %s", m->file, msg);
+		wider = wider || got[i] == want[i] + 64;
+	}
+	cr_expect(wider, "%s: %s", m->file, msg);
+}
+
 /* A planted defect is reported in the component that has it. */
 static void
 check_defect(const struct released *m, const char *plant, const char *code, int comp)
@@ -343,6 +383,8 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 			  cJSON_GetObjectItemCaseSensitive(f, "message")->valuestring);
 		if (cJSON_IsString(c) && !strcmp(c->valuestring, code) && !found)
 			found = f;
+		if (cJSON_IsString(c) && !strcmp(c->valuestring, "shape-mismatch"))
+			check_implied(m, f);
 	}
 	cr_assert(found, "%s %s: no %s", m->file, plant, code);
 	const char *msg = cJSON_GetObjectItemCaseSensitive(found, "message")->valuestring;
@@ -361,7 +403,7 @@ check_defect(const struct released *m, const char *plant, const char *code, int 
 
 Test(multimodal, defects_name_the_component, .timeout = 300)
 {
-	static const int which[] = {0, 1, 2, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
+	static const int which[] = {0, 1, 2, 3, 4, 8, 10, 13, 14, 15, 19, 20, 23, 24};
 	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
 		check_defect(&models[which[i]], "missing-tower-layer", "layer-gap", 1);
 		check_defect(&models[which[i]], "projector-width", "shape-mismatch", 2);
@@ -1111,4 +1153,150 @@ Test(multimodal, voxtral_text_defaults_are_the_wrappers)
 	free(path);
 	free(dir);
 	free(src);
+}
+
+/* A text GGUF and its mmproj in one folder (named as llama.cpp's
+ * converter names them): the folder's path, malloc'd, under dir. */
+static char *
+joined_folder(const char *cfg, const char *dir)
+{
+	char *t = ws_join(dir, "t"), *v = ws_join(dir, "v"), *f = ws_join(dir, "f");
+	char *a1[] = {getenv("WS_MKMODEL"), t, (char *)cfg, "--format", "gguf", NULL};
+	char *a2[] = {getenv("WS_MKMODEL"), v, (char *)cfg, "--format", "mmproj", NULL};
+	char *const *runs[] = {a1, a2};
+	for (size_t k = 0; k < 2; k++) {
+		ws_run r = ws_run_argv(runs[k]);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+	}
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && mv '%s/model.gguf' '%s/M-F16.gguf' && "
+		 "mv '%s/mmproj.gguf' '%s/mmproj-M-F16.gguf'", f, t, f, v, f);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	free(t);
+	free(v);
+	return f;
+}
+
+/* flops of a GGUF joined to its mmproj: the components of its
+ * safetensors checkpoint, the same numbers (tower per image or audio
+ * input, projector over the tokens the text model gets, text per token,
+ * Gemma 3's sliding layers included). */
+Test(multimodal, joined_mmproj_flops_match_safetensors, .timeout = 300)
+{
+	static const int which[] = {3, 16, 23};
+	for (size_t i = 0; i < sizeof which / sizeof which[0]; i++) {
+		const struct released *m = &models[which[i]];
+		char *cfg = config_path(m);
+		if (!cfg)
+			continue;  /* ../shared is absent */
+		char *dir = ws_tmpdir(), *st = ws_join(dir, "st");
+		mkmodel(st, cfg, NULL);
+		char *f = joined_folder(cfg, dir);
+		ws_run r1 = ws_run_cli("flops", "--json", "--kv-dtype", "BF16", st, NULL);
+		ws_run r2 = ws_run_cli("flops", "--json", "--kv-dtype", "BF16", f, NULL);
+		cr_assert_eq(r1.status, 0, "%s", r1.err);
+		cr_assert_eq(r2.status, 0, "%s", r2.err);
+		cJSON *a = cJSON_Parse(r1.out), *b = cJSON_Parse(r2.out);
+		cr_assert(a && b);
+		const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "components"),
+			    *cb = cJSON_GetObjectItemCaseSensitive(b, "components");
+		cr_assert_eq(cJSON_GetArraySize(cb), 3, "%s: %s", m->file, r2.out);
+		cr_assert_eq(cJSON_GetArraySize(ca), 3, "%s", m->file);
+		for (int c = 0; c < 3; c++) {
+			const cJSON *x = cJSON_GetArrayItem(ca, c), *y = cJSON_GetArrayItem(cb, c);
+			cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(x, "kind")->valuestring,
+					 cJSON_GetObjectItemCaseSensitive(y, "kind")->valuestring);
+			cr_expect_eq(num(x, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
+			cr_expect_eq(num(y, "params", NULL), m->comp[c].n, "%s %d", m->file, c);
+			cr_expect_eq(num(x, "macs", "a"), num(y, "macs", "a"), "%s %d", m->file, c);
+			cr_expect_eq(num(x, "macs", "b"), num(y, "macs", "b"), "%s %d", m->file, c);
+			/* Gemma 3's sliding layers: the GGUF's window */
+			const cJSON *sx = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x, "macs"), "b_sliding");
+			const cJSON *sy = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(y, "macs"), "b_sliding");
+			cr_expect_eq(!sx, !sy, "%s %d", m->file, c);
+			if (sx && sy)
+				cr_expect_eq(sx->valuedouble, sy->valuedouble, "%s %d", m->file, c);
+			cr_expect_eq(num(x, "kv_cache_bytes_per_token", NULL), num(y, "kv_cache_bytes_per_token", NULL));
+			if (!c)
+				continue;
+			const char *per = strcmp(m->comp[1].name, "audio_tower") ? "per_image" : "per_audio";
+			const cJSON *px = cJSON_GetObjectItemCaseSensitive(x, per), *py = cJSON_GetObjectItemCaseSensitive(y, per);
+			cr_assert(px && py, "%s %d: no %s", m->file, c, per);
+			static const char *const keys[] = {"tokens", "a", "b", "macs"};
+			for (size_t k = 0; k < 4; k++)
+				cr_expect_eq(num(px, keys[k], NULL), num(py, keys[k], NULL), "%s %d %s", m->file, c, keys[k]);
+		}
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		ws_run_free(&r1);
+		ws_run_free(&r2);
+		ws_rmtree(dir);
+		free(f);
+		free(st);
+		free(dir);
+		free(cfg);
+	}
+}
+
+/* The summary's norm kind and norm bias are the formula's: InternViT-6B's
+ * norm_type rms_norm norms are RMS norms without a bias, InternViT-300M's
+ * layer_norm ones LayerNorms with one, ModernBERT-base's norm_bias false
+ * LayerNorms without. */
+static void
+expect_norm(const char *cfgname, const char *comp, const char *norm, bool bias, const char *text)
+{
+	char *cfg = ws_testdata_path(cfgname), *dir = ws_tmpdir(), *model = ws_join(dir, "model");
+	mkmodel(model, cfg, NULL);
+	cJSON *j = run_json(0, "inspect", "--json", model, NULL);
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch"), *co;
+	cJSON_ArrayForEach(co, cJSON_GetObjectItemCaseSensitive(j, "components")) {
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(co, "name");
+		if (comp && cJSON_IsString(nm) && !strcmp(nm->valuestring, comp))
+			a = cJSON_GetObjectItemCaseSensitive(co, "arch");
+	}
+	cr_assert(a, "%s: no arch", cfgname);
+	cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "norm")->valuestring, norm, "%s", cfgname);
+	cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "norm_bias")), bias, "%s", cfgname);
+	cJSON_Delete(j);
+	ws_run r = ws_run_cli("inspect", model, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(ws_contains(r.out, text), "%s: no '%s' in\n%s", cfgname, text, r.out);
+	ws_run_free(&r);
+	ws_rmtree(dir);
+	free(model);
+	free(dir);
+	free(cfg);
+}
+
+Test(multimodal, norm_summary_is_the_formulas, .timeout = 120)
+{
+	expect_norm("multimodal/OpenGVLab__InternVL2_5-38B.json", "vision_model", "rmsnorm", false,
+		    "no head, rmsnorm, plain MLP");
+	expect_norm("multimodal/OpenGVLab__InternVL3-1B.json", "vision_model", "layernorm", true,
+		    "no head, layernorm, plain MLP");
+	expect_norm("encoders/answerdotai__ModernBERT-base.json", NULL, "layernorm", false,
+		    "tied, layernorm without bias, gated_fused MLP");
+	/* llama.cpp's vision files: norms without a bias are InternViT's
+	 * rms_norm ones, the type's norm_type option says */
+	static const struct { const char *cfg, *norm; bool bias; } vf[] = {
+		{"multimodal/OpenGVLab__InternVL2_5-38B.json", "rmsnorm", false},
+		{"multimodal/OpenGVLab__InternVL3-1B.json", "layernorm", true},
+	};
+	for (size_t i = 0; i < sizeof vf / sizeof vf[0]; i++) {
+		char *cfg = ws_testdata_path(vf[i].cfg), *dir = ws_tmpdir(), *v = ws_join(dir, "v");
+		char *argv[] = {getenv("WS_MKMODEL"), v, cfg, "--format", "mmproj", NULL};
+		ws_run r = ws_run_argv(argv);
+		cr_assert_eq(r.status, 0, "mkmodel: %s", r.err);
+		ws_run_free(&r);
+		cJSON *j = run_json(0, "inspect", "--json", v, NULL);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "arch");
+		cr_expect_str_eq(cJSON_GetObjectItemCaseSensitive(a, "norm")->valuestring, vf[i].norm, "%s", vf[i].cfg);
+		cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "norm_bias")), vf[i].bias, "%s", vf[i].cfg);
+		cJSON_Delete(j);
+		ws_rmtree(dir);
+		free(v);
+		free(dir);
+		free(cfg);
+	}
 }

@@ -196,6 +196,7 @@ typedef struct cfg {
 	bool towers_only;
 	struct ws_arch main_arch;
 	ws_switches aflags;    /* the library's switches for this config */
+	uint64_t sliding;      /* the window, when some layer slides (GGUF's attention.sliding_window) */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	bool fused_mlp;        /* gate and up in one matrix (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
@@ -2612,6 +2613,9 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	}
 	c->fam = family_of(c->type);
 	c->aflags = a.flags;
+	for (uint64_t i = 0; a.known && i < a.num_layers && !c->sliding; i++)
+		if (ws_arch_layer_sliding(&a, i))
+			c->sliding = a.sliding_window;
 	c->index_heads = a.index_heads;
 	c->index_dim = a.index_head_dim;
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS &&
@@ -3332,6 +3336,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		gguf_stack_keys(&kv, &nkv, c, arch);
 	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
 	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
+	if (c->sliding)
+		kv_u32(&kv, &nkv, arch, "attention.sliding_window", c->sliding);
 	if (mla && g->mla_split) {
 		/* the split layout describes the latent as one kv head of
 		 * kv_lora + rope; the per-head sizes move to *_mla */

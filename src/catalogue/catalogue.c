@@ -460,7 +460,9 @@ static const struct ws_cat_part mmproj_llava_parts[] = {
 };
 static const struct ws_cat_part mmproj_gemma3_joined[] = {
 	{"text", NULL, NULL, NULL, NOSW, {NULL}},
-	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}},
+	/* llama.cpp pools the tower's patches 4 x 4 (its default for this
+	 * projector type): the 256 tokens of mm_tokens_per_image */
+	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}, .pool = 4},
 	{"projector", "mm", NULL, "norm_linear", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
@@ -924,12 +926,12 @@ static const struct ws_cat_entry entries[] = {
 	{{"intern_vit_6b"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
 	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS,
 	    WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_NO_FINAL_NORM),
-	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS),
+	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS),
 	 {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"qk_normalization", SW(WS_ARCH_QK_NORM_FULL)}}, false, WS_FIX_NONE,
 	 "InternVision",
 	 {D("hidden_size", 3200), D("intermediate_size", 12800), D("num_hidden_layers", 48),
 	  D("num_attention_heads", 25), D("num_channels", 3), D("image_size", 224), D("patch_size", 14)},
-	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS), true}}},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS), true}}},
 	{{"internvl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "InternVL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_parts},
 	/* its tower (InternVLVisionConfig's defaults are InternViT-300M's
@@ -945,7 +947,7 @@ static const struct ws_cat_entry entries[] = {
 	 false, WS_FIX_NONE, "InternVLVision",
 	 {D("hidden_size", 1024), D("intermediate_size", 4096), D("num_hidden_layers", 24),
 	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 448), D("patch_size", 14)},
-	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS)}}},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS)}}},
 	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where

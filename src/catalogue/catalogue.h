@@ -129,7 +129,9 @@ struct ws_cat_part {
 	 * network class, or a text encoder's names: ws_cat_text_names) */
 	bool inferred;
 	/* an audio tower's outputs averaged this many to one before the
-	 * projector (Qwen2-Audio's avg_pooler); 0: none */
+	 * projector (Qwen2-Audio's avg_pooler), a vision tower's this many
+	 * per side (Gemma 3's 4 x 4 average pool, when no config says
+	 * mm_tokens_per_image); 0: none */
 	uint8_t pool;
 	/* the wrapper's own defaults for its sub-config, read before the
 	 * type's (VoxtralConfig's for its text_config), ended by

@@ -413,7 +413,7 @@ diffusion_one(const ws_cli *cli, const char *path, ws_model *m, const flops_opts
 }
 
 static int
-flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
+flops_one(const ws_cli *cli, const char *path, const char *vision, const flops_opts *o)
 {
 	ws_error err = {0};
 	ws_model *m = NULL;
@@ -426,7 +426,7 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 
 	if (!rows)
 		return WS_EXIT_INTERNAL;
-	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
+	ws_open_opts oo = {.allow_full_download = cli->allow_full_download, .vision_file = vision};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err))
 		goto fail;
 	if (m->n_tensors && ws_flops_is_diffusion(m)) {
@@ -613,8 +613,28 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 		rc = ws_cli_usage_error("flops: no PATH given");
 		goto out;
 	}
-	for (int i = 0; i < np; i++)
-		rc = ws_exit_worst(rc, flops_one(cli, paths[i], &o));
+	for (int i = 0; i < np; i++) {
+		/* a folder of GGUF models: each on its own, a vision file
+		 * (mmproj) joined to its text model as components, as check
+		 * reads it */
+		char **sub = NULL, **vis = NULL;
+		size_t nsub = 0;
+		ws_error err = {0};
+		if (ws_expand_joined(paths[i], &sub, &vis, &nsub, &err)) {
+			rc = ws_exit_worst(rc, ws_cli_report_error(cli, "flops", paths[i], &err));
+			continue;
+		}
+		for (size_t k = 0; k < nsub; k++) {
+			rc = ws_exit_worst(rc, flops_one(cli, sub[k], vis ? vis[k] : NULL, &o));
+			free(sub[k]);
+			if (vis)
+				free(vis[k]);
+		}
+		free(sub);
+		free(vis);
+		if (!nsub)
+			rc = ws_exit_worst(rc, flops_one(cli, paths[i], NULL, &o));
+	}
 out:
 	for (size_t i = 0; i < o.n_sels; i++)
 		ws_layer_sel_free(&o.sels[i]);

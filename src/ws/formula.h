@@ -138,6 +138,7 @@ enum ws_arch_flag {
 	WS_ARCH_NO_K_BIAS,        /* the key projections without a bias (Whisper) */
 	WS_ARCH_GATED_MLP,        /* a gated MLP the config asks for (T5 gated-gelu) */
 	WS_ARCH_PROJ_SHUFFLE_MLP, /* a norm over m x m merged patches, two biased linears (InternVL's mlp1) */
+	WS_ARCH_RMS_NORMS,        /* its norms RMS norms, not the type's LayerNorms (InternViT's norm_type rms_norm) */
 	WS_ARCH_SWITCH_COUNT
 };
 
