@@ -11,6 +11,7 @@
  * names the key.
  */
 #include <assert.h>
+#include <stdatomic.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2746,6 +2747,68 @@ needles_before(uint8_t (*line_bits)[2], size_t best)
 	return mask;
 }
 
+/* family_of's pass, on two threads for a large checkpoint: each worker
+ * takes runs of tensors and keeps its own roles seen, first embedding
+ * and head (by index: the first of both workers is the first), the
+ * substrings found and the best line whole in them. */
+#define FAMILY_RUN 2048
+#define FAMILY_PARALLEL_MIN 16384
+
+typedef struct {
+	ws_role_set seen[2];
+	uint64_t emb, head;  /* tensor index, UINT64_MAX none */
+	uint32_t found;
+	size_t best;
+} family_worker_state;
+
+typedef struct {
+	const ws_model *m;
+	const char *const *needle;
+	size_t nn;
+	uint8_t (*line_bits)[2];
+	uint64_t runs;
+	family_worker_state w[2];
+	_Atomic uint64_t next;
+} family_pass;
+
+static void
+family_worker(void *arg, unsigned worker)
+{
+	family_pass *p = arg;
+	const ws_model *m = p->m;
+	family_worker_state *s = &p->w[worker < 2 ? worker : 1];
+	uint32_t want = needles_before(p->line_bits, s->best);
+	for (uint64_t r; (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * FAMILY_RUN < FAMILY_RUN ? m->n_tensors : (r + 1) * FAMILY_RUN;
+		for (uint64_t i = r * FAMILY_RUN; i < hi; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			uint32_t n;
+			if ((unsigned)t->role < WS_ROLE_COUNT)
+				ws_rs_add(&s->seen[t->kind == WS_KIND_BIAS], (int)t->role);
+			if (s->emb == UINT64_MAX) {
+				shape_of(t, &n);
+				if (t->kind == WS_KIND_WEIGHT && n == 2) {
+					if (t->role == WS_ROLE_EMBED)
+						s->emb = i;
+					else if (t->role == WS_ROLE_LM_HEAD && s->head == UINT64_MAX)
+						s->head = i;
+				}
+			}
+			if (t->expert >= 1 || !(want & ~s->found))
+				continue;
+			for (size_t k = 0; k < p->nn; k++)
+				if ((want & ~s->found) >> k & 1 && strstr(t->name, p->needle[k]))
+					s->found |= 1u << k;
+			for (size_t l = 0; l < s->best; l++)
+				if ((line_mask(p->line_bits[l]) & ~s->found) == 0) {
+					s->best = l;
+					want = needles_before(p->line_bits, s->best);
+					break;
+				}
+		}
+	}
+}
+
 /* The family the names tell, the embedding (else the head) in *emb, and
  * the roles present by kind in seen[2] (what infer_sizes reads when
  * there is no embedding to size the rest by): one pass. */
@@ -2755,8 +2818,6 @@ family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 	const char *needle[MAX_NEEDLES];
 	uint8_t line_bits[ARRAY_LEN(families)][2];
 	size_t nn = 0, best = ARRAY_LEN(families);
-	uint32_t found = 0;
-	const ws_tensor *head = NULL;
 
 	_Static_assert(2 * ARRAY_LEN(families) <= MAX_NEEDLES, "needles fit the mask");
 	/* each distinct substring once, searched while a line before the
@@ -2771,36 +2832,28 @@ family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 				needle[nn++] = str;
 			line_bits[i][w] = str ? (uint8_t)k : NO_NEEDLE;
 		}
-	*emb = NULL;
-	uint32_t want = needles_before(line_bits, best);
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		uint32_t n;
-		if ((unsigned)t->role < WS_ROLE_COUNT)
-			ws_rs_add(&seen[t->kind == WS_KIND_BIAS], (int)t->role);
-		if (!*emb) {
-			shape_of(t, &n);
-			if (t->kind == WS_KIND_WEIGHT && n == 2) {
-				if (t->role == WS_ROLE_EMBED)
-					*emb = t;
-				else if (t->role == WS_ROLE_LM_HEAD && !head)
-					head = t;
-			}
+	family_pass p = {.m = m, .needle = needle, .nn = nn, .line_bits = line_bits,
+			 .runs = m->n_tensors / FAMILY_RUN + (m->n_tensors % FAMILY_RUN != 0)};
+	for (int w = 0; w < 2; w++)
+		p.w[w] = (family_worker_state){.emb = UINT64_MAX, .head = UINT64_MAX, .best = ARRAY_LEN(families)};
+	atomic_init(&p.next, 0);
+	ws_team_run(m->n_tensors >= FAMILY_PARALLEL_MIN ? 1 : 0, family_worker, &p);
+	/* the lines before the workers' best were searched for in every
+	 * tensor, and that best line is whole in the union: the first
+	 * whole line up to it is the first of all */
+	uint32_t found = p.w[0].found | p.w[1].found;
+	size_t upto = p.w[0].best < p.w[1].best ? p.w[0].best : p.w[1].best;
+	for (size_t l = 0; l < ARRAY_LEN(families) && l <= upto; l++)
+		if ((line_mask(line_bits[l]) & ~found) == 0) {
+			best = l;
+			break;
 		}
-		if (t->expert >= 1 || !(want & ~found))
-			continue;
-		for (size_t k = 0; k < nn; k++)
-			if ((want & ~found) >> k & 1 && strstr(t->name, needle[k]))
-				found |= 1u << k;
-		for (size_t l = 0; l < best; l++)
-			if ((line_mask(line_bits[l]) & ~found) == 0) {
-				best = l;
-				want = needles_before(line_bits, best);
-				break;
-			}
-	}
-	if (!*emb)
-		*emb = head;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < WS_ROLE_WORDS; i++)
+			seen[k].w[i] |= p.w[0].seen[k].w[i] | p.w[1].seen[k].w[i];
+	uint64_t e = p.w[0].emb < p.w[1].emb ? p.w[0].emb : p.w[1].emb;
+	uint64_t h = p.w[0].head < p.w[1].head ? p.w[0].head : p.w[1].head;
+	*emb = e < m->n_tensors ? &m->tensors[e] : h < m->n_tensors ? &m->tensors[h] : NULL;
 	return best < ARRAY_LEN(families) ? &families[best] : NULL;
 }
 

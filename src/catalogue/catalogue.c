@@ -1372,6 +1372,13 @@ ws_cat_component_prefix_max(void)
 }
 
 const struct ws_cat_component *
+ws_cat_components(size_t *n)
+{
+	*n = ARRAY_LEN(components);
+	return components;
+}
+
+const struct ws_cat_component *
 ws_cat_component_decide(const char *name, size_t len, size_t *decided)
 {
 	/* each prefix's walk stops at a byte the name has (a difference, or

@@ -339,6 +339,9 @@ const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len)
  * answer (names in a row mostly do). */
 const struct ws_cat_component *ws_cat_component_decide(const char *name, size_t len,
 							size_t *decided);
+/* The whole table (what ws_cat_component_of answers is one of its n
+ * entries). */
+const struct ws_cat_component *ws_cat_components(size_t *n);
 /* The longest prefix: two names longer than it that agree on that many
  * bytes belong to the same component. */
 size_t ws_cat_component_prefix_max(void);

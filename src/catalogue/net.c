@@ -4,6 +4,7 @@
  * blocks repeated, and the level stacks of a UNet or a VAE.
  */
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2651,6 +2652,55 @@ probe_hit(const ws_tensor *t, size_t pl, const char *name)
 	return t->name_len == pl + n && !memcmp(t->name + pl, name, n);
 }
 
+/* ws_net_infer_part's search for the first class with its detect
+ * tensor, on two threads for a large file: each worker takes runs of
+ * tensors and keeps the first class it has seen a hit of (the first of
+ * them all is the same however the runs fall). */
+#define DETECT_RUN 2048
+#define DETECT_PARALLEL_MIN 16384
+
+typedef struct {
+	const ws_model *m;
+	const char *prefix;
+	size_t pl;
+	const size_t *need;
+	size_t lo;
+	uint64_t want, loose, lens, runs;
+	size_t first[2];  /* a worker's first class found */
+	_Atomic uint64_t next;
+} detect_pass;
+
+static void
+detect_worker(void *arg, unsigned worker)
+{
+	detect_pass *p = arg;
+	const ws_model *m = p->m;
+	size_t pl = p->pl, lo = p->lo, *first = &p->first[worker < 2 ? worker : 1];
+	uint64_t want = p->want;
+	for (uint64_t r; want && (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * DETECT_RUN < DETECT_RUN ? m->n_tensors : (r + 1) * DETECT_RUN;
+		for (uint64_t i = r * DETECT_RUN; i < hi && want; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			size_t len = t->name_len;
+			if (len <= pl)
+				continue;
+			uint64_t cand = p->loose & want;
+			if (len >= lo && len - lo < 64 && (p->lens >> (len - lo) & 1))
+				cand = want;
+			for (; cand; cand &= cand - 1) {
+				size_t k = (size_t)__builtin_ctzll(cand);
+				if ((classes[k].detect[0] == '*' ? len < p->need[k] : len != p->need[k]) ||
+				    (pl && memcmp(t->name, p->prefix, pl)) || !probe_hit(t, pl, classes[k].detect))
+					continue;
+				*first = k;
+				/* only a class before it can still come first */
+				want &= (1ull << k) - 1;
+				break;
+			}
+		}
+	}
+}
+
 int
 ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out, ws_error *err)
 {
@@ -2685,25 +2735,15 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 			else
 				loose |= 1ull << k; /* tried at every name */
 		}
-	for (uint64_t i = 0; i < m->n_tensors && want; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		size_t len = t->name_len;
-		if (len <= pl)
-			continue;
-		uint64_t cand = loose & want;
-		if (len >= lo && len - lo < 64 && (lens >> (len - lo) & 1))
-			cand = want;
-		for (; cand; cand &= cand - 1) {
-			size_t k = (size_t)__builtin_ctzll(cand);
-			if ((classes[k].detect[0] == '*' ? len < need[k] : len != need[k]) ||
-			    (pl && memcmp(t->name, prefix, pl)) || !probe_hit(t, pl, classes[k].detect))
-				continue;
-			c = &classes[k];
-			/* only a class before it can still come first */
-			want &= (1ull << k) - 1;
-			break;
-		}
-	}
+	detect_pass dp = {.m = m, .prefix = prefix, .pl = pl, .need = need, .lo = lo, .want = want,
+			  .loose = loose, .lens = lens,
+			  .runs = m->n_tensors / DETECT_RUN + (m->n_tensors % DETECT_RUN != 0),
+			  .first = {NC, NC}};
+	atomic_init(&dp.next, 0);
+	ws_team_run(m->n_tensors >= DETECT_PARALLEL_MIN ? 1 : 0, detect_worker, &dp);
+	size_t first = dp.first[0] < dp.first[1] ? dp.first[0] : dp.first[1];
+	if (first < NC)
+		c = &classes[first];
 	if (!c)
 		return 0;
 	uint64_t q[QR_COUNT] = {0};
