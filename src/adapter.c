@@ -267,10 +267,16 @@ same_but_digits(const char *a, const char *b, size_t n)
 }
 
 bool
-ws_adapter_detect(const ws_model *m)
+ws_adapter_name_is_factor(const char *name, size_t len)
+{
+	return name_is_factor(name, len);
+}
+
+int
+ws_adapter_detect_quick(const ws_model *m)
 {
 	if (!m || !m->n_files)
-		return false;
+		return 0;
 	if (m->format == WS_FORMAT_GGUF) {
 		const ws_kv *kv = ws_model_find_kv(m, "general.type");
 		const char *s;
@@ -282,10 +288,17 @@ ws_adapter_detect(const ws_model *m)
 		bool yes = file_exists(p);
 		free(p);
 		if (yes)
-			return true;
+			return 1;
 	}
-	if (m->config || !m->n_tensors)
-		return false;
+	return m->config || !m->n_tensors ? 0 : -1;
+}
+
+bool
+ws_adapter_detect(const ws_model *m)
+{
+	int quick = ws_adapter_detect_quick(m);
+	if (quick >= 0)
+		return quick;
 	/* stop once the half is reached or out of reach; a name like one of
 	 * the last few (an expert's gate, up and down) takes its answer */
 	enum { RECENT = 4 };

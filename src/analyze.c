@@ -3,6 +3,7 @@
  * formula, comparison, declared counts.  Each step is its own module;
  * this file only orders them.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,60 @@ compare_parts(ws_model *m)
 	return 0;
 }
 
+/* check_roles_and_dtypes' pass, on two threads for a large checkpoint:
+ * the tensors in two halves, each with its own blocks' types, merged in
+ * order (whichever worker takes a half). */
+#define CRD_PARALLEL_MIN 16384
+
+typedef struct {
+	uint8_t *seen;        /* 3 bytes a block, or NULL */
+	uint64_t lo, hi;
+	uint64_t unknown, first_unknown;
+	int64_t top;          /* the last block seen, -1 none */
+} crd_half;
+
+typedef struct {
+	const ws_model *m;
+	uint64_t nl;
+	bool is_float[256];
+	crd_half h[2];
+	_Atomic uint64_t next;
+} crd_pass;
+
+static void
+crd_worker(void *arg, unsigned worker)
+{
+	crd_pass *p = arg;
+	const ws_model *m = p->m;
+	(void)worker;
+	for (uint64_t r; (r = atomic_fetch_add(&p->next, 1)) < 2;) {
+		crd_half *h = &p->h[r];
+		h->top = -1;
+		for (uint64_t i = h->lo; i < h->hi; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			const ws_component *co = &m->components[t->component];
+			if (!co->main && !co->formula_of)
+				continue;
+			if (t->role == WS_ROLE_OTHER && !h->unknown++)
+				h->first_unknown = i;
+			if (!h->seen || !co->main)
+				continue;  /* blocks are numbered per component */
+			if (t->layer < 0 || (uint64_t)t->layer >= p->nl || t->ndim < 2 || !p->is_float[t->dtype] ||
+			    t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
+				continue;
+			uint8_t *b = &h->seen[3 * (uint64_t)t->layer];
+			if (t->layer > h->top)
+				h->top = t->layer;
+			if (!b[0]) {
+				b[0] = (uint8_t)(t->dtype + 1);
+			} else if (b[0] != t->dtype + 1 && !b[1]) {
+				b[1] = 1;
+				b[2] = (uint8_t)(t->dtype + 1);
+			}
+		}
+	}
+}
+
 /* Two checks in one pass over the tensors.  Tensor names no role line
  * recognizes: one warning with the count.  Matrices of different float
  * types inside one block (norm vectors kept in F32 are common and not
@@ -236,34 +291,50 @@ check_roles_and_dtypes(ws_model *m)
 	const ws_tensor *first_unknown = NULL;
 	int32_t first = -1;
 	ws_dtype fa = WS_DT_INVALID, fb = WS_DT_INVALID;
-	/* per block: a float type + 1, mixed flag; no mixing check when
-	 * quantized (out of memory is exit 4, never a finding skipped) */
-	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2);
+	/* per half, per block: a float type + 1, mixed flag, the first other
+	 * float type + 1; no mixing check when quantized (out of memory is
+	 * exit 4, never a finding skipped) */
+	crd_pass p = {.m = m, .nl = nl};
+	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2 * 3);
 	if (!m->quant && !seen)
 		return -1;
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		const ws_component *co = &m->components[t->component];
-		if (!co->main && !co->formula_of)
+	/* which dtypes are float, looked up once, not a call a tensor */
+	for (unsigned d = 0; d < 256; d++) {
+		const ws_dtype_info *di = ws_dtype_get((ws_dtype)d);
+		p.is_float[d] = di && (di->flags & WS_DTF_FLOAT);
+	}
+	for (int h = 0; h < 2; h++) {
+		p.h[h].seen = seen ? seen + (size_t)h * 3 * nl : NULL;
+		p.h[h].lo = h ? nl / 2 : 0;
+		p.h[h].hi = h ? nl : nl / 2;
+		p.h[h].first_unknown = UINT64_MAX;
+	}
+	atomic_init(&p.next, 0);
+	ws_team_run(nl >= CRD_PARALLEL_MIN ? 1 : 0, crd_worker, &p);
+	for (int h = 0; h < 2; h++) {
+		unknown += p.h[h].unknown;
+		if (!first_unknown && p.h[h].unknown)
+			first_unknown = &m->tensors[p.h[h].first_unknown];
+	}
+	/* the halves' blocks in order: the first half's first type, then
+	 * the first tensor of another (the second half's first, or the
+	 * first other after it) */
+	int64_t top = p.h[0].top > p.h[1].top ? p.h[0].top : p.h[1].top;
+	for (int64_t l = 0; seen && l <= top; l++) {
+		const uint8_t *x = &p.h[0].seen[3 * l], *y = &p.h[1].seen[3 * l];
+		uint8_t d0 = x[0] ? x[0] : y[0], other = 0;
+		if (x[1])
+			other = x[2];
+		else if (x[0] && y[0] && y[0] != x[0])
+			other = y[0];
+		else if (y[1])
+			other = y[2];
+		if (!other)
 			continue;
-		if (t->role == WS_ROLE_OTHER && !unknown++)
-			first_unknown = t;
-		if (!seen || !co->main)
-			continue;  /* blocks are numbered per component */
-		const ws_dtype_info *di = ws_dtype_get(t->dtype);
-		if (t->layer < 0 || (uint64_t)t->layer >= nl || t->ndim < 2 || !di ||
-		    !(di->flags & WS_DTF_FLOAT) || t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
-			continue;
-		uint8_t *b = &seen[2 * (uint64_t)t->layer];
-		if (!b[0]) {
-			b[0] = (uint8_t)(t->dtype + 1);
-		} else if (b[0] != t->dtype + 1 && !b[1]) {
-			b[1] = 1;
-			if (!blocks++ || t->layer < first) {
-				first = t->layer;
-				fa = (ws_dtype)(b[0] - 1);
-				fb = t->dtype;
-			}
+		if (!blocks++) {
+			first = (int32_t)l;
+			fa = (ws_dtype)(d0 - 1);
+			fb = (ws_dtype)(other - 1);
 		}
 	}
 	free(seen);
@@ -331,6 +402,53 @@ net_roles(ws_model *m)
 	}
 }
 
+/* single_file_parts' pass over the names, on two threads for a large
+ * file: each worker takes runs of tensors and notes which parts' first
+ * prefixes start a name (a set: the same however the runs fall). */
+#define SFP_RUN 2048
+#define SFP_PARALLEL_MIN 16384
+
+typedef struct {
+	const ws_model *m;
+	const struct ws_cat_part *all;
+	const uint64_t *by_first, *head;
+	const size_t *pl;
+	uint64_t todo, runs;
+	uint64_t found[2];  /* a worker */
+	_Atomic uint64_t next;
+} sfp_pass;
+
+static void
+sfp_worker(void *arg, unsigned worker)
+{
+	sfp_pass *p = arg;
+	const ws_model *m = p->m;
+	uint64_t found = 0, todo = p->todo;
+	for (uint64_t r; todo && (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * SFP_RUN < SFP_RUN ? m->n_tensors : (r + 1) * SFP_RUN;
+		for (uint64_t i = r * SFP_RUN; i < hi && todo; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (!t->name_len)
+				continue;
+			for (uint64_t b = p->by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
+				size_t k = (size_t)__builtin_ctzll(b);
+				uint64_t h8;
+				if (t->name_len <= p->pl[k])
+					continue;
+				/* its first eight bytes as a word before a call (a
+				 * name longer than the prefix has them) */
+				if (p->pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != p->head[k]))
+					continue;
+				if (!memcmp(t->name, p->all[k].prefixes[0], p->pl[k])) {
+					found |= 1ull << k;
+					todo &= ~(1ull << k);
+				}
+			}
+		}
+	}
+	p->found[worker < 2 ? worker : 1] |= found;
+}
+
 /* An original Stable Diffusion single file (no config): the modules of
  * the catalogue's it holds are its components, the denoiser first, each
  * architecture inferred from its tensors.  -1: OOM. */
@@ -340,11 +458,37 @@ single_file_parts(ws_model *m)
 	size_t n, np = 0;
 	const struct ws_cat_part *all = ws_cat_single_file_parts(&n);
 	struct ws_cat_part *parts = NULL;
+	/* one pass over the tensors: a name is tried only against the
+	 * parts whose prefix starts with its first byte (mostly none), not
+	 * against every part (each tensor of a large file was asked 7 times) */
+	enum { MAXP = 64 };
+	uint64_t by_first[256] = {0}, todo = 0, head[MAXP];
+	size_t pl[MAXP];
+	for (size_t k = 0; k < n && k < MAXP; k++) {
+		pl[k] = strlen(all[k].prefixes[0]);
+		head[k] = 0;
+		if (pl[k] >= 8)
+			memcpy(&head[k], all[k].prefixes[0], 8);
+		if (pl[k]) {
+			by_first[(unsigned char)all[k].prefixes[0][0]] |= 1ull << k;
+			todo |= 1ull << k;
+		}
+	}
+	sfp_pass p = {.m = m, .all = all, .by_first = by_first, .head = head, .pl = pl, .todo = todo,
+		      .runs = m->n_tensors / SFP_RUN + (m->n_tensors % SFP_RUN != 0)};
+	atomic_init(&p.next, 0);
+	ws_team_run(m->n_tensors >= SFP_PARALLEL_MIN ? 1 : 0, sfp_worker, &p);
+	uint64_t found = p.found[0] | p.found[1];
 	for (size_t k = 0; k < n; k++) {
-		size_t pl = strlen(all[k].prefixes[0]);
-		bool has = false;
-		for (uint64_t i = 0; i < m->n_tensors && !has; i++)
-			has = m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, all[k].prefixes[0], pl);
+		const char *pre = all[k].prefixes[0];
+		bool has = k < MAXP && (found >> k & 1);
+		if (k >= MAXP || !pl[k]) {
+			/* an empty prefix (any name but an empty one), or past the
+			 * table: by a pass of its own */
+			size_t l = strlen(pre);
+			for (uint64_t i = 0; i < m->n_tensors && !has; i++)
+				has = m->tensors[i].name_len > l && !memcmp(m->tensors[i].name, pre, l);
+		}
 		if (!has)
 			continue;
 		if (!parts && !(parts = ws_model_alloc(m, (n + 1) * sizeof *parts)))
@@ -366,8 +510,21 @@ analyze(ws_model *m, ws_error *err)
 		return ws_err_oom(err, m->path);
 	int have = 0;
 	char arch_note[512] = "";
-	/* an adapter has no architecture of its own: its base has */
-	bool adapter = ws_adapter_detect(m);
+	/* an adapter has no architecture of its own: its base has.  When
+	 * its names decide, nothing the roles depend on is read (no
+	 * config.json, not GGUF: no arch, layers -1 below), and the roles
+	 * count the factors' names as they go, a shape of name at a time */
+	int quick = ws_adapter_detect_quick(m);
+	bool adapter = quick > 0, roles_done = false;
+	if (quick < 0) {
+		uint64_t factors = 0;
+		if (ws_roles_assign_counting(m, -1, &factors)) {
+			free(a);
+			return ws_err_oom(err, m->path);
+		}
+		adapter = factors * 2 >= m->n_tensors;
+		roles_done = true;
+	}
 	if (adapter) {
 	} else if (m->config) {
 		if (ws_arch_from_config(m->config, m->config_path, a, err)) {
@@ -441,9 +598,13 @@ analyze(ws_model *m, ws_error *err)
 			}
 			m->arch = ia;
 		}
+		/* roles assigned before (to count adapter factors) were read
+		 * without the parts' types: read them again */
+		if (m->parts)
+			roles_done = false;
 	}
 	const struct ws_cat_part *parts = m->parts ? m->parts : m->arch && m->arch->known ? m->arch->parts : NULL;
-	if (ws_roles_assign(m, layers) || ws_model_mark_unloaded(m))
+	if ((!roles_done && ws_roles_assign(m, layers)) || ws_model_mark_unloaded(m))
 		return ws_err_oom(err, m->path);
 	if (parts ? ws_components_from_parts(m, parts, err) : ws_components_assign(m) ? ws_err_oom(err, m->path) : 0)
 		return -1;

@@ -11,6 +11,7 @@
  * names the key.
  */
 #include <assert.h>
+#include <stdatomic.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,8 @@ struct cfg {
 	const struct ws_cat_entry *entry; /* its class defaults, or NULL */
 	cJSON *defs;              /* those defaults as JSON values */
 	bool no_defaults;         /* look in the file only */
+	/* a wrapper's own defaults for this sub-config, over the type's */
+	const struct ws_cat_default *part_defs;
 };
 
 _Static_assert(WS_ARCH_MAX_DEFAULTED >= WS_CAT_MAX_DEFAULTS,
@@ -234,7 +237,13 @@ cfg_item(const struct cfg *c, const char *key)
 		return it;
 	if (c->no_defaults || !c->entry || !c->defs)
 		return NULL;
-	const struct ws_cat_default *d = ws_cat_default(c->entry, key);
+	/* the wrapper's default for its sub-config, else the type's */
+	const struct ws_cat_default *d = NULL;
+	for (size_t i = 0; c->part_defs && !d && c->part_defs[i].kind != WS_CAT_END; i++)
+		if (!strcmp(c->part_defs[i].key, key))
+			d = &c->part_defs[i];
+	if (!d)
+		d = ws_cat_default(c->entry, key);
 	if (!d)
 		return NULL;
 	note_default(c->a, d->key);
@@ -250,7 +259,14 @@ defaults_json(const struct ws_cat_entry *e)
 	for (size_t i = 0; o && i < WS_CAT_MAX_DEFAULTS && e->defs[i].kind != WS_CAT_END; i++) {
 		const struct ws_cat_default *d = &e->defs[i];
 		cJSON *v = d->kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d->num)
+			 : d->kind == WS_CAT_LAYERS ? cJSON_CreateArray()
 			 : cJSON_CreateBool(d->kind == WS_CAT_TRUE);
+		/* a list of layers: bit i is index i */
+		for (int b = 0; v && d->kind == WS_CAT_LAYERS && b < 64; b++) {
+			cJSON *x = d->num >> b & 1 ? cJSON_CreateNumber(b) : NULL;
+			if (x && !cJSON_AddItemToArray(v, x))
+				cJSON_Delete(x);
+		}
 		if (!v || !cJSON_AddItemToObject(o, d->key, v)) {
 			cJSON_Delete(v);
 			cJSON_Delete(o);
@@ -258,6 +274,25 @@ defaults_json(const struct ws_cat_entry *e)
 		}
 	}
 	return o;
+}
+
+/* A wrapper's defaults for a sub-config (catalogue part) over the
+ * type's in o; false when out of memory. */
+static bool
+overlay_defaults(cJSON *o, const struct ws_cat_default *d)
+{
+	for (size_t i = 0; o && d && d[i].kind != WS_CAT_END; i++) {
+		cJSON *v = d[i].kind == WS_CAT_NUM ? cJSON_CreateNumber((double)d[i].num)
+			 : cJSON_CreateBool(d[i].kind == WS_CAT_TRUE);
+		if (!v)
+			return false;
+		cJSON_DeleteItemFromObjectCaseSensitive(o, d[i].key);
+		if (!cJSON_AddItemToObject(o, d[i].key, v)) {
+			cJSON_Delete(v);
+			return false;
+		}
+	}
+	return true;
 }
 
 static const char *
@@ -271,6 +306,9 @@ json_type_name(const cJSON *it)
 		return "an array";
 	if (cJSON_IsObject(it))
 		return "an object";
+	/* where an object or a list was expected */
+	if (cJSON_IsNumber(it))
+		return "a number";
 	return "not a number";
 }
 
@@ -535,6 +573,63 @@ read_patches(struct cfg *c)
 	return 0;
 }
 
+static int u32_cmp(const void *x, const void *y);
+
+/* A tower's window attention: window_size in pixels (a whole number
+ * of merged patches, at least one) and fullatt_block_indexes, the
+ * blocks that attend over the whole image; absent, every block does. */
+static int
+read_vision_window(struct cfg *c)
+{
+	struct ws_arch *a = c->a;
+	uint64_t w, cell;
+	int r = cfg_u64(c, "window_size", &w);
+	if (r <= 0)
+		return r;
+	if (!ws_mul_u64(a->patch_size, a->merge_size ? a->merge_size : 1, &cell) || w < cell)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'window_size': %llu pixels is less than one merged patch (%llu)",
+			      (unsigned long long)w, (unsigned long long)cell);
+	const cJSON *list = cfg_item(c, "fullatt_block_indexes"), *it;
+	if (list && !cJSON_IsArray(list))
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'fullatt_block_indexes': expected an array, got %s", json_type_name(list));
+	int n = list ? cJSON_GetArraySize(list) : 0;
+	if ((uint64_t)n > a->num_layers)
+		return ws_err(c->err, WS_EXIT_INPUT, c->path,
+			      "config key 'fullatt_block_indexes': %d entries for %llu blocks", n,
+			      (unsigned long long)a->num_layers);
+	uint32_t *v = n ? calloc((size_t)n, sizeof *v) : NULL;
+	if (n && !v)
+		return ws_err_oom(c->err, c->path);
+	uint32_t k = 0;
+	cJSON_ArrayForEach(it, list) {
+		uint64_t x;
+		if (num_value(c, "fullatt_block_indexes", it, &x) < 0) {
+			free(v);
+			return -1;
+		}
+		if (x >= a->num_layers) {
+			free(v);
+			return ws_err(c->err, WS_EXIT_INPUT, c->path,
+				      "config key 'fullatt_block_indexes': block %llu of a tower of %llu blocks",
+				      (unsigned long long)x, (unsigned long long)a->num_layers);
+		}
+		/* a block named twice is one block */
+		bool dup = false;
+		for (uint32_t i = 0; i < k; i++)
+			dup |= v[i] == x;
+		if (!dup)
+			v[k++] = (uint32_t)x;
+	}
+	if (k)
+		qsort(v, k, sizeof *v, u32_cmp);
+	a->vision_window = w;
+	a->full_attn_blocks = v;
+	a->n_full_attn_blocks = k;
+	return 0;
+}
+
 /* An encoder's token-type rows, and a classifier's outputs as
  * PretrainedConfig counts them: num_labels, else one per id2label entry,
  * else its default 2. */
@@ -556,7 +651,7 @@ read_encoder(struct cfg *c)
 		if (r > 0)
 			set_field(a, WS_AK_EMBED_SIZE, v, "embedding_size");
 	}
-	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && read_patches(c) < 0)
+	if (ws_sw_has(&a->flags, WS_ARCH_PATCHES) && (read_patches(c) < 0 || read_vision_window(c) < 0))
 		return -1;
 	if (!ws_sw_has(&a->flags, WS_ARCH_CLASSIFIER) && !ws_sw_has(&a->flags, WS_ARCH_CLS_CONCAT))
 		return 0;
@@ -1088,9 +1183,11 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 		attends = ws_arch_layer_attends(a, i);
 	static const enum ws_arch_key required[] = {WS_AK_HIDDEN, WS_AK_HEADS, WS_AK_VOCAB};
 	for (size_t i = 0; i < ARRAY_LEN(required); i++) {
-		/* an image encoder, or layers alone, has no vocabulary */
+		/* an image encoder, an audio one (its conv stem), or layers
+		 * alone, has no vocabulary */
 		if (required[i] == WS_AK_VOCAB &&
-		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE)))
+		    (ws_sw_has(&a->flags, WS_ARCH_PATCHES) || ws_sw_has(&a->flags, WS_ARCH_BARE) ||
+		     ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)))
 			continue;
 		if (required[i] == WS_AK_HEADS && !attends)
 			continue;
@@ -1181,7 +1278,7 @@ arch_finish(struct ws_arch *a, const struct ws_cat_entry *t, ws_error *err)
 			break;  /* the pattern repeats from here on */
 	}
 	if (any_dense && a->intermediate_size == 0)
-		return ws_err(err, WS_EXIT_INPUT, path, "%s is missing",
+		return ws_err(err, WS_EXIT_INPUT, path, a->keys[WS_AK_INTER] ? "%s: must be positive" : "%s is missing",
 			      ws_arch_key_label(a, WS_AK_INTER, k1, sizeof k1));
 	return 0;
 }
@@ -1409,8 +1506,11 @@ arch_read(struct cfg *c, const char *name, const char *cls, const ws_switches *a
 				snprintf(out->cls, sizeof out->cls, "%s%s", t->cls, k->suffix);
 		}
 		c->entry = t;
-		if (!(c->defs = defaults_json(t)))
+		if (!(c->defs = defaults_json(t)) || !overlay_defaults(c->defs, c->part_defs)) {
+			cJSON_Delete(c->defs);
+			c->defs = NULL;
 			return ws_err_oom(err, config_path);
+		}
 	} else if (!*name) {
 		out->unsupported = cls ? "architecture unknown: no model_type, and the class in "
 					 "'architectures' is not in the catalogue"
@@ -1505,7 +1605,7 @@ int
 ws_arch_from_config(const cJSON *config, const char *config_path,
 		    struct ws_arch *out, ws_error *err)
 {
-	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {config, NULL, config_path, out, err, NULL, NULL, false, NULL};
 
 	arch_init(out, "config.json", config_path);
 	if (!cJSON_IsObject(config))
@@ -1562,6 +1662,7 @@ ws_arch_from_config(const cJSON *config, const char *config_path,
 	} else if (main_part) {
 		name = main_part->type;
 	}
+	c.part_defs = main_part ? main_part->defs : NULL;
 	int r = arch_read(&c, name, cls, main_part ? &main_part->adds : NULL);
 	if (r == 0 && w && w->parts)
 		out->parts = w->parts;
@@ -1620,7 +1721,8 @@ ws_arch_from_part(const cJSON *config, const char *config_path, const struct ws_
 	if (!p->config[0] || !se || se->parts || p->own_type)
 		name = p->type;
 	/* its own keys only: a wrapper's top-level keys describe its text */
-	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false};
+	struct cfg c = {sub, NULL, config_path, out, err, NULL, NULL, false, NULL};
+	c.part_defs = p->defs;
 	return arch_read(&c, name, NULL, &p->adds);
 }
 
@@ -1675,7 +1777,7 @@ ws_arch_projector(const struct ws_cat_part *p, const struct ws_arch *text, const
 				      "per side, got %g", pj->merge, r);
 		set_field(out, WS_AK_MERGE, (uint64_t)n, pj->merge);
 	} else if (mg && !cJSON_IsNull(mg)) {
-		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true};
+		struct cfg c = {config, NULL, text->src_path, out, err, NULL, NULL, true, NULL};
 		uint64_t v;
 		if (num_value(&c, pj->merge, mg, &v) < 0)
 			return -1;
@@ -2138,6 +2240,54 @@ gguf_probe_stack(const ws_model *m, struct ws_arch *a, const struct ws_cat_stack
 #undef BLK
 }
 
+/* llama.cpp's audio file (clip.audio.*): a Whisper-style tower's sizes
+ * and mel bins from its keys; its positions (no key says them) the
+ * stored table's rows, else its config class's max_source_positions;
+ * the projector's input the stacked frames' width when the layout
+ * stacks them (Voxtral's stack_factor). */
+static int
+clip_audio_from_gguf(const ws_model *m, const struct ws_cat_mmproj *mp, const struct ws_cat_entry *t,
+		     struct ws_arch *out, ws_error *err)
+{
+	const char *path = out->src_path;
+	static const struct gguf_key audio_keys[] = {
+		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
+		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
+		{WS_AK_PROJ, "projection_dim"}, {WS_AK_CHANNELS, "num_mel_bins"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(audio_keys); i++) {
+		uint64_t v;
+		int r = gguf_u64(m, out, audio_keys[i].suffix, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0)
+			set_field(out, audio_keys[i].field, v, audio_keys[i].suffix);
+	}
+	if (!out->num_channels)
+		return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%snum_mel_bins': a positive count expected",
+			      out->key_prefix);
+	const ws_tensor *pe = find_tensor(m, "a.position_embd.weight");
+	const struct ws_cat_default *dp = ws_cat_default(t, "max_source_positions");
+	if (pe && pe->ndim == 2)
+		set_field(out, WS_AK_POSITIONS, pe->shape[0], "a.position_embd rows");
+	else if (dp)
+		set_field(out, WS_AK_POSITIONS, dp->num, "max_source_positions (class default)");
+	if (mp->stack_key) {
+		uint64_t v, w;
+		int r = gguf_u64(m, out, mp->stack_key, &v, err);
+		if (r == -1)
+			return -1;
+		if (r > 0 && (v == 0 || v > 64 || !ws_mul_u64(v, out->hidden_size, &w)))
+			return ws_err(err, WS_EXIT_INPUT, path, "GGUF key '%s%s': %llu frames stacked",
+				      out->key_prefix, mp->stack_key, (unsigned long long)v);
+		if (r > 0)
+			set_field(out, WS_AK_OUT, w, mp->stack_key);
+	}
+	if (m->n_tensors && !has_tensor(m, "a.post_ln.weight"))
+		ws_sw_set(&out->flags, WS_ARCH_NO_FINAL_NORM);
+	return arch_finish(out, t, err);
+}
+
 /* llama.cpp's vision file (mmproj): the tower's sizes under clip.vision.,
  * its type and the projector's layout from clip.projector_type, the
  * parts the converter kept (class token, norms, biases) from the
@@ -2159,10 +2309,12 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		return 0;
 	}
 	snprintf(out->architecture, sizeof out->architecture, "%s", t->names[0]);
-	snprintf(out->key_prefix, sizeof out->key_prefix, "clip.vision.");
+	snprintf(out->key_prefix, sizeof out->key_prefix, "%s", mp->keys ? mp->keys : "clip.vision.");
 	apply_type(out, t);
 	out->no_head = true;
 	out->parts = mp->parts;
+	if (ws_sw_has(&out->flags, WS_ARCH_CONV_STEM))
+		return clip_audio_from_gguf(m, mp, t, out, err);
 	static const struct gguf_key clip_keys[] = {
 		{WS_AK_HIDDEN, "embedding_length"}, {WS_AK_LAYERS, "block_count"},
 		{WS_AK_HEADS, "attention.head_count"}, {WS_AK_INTER, "feed_forward_length"},
@@ -2200,6 +2352,13 @@ clip_from_gguf(const ws_model *m, struct ws_arch *out, ws_error *err)
 		ws_sw_put(&out->flags, WS_ARCH_QKV_BIAS, has_tensor(m, "v.blk.0.attn_q.bias"));
 		ws_sw_put(&out->flags, WS_ARCH_QK_NORM_FULL, has_tensor(m, "v.blk.0.attn_q_norm.weight"));
 		ws_sw_put(&out->flags, WS_ARCH_NO_NORM_BIAS, !has_tensor(m, "v.blk.0.ln1.bias"));
+		/* a type whose config's norm without a bias is an RMS norm
+		 * (its norm_type option says both) */
+		bool rms = false;
+		for (size_t i = 0; i < ARRAY_LEN(t->sopt) && t->sopt[i].key; i++)
+			rms = rms || (ws_sw_has(&t->sopt[i].flags, WS_ARCH_NO_NORM_BIAS) &&
+				      ws_sw_has(&t->sopt[i].flags, WS_ARCH_RMS_NORMS));
+		ws_sw_put(&out->flags, WS_ARCH_RMS_NORMS, rms && ws_sw_has(&out->flags, WS_ARCH_NO_NORM_BIAS));
 	}
 	/* the patches merged per side before the projector, as the file's
 	 * layout keeps it */
@@ -2400,6 +2559,9 @@ ws_arch_free(struct ws_arch *a)
 	free(a->mlp_only_layers);
 	a->mlp_only_layers = NULL;
 	a->n_mlp_only_layers = 0;
+	free(a->full_attn_blocks);
+	a->full_attn_blocks = NULL;
+	a->n_full_attn_blocks = 0;
 	free(a->layer_types);
 	a->layer_types = NULL;
 	a->n_layer_types = 0;
@@ -2588,14 +2750,77 @@ needles_before(uint8_t (*line_bits)[2], size_t best)
 	return mask;
 }
 
+/* family_of's pass, on two threads for a large checkpoint: each worker
+ * takes runs of tensors and keeps its own roles seen, first embedding
+ * and head (by index: the first of both workers is the first), the
+ * substrings found and the best line whole in them. */
+#define FAMILY_RUN 2048
+#define FAMILY_PARALLEL_MIN 16384
+
+typedef struct {
+	ws_role_set seen[2];
+	uint64_t emb, head;  /* tensor index, UINT64_MAX none */
+	uint32_t found;
+	size_t best;
+} family_worker_state;
+
+typedef struct {
+	const ws_model *m;
+	const char *const *needle;
+	size_t nn;
+	uint8_t (*line_bits)[2];
+	uint64_t runs;
+	family_worker_state w[2];
+	_Atomic uint64_t next;
+} family_pass;
+
+static void
+family_worker(void *arg, unsigned worker)
+{
+	family_pass *p = arg;
+	const ws_model *m = p->m;
+	family_worker_state *s = &p->w[worker < 2 ? worker : 1];
+	uint32_t want = needles_before(p->line_bits, s->best);
+	for (uint64_t r; (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * FAMILY_RUN < FAMILY_RUN ? m->n_tensors : (r + 1) * FAMILY_RUN;
+		for (uint64_t i = r * FAMILY_RUN; i < hi; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			uint32_t n;
+			if ((unsigned)t->role < WS_ROLE_COUNT)
+				ws_rs_add(&s->seen[t->kind == WS_KIND_BIAS], (int)t->role);
+			if (s->emb == UINT64_MAX) {
+				shape_of(t, &n);
+				if (t->kind == WS_KIND_WEIGHT && n == 2) {
+					if (t->role == WS_ROLE_EMBED)
+						s->emb = i;
+					else if (t->role == WS_ROLE_LM_HEAD && s->head == UINT64_MAX)
+						s->head = i;
+				}
+			}
+			if (t->expert >= 1 || !(want & ~s->found))
+				continue;
+			for (size_t k = 0; k < p->nn; k++)
+				if ((want & ~s->found) >> k & 1 && strstr(t->name, p->needle[k]))
+					s->found |= 1u << k;
+			for (size_t l = 0; l < s->best; l++)
+				if ((line_mask(p->line_bits[l]) & ~s->found) == 0) {
+					s->best = l;
+					want = needles_before(p->line_bits, s->best);
+					break;
+				}
+		}
+	}
+}
+
+/* The family the names tell, the embedding (else the head) in *emb, and
+ * the roles present by kind in seen[2] (what infer_sizes reads when
+ * there is no embedding to size the rest by): one pass. */
 static const struct family *
-family_of(const ws_model *m, const ws_tensor **emb)
+family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 {
 	const char *needle[MAX_NEEDLES];
 	uint8_t line_bits[ARRAY_LEN(families)][2];
 	size_t nn = 0, best = ARRAY_LEN(families);
-	uint32_t found = 0;
-	const ws_tensor *head = NULL;
 
 	_Static_assert(2 * ARRAY_LEN(families) <= MAX_NEEDLES, "needles fit the mask");
 	/* each distinct substring once, searched while a line before the
@@ -2610,34 +2835,28 @@ family_of(const ws_model *m, const ws_tensor **emb)
 				needle[nn++] = str;
 			line_bits[i][w] = str ? (uint8_t)k : NO_NEEDLE;
 		}
-	*emb = NULL;
-	uint32_t want = needles_before(line_bits, best);
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		uint32_t n;
-		if (!*emb) {
-			shape_of(t, &n);
-			if (t->kind == WS_KIND_WEIGHT && n == 2) {
-				if (t->role == WS_ROLE_EMBED)
-					*emb = t;
-				else if (t->role == WS_ROLE_LM_HEAD && !head)
-					head = t;
-			}
+	family_pass p = {.m = m, .needle = needle, .nn = nn, .line_bits = line_bits,
+			 .runs = m->n_tensors / FAMILY_RUN + (m->n_tensors % FAMILY_RUN != 0)};
+	for (int w = 0; w < 2; w++)
+		p.w[w] = (family_worker_state){.emb = UINT64_MAX, .head = UINT64_MAX, .best = ARRAY_LEN(families)};
+	atomic_init(&p.next, 0);
+	ws_team_run(m->n_tensors >= FAMILY_PARALLEL_MIN ? 1 : 0, family_worker, &p);
+	/* the lines before the workers' best were searched for in every
+	 * tensor, and that best line is whole in the union: the first
+	 * whole line up to it is the first of all */
+	uint32_t found = p.w[0].found | p.w[1].found;
+	size_t upto = p.w[0].best < p.w[1].best ? p.w[0].best : p.w[1].best;
+	for (size_t l = 0; l < ARRAY_LEN(families) && l <= upto; l++)
+		if ((line_mask(line_bits[l]) & ~found) == 0) {
+			best = l;
+			break;
 		}
-		if (t->expert >= 1 || !(want & ~found))
-			continue;
-		for (size_t k = 0; k < nn; k++)
-			if ((want & ~found) >> k & 1 && strstr(t->name, needle[k]))
-				found |= 1u << k;
-		for (size_t l = 0; l < best; l++)
-			if ((line_mask(line_bits[l]) & ~found) == 0) {
-				best = l;
-				want = needles_before(line_bits, best);
-				break;
-			}
-	}
-	if (!*emb)
-		*emb = head;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < WS_ROLE_WORDS; i++)
+			seen[k].w[i] |= p.w[0].seen[k].w[i] | p.w[1].seen[k].w[i];
+	uint64_t e = p.w[0].emb < p.w[1].emb ? p.w[0].emb : p.w[1].emb;
+	uint64_t h = p.w[0].head < p.w[1].head ? p.w[0].head : p.w[1].head;
+	*emb = e < m->n_tensors ? &m->tensors[e] : h < m->n_tensors ? &m->tensors[h] : NULL;
 	return best < ARRAY_LEN(families) ? &families[best] : NULL;
 }
 
@@ -3085,7 +3304,7 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 		cJSON_Delete(cfg);
 		return ws_err_oom(err, path);
 	}
-	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false};
+	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false, NULL};
 	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
 	cJSON_Delete(cfg);
 	out->source = "inferred";
@@ -3110,7 +3329,8 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 	if (nr)
 		return nr < 0 ? -1 : 0;
 	snprintf(out->architecture, sizeof out->architecture, "unknown");
-	const struct family *fam = family_of(m, &in.emb);
+	ws_role_set seen[2] = {{{0}}, {{0}}};
+	const struct family *fam = family_of(m, &in.emb, seen);
 	if (!fam) {
 		out->unsupported = "no config.json, and the tensor names are of no family "
 				   "the architecture can be inferred for";
@@ -3133,12 +3353,9 @@ ws_arch_infer(const ws_model *m, struct ws_arch *out, ws_error *err)
 		}
 	} else {
 		/* no sizes to read (a shard of experts): infer_sizes says why
-		 * from the roles present alone */
-		for (uint64_t i = 0; i < m->n_tensors; i++) {
-			const ws_tensor *x = &m->tensors[i];
-			if ((unsigned)x->role < WS_ROLE_COUNT)
-				ws_rs_add(&in.seen[x->kind == WS_KIND_BIAS], (int)x->role);
-		}
+		 * from the roles present alone (family_of gathered them) */
+		in.seen[0] = seen[0];
+		in.seen[1] = seen[1];
 	}
 	out->hidden_size = 0;
 	const char *why = infer_sizes(&in, &oom);

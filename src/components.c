@@ -6,6 +6,7 @@
  * tower); every other tensor is the main component's.  The list is built
  * in the order components first appear, the main one first.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,84 +69,219 @@ st_role(const ws_st_module *md, ws_tensor *t)
 	t->params = t->role == WS_ROLE_BUFFER || t->role == WS_ROLE_QUANT_AUX ? 0 : t->elements;
 }
 
-int
-ws_components_assign(ws_model *m)
+/* The pass below runs on two threads for a large checkpoint: each worker
+ * takes runs of tensors and lists, per run, the components its tensors
+ * name (as codes: 0 the main one, 1 + k the catalogue's k-th, 1 + ncat +
+ * j the j-th sentence-transformers module) in the order they first
+ * appear, with their counts; the runs' lists merged in run order add the
+ * components in the order their first tensors come, as one pass would. */
+#define COMP_RUN 2048
+/* Below this many tensors a second thread costs more than it saves. */
+#define COMP_PARALLEL_MIN 16384
+
+typedef struct {
+	uint32_t code;
+	uint64_t tensors, params;
+} comp_seen;
+
+typedef struct {
+	ws_model *m;
+	const struct ws_cat_component *cat;
+	uint32_t ncat;
+	uint32_t cap;     /* list entries a run may hold */
+	comp_seen *seen;  /* cap a run */
+	uint32_t *nseen;  /* a run */
+	uint64_t *logit;  /* a run: text encoders' logit scales unloaded */
+	uint64_t runs;
+	_Atomic uint64_t next;
+} comp_pass;
+
+/* Whether a catalogue component's tensor t is OpenCLIP's contrastive
+ * scale beside a diffusion model's text encoder: the text-encoder
+ * classes have no place for it. */
+static bool
+logit_unloaded(const struct ws_cat_component *c, const ws_tensor *t)
 {
-	uint32_t cap = 0;
-	m->components = NULL;
-	m->n_components = 0;
-	int main_ix = -1;
+	return t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder");
+}
+
+static void
+comp_run(comp_pass *p, uint64_t r)
+{
+	ws_model *m = p->m;
+	uint64_t lo = r * COMP_RUN, hi = m->n_tensors - lo < COMP_RUN ? m->n_tensors : lo + COMP_RUN;
+	comp_seen *s = p->seen + r * p->cap;
+	uint32_t ns = 0, last = 0;
 	/* names in a row share their start: one that agrees with the name
-	 * before on the longest prefix is in that one's component */
-	size_t most = ws_cat_component_prefix_max();
+	 * before on the longest prefix is in that one's component (a name's
+	 * answer is its own: the same however the runs fall) */
 	const ws_tensor *prev = NULL;
 	const struct ws_cat_component *prev_c = NULL;
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
+	size_t decided = SIZE_MAX; /* of prev's answer */
+	for (uint64_t i = lo; i < hi; i++) {
 		ws_tensor *t = &m->tensors[i];
-		const struct ws_cat_component *c =
-			prev && t->name_len > most && prev->name_len > most &&
-				!memcmp(t->name, prev->name, most)
-			? prev_c : ws_cat_component_of(t->name, t->name_len);
-		prev = t;
+		const struct ws_cat_component *c;
+		if (prev && t->name_len >= decided && !memcmp(t->name, prev->name, decided)) {
+			c = prev_c;
+		} else {
+			c = ws_cat_component_decide(t->name, t->name_len, &decided);
+			prev = t;
+		}
 		prev_c = c;
 		const ws_st_module *md = st_module_of(m, t);
-		int ix;
+		uint32_t code;
 		if (md) {
-			/* kind: it maps the pooled embedding to another width */
-			if ((ix = find_or_add(m, md->path, "projector", false, &cap)) < 0)
-				return -1;
+			code = 1 + p->ncat + (uint32_t)(md - m->st_modules);
 			st_role(md, t);
 		} else if (!c) {
-			if (main_ix < 0 && (main_ix = find_or_add(m, WS_MAIN_COMPONENT, "text", true, &cap)) < 0)
-				return -1;
-			ix = main_ix;
+			code = 0;
 		} else {
-			if ((ix = find_or_add(m, c->name, c->kind, false, &cap)) < 0)
-				return -1;
+			code = 1 + (uint32_t)(c - p->cat);
 			/* the decoder's role patterns describe none of its
 			 * tensors: no role, no block, until the catalogue has
 			 * the component's own templates */
-			if (t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder")) {
-				/* OpenCLIP's contrastive scale beside a diffusion
-				 * model's text encoder: the text-encoder classes
-				 * have no place for it */
+			if (logit_unloaded(c, t)) {
+				/* its finding is added after the pass, in order */
 				t->unloaded = true;
 				t->params = 0;
 				t->layer = t->expert = -1;
-				char *esc = ws_escape_text(t->name, t->name_len);
-				if (!esc || ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", esc, t->role, -1,
-								 false, 0, t->elements,
-								 "'%s' (%llu elements) is stored, but a text encoder "
-								 "class has no place for it: not counted", esc,
-								 (unsigned long long)t->elements) < 0) {
-					free(esc);
-					return -1;
-				}
-				free(esc);
+				p->logit[r]++;
 			} else if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX) {
 				t->role = WS_ROLE_OTHER;
 				t->layer = -1;
 				t->expert = -1;
 			}
 		}
-		t->component = (uint32_t)ix;
-		ws_component *co = &m->components[ix];
-		co->tensors++;
+		t->component = code;
+		if (!ns || s[last].code != code) {
+			for (last = 0; last < ns && s[last].code != code; last++)
+				;
+			if (last == ns)
+				s[ns++] = (comp_seen){.code = code};
+		}
+		s[last].tensors++;
 		if (t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX &&
-		    !ws_add_u64(co->params, t->params, &co->params))
-			co->params = UINT64_MAX;
+		    !ws_add_u64(s[last].params, t->params, &s[last].params))
+			s[last].params = UINT64_MAX;
 	}
+	p->nseen[r] = ns;
+}
+
+static void
+comp_worker(void *arg, unsigned worker)
+{
+	comp_pass *p = arg;
+	(void)worker;
+	for (uint64_t r; (r = atomic_fetch_add(&p->next, 1)) < p->runs;)
+		comp_run(p, r);
+}
+
+/* The runs' lists into the model's components, in order; map[code] its
+ * index.  -1: out of memory. */
+static int
+comp_merge(comp_pass *p, uint32_t *map, int *main_ix)
+{
+	ws_model *m = p->m;
+	uint32_t cap = 0;
+	for (uint64_t r = 0; r < p->runs; r++)
+		for (uint32_t k = 0; k < p->nseen[r]; k++) {
+			const comp_seen *e = &p->seen[r * p->cap + k];
+			if (map[e->code] == UINT32_MAX) {
+				int ix;
+				if (e->code == 0) {
+					ix = find_or_add(m, WS_MAIN_COMPONENT, "text", true, &cap);
+					*main_ix = ix;
+				} else if (e->code <= p->ncat) {
+					const struct ws_cat_component *c = &p->cat[e->code - 1];
+					ix = find_or_add(m, c->name, c->kind, false, &cap);
+				} else {
+					/* kind: it maps the pooled embedding to another width */
+					ix = find_or_add(m, m->st_modules[e->code - 1 - p->ncat].path, "projector",
+							 false, &cap);
+				}
+				if (ix < 0)
+					return -1;
+				map[e->code] = (uint32_t)ix;
+			}
+			ws_component *co = &m->components[map[e->code]];
+			co->tensors += e->tensors;
+			if (!ws_add_u64(co->params, e->params, &co->params))
+				co->params = UINT64_MAX;
+		}
+	/* the logit scales' findings, in the tensors' order */
+	for (uint64_t r = 0; r < p->runs; r++) {
+		uint64_t lo = r * COMP_RUN, hi = m->n_tensors - lo < COMP_RUN ? m->n_tensors : lo + COMP_RUN;
+		for (uint64_t i = lo; p->logit[r] && i < hi; i++) {
+			ws_tensor *t = &m->tensors[i];
+			if (t->component == 0 || t->component > p->ncat || !logit_unloaded(&p->cat[t->component - 1], t))
+				continue;
+			char *esc = ws_escape_text(t->name, t->name_len);
+			if (!esc || ws_model_add_finding(m, WS_SEV_WARNING, "unloaded-tensor", esc, t->role, -1,
+							 false, 0, t->elements,
+							 "'%s' (%llu elements) is stored, but a text encoder "
+							 "class has no place for it: not counted", esc,
+							 (unsigned long long)t->elements) < 0) {
+				free(esc);
+				return -1;
+			}
+			free(esc);
+		}
+	}
+	return 0;
+}
+
+int
+ws_components_assign(ws_model *m)
+{
+	m->components = NULL;
+	m->n_components = 0;
+	size_t ncat;
+	comp_pass p = {.m = m, .cat = ws_cat_components(&ncat)};
+	/* codes are a tensor's component index until the merge maps them */
+	if (ncat > UINT32_MAX / 2 || m->n_st_modules > UINT32_MAX / 2)
+		return -1;
+	p.ncat = (uint32_t)ncat;
+	uint32_t ncodes = 1 + p.ncat + m->n_st_modules;
+	p.cap = ncodes < COMP_RUN ? ncodes : COMP_RUN;
+	p.runs = m->n_tensors / COMP_RUN + (m->n_tensors % COMP_RUN != 0);
+	/* a run's list holds at most its tensors: all lists together are
+	 * bounded by the tensor count (plus a run) */
+	p.seen = malloc((p.runs ? p.runs : 1) * p.cap * sizeof *p.seen);
+	p.nseen = calloc(p.runs ? p.runs : 1, sizeof *p.nseen);
+	p.logit = calloc(p.runs ? p.runs : 1, sizeof *p.logit);
+	uint32_t *map = malloc((size_t)ncodes * sizeof *map);
+	int rc = -1, main_ix = -1;
+	if (!p.seen || !p.nseen || !p.logit || !map)
+		goto out;
+	for (uint32_t k = 0; k < ncodes; k++)
+		map[k] = UINT32_MAX;
+	atomic_init(&p.next, 0);
+	ws_team_run(m->n_tensors >= COMP_PARALLEL_MIN ? 1 : 0, comp_worker, &p);
+	if (comp_merge(&p, map, &main_ix))
+		goto out;
 	/* the main component first: components[0] is what arch describes */
 	if (main_ix > 0) {
 		ws_component mc = m->components[main_ix];
 		memmove(m->components + 1, m->components, (size_t)main_ix * sizeof mc);
 		m->components[0] = mc;
-		for (uint64_t i = 0; i < m->n_tensors; i++) {
-			uint32_t *c = &m->tensors[i].component;
-			*c = *c == (uint32_t)main_ix ? 0 : *c < (uint32_t)main_ix ? *c + 1 : *c;
-		}
+		for (uint32_t k = 0; k < ncodes; k++)
+			if (map[k] != UINT32_MAX)
+				map[k] = map[k] == (uint32_t)main_ix ? 0 : map[k] < (uint32_t)main_ix ? map[k] + 1 : map[k];
 	}
-	return 0;
+	/* codes to indices: mostly the same numbers (one component, the
+	 * main one: code 0 is index 0), then no pass */
+	bool same = true;
+	for (uint32_t k = 0; k < ncodes && same; k++)
+		same = map[k] == UINT32_MAX || map[k] == k;
+	for (uint64_t i = 0; !same && i < m->n_tensors; i++)
+		m->tensors[i].component = map[m->tensors[i].component];
+	rc = 0;
+out:
+	free(p.seen);
+	free(p.nseen);
+	free(p.logit);
+	free(map);
+	return rc;
 }
 
 void
@@ -305,8 +441,10 @@ part_role(const ws_model *m, const struct ws_arch *a, const ws_component *co, ws
 static int
 part_archs(ws_model *m, ws_error *err)
 {
-	/* the main component is the tower itself in a vision file (mmproj) */
-	const struct ws_arch *tower = m->arch && ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ? m->arch : NULL;
+	/* the main component is the tower itself in a vision or audio file
+	 * (mmproj) */
+	const struct ws_arch *tower = m->arch && (ws_sw_has(&m->arch->flags, WS_ARCH_PATCHES) ||
+						  ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) ? m->arch : NULL;
 	for (uint32_t i = 1; i < m->n_components; i++) {
 		ws_component *co = &m->components[i];
 		struct ws_arch *a = calloc(1, sizeof *a);

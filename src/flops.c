@@ -687,8 +687,87 @@ ws_flops_result_to_json(const ws_flops_model *f, const ws_flops_result *r,
 
 /* ==== the other components, per image ==== */
 
+/* One side of an image for a tower of any size: px rounded to the
+ * nearest whole number of merged patches (cell = patch x merge pixels,
+ * half to even, at least one), as the image processor resizes it; the
+ * patches along it and the side used.  false on overflow. */
+static bool
+image_side(uint64_t px, uint64_t patch, uint64_t merge, uint64_t *patches, uint64_t *side)
+{
+	uint64_t cell;
+	if (!ws_mul_u64(patch, merge, &cell) || !cell)
+		return false;
+	uint64_t units = px / cell, rem = px % cell;
+	if (rem > cell - rem || (rem == cell - rem && units % 2))
+		units++;
+	if (!units)
+		units = 1;
+	return ws_mul_u64(units, merge, patches) && ws_mul_u64(units, cell, side);
+}
+
+/* Σ over the windows along one side of its length²: g merged patches in
+ * windows of w, the last one short. */
+static bool
+window_squares(uint64_t g, uint64_t w, uint64_t *out)
+{
+	uint64_t full, r = g % w, rr;
+	return ws_mul_u64(g / w, w, &full) && ws_mul_u64(full, w, &full) && ws_mul_u64(r, r, &rr) &&
+	       ws_add_u64(full, rr, out);
+}
+
+/* A tower of any image size: the image's tokens (one temporal patch per
+ * image: an image is its frames repeated), and its window attention's
+ * pairs; q->b and q->b_window per pair, by which blocks attend how. */
+static bool
+any_size_tower(const struct ws_arch *a, uint64_t height, uint64_t width, ws_flops_part *q)
+{
+	uint64_t mg = a->merge_size ? a->merge_size : 1, gh, gw, hd, nf = a->num_layers;
+	q->size_default = !height;
+	if (!height)
+		height = WS_FLOPS_TOWER_IMAGE;
+	if (!width)
+		width = height;
+	if (!image_side(height, a->patch_size, mg, &gh, &q->height) ||
+	    !image_side(width, a->patch_size, mg, &gw, &q->width) || !ws_mul_u64(gh, gw, &q->tokens))
+		return false;
+	if (a->vision_window) {
+		/* windows of whole merged patches; every pair within one */
+		uint64_t w = a->vision_window / (a->patch_size * mg), sh, sw, m4;  /* image_side checked it */
+		q->window = a->vision_window;
+		nf = a->n_full_attn_blocks;
+		if (!w || !window_squares(gh / mg, w, &sh) || !window_squares(gw / mg, w, &sw) ||
+		    !ws_mul_u64(mg, mg, &m4) || !ws_mul_u64(m4, m4, &m4) || !ws_mul_u64(sh, sw, &q->window_pairs) ||
+		    !ws_mul_u64(q->window_pairs, m4, &q->window_pairs))
+			return false;
+	}
+	return ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+	       ws_mul_u64(hd, nf, &q->b) && ws_mul_u64(hd, a->num_layers - nf, &q->b_window);
+}
+
+bool
+ws_flops_per_image(const ws_component *co)
+{
+	/* an image's or audio input's components only (an encoder-decoder's
+	 * stacks are per token or per input sequence) */
+	return !co->main && co->arch && co->arch->known &&
+	       (!strcmp(co->kind, "vision") || !strcmp(co->kind, "projector") || !strcmp(co->kind, "audio"));
+}
+
+/* An audio tower's convolution, its MACs per position after the stem:
+ * the one over the mel channels runs at stride 1 over two frames a
+ * position (the next's stride is 2), the other once. */
+static uint64_t
+audio_conv_macs(const ws_tensor *t, const struct ws_arch *a)
+{
+	if (t->kind != WS_KIND_WEIGHT)
+		return 0;
+	bool mel = t->ndim == 3 && t->shape[1] == a->num_channels && a->num_channels != a->hidden_size;
+	return mel && t->params <= UINT64_MAX / 2 ? 2 * t->params : t->params;
+}
+
 int
-ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
+ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part **out, size_t *n,
+	       ws_error *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -697,14 +776,23 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 	ws_flops_part *p = calloc(m->n_components, sizeof *p);
 	if (!p)
 		return ws_err_oom(err, m->path);
-	uint64_t tower_tokens = 0;
+	uint64_t tower_tokens = 0, tower_width = 0;  /* width: an audio tower's */
 	bool ok = true;
+	/* an audio file's tower is its main component: its projector sees
+	 * the tower's positions, pooled as its part says */
+	const struct ws_cat_part *mp0 = m->components[0].part;
+	if (m->arch && m->arch->known && ws_sw_has(&m->arch->flags, WS_ARCH_CONV_STEM)) {
+		tower_tokens = m->arch->max_position_embeddings / (mp0 && mp0->pool ? mp0->pool : 1);
+		tower_width = m->arch->hidden_size;
+	}
 	for (uint32_t c = 0; ok && c < m->n_components; c++) {
 		const ws_component *co = &m->components[c];
 		const struct ws_arch *a = co->arch;
-		/* an image's components only (an encoder-decoder's stacks
-		 * are per token or per input sequence) */
-		if (co->main || !a || !a->known || (strcmp(co->kind, "vision") && strcmp(co->kind, "projector")))
+		/* an image's or an audio input's components only (an
+		 * encoder-decoder's stacks are per token or per input
+		 * sequence) */
+		bool audio = !strcmp(co->kind, "audio");
+		if (!ws_flops_per_image(co))
 			continue;
 		ws_flops_part *q = &p[(*n)++];
 		q->name = co->name;
@@ -719,21 +807,46 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			if (t->component != c || t->kind != WS_KIND_WEIGHT || t->ndim < 2 ||
 			    (unsigned)t->role >= WS_ROLE_COUNT)
 				continue;
-			if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
-			    (proj && t->role == WS_ROLE_PROJECTOR))
+			if (audio && t->role == WS_ROLE_CONV)
+				ok = ws_add_u64(q->a, audio_conv_macs(t, a), &q->a);
+			else if (ws_role_matmul(t->role) == WS_MATMUL_DENSE || t->role == WS_ROLE_PATCH_EMBED ||
+				 (proj && t->role == WS_ROLE_PROJECTOR))
 				ok = ws_add_u64(q->a, t->params, &q->a);
 			else if (t->role == WS_ROLE_PROJECTOR)
 				ok = ws_add_u64(adapter, t->params, &adapter);
 		}
-		if (proj) {
+		if (audio) {
+			/* the positions after the conv stem: every input
+			 * padded to max_source_positions (Whisper's 30 s,
+			 * 3,000 mel frames, 1,500 positions); the projector
+			 * sees them pooled as the wrapper's part says */
+			uint64_t hd, pool = co->part && co->part->pool ? co->part->pool : 1;
+			q->tokens = a->max_position_embeddings;
+			q->audio = true;
+			tower_tokens = q->tokens / pool;
+			tower_width = a->hidden_size;
+			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
+			     ws_mul_u64(hd, a->num_layers, &q->b);
+		} else if (proj) {
 			/* the tokens per image the config says the text model
 			 * gets (Gemma 3 pools the tower's), else the tower's,
 			 * merged m x m before it */
 			const cJSON *mt = m->config ? cJSON_GetObjectItemCaseSensitive(m->config, "mm_tokens_per_image") : NULL;
 			uint64_t mg = a->merge_size ? a->merge_size : 1;
 			q->tokens = tower_tokens / (mg * mg);
+			/* after an audio tower: its frames side by side in
+			 * rows of the projector's input width (Voxtral's 4) */
+			q->audio = tower_width > 0;
+			if (q->audio && a->embedding_size > tower_width)
+				q->tokens = tower_tokens / (a->embedding_size / tower_width);
 			if (cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble < (double)tower_tokens)
 				q->tokens = (uint64_t)mt->valuedouble;
+		} else if (!a->image_size && a->patch_size && a->num_layers >= a->n_full_attn_blocks &&
+			   (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || a->keys[WS_AK_PATCHES])) {
+			/* rotary or interpolated positions: any image size */
+			ok = ok && any_size_tower(a, height, width, q) && ws_mul_u64(adapter, q->tokens, &adapter);
+			tower_tokens = q->tokens;
+			tower_width = 0;
 		} else {
 			uint64_t hd;
 			q->image_size = a->image_size;
@@ -742,6 +855,10 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			if (a->max_tiles)
 				ok = ok && ws_mul_u64(q->tokens, a->max_tiles, &q->tokens);
 			tower_tokens = q->tokens;
+			tower_width = 0;
+			/* pooled per side before the projector, as the part says */
+			if (co->part && co->part->pool > 1)
+				tower_tokens = a->num_patches / ((uint64_t)co->part->pool * co->part->pool);
 			/* a pixel shuffle before the projector (Llama 4's
 			 * pixel_shuffle_ratio, in the tower's sub-config): the
 			 * patches, r x r of them to a token, its adapter over those */
@@ -758,9 +875,10 @@ ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err)
 			ok = ok && ws_add_u64(a->head_dim, a->v_head_dim, &hd) && ws_mul_u64(hd, a->num_heads, &hd) &&
 			     ws_mul_u64(hd, a->num_layers, &q->b);
 		}
-		uint64_t x, y;
+		uint64_t x, y, z;
 		ok = ok && ws_mul_u64(q->a, q->tokens, &x) && ws_mul_u64(q->tokens, q->tokens, &y) &&
-		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs);
+		     ws_mul_u64(q->b, y, &y) && ws_add_u64(x, y, &q->macs) && ws_add_u64(q->macs, adapter, &q->macs) &&
+		     ws_mul_u64(q->b_window, q->window_pairs, &z) && ws_add_u64(q->macs, z, &q->macs);
 	}
 	/* a tower's stack of layers alone (Mllama's global layers) runs
 	 * over the same image's tokens as its sibling */

@@ -326,6 +326,35 @@ static const char *const mlp_names[] = {
 	[WS_MLP_PLAIN] = "plain",
 };
 
+/* The norm kind as the formula counts it: a type's LayerNorms a config
+ * makes RMS norms are RMS norms. */
+static const char *
+norm_name(const struct ws_arch *a)
+{
+	if (a->norm == WS_NORM_LAYER && ws_sw_has(&a->flags, WS_ARCH_RMS_NORMS))
+		return norm_names[WS_NORM_RMS];
+	return norm_names[a->norm];
+}
+
+static bool norm_bias(const struct ws_arch *a);
+
+/* ... as the text summary says it: a LayerNorm without its bias so */
+static const char *
+norm_text(const struct ws_arch *a)
+{
+	const char *n = norm_name(a);
+	return !strcmp(n, "layernorm") && !norm_bias(a) ? "layernorm without bias" : n;
+}
+
+/* Whether the norms have a bias: the formula's own switch, so the
+ * summary cannot say otherwise than the count. */
+static bool
+norm_bias(const struct ws_arch *a)
+{
+	ws_switches f = ws_template_features(a);
+	return ws_sw_has(&f, WS_TX_NORM_B);
+}
+
 /* Fields SPEC lists always; the rest only when non-zero. */
 static const enum ws_arch_key always_keys[] = {
 	WS_AK_HIDDEN, WS_AK_LAYERS, WS_AK_HEADS, WS_AK_KV_HEADS, WS_AK_HEAD_DIM,
@@ -371,8 +400,8 @@ ws_arch_to_json(const struct ws_arch *a)
 			goto oom;
 		return o;
 	}
-	ok = ok && cJSON_AddStringToObject(o, "norm", norm_names[a->norm]);
-	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", a->norm == WS_NORM_LAYER);
+	ok = ok && cJSON_AddStringToObject(o, "norm", norm_name(a));
+	ok = ok && cJSON_AddBoolToObject(o, "norm_bias", norm_bias(a));
 	ok = ok && cJSON_AddStringToObject(o, "mlp", mlp_names[a->mlp]);
 	for (size_t i = 0; ok && i < ARRAY_LEN(flag_names); i++)
 		if (ws_sw_has(&a->flags, flag_names[i].flag))
@@ -622,7 +651,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 		/* a projector: its widths are all it has */
 		fprintf(out, "  from width %s into %s, %s\n", ws_fmt_commas(a->embedding_size, b1, sizeof b1),
 			ws_fmt_commas(a->hidden_size, b2, sizeof b2),
-			a->norm == WS_NORM_NONE ? "no norm" : norm_names[a->norm]);
+			a->norm == WS_NORM_NONE ? "no norm" : norm_text(a));
 	} else if (a->known) {
 		/* an image encoder reads patches, not a vocabulary */
 		bool img = ws_sw_has(&a->flags, WS_ARCH_PATCHES);
@@ -636,7 +665,7 @@ ws_formula_print_summary(FILE *out, const struct ws_arch *a, const struct ws_for
 			img && !a->num_patches ? "any" : !img && !a->vocab_size ? "none"
 			: ws_fmt_commas(img ? a->num_patches : a->vocab_size, b3, sizeof b3),
 			a->no_head ? "no head" : ws_sw_has(&a->flags, WS_ARCH_TIED) ? "tied" : "untied",
-			norm_names[a->norm], mlp_names[a->mlp]);
+			norm_text(a), mlp_names[a->mlp]);
 	} else {
 		/* an unknown type: only the values read (nothing derives the
 		 * rest, and a zero printed would read as a fact) */
@@ -936,8 +965,25 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 		return bad;
 	if (r->scope == WS_SC_EXPERT && nd == en + 1)
 		exp_elems *= qv->a->num_experts;
+	if (en == 2 && n == 2) {
+		/* the expected matrix in the order the tensor stores it:
+		 * the way round more dimensions agree, else the nearer */
+		unsigned straight = (s[0] == exp[0]) + (s[1] == exp[1]), swapped = (s[0] == exp[1]) + (s[1] == exp[0]);
+		uint64_t ds = (s[0] > exp[0] ? s[0] - exp[0] : exp[0] - s[0]) / 2 +
+			      (s[1] > exp[1] ? s[1] - exp[1] : exp[1] - s[1]) / 2;
+		uint64_t dw = (s[0] > exp[1] ? s[0] - exp[1] : exp[1] - s[0]) / 2 +
+			      (s[1] > exp[0] ? s[1] - exp[0] : exp[0] - s[1]) / 2;
+		if (swapped > straight || (swapped == straight && dw < ds)) {
+			uint64_t x = exp[0];
+			exp[0] = exp[1];
+			exp[1] = x;
+		}
+	}
 	fmt_dims(exp, en, eb, sizeof eb);
 	fmt_dims(shape, nd, ab, sizeof ab);
+	char *tn = ws_escape_text(t->name, t->name_len);
+	if (!tn)
+		return -1;
 	char per[48] = "per expert ";
 	if (r->scope == WS_SC_EXPERT && nd == en + 1)
 		snprintf(per, sizeof per, "%llu experts of ",
@@ -947,10 +993,13 @@ check_shape(ws_model *m, const struct qval *qv, const struct ws_template *r, con
 		snprintf(where, sizeof where, " of block %d", (int)t->layer);
 	if (ws_model_add_finding(m, WS_SEV_ERROR, "shape-mismatch", t->name, (int)t->role,
 				 t->layer, true, exp_elems, t->logical ? t->params : t->elements,
-				 "%s %s%s has shape %s; the architecture implies %s%s",
-				 role_names[t->role], kind_word(t->kind), where, ab,
-				 r->scope == WS_SC_EXPERT ? per : "", eb) < 0)
+				 "%s %s '%.120s'%s has shape %s; the architecture implies %s%s",
+				 role_names[t->role], kind_word(t->kind), tn, where, ab,
+				 r->scope == WS_SC_EXPERT ? per : "", eb) < 0) {
+		free(tn);
 		return -1;
+	}
+	free(tn);
 	return 1;
 }
 
@@ -986,6 +1035,48 @@ struct cmp {
 	bool rule_known[WS_ROLE_COUNT][2][WS_BK_COUNT + 1];
 };
 
+/* How near a tensor's shape is to a template's: same rank first, then
+ * dimensions equal (a matrix either way round), then element counts. */
+struct shape_fit {
+	bool rank;
+	unsigned same;
+	double ratio;            /* larger count / smaller, >= 1 */
+};
+
+static struct shape_fit
+shape_fit(const struct qval *qv, const struct ws_template *r, const ws_tensor *t)
+{
+	struct shape_fit f = {false, 0, 0};
+	uint32_t en = ws_template_rank(r), n;
+	const uint64_t *s = ws_tensor_logical(t, &n);
+	double pe = 1, ps = 1;
+	for (uint32_t i = 0; i < en; i++)
+		pe *= (double)qv->v[r->dim[i]];
+	for (uint32_t i = 0; i < n; i++)
+		ps *= (double)s[i];
+	f.rank = n == en;
+	if (f.rank) {
+		unsigned straight = 0, swapped = 0;
+		for (uint32_t i = 0; i < n; i++)
+			straight += s[i] == qv->v[r->dim[i]];
+		if (n == 2)
+			swapped = (s[0] == qv->v[r->dim[1]]) + (s[1] == qv->v[r->dim[0]]);
+		f.same = straight > swapped ? straight : swapped;
+	}
+	f.ratio = pe <= 0 || ps <= 0 ? 1e300 : pe > ps ? pe / ps : ps / pe;
+	return f;
+}
+
+static bool
+fit_better(const struct shape_fit *a, const struct shape_fit *b)
+{
+	if (a->rank != b->rank)
+		return a->rank;
+	if (a->same != b->same)
+		return a->same > b->same;
+	return a->ratio < b->ratio;
+}
+
 /* A role with several templates of one kind (a head's dense layer and
  * its norm): the one whose shape t has, else the first (which then
  * reports the mismatch). */
@@ -1003,19 +1094,22 @@ rule_for_shape(const struct ws_switches *feat, const struct qval *qv, const stru
 		if (check_shape(NULL, qv, r, t, false) == 0)
 			return r;
 	}
-	/* none fits: the first of the tensor's rank reports it (a
-	 * projector's matrix, not its norm) */
-	uint32_t nd;
-	(void)ws_tensor_logical(t, &nd);
-	if (ws_template_rank(first) == nd)
-		return first;
+	/* none fits: the nearest reports it (a projector's second matrix
+	 * against its own expected shape, not the first one's or a norm's) */
+	const struct ws_template *best = first;
+	struct shape_fit bf = shape_fit(qv, first, t);
 	for (size_t i = 0; i < ws_n_templates; i++) {
 		const struct ws_template *r = &ws_templates[i];
-		if (r->role == first->role && r->kind == first->kind && ws_template_on(r, feat) &&
-		    (k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)) && ws_template_rank(r) == nd)
-			return r;
+		if (r == first || r->role != first->role || r->kind != first->kind || !ws_template_on(r, feat) ||
+		    !(k < 0 ? r->scope == WS_SC_GLOBAL : ws_template_in_block(r, k)))
+			continue;
+		struct shape_fit f = shape_fit(qv, r, t);
+		if (fit_better(&f, &bf)) {
+			best = r;
+			bf = f;
+		}
 	}
-	return first;
+	return best;
 }
 
 static const struct ws_template *

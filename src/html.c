@@ -202,6 +202,7 @@ percent(uint64_t part, uint64_t whole, char *buf)
 /* ==== per-model numbers ==== */
 
 typedef struct column {
+	uint32_t comp;              /* its component's rank (comp_rank) */
 	int64_t layer;              /* block index (elided: the run's first) */
 	bool elided;                /* a long run of missing indices */
 	uint64_t by_cat[C_COUNT];
@@ -227,6 +228,7 @@ typedef struct stats {
 	size_t n_blocks;            /* columns wanted before MAX_COLUMNS */
 	size_t *fidx;               /* findings with a layer, sorted by layer */
 	size_t n_fidx;
+	bool multi;                 /* blocks of several components: named */
 } stats;
 
 static bool
@@ -236,16 +238,10 @@ routed_role(int r)
 	       r == WS_ROLE_MOE_GATE_UP;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Sort keys carry what they compare: qsort has no context argument and
  * the library keeps no global state. */
 typedef struct fkey {
+	uint32_t comp;
 	int32_t layer;
 	size_t i;
 } fkey;
@@ -254,20 +250,24 @@ static int
 cmp_fkey(const void *a, const void *b)
 {
 	const fkey *x = a, *y = b;
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
 	if (x->layer != y->layer)
 		return x->layer < y->layer ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+/* Columns are in (component rank, block) order. */
 static column *
-find_col(stats *s, int64_t layer)
+find_col(stats *s, uint32_t comp, int64_t layer)
 {
 	size_t lo = 0, hi = s->n_cols;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->cols[mid].layer == layer)
+		const column *c = &s->cols[mid];
+		if (c->comp == comp && c->layer == layer)
 			return &s->cols[mid];
-		if (s->cols[mid].layer < layer)
+		if (c->comp < comp || (c->comp == comp && c->layer < layer))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -288,35 +288,95 @@ in_main(const ws_model *m, const ws_tensor *t)
 	return !m->n_components || t->component >= m->n_components || m->components[t->component].main;
 }
 
-static int
-build_columns(stats *s)
+/* Each component numbers its blocks from 0: blocks are told apart by
+ * their component's rank, the main one's 0, component k's k + 1. */
+static uint32_t
+comp_rank(const ws_model *m, const ws_tensor *t)
 {
-	const ws_model *m = s->m;
-	uint64_t expected = m->formula ? m->formula->num_layers : 0;
-	size_t np = 0;
-	int64_t *present = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *present);
-	if (!present)
-		return -1;
-	for (uint64_t i = 0; i < m->n_tensors; i++)
-		if (m->tensors[i].layer >= 0 && in_main(m, &m->tensors[i]))
-			present[np++] = m->tensors[i].layer;
-	qsort(present, np, sizeof *present, cmp_i64);
-	size_t nd = 0;
-	for (size_t i = 0; i < np; i++)
-		if (!nd || present[nd - 1] != present[i])
-			present[nd++] = present[i];
+	return in_main(m, t) ? 0 : t->component + 1;
+}
 
-	/* merge [0, expected) with the distinct present indices */
-	size_t cap = nd * (GAP_FILL + 2) + (size_t)expected + 2;
-	int64_t *idx = malloc(cap * sizeof *idx);
-	bool *el = calloc(cap, sizeof *el);
-	if (!idx || !el) {
-		free(idx);
-		free(el);
-		free(present);
-		return -1;
+/* A finding's rank: the component it names (NULL: the main one). */
+static uint32_t
+finding_rank(const ws_model *m, const ws_finding *fd)
+{
+	for (uint32_t k = 0; fd->component && k < m->n_components; k++)
+		if (!strcmp(m->components[k].name, fd->component))
+			return m->components[k].main ? 0 : k + 1;
+	return 0;
+}
+
+/* The component of rank r, or NULL for a model of one. */
+static const ws_component *
+rank_comp(const ws_model *m, uint32_t r)
+{
+	if (!m->n_components)
+		return NULL;
+	if (r && r <= m->n_components)
+		return &m->components[r - 1];
+	for (uint32_t k = 0; k < m->n_components; k++)
+		if (m->components[k].main)
+			return &m->components[k];
+	return NULL;
+}
+
+/* Do blocks of more than one component appear (a tower beside the text
+ * model)?  Then every block is shown with its component's name. */
+static bool
+several_stacks(const ws_model *m)
+{
+	bool seen = false;
+	uint32_t first = 0;
+	for (uint64_t i = 0; i < m->n_tensors; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		if (t->layer < 0)
+			continue;
+		uint32_t r = comp_rank(m, t);
+		if (seen && r != first)
+			return true;
+		seen = true;
+		first = r;
 	}
-	size_t n = 0, p = 0;
+	return false;
+}
+
+/* "vision_tower 3": a block under its component's escaped name; just
+ * "3" when the model has one stack.  false on OOM. */
+static bool
+block_name(const ws_model *m, bool multi, uint32_t rank, int64_t layer, char *buf, size_t len)
+{
+	const ws_component *co = multi ? rank_comp(m, rank) : NULL;
+	if (!co) {
+		snprintf(buf, len, "%lld", (long long)layer);
+		return true;
+	}
+	char *e = ws_escape_text(co->name, strlen(co->name));
+	if (!e)
+		return false;
+	snprintf(buf, len, "%s %lld", e, (long long)layer);
+	free(e);
+	return true;
+}
+
+/* A component's formula per block: the main one's m->formula, another's
+ * its own (none: no expectation). */
+static const struct ws_formula *
+rank_formula(const ws_model *m, uint32_t r)
+{
+	if (!r)
+		return m->formula;
+	const ws_component *co = rank_comp(m, r);
+	return co ? co->formula_of : NULL;
+}
+
+/* One component's columns appended to idx / el / rk (room for them
+ * made by the caller): [0, expected) merged with its distinct present
+ * indices, long gaps elided. */
+static size_t
+component_columns(const int64_t *present, size_t nd, uint64_t expected, uint32_t rank, int64_t *idx,
+		  bool *el, uint32_t *rk, size_t n)
+{
+	size_t p = 0;
 	int64_t next = 0;   /* the next index to place */
 	while (next < (int64_t)expected || p < nd) {
 		int64_t want = next < (int64_t)expected ? next : present[p];
@@ -324,18 +384,90 @@ build_columns(stats *s)
 			want = present[p];
 		if (want > next) {
 			if (want - next <= GAP_FILL) {
-				for (int64_t k = next; k < want; k++)
+				for (int64_t k = next; k < want; k++) {
+					rk[n] = rank;
 					idx[n++] = k;
+				}
 			} else {
 				el[n] = true;
+				rk[n] = rank;
 				idx[n++] = next;
 			}
 		}
+		rk[n] = rank;
 		idx[n++] = want;
 		next = want + 1;
 		while (p < nd && present[p] < next)
 			p++;
 	}
+	return n;
+}
+
+/* A block present: its component's rank and index. */
+typedef struct rkey {
+	uint32_t comp;
+	int64_t layer;
+} rkey;
+
+static int
+cmp_rkey(const void *a, const void *b)
+{
+	const rkey *x = a, *y = b;
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
+	return (x->layer > y->layer) - (x->layer < y->layer);
+}
+
+static int
+build_columns(stats *s)
+{
+	const ws_model *m = s->m;
+	/* ranks: the main component's, then one per other component */
+	uint32_t nr = m->n_components > 1 ? m->n_components + 1 : 1;
+	size_t np = 0;
+	rkey *pk = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *pk);
+	int64_t *present = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *present);
+	if (!pk || !present) {
+		free(pk);
+		free(present);
+		return -1;
+	}
+	for (uint64_t i = 0; i < m->n_tensors; i++)
+		if (m->tensors[i].layer >= 0)
+			pk[np++] = (rkey){comp_rank(m, &m->tensors[i]), m->tensors[i].layer};
+	qsort(pk, np, sizeof *pk, cmp_rkey);
+	size_t nd = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!nd || cmp_rkey(&pk[nd - 1], &pk[i]))
+			pk[nd++] = pk[i];
+	/* every expected block of every component, every block present and
+	 * the gaps between them */
+	uint64_t expected_all = 0;
+	for (uint32_t r = 0; r < nr; r++) {
+		const struct ws_formula *fo = rank_formula(m, r);
+		expected_all += fo ? fo->num_layers : 0;
+	}
+	size_t cap = nd * (GAP_FILL + 2) + (size_t)expected_all + 2;
+	int64_t *idx = malloc(cap * sizeof *idx);
+	bool *el = calloc(cap, sizeof *el);
+	uint32_t *rk = malloc(cap * sizeof *rk);
+	if (!idx || !el || !rk) {
+		free(idx);
+		free(el);
+		free(rk);
+		free(pk);
+		free(present);
+		return -1;
+	}
+	size_t n = 0;
+	for (uint32_t r = 0, p = 0; r < nr; r++) {
+		size_t k = 0;
+		for (; p < nd && pk[p].comp == r; p++)
+			present[k++] = pk[p].layer;
+		const struct ws_formula *fo = rank_formula(m, r);
+		n = component_columns(present, k, fo ? fo->num_layers : 0, r, idx, el, rk, n);
+	}
+	free(pk);
 	free(present);
 	s->n_blocks = n;
 	if (n > MAX_COLUMNS)
@@ -344,20 +476,24 @@ build_columns(stats *s)
 	if (!s->cols) {
 		free(idx);
 		free(el);
+		free(rk);
 		return -1;
 	}
 	s->n_cols = n;
 	for (size_t i = 0; i < n; i++) {
+		const struct ws_formula *fo = rank_formula(m, rk[i]);
+		s->cols[i].comp = rk[i];
 		s->cols[i].layer = idx[i];
 		s->cols[i].elided = el[i];
 		s->cols[i].worst = -1;
-		if (!el[i] && (uint64_t)idx[i] < expected) {
+		if (!el[i] && fo && (uint64_t)idx[i] < fo->num_layers) {
 			s->cols[i].has_expected = true;
-			s->cols[i].expected = m->formula->by_layer[idx[i]];
+			s->cols[i].expected = fo->by_layer[idx[i]];
 		}
 	}
 	free(idx);
 	free(el);
+	free(rk);
 	return 0;
 }
 
@@ -393,12 +529,13 @@ stats_compute(const ws_model *m, stats *s)
 		if (routed_role(t->role))
 			s->routed += t->params;
 	}
+	s->multi = several_stacks(m);
 	if (build_columns(s))
 		return -1;
 	/* per-column sums; an elided column has none by construction */
 	for (uint64_t i = 0; i < m->n_tensors; i++) {
 		const ws_tensor *t = &m->tensors[i];
-		column *col = t->layer >= 0 && in_main(m, t) ? find_col(s, t->layer) : NULL;
+		column *col = t->layer >= 0 ? find_col(s, comp_rank(m, t), t->layer) : NULL;
 		if (!col)
 			continue;
 		/* bars count parameters: buffers and scales are not */
@@ -413,14 +550,14 @@ stats_compute(const ws_model *m, stats *s)
 	}
 	for (size_t i = 0; i < m->n_findings; i++)
 		if (m->findings[i].layer >= 0)
-			fk[s->n_fidx++] = (fkey){m->findings[i].layer, i};
+			fk[s->n_fidx++] = (fkey){finding_rank(m, &m->findings[i]), m->findings[i].layer, i};
 	qsort(fk, s->n_fidx, sizeof *fk, cmp_fkey);
 	for (size_t i = 0; i < s->n_fidx; i++)
 		s->fidx[i] = fk[i].i;
 	free(fk);
 	for (size_t i = 0; i < s->n_fidx; i++) {
 		const ws_finding *fd = &m->findings[s->fidx[i]];
-		column *col = find_col(s, fd->layer);
+		column *col = find_col(s, finding_rank(m, fd), fd->layer);
 		if (!col)
 			continue;
 		if (!col->f_n)
@@ -521,11 +658,13 @@ typedef struct node {
 	size_t first, count;        /* children: leaves (layer) or layers (group) */
 	uint64_t w;
 	int64_t key;                /* layer index or category */
+	uint32_t comp;              /* a layer's component rank */
 } node;
 
-/* treemap order: part, block, role, dtype, largest first, file order */
+/* treemap order: part, component, block, role, dtype, largest first,
+ * file order */
 typedef struct okey {
-	uint32_t cat, role, dt;
+	uint32_t cat, comp, role, dt;
 	int32_t layer;
 	uint64_t w, i;
 } okey;
@@ -536,6 +675,8 @@ cmp_okey(const void *a, const void *b)
 	const okey *x = a, *y = b;
 	if (x->cat != y->cat)
 		return x->cat < y->cat ? -1 : 1;
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
 	if (x->layer != y->layer)
 		return x->layer < y->layer ? -1 : 1;
 	if (x->role != y->role)
@@ -577,8 +718,23 @@ shape_str(const ws_tensor *t, char *buf, size_t len)
 	snprintf(buf + o, len - o, "]");
 }
 
+/* " · vision_tower layer 3" (" · layer 3" with one stack) */
 static void
-leaf_title(ctx *c, const ws_model *m, const uint64_t *ord, const leaf *lf)
+layer_of(ctx *c, const ws_model *m, bool multi, const ws_tensor *t)
+{
+	if (t->layer < 0)
+		return;
+	const ws_component *co = multi ? rank_comp(m, comp_rank(m, t)) : NULL;
+	fputs(" \xc2\xb7 ", c->f);
+	if (co) {
+		put_bytes(c, co->name, strlen(co->name));
+		fputc(' ', c->f);
+	}
+	fprintf(c->f, "layer %d", t->layer);
+}
+
+static void
+leaf_title(ctx *c, const ws_model *m, bool multi, const uint64_t *ord, const leaf *lf)
 {
 	const ws_tensor *t = &m->tensors[ord[lf->first]];
 	char a[32], b[32], sh[256];
@@ -587,8 +743,7 @@ leaf_title(ctx *c, const ws_model *m, const uint64_t *ord, const leaf *lf)
 		put_bytes(c, t->name, t->name_len);
 		shape_str(t, sh, sizeof sh);
 		fprintf(c->f, "\n%s", ws_role_name(t->role));
-		if (t->layer >= 0)
-			fprintf(c->f, " \xc2\xb7 layer %d", t->layer);
+		layer_of(c, m, multi, t);
 		if (t->expert >= 0)
 			fprintf(c->f, " \xc2\xb7 expert %d", t->expert);
 		fprintf(c->f, " \xc2\xb7 %s %s\n%s %s \xc2\xb7 %s bytes", ws_dtype_name(t->dtype), sh,
@@ -606,8 +761,7 @@ leaf_title(ctx *c, const ws_model *m, const uint64_t *ord, const leaf *lf)
 				ehi = u->expert;
 		}
 		fprintf(c->f, "%zu %s tensors", lf->count, ws_role_name(t->role));
-		if (t->layer >= 0)
-			fprintf(c->f, " \xc2\xb7 layer %d", t->layer);
+		layer_of(c, m, multi, t);
 		if (ehi >= 0)
 			fprintf(c->f, " \xc2\xb7 experts %d-%d", elo, ehi);
 		fprintf(c->f, " \xc2\xb7 %s\n%s %s \xc2\xb7 %s bytes\nfirst: ", ws_dtype_name(t->dtype),
@@ -679,6 +833,8 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 
 	if (!ord || !leaves || !layers || !rl || !scratch || !wv)
 		goto out;
+	/* a tower's blocks apart from the text model's, named */
+	bool multi = several_stacks(m);
 	okey *keys = malloc((m->n_tensors ? m->n_tensors : 1) * sizeof *keys);
 	if (!keys)
 		goto out;
@@ -686,7 +842,7 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 		const ws_tensor *t = &m->tensors[i];
 		if (!weight_of(t))
 			continue;
-		keys[n++] = (okey){cat_of(t), (uint32_t)t->role, dt_of(t), t->layer, weight_of(t), i};
+		keys[n++] = (okey){cat_of(t), comp_rank(m, t), (uint32_t)t->role, dt_of(t), t->layer, weight_of(t), i};
 		total += weight_of(t);
 	}
 	qsort(keys, n, sizeof *keys, cmp_okey);
@@ -712,7 +868,7 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 		while (j < n) {
 			const ws_tensor *u = &m->tensors[ord[j]];
 			if (cat_of(u) != cat_of(t) || u->layer != t->layer || u->role != t->role ||
-			    dt_of(u) != dt_of(t))
+			    dt_of(u) != dt_of(t) || comp_rank(m, u) != comp_rank(m, t))
 				break;
 			sum += weight_of(u);
 			j++;
@@ -725,20 +881,20 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 		}
 		i = j;
 	}
-	/* layer nodes: runs of (cat, layer) over the leaves */
+	/* layer nodes: runs of (cat, component, layer) over the leaves */
 	for (size_t i = 0; i < nl;) {
 		const ws_tensor *t = &m->tensors[ord[leaves[i].first]];
 		size_t j = i;
 		uint64_t sum = 0;
 		while (j < nl) {
 			const ws_tensor *u = &m->tensors[ord[leaves[j].first]];
-			if (cat_of(u) != cat_of(t) || u->layer != t->layer)
+			if (cat_of(u) != cat_of(t) || u->layer != t->layer || comp_rank(m, u) != comp_rank(m, t))
 				break;
 			sum += leaves[j].w;
 			j++;
 		}
 		qsort(leaves + i, j - i, sizeof *leaves, cmp_leaf);
-		layers[nlay++] = (node){i, j - i, sum, t->layer};
+		layers[nlay++] = (node){i, j - i, sum, t->layer, comp_rank(m, t)};
 		i = j;
 	}
 	for (size_t i = 0; i < nlay;) {
@@ -750,7 +906,7 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 			j++;
 		}
 		/* blocks stay in layer order (the sort above made it) */
-		groups[ng++] = (node){i, j - i, sum, cat};
+		groups[ng++] = (node){i, j - i, sum, cat, 0};
 		i = j;
 	}
 	qsort(groups, ng, sizeof *groups, cmp_node);
@@ -804,7 +960,7 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 					dt_of(&m->tensors[ord[lf->first]]) == main_dt ? "" : " alt");
 				put_rect(c, rl[q].x, rl[q].y, rl[q].w, rl[q].h);
 				fputc('>', c->f);
-				leaf_title(c, m, ord, lf);
+				leaf_title(c, m, multi, ord, lf);
 				fputs("</rect>", c->f);
 			}
 			/* labels of big tensors, then the layer's outline */
@@ -818,8 +974,9 @@ treemap(ctx *c, const ws_model *m, double x0, double y0, double W, double H)
 				fputs("<rect class=\"L\" ", c->f);
 				put_rect(c, lr[k].x, lr[k].y, lr[k].w, lr[k].h);
 				fputs("/>", c->f);
-				char lb[24];
-				snprintf(lb, sizeof lb, "%lld", (long long)ln->key);
+				char lb[96];
+				if (!block_name(m, multi, ln->comp, ln->key, lb, sizeof lb))
+					goto out;
 				if (lr[k].w > 60 && lr[k].h > 40)
 					label(c, (rect){lr[k].x + 1, lr[k].y + lr[k].h - 16, lr[k].w, 16},
 					      lb, "ll", 12);
@@ -960,9 +1117,16 @@ column_title(ctx *c, const stats *s, const column *col)
 {
 	const ws_model *m = s->m;
 	char a[32], b[32], p[32];
-	fprintf(c->f, "<title>block %lld", (long long)col->layer);
+	fputs("<title>", c->f);
+	/* a block of several components' under its component's name */
+	const ws_component *co = s->multi ? rank_comp(m, col->comp) : NULL;
+	if (co) {
+		put_bytes(c, co->name, strlen(co->name));
+		fputc(' ', c->f);
+	}
+	fprintf(c->f, "block %lld", (long long)col->layer);
 	/* a hybrid stack's block: its mixer and feed-forward (block kinds) */
-	const struct ws_arch *ar = m->arch;
+	const struct ws_arch *ar = col->comp ? NULL : m->arch;
 	if (ar && ar->layer_block && col->layer >= 0 && (uint64_t)col->layer < ar->n_layer_block) {
 		int k = ws_arch_layer_block(ar, (uint64_t)col->layer);
 		fprintf(c->f, " (%s%s)", WS_BK_MIX(k) == WS_MIX_ATTN && WS_BK_FFN(k) != WS_FFN_NONE ? "attention " : "",
@@ -1112,6 +1276,31 @@ bars(ctx *c, const stats *s, double x0, double y0, double W, double H)
 			put_num(c, T + ph + 14);
 			fprintf(c->f, "\">%lld</text>", (long long)col->layer);
 		}
+		/* each component's blocks under its name, a rule before them */
+		const ws_component *co = s->multi && (!i || s->cols[i - 1].comp != col->comp)
+			? rank_comp(s->m, col->comp) : NULL;
+		if (co) {
+			if (i) {
+				fputs("<path class=\"cs\" d=\"M", c->f);
+				put_num(c, L + bw * (double)i);
+				fputc(' ', c->f);
+				put_num(c, T - 14);
+				fputs("V", c->f);
+				put_num(c, T + ph + 28);
+				fputs("\"/>", c->f);
+			}
+			/* kept inside the chart when its blocks are few */
+			char *e = ws_escape_text(co->name, strlen(co->name));
+			double tx = L + bw * (double)i + 2, room = W - 2 - 7.0 * (double)(e ? strlen(e) : 0);  /* bold: wider */
+			free(e);
+			fputs("<text class=\"cn\" x=\"", c->f);
+			put_num(c, tx < room || room < L ? tx : room);
+			fputs("\" y=\"", c->f);
+			put_num(c, T + ph + 27);
+			fputs("\">", c->f);
+			put_bytes(c, co->name, strlen(co->name));
+			fputs("</text>", c->f);
+		}
 	}
 	/* the formula's expectation: a dashed cap on every expected block */
 	bool any_exp = false;
@@ -1215,6 +1404,7 @@ static const char css[] =
 	".gl{font-weight:700;font-size:12.5px}.ll{fill:#39424d;font-size:10px}"
 	".gr{stroke:#e3e3de;stroke-width:1}.yl{text-anchor:end;fill:#5b6470}"
 	".xl{text-anchor:middle;fill:#5b6470}.lg{fill:#39424d}"
+	".cn{font-weight:600;fill:#39424d}.cs{stroke:#8a8f96;stroke-width:1}"
 	".hit{fill:#000;fill-opacity:0}.hit:hover{fill-opacity:.06}"
 	".ex{fill:none;stroke:#1d232a;stroke-width:1.5;stroke-dasharray:3 2}"
 	".miss{fill:#fde7e7;stroke:#c62828;stroke-width:1;stroke-dasharray:4 3}"
@@ -1285,7 +1475,7 @@ overview(ctx *c, const stats *s)
 	params_row(c, "parameters", s->params);
 	params_row(c, "non-embedding", s->non_embedding);
 	/* a model of several components: each with its count and formula
-	 * (the pictures below draw the main one's blocks) */
+	 * (the pictures below draw each one's blocks under its name) */
 	uint64_t whole = fo ? fo->total : 0;
 	bool all = fo != NULL;
 	for (uint32_t i = 0; m->n_components > 1 && i < m->n_components; i++) {
@@ -1297,7 +1487,7 @@ overview(ctx *c, const stats *s)
 		char *name = ws_escape_text(co->name, strlen(co->name));
 		snprintf(buf, sizeof buf, "%s (%s): %s parameters%s%s%s", name ? name : "?", co->kind,
 			 commas(co->params, b1), has ? ", formula " : ", no formula",
-			 has ? commas(f, b2) : "", co->main ? " (drawn below)" : "");
+			 has ? commas(f, b2) : "", co->main ? " (the main one)" : "");
 		free(name);
 		kv_row(c, i ? "" : "components", buf);
 	}
@@ -1563,8 +1753,11 @@ html_model(ctx *c, const stats *s, const char *tag)
 		return -1;
 	fputs("</svg></div><h2>Per block</h2><p class=\"note\">Parameters per block, stacked "
 	      "by part; the dashed cap is the formula's expectation, a red dashed box a block "
-	      "with no tensors, a triangle a finding on that block. Hover a bar for details.</p>"
-	      "<div class=\"card\">", c->f);
+	      "with no tensors, a triangle a finding on that block. Hover a bar for details.", c->f);
+	if (s->multi)
+		fputs(" Each component numbers its blocks from 0: its blocks stand under its name, "
+		      "with its own formula.", c->f);
+	fputs("</p><div class=\"card\">", c->f);
 	fputs("<svg class=\"fit\" viewBox=\"0 0 ", c->f);
 	put_num(c, W);
 	fputc(' ', c->f);

@@ -128,6 +128,22 @@ void ws_prefault(void *p, size_t len);
 /* pthread_create for a helper that works beside the caller, kept off the
  * caller's CPU (0, or -1). */
 int ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+/* fn(arg, 0) here and fn(arg, k) on up to `helpers` helper threads (k =
+ * 1.., in the order they arrive), each started only if it arrives while
+ * fn(arg, 0) still runs: fn claims its items itself (an atomic counter),
+ * so the caller does every item no helper took, and returns when every
+ * fn that started has, without waiting for a helper the scheduler has
+ * not run yet. */
+void ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg);
+/* The same in parts, for a caller that works beside its helpers on
+ * something else: ws_team_start makes them (NULL: none could be, or no
+ * slot was free; the caller does without), ws_team_close stops any that
+ * has not started fn from starting it (true: none had, and none will),
+ * ws_team_finish closes and waits for those inside fn, and releases. */
+typedef struct team ws_team;
+ws_team *ws_team_start(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg);
+bool ws_team_close(ws_team *t);
+void ws_team_finish(ws_team *t);
 /* Exactly len bytes at off, or an error naming the offset reached. */
 int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_error *err);
 /* Headers up to this size are read into a copy instead of mapped: for a

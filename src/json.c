@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <string.h>
 
 #include "ws/json.h"
@@ -227,6 +230,26 @@ py_literal_at(const char *buf, size_t len, size_t i)
 	return NULL;
 }
 
+/* The first '"' or '\\' in buf[i, len), or len: 16 bytes a step where
+ * SSE2 is (a string's bytes are most of an index.json's). */
+static size_t
+string_stop(const char *buf, size_t len, size_t i)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	for (; len - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+		unsigned mask = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+		if (mask)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+#endif
+	while (i < len && buf[i] != '"' && buf[i] != '\\')
+		i++;
+	return i;
+}
+
 /* The literals outside strings, in order, into *out (malloc'd; NULL when
  * there are none); their count, or SIZE_MAX on OOM.  In text cJSON parses
  * a number starts at each [-0-9] not after a number's own characters, so
@@ -239,6 +262,8 @@ py_scan(const char *buf, size_t len, py_found **out)
 	bool in_str = false;
 	*out = NULL;
 	for (size_t i = 0; i < len; i++) {
+		if (in_str && (i = string_stop(buf, len, i)) == len)
+			break;
 		char c = buf[i];
 		if (in_str) {
 			if (c == '\\')

@@ -356,7 +356,7 @@ typedef struct ahead {
 	uint32_t *by_name;      /* hash table: 1 + index into names, 0 = empty */
 	size_t by_name_mask;
 	_Atomic int ready;      /* 1: names and slots made; -1: none (load by name) */
-	pthread_t th;
+	ws_team *team;          /* the reader, as a team of one helper */
 	bool running;
 } ahead;
 
@@ -401,6 +401,13 @@ read_ahead(void *arg)
 		atomic_store_explicit(&a->state[i], SLOT_READ, memory_order_release);
 	}
 	return NULL;
+}
+
+static void
+read_ahead_work(void *arg, unsigned worker)
+{
+	(void)worker;
+	read_ahead(arg);
 }
 
 /* The slots, the table of their names and the reader's model, for
@@ -454,7 +461,9 @@ ahead_setup(ahead *a)
 static bool
 ahead_launch(ahead *a)
 {
-	if (a->dirfd < 0 || ws_thread_start(&a->th, read_ahead, a)) {
+	/* a reader the scheduler has not run yet is not waited for: it
+	 * starts only while this thread has not given up on it */
+	if (a->dirfd < 0 || !(a->team = ws_team_start(1, read_ahead_work, a))) {
 		a->ready = -1;
 		ahead_end(a);
 		return false;
@@ -488,8 +497,15 @@ ahead_get(ahead *a, const char *name)
 	if (!a || !a->running)
 		return NULL;
 	int ready;
-	while (!(ready = atomic_load_explicit(&a->ready, memory_order_acquire)))
-		sched_yield(); /* the reader is still listing */
+	while (!(ready = atomic_load_explicit(&a->ready, memory_order_acquire))) {
+		/* the reader is still listing, or has not started: then it
+		 * never will, and the shards load by name */
+		if (!ws_st_parallel.patient && ws_team_close(a->team)) {
+			atomic_store_explicit(&a->ready, -1, memory_order_release);
+			return NULL;
+		}
+		sched_yield();
+	}
 	if (ready < 0)
 		return NULL;
 	size_t h = ws_strset_hash(name, strlen(name)) & a->by_name_mask, i;
@@ -505,6 +521,11 @@ ahead_get(ahead *a, const char *name)
 	    atomic_compare_exchange_strong(&a->state[i], &st, SLOT_TAKEN))
 		return NULL; /* the reader is behind: read it here */
 	st = atomic_load_explicit(&a->state[i], memory_order_acquire);
+	/* the reader is at this very shard: read it here too rather than
+	 * wait for a reader the scheduler may have stopped mid-read (what
+	 * it reads is closed and freed with the slots) */
+	if (st == SLOT_READING && !ws_st_parallel.patient)
+		return NULL;
 	while (st != SLOT_READ && st != SLOT_TAKEN) {
 		sched_yield();
 		st = atomic_load_explicit(&a->state[i], memory_order_acquire);
@@ -517,7 +538,8 @@ static void
 ahead_end(ahead *a)
 {
 	if (a->running)
-		pthread_join(a->th, NULL);
+		ws_team_finish(a->team);
+	a->team = NULL;
 	a->running = false;
 	for (size_t i = 0; a->slot && i < a->names->n; i++) {
 		if (a->state[i] == SLOT_READ && a->slot[i].fd >= 0)
@@ -1489,6 +1511,9 @@ gguf_peek(const char *path, char *arch, size_t cap, uint64_t *width)
 		snprintf(key, sizeof key, "%s.%s", arch,
 			 strcmp(arch, "clip") ? "embedding_length" : "vision.projection_dim");
 		const ws_kv *w = ws_model_find_kv(m, key);
+		/* an audio file's projector: clip.audio.projection_dim */
+		if (!w && !strcmp(arch, "clip"))
+			w = ws_model_find_kv(m, "clip.audio.projection_dim");
 		if (!w || !ws_kv_get_u64(w, width))
 			*width = 0;
 	}

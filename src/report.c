@@ -2,9 +2,11 @@
  * report.c - the inspect report: totals by dtype, role and layer, the
  * architecture and formula sections, and the findings; text and JSON.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "ws/json.h"
 #include "ws/report.h"
 #include "ws/util.h"
@@ -88,17 +90,18 @@ layer_reserve(ws_summary *s, int32_t layer, int64_t *cap)
 	return 0;
 }
 
-int
-ws_summary_compute(const ws_model *m, ws_summary *s)
+/* Tensors [from, to) added to s, whose by_layer array has *cap entries
+ * for blocks up to *max_layer; -1 on OOM. */
+static int
+sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t *max_layer_io,
+	  int64_t *cap)
 {
-	memset(s, 0, sizeof *s);
-	int32_t max_layer = -1;
-	int64_t cap = 0;
+	int32_t max_layer = *max_layer_io;
 	/* totals in locals: stores through s may alias the tensor records
 	 * (no strict aliasing), which would reload every field per store */
 	uint64_t elements = 0, bytes = 0, buffers = 0, n_buffers = 0, quant_aux = 0;
 	uint64_t n_quant_aux = 0, params = 0, non_embedding = 0;
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
+	for (uint64_t i = from; i < to; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		ws_dtype dt = (unsigned)t->dtype < WS_DT_COUNT ? t->dtype : WS_DT_INVALID;
 		uint64_t el = t->elements, by = t->bytes, pa = t->params;
@@ -107,10 +110,8 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 		/* the blocks of the main component: a tower numbers its own */
 		if (layer > max_layer && (!m->n_components || m->components[t->component].main)) {
 			max_layer = layer;
-			if (layer_reserve(s, max_layer, &cap) < 0) {
-				ws_summary_free(s);
+			if (layer_reserve(s, max_layer, cap) < 0)
 				return -1;
-			}
 		}
 		/* sums of validated sizes cannot overflow: each file's bytes
 		 * fit in its size, and elements are bounded likewise per byte */
@@ -146,15 +147,100 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 		    role != WS_ROLE_TYPE_EMBED)
 			non_embedding += pa;
 	}
+	*max_layer_io = max_layer;
+	s->elements += elements;
+	s->bytes += bytes;
+	s->buffers += buffers;
+	s->n_buffers += n_buffers;
+	s->quant_aux += quant_aux;
+	s->n_quant_aux += n_quant_aux;
+	s->params += params;
+	s->non_embedding += non_embedding;
+	return 0;
+}
+
+/* A large model's totals in runs taken from a counter by the caller and
+ * a helper (one that comes late takes fewer): each sums into its own,
+ * and sums do not depend on the order they were added in. */
+#define SUM_RUN 4096
+#define SUM_PARALLEL_MIN 16384
+
+typedef struct sum_worker {
+	ws_summary s;
+	int32_t max_layer;
+	int64_t cap;
+	bool oom;
+} sum_worker;
+
+typedef struct sum_team {
+	const ws_model *m;
+	_Atomic uint64_t next;
+	sum_worker w[2];
+} sum_team;
+
+static void
+sum_work(void *arg, unsigned worker)
+{
+	sum_team *t = arg;
+	sum_worker *w = &t->w[worker];
+	uint64_t n = t->m->n_tensors;
+	for (;;) {
+		uint64_t from = atomic_fetch_add_explicit(&t->next, SUM_RUN, memory_order_relaxed);
+		if (from >= n)
+			break;
+		uint64_t to = n - from < SUM_RUN ? n : from + SUM_RUN;
+		if (sum_range(t->m, from, to, &w->s, &w->max_layer, &w->cap)) {
+			w->oom = true;
+			break;
+		}
+	}
+}
+
+int
+ws_summary_compute(const ws_model *m, ws_summary *s)
+{
+	sum_team *t = calloc(1, sizeof *t);
+	memset(s, 0, sizeof *s);
+	if (!t)
+		return -1;
+	t->m = m;
+	for (int k = 0; k < 2; k++)
+		t->w[k].max_layer = -1;
+	ws_team_run(m->n_tensors >= SUM_PARALLEL_MIN ? 1 : 0, sum_work, t);
+	sum_worker *a = &t->w[0], *b = &t->w[1];
+	if (a->oom || b->oom || (b->max_layer > a->max_layer &&
+				 layer_reserve(&a->s, b->max_layer, &a->cap) < 0)) {
+		ws_summary_free(&a->s);
+		ws_summary_free(&b->s);
+		free(t);
+		return -1;
+	}
+	/* b's into a's */
+	a->s.elements += b->s.elements;
+	a->s.bytes += b->s.bytes;
+	a->s.buffers += b->s.buffers;
+	a->s.n_buffers += b->s.n_buffers;
+	a->s.quant_aux += b->s.quant_aux;
+	a->s.n_quant_aux += b->s.n_quant_aux;
+	a->s.unloaded += b->s.unloaded;
+	a->s.n_unloaded += b->s.n_unloaded;
+	a->s.params += b->s.params;
+	a->s.non_embedding += b->s.non_embedding;
+	for (size_t i = 0; i < WS_DT_COUNT; i++) {
+		a->s.elements_by_dtype[i] += b->s.elements_by_dtype[i];
+		a->s.bytes_by_dtype[i] += b->s.bytes_by_dtype[i];
+		a->s.params_by_dtype[i] += b->s.params_by_dtype[i];
+		a->s.tensors_by_dtype[i] += b->s.tensors_by_dtype[i];
+	}
+	for (size_t i = 0; i < WS_ROLE_COUNT; i++)
+		a->s.params_by_role[i] += b->s.params_by_role[i];
+	for (int32_t l = 0; l <= b->max_layer; l++)
+		a->s.params_by_layer[l] += b->s.params_by_layer[l];
+	ws_summary_free(&b->s);
+	int32_t max_layer = a->max_layer > b->max_layer ? a->max_layer : b->max_layer;
+	*s = a->s;
+	free(t);
 	s->n_layers = max_layer + 1;
-	s->elements = elements;
-	s->bytes = bytes;
-	s->buffers = buffers;
-	s->n_buffers = n_buffers;
-	s->quant_aux = quant_aux;
-	s->n_quant_aux = n_quant_aux;
-	s->params = params;
-	s->non_embedding = non_embedding;
 	/* Active parameters of a MoE: everything but the routed experts and
 	 * the MTP layer, plus top-k / num_experts of the routed experts. */
 	if (m->arch && m->arch->known && m->arch->num_experts && m->arch->experts_per_tok &&

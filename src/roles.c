@@ -23,6 +23,7 @@
 #include "catalogue/catalogue.h"
 #include "internal.h"
 #include "xxh.h"
+#include "ws/adapter.h"
 #include "ws/model.h"
 #include "ws/roles.h"
 
@@ -218,6 +219,15 @@ static const role_line lines[] = {
 	HF("whisper*", "conv1{K}", CONV),
 	HF("whisper*", "conv2{K}", CONV),
 	HF("whisper*", "proj_out{K}", LM_HEAD),
+	/* the same encoder as another type's audio tower (Qwen2-Audio's,
+	 * Voxtral's): every type with a conv stem */
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.self_attn_layer_norm{K}", ATTN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.final_layer_norm{K}", FFN_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc1{K}", FFN_UP),
+	HF_IF(WS_ARCH_CONV_STEM, "{B}.fc2{K}", FFN_DOWN),
+	HF_IF(WS_ARCH_CONV_STEM, "layer_norm{K}", FINAL_NORM),
+	HF_IF(WS_ARCH_CONV_STEM, "conv1{K}", CONV),
+	HF_IF(WS_ARCH_CONV_STEM, "conv2{K}", CONV),
 
 	/* Embeddings, final norm, head. */
 	HF("", "embed_tokens{K}", EMBED),
@@ -839,6 +849,20 @@ static const role_line lines[] = {
 	GG("", "v.blk.{L}.ls1{K}", LAYER_SCALE),
 	GG("", "v.blk.{L}.ls2{K}", LAYER_SCALE),
 	GG("", "v.blk.{L}.*{K}", OTHER),
+	/* an audio file's Whisper-style tower (a.): the two convolutions,
+	 * the stored positions, pre-norm blocks, a final norm */
+	GG("", "a.conv1d.*{K}", CONV),
+	GG("", "a.position_embd{K}", POS_EMBED),
+	GG("", "a.post_ln{K}", FINAL_NORM),
+	GG("", "a.blk.{L}.ln1{K}", ATTN_NORM),
+	GG("", "a.blk.{L}.ln2{K}", FFN_NORM),
+	GG("", "a.blk.{L}.attn_q{K}", ATTN_Q),
+	GG("", "a.blk.{L}.attn_k{K}", ATTN_K),
+	GG("", "a.blk.{L}.attn_v{K}", ATTN_V),
+	GG("", "a.blk.{L}.attn_out{K}", ATTN_O),
+	GG("", "a.blk.{L}.ffn_up{K}", FFN_UP),
+	GG("", "a.blk.{L}.ffn_down{K}", FFN_DOWN),
+	GG("", "a.blk.{L}.*{K}", OTHER),
 	GG("", "blk.{L}.*{K}", OTHER),
 	GG("", "*{K}", OTHER),
 };
@@ -1465,6 +1489,7 @@ typedef struct centry {
 	size_t koff;
 	uint32_t klen;
 	bool used;
+	bool factor;             /* an adapter factor's name (counting only) */
 	unsigned char role, kind;
 	signed char lord, eord;  /* digit segment ordinals, or -1 */
 } centry;
@@ -1618,6 +1643,7 @@ typedef struct slot {
 	const char *name;       /* the last name of this shape, or NULL */
 	uint32_t len, words;
 	unsigned char role, kind;
+	bool factor;
 	unsigned char next;           /* the slot found after this one, or SLOTS */
 	int32_t layer_at, expert_at;  /* byte offsets of its digit segments, or -1 */
 	uint64_t digits[SLOT_WORDS];  /* 0x80: that byte is in a digit segment */
@@ -1671,6 +1697,7 @@ slot_put(slot *sl, size_t *fill, size_t *last, const char *s, size_t n, const sk
 #endif
 	o->role = e->role;
 	o->kind = e->kind;
+	o->factor = e->factor;
 	o->layer_at = e->lord < 0 ? -1 : (int32_t)k->seg_at[(int)e->lord];
 	o->expert_at = e->eord < 0 ? -1 : (int32_t)k->seg_at[(int)e->eord];
 }
@@ -1762,6 +1789,8 @@ typedef struct part {
 	_Atomic uint64_t *next; /* the first tensor no worker has taken */
 	uint64_t end;
 	bool oom;
+	bool count_factors;
+	uint64_t factors;       /* names that are adapter factors' */
 } part;
 
 static void
@@ -1792,7 +1821,7 @@ assign_part(part *p)
 		const char *s = t->name ? t->name : "";
 		size_t n = t->name ? t->name_len : 0;
 		result r;
-		bool done = false;
+		bool done = false, factor = false, factor_known = false;
 
 		slot *o = n ? slot_find(sl, fill, &slast, s, n) : NULL;
 		if (o) {
@@ -1801,7 +1830,8 @@ assign_part(part *p)
 			t->kind = (ws_kind)o->kind;
 			t->layer = digits_at(s, n, o->layer_at);
 			t->expert = digits_at(s, n, o->expert_at);
-			done = true;
+			factor = o->factor;
+			factor_known = done = true;
 		} else if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {
 			centry *e = recent_find(&c, recent, &last, &k);
 			uint64_t h = 0;
@@ -1816,14 +1846,21 @@ assign_part(part *p)
 				t->kind = (ws_kind)e->kind;
 				t->layer = seg_value(&k, e->lord);
 				t->expert = seg_value(&k, e->eord);
-				done = true;
+				factor = e->factor;
+				factor_known = done = true;
 				slot_put(sl, &fill, &slast, s, n, &k, e);
 			} else {
 				classify_raw(p->fmtbit, p->arch, s, n, &r);
-				if (!cache_put(&c, e, h, &k, &r))
+				/* whether a name is a factor's depends on its
+				 * non-digit segments alone: one answer a shape */
+				factor = p->count_factors && ws_adapter_name_is_factor(s, n);
+				factor_known = true;
+				if (!cache_put(&c, e, h, &k, &r)) {
 					oom = true;
-				else if (e->used)
+				} else if (e->used) {
+					e->factor = factor;
 					slot_put(sl, &fill, &slast, s, n, &k, e);
+				}
 				if (!oom && c.n * 2 > c.cap && !cache_grow(&c))
 					oom = true;
 				/* growing moves the entries */
@@ -1839,6 +1876,9 @@ assign_part(part *p)
 			t->layer = digits_at(s, n, r.layer_at);
 			t->expert = digits_at(s, n, r.expert_at);
 		}
+		if (!factor_known)
+			factor = p->count_factors && ws_adapter_name_is_factor(s, n);
+		p->factors += factor;
 		if (p->num_hidden_layers > 0 && t->layer >= p->num_hidden_layers &&
 		    t->role != WS_ROLE_BUFFER && t->role != WS_ROLE_QUANT_AUX)
 			t->role = WS_ROLE_MTP;
@@ -1851,33 +1891,34 @@ assign_part(part *p)
 	p->oom = oom;
 }
 
-static void *
-assign_thread(void *arg)
+static void
+assign_worker(void *arg, unsigned worker)
 {
-	assign_part(arg);
-	return NULL;
+	assign_part((part *)arg + worker);
 }
 
 /* Below this many tensors a second thread costs more than it saves. */
 #define PARALLEL_MIN 16384
 
 int
-ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
+ws_roles_assign_counting(ws_model *m, int32_t num_hidden_layers, uint64_t *factors)
 {
 	char an[64];
 	part p[2];
-	pthread_t th;
-	bool threaded = false;
 	_Atomic uint64_t next = 0;
 
 	arch_normalize(m->arch_name, sizeof m->arch_name, an, sizeof an);
 	for (int i = 0; i < 2; i++)
 		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, &next, m->n_tensors,
-			      false};
-	if (m->n_tensors >= PARALLEL_MIN)
-		threaded = ws_thread_start(&th, assign_thread, &p[1]) == 0;
-	assign_part(&p[0]);
-	if (threaded)
-		pthread_join(th, NULL);
+			      false, factors != NULL, 0};
+	ws_team_run(m->n_tensors >= PARALLEL_MIN ? 1 : 0, assign_worker, p);
+	if (factors)
+		*factors = p[0].factors + p[1].factors;
 	return p[0].oom || p[1].oom ? -1 : 0;
+}
+
+int
+ws_roles_assign(ws_model *m, int32_t num_hidden_layers)
+{
+	return ws_roles_assign_counting(m, num_hidden_layers, NULL);
 }

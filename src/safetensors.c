@@ -1337,7 +1337,6 @@ typedef struct piece {
 	bool first;
 	ws_error err;
 	int rc;
-	pthread_t th;
 } piece;
 
 /* Where a member starts after `from`: the '"' of its key. */
@@ -1399,23 +1398,30 @@ flush:
 	return NULL;
 }
 
-/* Run fn on pieces 1..n-1 in threads and piece 0 here; false if a thread
- * could not start (the caller falls back). */
-static bool
-run_all(piece *pcs, size_t n, void *(*fn)(void *))
+/* The pieces, taken one at a time by whichever thread comes for one:
+ * the caller, every piece a late helper has not taken.  The caller runs
+ * piece 0 first, whose __metadata__ goes to the model; a piece's names
+ * and shapes go to its thread's arena (wm[worker]; wm[0] is the model),
+ * so however the pieces fall the arenas touched are as many as the
+ * threads that ran. */
+typedef struct piece_run {
+	piece *pcs;
+	size_t n;
+	_Atomic size_t next;  /* from 1 */
+	ws_model *wm[PAR_MAX_PIECES];
+} piece_run;
+
+static void
+piece_worker(void *arg, unsigned worker)
 {
-	size_t started = 1;
-	bool ok = true;
-	for (; started < n; started++)
-		if (ws_thread_start(&pcs[started].th, fn, &pcs[started])) {
-			ok = false;
-			break;
-		}
-	if (ok)
-		fn(&pcs[0]);
-	for (size_t k = 1; k < started; k++)
-		pthread_join(pcs[k].th, NULL);
-	return ok;
+	piece_run *r = arg;
+	size_t k = 0;
+	if (worker)
+		k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+	for (; k < r->n; k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed)) {
+		r->pcs[k].s.m = r->wm[worker];
+		run_piece(&r->pcs[k]);
+	}
 }
 
 static size_t
@@ -1433,10 +1439,44 @@ cpus(void)
  * allow.  A piece gets exactly that many slots of the shared arrays: the
  * next piece's start is known before the threads run, and the join moves
  * each piece down over the few slots left between them. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The '{' in p[*from, to) that whole 128-byte rounds cover, *from moved
+ * past them: 32 bytes a compare where the CPU has AVX2 (the count runs
+ * before the threads start, over all but the last piece). */
+__attribute__((target("avx2"))) static size_t
+braces_avx2(const uint8_t *p, size_t *from, size_t to)
+{
+	size_t n = 0, i = *from;
+	const __m256i brace = _mm256_set1_epi8('{'), zero = _mm256_setzero_si256();
+#define WS_BRACES32(k) _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32 * (k))), brace)
+	while (to - i >= 128) {
+		__m256i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+		for (unsigned r = 0; r < 255 && to - i >= 128; r++, i += 128) {
+			a0 = _mm256_sub_epi8(a0, WS_BRACES32(0));
+			a1 = _mm256_sub_epi8(a1, WS_BRACES32(1));
+			a2 = _mm256_sub_epi8(a2, WS_BRACES32(2));
+			a3 = _mm256_sub_epi8(a3, WS_BRACES32(3));
+		}
+		__m256i sum = _mm256_add_epi64(_mm256_add_epi64(_mm256_sad_epu8(a0, zero), _mm256_sad_epu8(a1, zero)),
+					       _mm256_add_epi64(_mm256_sad_epu8(a2, zero), _mm256_sad_epu8(a3, zero)));
+		n += (size_t)_mm256_extract_epi64(sum, 0) + (size_t)_mm256_extract_epi64(sum, 1) +
+		     (size_t)_mm256_extract_epi64(sum, 2) + (size_t)_mm256_extract_epi64(sum, 3);
+	}
+#undef WS_BRACES32
+	*from = i;
+	return n;
+}
+#endif
+
 static size_t
 piece_room(const uint8_t *p, size_t from, size_t to)
 {
 	size_t n = 0, i = from;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (ws_cpu_avx2())
+		n += braces_avx2(p, &i, to);
+#endif
 #ifdef __SSE2__
 	/* 64 bytes a round into four sets of byte counters, added up every
 	 * 255 rounds before they wrap: this runs before the threads start */
@@ -1471,7 +1511,11 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
 	if (n < 2)
 		return 1; /* every small shard: no system call to count CPUs */
-	size_t c = ws_st_parallel.pieces ? ws_st_parallel.pieces : cpus();
+	/* two pieces a thread: a helper the scheduler runs late leaves the
+	 * caller at most a piece to wait for, not half the header */
+	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : 2 * threads;
+	if (threads < 2 && !ws_st_parallel.pieces)
+		return 1;
 	if (n > c)
 		n = c;
 	if (n > PAR_MAX_PIECES)
@@ -1481,6 +1525,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 
 	piece pcs[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
+	size_t helpers = (n < threads ? n : threads) - 1;
+	piece_run pr = {.pcs = pcs, .n = n, .next = 1, .wm = {m}};
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
 		cut[k] = find_cut(s0->p, s0->len, k * (s0->len / n));
@@ -1526,17 +1572,16 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = k ? ws_model_new(NULL) : m, .err = &pc->err,
-			       .first = first_tensor};
+			       .file = s0->file, .m = m, .err = &pc->err, .first = first_tensor};
 		pc->file_idx = file_idx;
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
-		if (!pc->s.m) {
-			n = k; /* free what was made */
+	}
+	for (size_t w = 1; w <= helpers; w++)
+		if (!(pr.wm[w] = ws_model_new(NULL))) {
 			rc = -1;
 			goto out;
 		}
-	}
 	/* all memory before the threads start: a mapping made while another
 	 * thread takes page faults stalls both (mmap_lock).  The set and the
 	 * entries share a region, the set first: what is used of both is in
@@ -1552,9 +1597,15 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	ns.t = m->tensors + first_tensor;
 	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
 	ev->cap = total;
+	/* any thread may run all but piece 0: each arena is reserved for the
+	 * whole header (address space; only what is written is memory) */
+	for (size_t w = 0; w <= helpers; w++)
+		if (ws_model_reserve_arena(pr.wm[w], (w ? s0->len - cut[1] : s0->len) / 4 * 3)) {
+			rc = -1;
+			goto out;
+		}
 	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
-		size_t len = (pc->stop ? pc->stop : s0->len) - pc->s.pos;
 		pc->s.wt = m->tensors + first_tensor + w;
 		pc->s.we = ev->v + w;
 		pc->s.wbase = first_tensor + w;
@@ -1562,14 +1613,12 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 		pc->ns = ns;
 		pc->s.ns = &pc->ns;
 		pc->s.dcap = 16;
-		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims)) ||
-		    ws_model_reserve_arena(pc->s.m, len / 4 * 3)) {
+		if (!(pc->s.dims = malloc(pc->s.dcap * sizeof *pc->s.dims))) {
 			rc = -1;
 			goto out;
 		}
 	}
-	if (!run_all(pcs, n, run_piece))
-		goto out;
+	ws_team_run((unsigned)helpers, piece_worker, &pr);
 	for (size_t k = 0; k < n; k++)
 		if (pcs[k].rc)
 			goto out;
@@ -1594,9 +1643,9 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 				e[i].tensor = (uint32_t)(at - first_tensor + i);
 		}
 		at += s->wn;
-		if (k)
-			ws_model_take_arena(m, pcs[k].s.m);
 	}
+	for (size_t w = 1; w <= helpers; w++)
+		ws_model_take_arena(m, pr.wm[w]);
 	m->n_tensors = at;
 	ev->n = at - first_tensor;
 	rc = 0;
@@ -1606,9 +1655,9 @@ out:
 	for (size_t k = 0; k < n; k++) {
 		free(pcs[k].s.sbuf);
 		free(pcs[k].s.dims);
-		if (k)
-			ws_model_free(pcs[k].s.m);
 	}
+	for (size_t w = 1; w <= helpers; w++)
+		ws_model_free(pr.wm[w]);
 	if (rc) {
 		/* back to the state before: the serial scan starts over */
 		vec_free(ev);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -388,8 +389,8 @@ ws_prefault(void *p, size_t len)
 
 /* ==== threads ==== */
 
-int
-ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+static int
+thread_start(pthread_t *th, void *(*fn)(void *), void *arg, bool detached)
 {
 	/* Keep the new thread off this CPU: left to itself the scheduler may
 	 * run it here first and the caller only after it, in turn (seen on a
@@ -408,7 +409,136 @@ ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 	int rc = pthread_create(th, ap, fn, arg);
 	if (ap)
 		pthread_attr_destroy(ap);
+	if (!rc && detached)
+		pthread_detach(*th);
 	return rc ? -1 : 0;
+}
+
+int
+ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	return thread_start(th, fn, arg, false);
+}
+
+/* ==== teams: the caller and helpers that may come late ====
+ *
+ * A helper's share waits on the scheduler: on a busy machine it may run
+ * milliseconds after it was made, and a caller joining it waits that long
+ * for work it could have done itself.  So helpers are detached and start
+ * work only while the caller is still at it; the caller waits only for
+ * helpers inside fn.  The slots are static: a helper the scheduler runs
+ * after the caller has left touches nothing but its slot, which stays
+ * taken (refs) until it has. */
+typedef struct team {
+	atomic_uint refs;  /* 0: free; the caller and each helper not yet gone */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	void (*fn)(void *, unsigned);
+	void *arg;
+	unsigned joined, active;
+	bool closed;
+	bool widen;        /* cpus: the caller's CPUs, for a helper at work */
+	cpu_set_t cpus;
+} team;
+
+#define TEAM_SLOT {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER}
+static team teams[8] = {TEAM_SLOT, TEAM_SLOT, TEAM_SLOT, TEAM_SLOT,
+			TEAM_SLOT, TEAM_SLOT, TEAM_SLOT, TEAM_SLOT};
+#undef TEAM_SLOT
+
+static void *
+team_helper(void *arg)
+{
+	team *t = arg;
+	unsigned k = 0;
+	pthread_mutex_lock(&t->mu);
+	if (!t->closed) {
+		k = ++t->joined;
+		t->active++;
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (k) {
+		/* made off the caller's CPU so that it starts beside it; at
+		 * work, free to run on the caller's when the caller waits for
+		 * it (a busy machine may give its own CPU to another process) */
+		if (t->widen)
+			sched_setaffinity(0, sizeof t->cpus, &t->cpus);
+		t->fn(t->arg, k);
+		pthread_mutex_lock(&t->mu);
+		if (!--t->active)
+			pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
+	}
+	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+	return NULL;
+}
+
+ws_team *
+ws_team_start(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
+{
+	team *t = NULL;
+	for (size_t i = 0; helpers && !t && i < sizeof teams / sizeof teams[0]; i++) {
+		unsigned free_ = 0;
+		if (atomic_compare_exchange_strong_explicit(&teams[i].refs, &free_, 1,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			t = &teams[i];
+	}
+	if (!t)
+		return NULL;
+	/* no helper of this slot is left: plain writes, published by
+	 * pthread_create */
+	t->fn = fn;
+	t->arg = arg;
+	t->joined = t->active = 0;
+	t->closed = false;
+	t->widen = sched_getaffinity(0, sizeof t->cpus, &t->cpus) == 0 && CPU_COUNT(&t->cpus) > 1;
+	unsigned started = 0;
+	for (unsigned h = 0; h < helpers; h++) {
+		pthread_t th;
+		atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+		if (thread_start(&th, team_helper, t, true)) {
+			atomic_fetch_sub_explicit(&t->refs, 1, memory_order_relaxed);
+			break;
+		}
+		started++;
+	}
+	if (!started) {
+		atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+		return NULL;
+	}
+	return t;
+}
+
+bool
+ws_team_close(ws_team *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->closed = true;
+	bool none = !t->joined;
+	pthread_mutex_unlock(&t->mu);
+	return none;
+}
+
+void
+ws_team_finish(ws_team *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->closed = true;
+	while (t->active)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
+}
+
+void
+ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
+{
+	ws_team *t = ws_team_start(helpers, fn, arg);
+	fn(arg, 0);
+	ws_team_finish(t);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalogue/catalogue.h"
 #include "testutil.h"
 
 /* A Gemma 3 wrapper at toy sizes: a text decoder, a SigLIP tower and the
@@ -252,4 +253,32 @@ Test(components, layer_kinds_follow_the_catalogue)
 		     " \"vocab_size\": 256, \"num_experts\": 4, \"num_experts_per_tok\": 2,"
 		     " \"moe_intermediate_size\": 32, \"shared_expert_intermediate_size\": 64,"
 		     " \"decoder_sparse_step\": 2}", moe, 4);
+}
+
+/* A name that shares the bytes that decided another's component has the
+ * same component: every pair of a list of near-misses. */
+Test(components, decided_bytes_decide)
+{
+	static const char *const names[] = {
+		"model.layers.0.mlp.up_proj.weight", "model.layers.100.mlp.up_proj.weight",
+		"model.visual.blocks.0.attn.qkv.weight", "model.visual", "model.visual.",
+		"model.vision_tower.x", "model.multi_modal_projector.linear_1.weight",
+		"model.multi_modal_projector", "vision_tower.vision_model.embeddings.x",
+		"vision_tower", "vision_towerx.y", "multi_modal_projector.linear_1.bias",
+		"conditioner.embedders.0.transformer.x", "conditioner.embedders.1.model.x",
+		"conditioner.embedders.2.x", "lm_head.weight", "m", "", "model.",
+		"audio_tower.layers.0.x", "mm_projector.0.weight",
+	};
+	size_t n = sizeof names / sizeof names[0];
+	for (size_t i = 0; i < n; i++) {
+		size_t la = strlen(names[i]), decided;
+		const struct ws_cat_component *a = ws_cat_component_decide(names[i], la, &decided);
+		cr_assert_eq(a, ws_cat_component_of(names[i], la), "%s", names[i]);
+		for (size_t j = 0; j < n; j++) {
+			size_t lb = strlen(names[j]);
+			if (lb >= decided && !memcmp(names[i], names[j], decided))
+				cr_expect_eq(ws_cat_component_of(names[j], lb), a, "%s after %s",
+					     names[j], names[i]);
+		}
+	}
 }

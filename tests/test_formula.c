@@ -246,8 +246,8 @@ Test(formula, hostile_configs_name_the_key)
 	expect_input_error("{" BASE ",\"hidden_size\":1e300}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":[64]}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":true}", "hidden_size");
-	/* missing, in a type whose class has no default for it */
-	expect_input_error("{\"model_type\":\"qwen2\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+	/* missing, in a type whose catalogue entry has no default for it */
+	expect_input_error("{\"model_type\":\"qwen3\",\"num_hidden_layers\":2,\"num_attention_heads\":4,"
 			   "\"intermediate_size\":128,\"vocab_size\":100}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":0}", "hidden_size");
 	expect_input_error("{" BASE ",\"hidden_size\":66}", "hidden_size"); /* 66 / 4 heads */

@@ -18,6 +18,7 @@
 #include "ws/util.h"
 #include "ws/model.h"
 #include "ws/json.h"
+#include "ws/report.h"
 
 /* A growable header text. */
 typedef struct text {
@@ -582,4 +583,65 @@ Test(parallel, a_tensor_named_twice_is_reported_first)
 	free(ip);
 	ws_rmtree(dir);
 	free(dir);
+}
+
+/* The totals of a large model are summed in runs by the caller and a
+ * helper: they must be the one-pass sums, whatever the runs fall to. */
+Test(parallel, summary_is_the_serial_sum)
+{
+	ws_model *m = ws_model_new(NULL);
+	cr_assert(m);
+	const uint64_t n = 50000;
+	uint64_t st = 88172645463325252ull;
+	for (uint64_t i = 0; i < n; i++) {
+		ws_tensor *t = ws_model_push_tensor(m);
+		cr_assert(t);
+		st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+		t->dtype = (uint8_t)(st % WS_DT_COUNT);
+		t->role = (uint8_t)(st >> 8) % WS_ROLE_COUNT;
+		t->layer = (int32_t)((st >> 20) % 90) - 5;
+		t->elements = (st >> 24) % 100000;
+		t->bytes = 2 * t->elements;
+		t->params = (st >> 30) % 3 ? t->elements : 0;
+		t->unloaded = (st >> 40) % 17 == 0;
+	}
+	ws_summary s;
+	cr_assert_eq(ws_summary_compute(m, &s), 0);
+	uint64_t params = 0, elements = 0, by_role[WS_ROLE_COUNT] = {0}, by_layer[90] = {0};
+	uint64_t by_dtype[WS_DT_COUNT] = {0}, buffers = 0, unloaded = 0;
+	int32_t top = -1;
+	for (uint64_t i = 0; i < n; i++) {
+		const ws_tensor *t = &m->tensors[i];
+		elements += t->elements;
+		by_dtype[t->dtype]++;
+		if (t->layer > top)
+			top = t->layer;
+		if (t->role == WS_ROLE_BUFFER) {
+			buffers += t->elements;
+			continue;
+		}
+		if (t->role == WS_ROLE_QUANT_AUX)
+			continue;
+		if (t->unloaded) {
+			unloaded += t->elements;
+			continue;
+		}
+		params += t->params;
+		by_role[t->role] += t->params;
+		if (t->layer >= 0)
+			by_layer[t->layer] += t->params;
+	}
+	cr_expect_eq(s.params, params);
+	cr_expect_eq(s.elements, elements);
+	cr_expect_eq(s.buffers, buffers);
+	cr_expect_eq(s.unloaded, unloaded);
+	cr_expect_eq(s.n_layers, top + 1);
+	for (size_t r = 0; r < WS_ROLE_COUNT; r++)
+		cr_expect_eq(s.params_by_role[r], by_role[r], "role %zu", r);
+	for (size_t d = 0; d < WS_DT_COUNT; d++)
+		cr_expect_eq(s.tensors_by_dtype[d], by_dtype[d], "dtype %zu", d);
+	for (int32_t l = 0; l <= top; l++)
+		cr_expect_eq(s.params_by_layer[l], by_layer[l], "layer %d", l);
+	ws_summary_free(&s);
+	ws_model_free(m);
 }

@@ -453,3 +453,70 @@ Test(report, treemap_parts_order_labels_legend_width, .timeout = 60)
 	ws_rmtree(dir);
 	free(dir), free(cfg), free(model), free(out);
 }
+
+/* The <title> that starts with start, up to its end (malloc'd), or NULL. */
+static char *
+title_from(const char *doc, const char *start)
+{
+	const char *a = strstr(doc, start), *b = a ? strstr(a, "</title>") : NULL;
+	return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* A model of several components (LLaVA-NeXT: a CLIP tower of 24 blocks
+ * beside a text model of 32): each component's blocks under its own
+ * name, in the treemap and the bars, with its own formula per block; a
+ * tower block dropped is a gap under the tower's name, the text model's
+ * block of that number untouched. */
+Test(report, component_blocks_under_their_names, .timeout = 120)
+{
+	char *dir = ws_tmpdir(), *model = ws_join(dir, "m"), *out = ws_join(dir, "r.html");
+	char *cfg = ws_testdata_path("multimodal/llava-hf__llava-v1.6-mistral-7b-hf.json");
+	char *argv[] = {getenv("WS_MKMODEL"), model, cfg, NULL, NULL, NULL};
+	cr_assert(argv[0], "WS_MKMODEL not set");
+	ws_run g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	char *doc = report_cli(out, model, NULL, NULL);
+	assert_balanced(doc);
+	/* a CLIP ViT-L block: attention 4 x (1,024² + 1,024), MLP 2 x 1,024
+	 * x 4,096 + 4,096 + 1,024, two LayerNorms */
+	cr_expect(strstr(doc, "<title>vision_tower block 3: 12,596,224 parameters (formula: 12,596,224)"),
+		  "no tower block under its name");
+	cr_expect(strstr(doc, "<title>vision_tower block 23: "));
+	cr_expect(!strstr(doc, "<title>vision_tower block 24: "));
+	cr_expect(strstr(doc, "<title>text block 31: "));
+	cr_expect(!strstr(doc, "<title>block "), "a block without its component's name");
+	/* the bars' component names and the treemap's */
+	cr_expect(strstr(doc, "class=\"cn\"") && strstr(doc, ">vision_tower</text>") && strstr(doc, ">text</text>"));
+	char *tm = treemap_of(doc);
+	cr_expect(strstr(tm, "\xc2\xb7 vision_tower layer 3 \xc2\xb7"), "no tower layer in the treemap");
+	cr_expect(strstr(tm, "\xc2\xb7 text layer 3 \xc2\xb7"));
+	cr_expect(!strstr(tm, "\xc2\xb7 layer "), "a treemap layer without its component");
+	cr_expect(strstr(tm, "class=\"ll\"") && strstr(tm, ">text 0<"), "text blocks not labelled by name");
+	free(tm);
+	free(doc);
+	ws_rmtree(dir);
+	free(dir);
+	dir = ws_tmpdir();
+	free(model);
+	free(out);
+	model = ws_join(dir, "m");
+	out = ws_join(dir, "r.html");
+	argv[1] = model;
+	argv[3] = "--plant";
+	argv[4] = "missing-tower-layer";
+	g = ws_run_argv(argv);
+	cr_assert_eq(g.status, 0, "%s", g.err);
+	ws_run_free(&g);
+	doc = report_cli(out, model, NULL, NULL);
+	char *gap = title_from(doc, "<title>vision_tower block 1: 0 parameters (formula: 12,596,224)");
+	cr_expect(gap && strstr(gap, "layer-gap"), "no gap with its finding under the tower's name");
+	char *t1 = title_from(doc, "<title>text block 1: ");
+	cr_expect(t1 && !strstr(t1, "layer-gap") && !strstr(t1, ": 0 parameters"),
+		  "the text model's block 1 took the tower's gap: %s", t1 ? t1 : "(none)");
+	free(gap);
+	free(t1);
+	free(doc);
+	ws_rmtree(dir);
+	free(dir), free(cfg), free(model), free(out);
+}

@@ -76,6 +76,13 @@
  * --tie-head-copy stores lm_head under a tied config as a hole, i.e. the
  * same (zero) bytes as the embedding's hole, at any size.
  *
+ * --layout new|old: a multimodal wrapper's components as transformers
+ * >= 4.52 saves them (model.language_model., model.visual., lm_head. at
+ * the top) or as older versions did (visual. beside the text model's
+ * model., or language_model.model. with its head language_model.lm_head;
+ * a whole parameter such as image_newline nested alike); by default as
+ * each part's first prefix in the catalogue says.
+ *
  * Everything is a pure function of the arguments.
  */
 #include <cjson/cJSON.h>
@@ -196,6 +203,7 @@ typedef struct cfg {
 	bool towers_only;
 	struct ws_arch main_arch;
 	ws_switches aflags;    /* the library's switches for this config */
+	uint64_t sliding;      /* the window, when some layer slides (GGUF's attention.sliding_window) */
 	bool plain_mlp;        /* up and down only (catalogue family) */
 	bool fused_mlp;        /* gate and up in one matrix (catalogue family) */
 	const char *gguf;      /* general.architecture (catalogue family) */
@@ -1117,9 +1125,16 @@ catalogue_block(gen *g, uint64_t L)
 		blk(g, L, "mlp.gate.weight", "ffn_gate_inp.weight", c->experts, d);
 		if (ws_sw_has(f, WS_ARCH_ROUTER_SCORE_BIAS))
 			blk(g, L, "mlp.gate.e_score_correction_bias", "exp_probs_b.bias", c->experts, 0);
-		experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
-		experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
-		experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		if (ws_sw_has(f, WS_ARCH_MOE_FUSED) && !g->gguf) {
+			/* fused 3-D [E, in, out] (Qwen3-VL-MoE's); llama.cpp
+			 * splits them into gate and up stacks */
+			stacked(g, L, "mlp.experts.gate_up_proj", NULL, d, 2 * e);
+			stacked(g, L, "mlp.experts.down_proj", NULL, e, d);
+		} else {
+			experts(g, L, "mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", e, d);
+			experts(g, L, "mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", e, d);
+			experts(g, L, "mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", d, e);
+		}
 		if (c->shared_n)
 			gated_mlp(g, L, c->shared_inter * c->shared_n, "mlp.shared_experts.", "_shexp");
 		return;
@@ -1318,6 +1333,29 @@ tower(gen *g, const char *pre, const struct ws_arch *a)
 	if (ws_sw_has(&a->flags, WS_ARCH_LOGIT_BIAS))
 		T(1, 1, 0, 0, 0, "logit_bias");
 #undef T
+}
+
+/* --layout: which of its part's module prefixes a component is written
+ * under.  transformers >= 4.52 saves a wrapper's components inside its
+ * model (model.visual., model.language_model.), older versions beside
+ * it (visual., the text model under model. or language_model.model.);
+ * the catalogue lists both for each part.  Default: the part's first. */
+enum layout { LAYOUT_FIRST, LAYOUT_NEW, LAYOUT_OLD };
+static enum layout layout = LAYOUT_FIRST;
+
+static bool
+nested_prefix(const char *s)
+{
+	return s && !strncmp(s, "model.", 6);
+}
+
+static const char *
+part_prefix(const struct ws_cat_part *p)
+{
+	for (size_t i = 0; layout != LAYOUT_FIRST && i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++)
+		if (nested_prefix(p->prefixes[i]) == (layout == LAYOUT_NEW))
+			return p->prefixes[i];
+	return p->prefixes[0];
 }
 
 /* A Qwen-VL tower under `pre` (visual.): the patch convolution over
@@ -1557,24 +1595,32 @@ hf_intern_tower(gen *g, const char *pre, const struct ws_arch *a)
 
 /* A tower's module under its part's prefix: a wrapper saves the
  * tower's class (CLIPVisionModel) whose body is vision_model. */
+static void encdec_stack(gen *g, const char *pre, const struct ws_arch *a, bool decoder, const char *shared,
+			 const char *head);
+
 static void
 part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
+	/* an audio tower: Whisper's encoder stack (its conv stem) */
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		encdec_stack(g, part_prefix(p), a, false, NULL, NULL);
+		return;
+	}
 	/* towers of their own layout, told by the library's switches */
 	if (ws_sw_has(&a->flags, WS_ARCH_NO_PATCH_POS) || !strcmp(a->architecture, "qwen3_vl_vision")) {
-		qwen_tower(g, p->prefixes[0], a);
+		qwen_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_PIXEL_SHUFFLE_MLP)) {
-		llama4_tower(g, p->prefixes[0], a);
+		llama4_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_TILES)) {
-		mllama_tower(g, p->prefixes[0], a);
+		mllama_tower(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_GATED_LAYERS)) {
-		mllama_layers(g, p->prefixes[0], a);
+		mllama_layers(g, part_prefix(p), a);
 		return;
 	}
 	if (ws_sw_has(&a->flags, WS_ARCH_LAYER_SCALE) && ws_sw_has(&a->flags, WS_ARCH_FUSED_QKV)) {
@@ -1586,7 +1632,7 @@ part_tower(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 		return;
 	}
 	char pre[96];
-	const char *pp = p->prefixes[0] ? p->prefixes[0] : "";
+	const char *pp = part_prefix(p) ? part_prefix(p) : "";
 	size_t n = strlen(pp);
 	bool body = n >= 11 && (!strcmp(pp + n - 11, "text_model.") || (n >= 13 && !strcmp(pp + n - 13, "vision_model.")));
 	snprintf(pre, sizeof pre, "%s%s", pp,
@@ -1600,21 +1646,38 @@ static void
 projector(gen *g, const struct ws_cat_part *p, const struct ws_arch *a)
 {
 	char n[160];
-	const char *pre = p->prefixes[0];
+	const char *pre = part_prefix(p);
 	uint64_t in = a->embedding_size, out = a->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_MLP2)) {
+		/* LLaVA's biased, Voxtral's bias-free */
+		bool pb = ws_sw_has(&a->flags, WS_ARCH_PROJ_BIAS);
 		snprintf(n, sizeof n, "%slinear_1.weight", pre);
 		top_nd(g, n, 2, out, in, 0, 0);
 		snprintf(n, sizeof n, "%slinear_1.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.weight", pre);
 		top_nd(g, n, 2, out, out, 0, 0);
 		snprintf(n, sizeof n, "%slinear_2.bias", pre);
-		top_nd(g, n, 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, n, 1, out, 0, 0, 0);
 	}
 	uint64_t m = a->merge_size ? a->merge_size : 1, wide = in * m * m;
-	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE))
-		top_nd(g, "image_newline", 1, out, 0, 0, 0);
+	if (ws_sw_has(&a->flags, WS_ARCH_IMAGE_NEWLINE)) {
+		/* a whole parameter: the part's prefix without a trailing dot,
+		 * nested as the layout asks */
+		const char *nl = "image_newline";
+		bool found = false;
+		for (size_t i = 0; i < WS_CAT_MAX_PREFIXES && p->prefixes[i]; i++) {
+			size_t k = strlen(p->prefixes[i]);
+			if (!found && k && p->prefixes[i][k - 1] != '.' &&
+			    (layout == LAYOUT_FIRST || nested_prefix(p->prefixes[i]) == (layout == LAYOUT_NEW))) {
+				nl = p->prefixes[i];
+				found = true;
+			}
+		}
+		top_nd(g, nl, 1, out, 0, 0, 0);
+	}
 	/* the layouts' own names (the library counts them by role) */
 	if (ws_sw_has(&a->flags, WS_ARCH_PROJ_LINEAR) && !strcmp(p->type, "norm_linear")) {
 		snprintf(n, sizeof n, "%smm_input_projection_weight", pre);
@@ -2325,7 +2388,8 @@ build(gen *g)
 	if (head)
 		top(g, c->head, "output.weight", c->vocab, c->hidden);
 	if (head && c->head_bias)
-		top(g, "lm_head.bias", "output.bias", c->vocab, 0);
+		top(g, strncmp(c->head, "language_model.", 15) ? "lm_head.bias" : "language_model.lm_head.bias",
+		    "output.bias", c->vocab, 0);
 	if (g->plant == P_UNTIED_TRAINED || g->plant == P_TIED_IDENTICAL) {
 		g->v[embed].fill = 1;
 		g->v[g->n - 1].fill = g->plant == P_UNTIED_TRAINED ? 2 : 1;
@@ -2473,23 +2537,39 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	 * (Idefics3 under model.text_model.) */
 	const cJSON *wmt = cJSON_GetObjectItemCaseSensitive(j, "model_type");
 	bool idefics = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "idefics3");
-	bool qwen3vl = cJSON_IsString(wmt) && !strcmp(wmt->valuestring, "qwen3_vl");
-	c->base = a.no_head ? "" : idefics ? "model.text_model." : qwen3vl ? "model.language_model."
-		: r != j ? "language_model.model." : "model.";
-	c->head = "lm_head.weight";
 	/* a wrapper's other components, read by the library's rules */
 	c->parts_of = ws_arch_config_parts(j);
+	/* the text model nested as its towers are (transformers >= 4.52:
+	 * model.language_model.; a wrapper that only ever saved that layout
+	 * has its tower's first prefix under model.), else beside them:
+	 * under model. when the config is the text model's own (no
+	 * text_config), language_model. (its own class's model.) when it
+	 * has one */
+	bool wrapper = c->parts_of && c->parts_of[0].kind && c->parts_of[1].kind && c->parts_of[1].config &&
+		     c->parts_of[1].config[0];
+	bool nested = wrapper && (layout == LAYOUT_FIRST ? nested_prefix(c->parts_of[1].prefixes[0])
+						     : layout == LAYOUT_NEW);
+	c->base = a.no_head ? "" : idefics ? "model.text_model." : nested ? "model.language_model."
+		: r != j ? "language_model.model." : "model.";
+	c->head = "lm_head.weight";
 	/* a text model of another sub-config (InternVL's llm_config): its
 	 * whole CausalLM under language_model., the head too */
 	if (r != j && strcmp(tkey, "text_config")) {
 		c->base = "language_model.model.";
 		c->head = "language_model.lm_head.weight";
 	}
-	/* a wrapper that only ever saved transformers' newer layout (its
-	 * tower's first prefix under model.): the text model there too */
-	if (r != j && c->parts_of && c->parts_of[1].kind && c->parts_of[1].prefixes[0] &&
-	    !strncmp(c->parts_of[1].prefixes[0], "model.", 6) && !idefics)
-		c->base = "model.language_model.";
+	/* an audio wrapper (Qwen2-Audio, Voxtral) keeps its whole CausalLM
+	 * under language_model., the head too */
+	for (size_t i = 1; r != j && layout != LAYOUT_NEW && c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind;
+	     i++)
+		if (!strcmp(c->parts_of[i].kind, "audio")) {
+			c->base = "language_model.model.";
+			c->head = "language_model.lm_head.weight";
+		}
+	/* --layout old: the head in the language model's own class too (a
+	 * wrapper that only ever saved the newer layout is nested above) */
+	if (layout == LAYOUT_OLD && !strncmp(c->base, "language_model.", 15))
+		c->head = "language_model.lm_head.weight";
 	size_t tower = 0;  /* the last tower: what a projector joins */
 	for (size_t i = 1; c->parts_of && i < WS_CAT_MAX_PARTS && c->parts_of[i].kind; i++) {
 		const struct ws_cat_part *p = &c->parts_of[i];
@@ -2593,12 +2673,16 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	}
 	c->fam = family_of(c->type);
 	c->aflags = a.flags;
+	for (uint64_t i = 0; a.known && i < a.num_layers && !c->sliding; i++)
+		if (ws_arch_layer_sliding(&a, i))
+			c->sliding = a.sliding_window;
 	c->index_heads = a.index_heads;
 	c->index_dim = a.index_head_dim;
 	if (!c->fam && a.known && a.norm == WS_NORM_RMS &&
 	    (a.mlp == WS_MLP_GATED || a.mlp == WS_MLP_PLAIN) &&
 	    !(ws_sw_has(&a.flags, WS_ARCH_MLA) || ws_sw_has(&a.flags, WS_ARCH_FUSED_QKV) ||
-	      ws_sw_has(&a.flags, WS_ARCH_MOE_FUSED) || ws_sw_has(&a.flags, WS_ARCH_PARALLEL))) {
+	      (ws_sw_has(&a.flags, WS_ARCH_MOE_FUSED) && ws_sw_has(&a.flags, WS_ARCH_MOE_BIAS)) ||
+	      ws_sw_has(&a.flags, WS_ARCH_PARALLEL))) {
 		from_catalogue(c, &a);
 		ws_arch_free(&a);
 		cJSON_Delete(j);
@@ -2627,7 +2711,9 @@ read_cfg(const char *path, cfg *c, const char **raw, size_t *raw_len)
 	if (!c->heads || !c->hidden || !c->layers || !c->vocab)
 		die("%s: hidden, layers, heads and vocab are required", path);
 	c->head_dim = num(r, "head_dim", c->hidden / c->heads);
-	c->tied = boolean(r, "tie_word_embeddings", has(c, F_TIED));
+	/* a wrapper's own key when its text_config has none (Qwen-VL's) */
+	c->tied = boolean(r, "tie_word_embeddings", r != j ? boolean(j, "tie_word_embeddings", has(c, F_TIED))
+							    : has(c, F_TIED));
 	c->attn_bias = has(c, F_BIAS_KEY) && boolean(r, "attention_bias", has(c, F_BIAS_ON));
 	if (has(c, F_INTERNLM2)) {
 		/* InternLM2Config's bias (default true); its head is output */
@@ -3344,6 +3430,8 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 		gguf_stack_keys(&kv, &nkv, c, arch);
 	kv_u32(&kv, &nkv, arch, "attention.head_count", c->heads);
 	kv_u32(&kv, &nkv, arch, "vocab_size", c->vocab);
+	if (c->sliding)
+		kv_u32(&kv, &nkv, arch, "attention.sliding_window", c->sliding);
 	if (mla && g->mla_split) {
 		/* the split layout describes the latent as one kv head of
 		 * kv_lora + rope; the per-head sizes move to *_mla */
@@ -3406,6 +3494,75 @@ write_gguf(const char *dir, const gen *g, const struct dtype *dt)
 
 /* ==== llama.cpp's vision file (mmproj) ==== */
 
+/* An audio tower and its projector as llama.cpp's converter writes
+ * them (clip.has_audio_encoder, clip.audio.* sizes): the tower under a.
+ * (its conv biases unsqueezed to [d, 1]), the projector under mm.a.
+ * (one biased fc, or mlp.1 / mlp.2 without biases); `drop` trailing
+ * blocks left out. */
+static void
+write_mmproj_audio(const char *dir, const cfg *c, const struct dtype *dt, uint64_t drop,
+		   const struct ws_cat_mmproj *mp, const struct ws_arch *a, const struct ws_arch *pj)
+{
+	if (!mp->keys || strcmp(mp->parts[0].kind, "audio"))
+		die("no audio file layout for this config");
+	gen g0 = {.c = c}, *g = &g0;
+	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
+	char n[96];
+	top_nd(g, "a.conv1d.1.weight", 3, d, a->num_channels, 3, 0);
+	top_nd(g, "a.conv1d.1.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.conv1d.2.weight", 3, d, d, 3, 0);
+	top_nd(g, "a.conv1d.2.bias", 2, d, 1, 0, 0);
+	top_nd(g, "a.position_embd.weight", 2, a->max_position_embeddings, d, 0, 0);
+	static const char *const lin[] = {"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"};
+	for (uint64_t l = 0; l < L; l++) {
+		if (g->plant == P_MISSING_TOWER_LAYER && l == 1)
+			continue;
+		for (size_t i = 0; i < sizeof lin / sizeof lin[0]; i++) {
+			uint64_t out = i == 4 ? f : d, in = i == 5 ? f : d;
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.weight", l, lin[i]);
+			top_nd(g, n, 2, out, in, 0, 0);
+			if (i != 1) {  /* Whisper's keys have no bias */
+				snprintf(n, sizeof n, "a.blk.%" PRIu64 ".%s.bias", l, lin[i]);
+				top_nd(g, n, 1, out, 0, 0, 0);
+			}
+		}
+		for (int k = 1; k <= 2; k++) {
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.weight", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+			snprintf(n, sizeof n, "a.blk.%" PRIu64 ".ln%d.bias", l, k);
+			top_nd(g, n, 1, d, 0, 0, 0);
+		}
+	}
+	top_nd(g, "a.post_ln.weight", 1, d, 0, 0, 0);
+	top_nd(g, "a.post_ln.bias", 1, d, 0, 0, 0);
+	uint64_t in = pj->embedding_size, out = pj->hidden_size + (g->plant == P_PROJECTOR_WIDTH ? 64 : 0);
+	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		top_nd(g, "mm.a.mlp.1.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.mlp.2.weight", 2, out, out, 0, 0);
+	} else {
+		top_nd(g, "mm.a.fc.weight", 2, out, in, 0, 0);
+		top_nd(g, "mm.a.fc.bias", 1, out, 0, 0, 0);
+	}
+	buf kv = {0};
+	uint64_t nkv = 0;
+	kv_str(&kv, &nkv, "general.architecture", "clip");
+	put_str(&kv, "clip.has_audio_encoder");
+	put_u32(&kv, 7);  /* bool */
+	put(&kv, "\1", 1);
+	nkv++;
+	kv_str(&kv, &nkv, "clip.projector_type", mp->projector_type);
+	kv_u32(&kv, &nkv, "clip.audio", "embedding_length", d);
+	kv_u32(&kv, &nkv, "clip.audio", "feed_forward_length", f);
+	kv_u32(&kv, &nkv, "clip.audio", "block_count", L);
+	kv_u32(&kv, &nkv, "clip.audio", "attention.head_count", a->num_heads);
+	kv_u32(&kv, &nkv, "clip.audio", "projection_dim", pj->hidden_size);
+	kv_u32(&kv, &nkv, "clip.audio", "num_mel_bins", a->num_channels);
+	if (mp->stack_key)
+		kv_u32(&kv, &nkv, "clip.audio", mp->stack_key, in / d);
+	gguf_emit(dir, "mmproj.gguf", g, dt, kv, nkv);
+	free(g->v);
+}
+
 /* A wrapper's vision tower and projector as llama.cpp's converter writes
  * them: general.architecture clip, clip.vision.* sizes, the tower's
  * tensors under v., the projector's under mm.; `drop` trailing blocks
@@ -3423,6 +3580,12 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 			pj = &c->part_arch[i];
 	}
 	if (!a || !pj || !mp || !a->known || drop >= a->num_layers)
+		die("no vision file layout for this config");
+	if (ws_sw_has(&a->flags, WS_ARCH_CONV_STEM)) {
+		write_mmproj_audio(dir, c, dt, drop, mp, a, pj);
+		return;
+	}
+	if (strcmp(mp->parts[0].kind, "vision"))
 		die("no vision file layout for this config");
 	gen g0 = {.c = c}, *g = &g0;
 	uint64_t d = a->hidden_size, f = a->intermediate_size, L = a->num_layers - drop;
@@ -3484,10 +3647,13 @@ write_mmproj(const char *dir, const cfg *c, const struct dtype *dt, uint64_t dro
 	}
 	uint64_t in = pj->embedding_size, out = pj->hidden_size;
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_MLP2)) {
+		bool pb = ws_sw_has(&pj->flags, WS_ARCH_PROJ_BIAS);
 		top_nd(g, "mm.0.weight", 2, out, in, 0, 0);
-		top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.0.bias", 1, out, 0, 0, 0);
 		top_nd(g, "mm.2.weight", 2, out, out, 0, 0);
-		top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
+		if (pb)
+			top_nd(g, "mm.2.bias", 1, out, 0, 0, 0);
 	}
 	if (ws_sw_has(&pj->flags, WS_ARCH_PROJ_LINEAR))
 		top_nd(g, "mm.input_projection.weight", 2, in, out, 0, 0);
@@ -3639,7 +3805,7 @@ usage(void)
 	      "               [--st] [--st-dense OUT[:nobias]]... [--ignored] [--tied-copies]\n"
 	      "               [--single-file] [--gguf-shape-fix] [--gguf-prefix]  (--single-file: CONFIG a diffusers\n"
 	      "               folder: one original SD file; --gguf-prefix: a network's GGUF names under\n"
-	      "               model.diffusion_model.)\n"
+	      "               model.diffusion_model.) [--layout new|old]\n"
 	      "defects: mha-k missing-block missing-expert untied-trained-head tied-identical-head\n"
 	      "         missing-tower-layer projector-width missing-ssm\n",
 	      stderr);
@@ -3690,7 +3856,11 @@ main(int argc, char **argv)
 		if (!v)
 			usage();
 		i++;
-		if (!strcmp(a, "--format")) {
+		if (!strcmp(a, "--layout")) {
+			if (strcmp(v, "new") && strcmp(v, "old"))
+				usage();
+			layout = !strcmp(v, "new") ? LAYOUT_NEW : LAYOUT_OLD;
+		} else if (!strcmp(a, "--format")) {
 			if (strcmp(v, "gguf") && strcmp(v, "safetensors") && strcmp(v, "mmproj"))
 				usage();
 			gguf = !strcmp(v, "gguf");

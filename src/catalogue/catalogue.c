@@ -21,6 +21,7 @@
 #define D(k, v) {k, WS_CAT_NUM, v}
 #define DTRUE(k) {k, WS_CAT_TRUE, 0}
 #define DFALSE(k) {k, WS_CAT_FALSE, 0}
+#define DLAYERS(k, mask) {k, WS_CAT_LAYERS, mask}
 
 /* An entry leaves the fields after the last it needs at their zero
  * meaning (no defaults, every layer slides): that is the point of the
@@ -287,6 +288,15 @@ static const struct ws_cat_part qwen3_vl_parts[] = {
 	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* Qwen3-VL-MoE: Qwen3-VL's tower and mergers beside a MoE text model */
+static const struct ws_cat_part qwen3_vl_moe_parts[] = {
+	{"text", NULL, "text_config", "qwen3_vl_moe_text", NOSW, {NULL}},
+	{"vision", "visual", "vision_config", "qwen3_vl_vision", NOSW, {"model.visual.", "visual."}},
+	{"projector", "merger", NULL, "merger_v3", NOSW, {"model.visual.merger.", "visual.merger."}},
+	{"projector", "deepstack_merger_list", NULL, "deepstack", NOSW,
+	 {"model.visual.deepstack_merger_list.", "visual.deepstack_merger_list."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* LLaVA-NeXT: LLaVA's, and image_newline beside the projector */
 static const struct ws_cat_part llava_next_parts[] = {
 	{"text", NULL, "text_config", "llama", NOSW, {NULL}},
@@ -358,6 +368,35 @@ static const struct ws_cat_part internvl_parts[] = {
 	 {"model.multi_modal_projector.", "multi_modal_projector."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* Audio-text wrappers: a Whisper-style encoder (audio_tower, its conv
+ * stem, a frozen sinusoidal position table stored as a parameter, a
+ * final layer_norm; Qwen2-Audio's avg_pooler has no parameters), a
+ * projector into the text width, the text CausalLM under
+ * language_model.  Qwen2-Audio's projector is one biased linear
+ * (multi_modal_projector.linear) from d_model; Voxtral's two bias-free
+ * linears with a GELU between, from the tower's intermediate_size (its
+ * outputs reshaped 4 frames to a row) */
+static const struct ws_cat_part qwen2_audio_parts[] = {
+	{"text", NULL, "text_config", "qwen2", NOSW, {NULL}},
+	{"audio", "audio_tower", "audio_config", "qwen2_audio_encoder", NOSW, {"audio_tower.", "model.audio_tower."},
+	 .pool = 2},
+	{"projector", "multi_modal_projector", NULL, "sub_linear_bias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+/* VoxtralConfig's defaults under its text_config's (Voxtral-Mini's
+ * text model) */
+static const struct ws_cat_default voxtral_text_defs[] = {
+	D("vocab_size", 131072), D("hidden_size", 3072), D("intermediate_size", 8192), D("num_hidden_layers", 30),
+	D("num_key_value_heads", 8), D("max_position_embeddings", 131072), D("head_dim", 128), {NULL, WS_CAT_END, 0},
+};
+static const struct ws_cat_part voxtral_parts[] = {
+	{"text", NULL, "text_config", "llama", NOSW, {NULL}, .defs = voxtral_text_defs},
+	{"audio", "audio_tower", "audio_config", "voxtral_encoder", NOSW, {"audio_tower.", "model.audio_tower."}},
+	{"projector", "multi_modal_projector", NULL, "mlp2_nobias", NOSW,
+	 {"multi_modal_projector.", "model.multi_modal_projector."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 /* Encoder-decoders: two stacks read from the one config, each as a
  * type of its own (its keys through the type's aliases: encoder_layers,
  * decoder_ffn_dim ...).  The decoder is the main component: it holds
@@ -406,6 +445,11 @@ static const struct ws_cat_part whisper_parts[] = {
 	{"encoder", "encoder", "", "whisper_encoder", NOSW, {"model.encoder.", "encoder."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* a tower class named by its prefix alone (Qwen2AudioEncoder) */
+static const struct ws_cat_class tower_alone_classes[] = {
+	{"", WS_HEAD_NONE, NOSW},
+	{NULL, WS_HEAD_NONE, NOSW},
+};
 /* an encoder stack standing alone (T5EncoderModel) has no head */
 static const struct ws_cat_class stack_classes[] = {
 	{"Model", WS_HEAD_NONE, NOSW},
@@ -426,7 +470,9 @@ static const struct ws_cat_part mmproj_llava_parts[] = {
 };
 static const struct ws_cat_part mmproj_gemma3_joined[] = {
 	{"text", NULL, NULL, NULL, NOSW, {NULL}},
-	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}},
+	/* llama.cpp pools the tower's patches 4 x 4 (its default for this
+	 * projector type): the 256 tokens of mm_tokens_per_image */
+	{"vision", "v", "clip.vision", "siglip_vision_model", NOSW, {"v."}, .pool = 4},
 	{"projector", "mm", NULL, "norm_linear", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
@@ -450,10 +496,38 @@ static const struct ws_cat_part mmproj_internvl_joined[] = {
 	{"projector", "mm", NULL, "shuffle_norm_mlp2", NOSW, {"mm."}},
 	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
 };
+/* llama.cpp's audio files (clip.has_audio_encoder): the Whisper-style
+ * tower under a. (a.conv1d.1 / .2, a.position_embd, a.blk.N, a.post_ln),
+ * the projector under mm.a. (Qwen2-Audio's fc, Voxtral's mlp.1 / .2) */
+static const struct ws_cat_part mmproj_qwen2a_parts[] = {
+	{"audio", NULL, NULL, "qwen2_audio_encoder", NOSW, {NULL}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_qwen2a_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "qwen2_audio_encoder", NOSW, {"a."}, .pool = 2},
+	{"projector", "mm", NULL, "sub_linear_bias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_parts[] = {
+	{"audio", NULL, NULL, "voxtral_encoder", NOSW, {NULL}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
+static const struct ws_cat_part mmproj_voxtral_joined[] = {
+	{"text", NULL, NULL, NULL, NOSW, {NULL}},
+	{"audio", "a", "clip.audio", "voxtral_encoder", NOSW, {"a."}},
+	{"projector", "mm", NULL, "mlp2_nobias", NOSW, {"mm."}},
+	{NULL, NULL, NULL, NULL, NOSW, {NULL}},
+};
 static const struct ws_cat_mmproj mmprojs[] = {
 	{"gemma3", mmproj_gemma3_parts, mmproj_gemma3_joined},
 	{"mlp", mmproj_llava_parts, mmproj_llava_joined},
 	{"internvl", mmproj_internvl_parts, mmproj_internvl_joined, "projector.scale_factor"},
+	{"qwen2a", mmproj_qwen2a_parts, mmproj_qwen2a_joined, .keys = "clip.audio."},
+	{"voxtral", mmproj_voxtral_parts, mmproj_voxtral_joined, .keys = "clip.audio.",
+	 .stack_key = "projector.stack_factor"},
 };
 
 /* Projector layouts: LLaVA's two linear layers with a GELU between
@@ -462,10 +536,10 @@ static const struct ws_cat_mmproj mmprojs[] = {
  * outputs side by side (pixel shuffle); the Qwen-VL merger's norm over
  * the tower width and two linears over 2 x 2 merged patches. */
 static const struct ws_cat_projector projectors[] = {
-	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
+	{"mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"norm_linear", WS_NORM_RMS, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
 	{"linear", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_BARE)},
-	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
+	{"mlp2_newline", WS_NORM_LAYER, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_PROJ_BIAS, WS_ARCH_IMAGE_NEWLINE, WS_ARCH_BARE)},
 	{"linear_bias", WS_NORM_LAYER, SW(WS_ARCH_PROJ_LINEAR, WS_ARCH_PROJ_BIAS, WS_ARCH_BARE)},
 	{"merger_v3", WS_NORM_LAYER, SW(WS_ARCH_PROJ_IN_NORM, WS_ARCH_PROJ_MERGE_MLP, WS_ARCH_BARE)},
 	/* Qwen3VLVisionConfig's default list is [8, 16, 24] */
@@ -481,6 +555,9 @@ static const struct ws_cat_projector projectors[] = {
 	 * a linear into the text width, a GELU, a linear */
 	{"shuffle_norm_mlp2", WS_NORM_LAYER, SW(WS_ARCH_PROJ_SHUFFLE_MLP, WS_ARCH_BARE), "downsample_ratio", 2,
 	 NULL, 0, true},
+	/* Voxtral's: LLaVA's two linears without biases, from the tower's
+	 * output width (its entry says which key) */
+	{"mlp2_nobias", WS_NORM_NONE, SW(WS_ARCH_PROJ_MLP2, WS_ARCH_BARE)},
 };
 /* DINOv2's: no pooler; the image classifier reads the class token and
  * the mean of the patch tokens side by side (2 × hidden inputs). */
@@ -538,6 +615,17 @@ static const struct ws_cat_class dinov2_classes[] = {
 	 D("decoder_layers", 4), D("encoder_attention_heads", 6), D("decoder_attention_heads", 6), \
 	 D("encoder_ffn_dim", 1536), D("decoder_ffn_dim", 1536), D("max_source_positions", 1500), \
 	 D("max_target_positions", 448)}
+/* Qwen2AudioEncoderConfig's and VoxtralEncoderConfig's (the same
+ * whisper-large-v3 encoder, spelled each its way) */
+#define QWEN2_AUDIO_ENC_DEFAULTS \
+	{D("num_mel_bins", 128), D("d_model", 1280), D("encoder_layers", 32), D("encoder_attention_heads", 20), \
+	 D("encoder_ffn_dim", 5120), D("max_source_positions", 1500)}
+#define VOXTRAL_ENC_DEFAULTS \
+	{D("num_mel_bins", 128), D("hidden_size", 1280), D("num_hidden_layers", 32), D("num_attention_heads", 20), \
+	 D("intermediate_size", 5120), D("max_source_positions", 1500)}
+/* Whisper's encoder layer: biases but on the keys, a conv stem, the
+ * frozen position table stored */
+#define WHISPER_ENC_BODY ALLB, WS_ARCH_NO_K_BIAS, WS_ARCH_LEARNED_POS, WS_ARCH_CONV_STEM, WS_ARCH_NO_TOKENS
 /* BART's layer: biases everywhere, learned positions 2 rows past the
  * span, a LayerNorm over the embeddings */
 #define BART_BODY ALLB, WS_ARCH_POS_OFFSET, WS_ARCH_EMBED_NORM
@@ -565,7 +653,11 @@ static const struct ws_cat_entry entries[] = {
 	 {D("vocab_size", 32000), D("hidden_size", 4096), D("intermediate_size", 14336), D("num_hidden_layers", 32),
 	  D("num_attention_heads", 32), D("num_key_value_heads", 8), D("max_position_embeddings", 131072)}},
 	{{"mixtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Mixtral", {{0}}},
-	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2", {{0}}, WS_SLIDE_FROM, 0},
+	/* Qwen2Config's defaults (Qwen2-Audio's text_config leans on them) */
+	{{"qwen2"}, "qwen2", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2",
+	 {D("vocab_size", 151936), D("hidden_size", 4096), D("intermediate_size", 22016), D("num_hidden_layers", 32),
+	  D("num_attention_heads", 32), D("num_key_value_heads", 32), D("max_position_embeddings", 32768)},
+	 WS_SLIDE_FROM, 0},
 	{{"qwen2_moe"}, "qwen2moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QKV_BIAS, WS_ARCH_SHARED_GATE), NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Moe", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3"}, "qwen3", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3", {{0}}, WS_SLIDE_FROM, 0},
 	{{"qwen3_moe"}, "qwen3moe", WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD), NOSW, {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3Moe", {{0}}, WS_SLIDE_FROM, 0},
@@ -844,12 +936,12 @@ static const struct ws_cat_entry entries[] = {
 	{{"intern_vit_6b"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN,
 	 SW(WS_ARCH_FUSED_QKV, WS_ARCH_O_BIAS, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_PATCH_BIAS,
 	    WS_ARCH_CLS_TOKEN, WS_ARCH_LAYER_SCALE, WS_ARCH_NO_FINAL_NORM),
-	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS),
+	 SW(WS_ARCH_QK_NORM_FULL, WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS),
 	 {{"qkv_bias", SW(WS_ARCH_QKV_BIAS)}, {"qk_normalization", SW(WS_ARCH_QK_NORM_FULL)}}, false, WS_FIX_NONE,
 	 "InternVision",
 	 {D("hidden_size", 3200), D("intermediate_size", 12800), D("num_hidden_layers", 48),
 	  D("num_attention_heads", 25), D("num_channels", 3), D("image_size", 224), D("patch_size", 14)},
-	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS), true}}},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "layer_norm", SW(WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS), true}}},
 	{{"internvl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "InternVL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = internvl_parts},
 	/* its tower (InternVLVisionConfig's defaults are InternViT-300M's
@@ -865,7 +957,7 @@ static const struct ws_cat_entry entries[] = {
 	 false, WS_FIX_NONE, "InternVLVision",
 	 {D("hidden_size", 1024), D("intermediate_size", 4096), D("num_hidden_layers", 24),
 	  D("num_attention_heads", 16), D("num_channels", 3), D("image_size", 448), D("patch_size", 14)},
-	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS)}}},
+	 WS_SLIDE_ALL, 0, vision_tower_classes, {{0}}, {{"norm_type", "rms_norm", SW(WS_ARCH_NO_NORM_BIAS, WS_ARCH_RMS_NORMS)}}},
 	{{"paligemma"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "PaliGemma",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = paligemma_parts},
 	/* Mllama's text model: Llama's layers, cross-attention ones where
@@ -896,6 +988,20 @@ static const struct ws_cat_entry entries[] = {
 	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "num_global_layers"}, {WS_AK_HEADS, "attention_heads"}}},
 	{{"qwen3_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_parts},
+	{{"qwen3_vl_moe"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen3VLMoe",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen3_vl_moe_parts},
+	/* Qwen3-VL-MoE's text model: Qwen3-MoE's blocks, the experts of a
+	 * block stored fused as gpt-oss's and Llama 4's are (gate_up_proj
+	 * [E, hidden, 2 x moe_intermediate], down_proj [E, moe_intermediate,
+	 * hidden]) beside the router mlp.gate; Qwen3VLMoeTextConfig's
+	 * defaults */
+	{{"qwen3_vl_moe_text"}, NULL, WS_NORM_RMS, WS_MLP_GATED, SW(WS_ARCH_QK_NORM_HEAD, WS_ARCH_MOE_FUSED), NOSW,
+	 {{"attention_bias", SW(QKVO)}}, false, WS_FIX_NONE, "Qwen3VLMoeText",
+	 {D("vocab_size", 151936), D("hidden_size", 2048), D("intermediate_size", 5632), D("num_hidden_layers", 24),
+	  D("num_attention_heads", 16), D("num_key_value_heads", 16), D("max_position_embeddings", 128000),
+	  D("moe_intermediate_size", 1408), D("num_experts_per_tok", 4), D("num_experts", 60),
+	  D("decoder_sparse_step", 1)},
+	 WS_SLIDE_FROM, 0},
 	{{"qwen2_5_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VL",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_5_vl_parts},
 	{{"qwen2_vl"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2VL",
@@ -907,12 +1013,15 @@ static const struct ws_cat_entry entries[] = {
 	/* Qwen2.5-VL's tower: pre-norm RMS blocks, a fused qkv and a gated
 	 * MLP with biases, a patch convolution over temporal_patch_size
 	 * frames, rotary positions, no final norm (the merger's ln_q is the
-	 * projector's); window attention changes no parameter */
+	 * projector's); window attention changes no parameter, only the
+	 * pairs a block attends (blocks 7, 15, 23, 31 over the whole image
+	 * by default, the others in windows of 112 pixels a side) */
 	{{"qwen2_5_vl_vision"}, NULL, WS_NORM_RMS, WS_MLP_GATED,
 	 SW(WS_ARCH_FUSED_QKV, QKVO, WS_ARCH_MLP_BIAS, WS_ARCH_PATCHES, WS_ARCH_NO_PATCH_POS, WS_ARCH_NO_FINAL_NORM),
 	 NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2_5_VisionTransformerPretrained",
 	 {D("depth", 32), D("hidden_size", 3584), D("intermediate_size", 3420), D("num_heads", 16),
-	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2)},
+	  D("in_channels", 3), D("patch_size", 14), D("spatial_merge_size", 2), D("temporal_patch_size", 2),
+	  D("window_size", 112), DLAYERS("fullatt_block_indexes", 0x80808080u)},
 	 WS_SLIDE_ALL, 0, vision_tower_classes, {{WS_AK_LAYERS, "depth"}, {WS_AK_CHANNELS, "in_channels"}}},
 	/* Qwen2-VL's: LayerNorm blocks, a plain MLP of mlp_ratio x
 	 * embed_dim; its hidden_size is the text width it feeds */
@@ -1077,6 +1186,21 @@ static const struct ws_cat_entry entries[] = {
 	  {WS_AK_INTER, "decoder_ffn_dim"}, {WS_AK_POSITIONS, "max_target_positions"}}},
 	{{"whisper"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Whisper",
 	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = whisper_parts},
+	/* audio towers of audio-text wrappers (qwen2_audio_parts): Whisper's
+	 * encoder; Voxtral's projector reads intermediate_size-wide rows
+	 * (its output width) */
+	{{"qwen2_audio_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "Qwen2AudioEncoder", QWEN2_AUDIO_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
+	 {{WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"},
+	  {WS_AK_INTER, "encoder_ffn_dim"}, {WS_AK_POSITIONS, "max_source_positions"}}},
+	{{"voxtral_encoder"}, NULL, WS_NORM_LAYER, WS_MLP_PLAIN, SW(WHISPER_ENC_BODY), NOSW, {{0}}, false,
+	 WS_FIX_NONE, "VoxtralEncoder", VOXTRAL_ENC_DEFAULTS, WS_SLIDE_ALL, 0, tower_alone_classes,
+	 {{WS_AK_POSITIONS, "max_source_positions"}, {WS_AK_OUT, "intermediate_size"},
+	  {WS_AK_LAYERS, "encoder_layers"}, {WS_AK_HEADS, "encoder_attention_heads"}}},
+	{{"qwen2_audio"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Qwen2Audio",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = qwen2_audio_parts},
+	{{"voxtral"}, NULL, WS_NORM_RMS, WS_MLP_GATED, NOSW, NOSW, {{0}}, false, WS_FIX_NONE, "Voxtral",
+	 {{0}}, WS_SLIDE_ALL, 0, NULL, {{0}}, .parts = voxtral_parts},
 	/* DINOv2: ViT's pre-norm layer with a learned scale after attention
 	 * and after the MLP, a mask token, an MLP of mlp_ratio × hidden
 	 * (Dinov2Config's defaults are dinov2-base's at 224 pixels) */
@@ -1248,11 +1372,47 @@ ws_cat_component_prefix_max(void)
 }
 
 const struct ws_cat_component *
+ws_cat_components(size_t *n)
+{
+	*n = ARRAY_LEN(components);
+	return components;
+}
+
+const struct ws_cat_component *
+ws_cat_component_decide(const char *name, size_t len, size_t *decided)
+{
+	/* each prefix's walk stops at a byte the name has (a difference, or
+	 * the prefix's end with the name going on) or at the name's end;
+	 * the walks look at bytes up to the furthest stop, and only at the
+	 * length when one ran into the name's end (then: no shortcut) */
+	size_t far = 0;
+	const struct ws_cat_component *hit = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(components) && !hit; i++) {
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (n > far)
+			far = n;
+		if (!p[n] && len > n)
+			hit = &components[i];
+	}
+	*decided = far < len ? far + 1 : SIZE_MAX;
+	return hit;
+}
+
+const struct ws_cat_component *
 ws_cat_component_of(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_LEN(components); i++) {
-		size_t n = strlen(components[i].prefix);
-		if (len > n && memcmp(name, components[i].prefix, n) == 0)
+		/* strlen + memcmp's answer in one walk that stops at the first
+		 * byte that differs (the first, for most prefixes): every
+		 * tensor of a checkpoint asks */
+		const char *p = components[i].prefix;
+		size_t n = 0;
+		while (p[n] && n < len && name[n] == p[n])
+			n++;
+		if (!p[n] && len > n)
 			return &components[i];
 	}
 	return NULL;

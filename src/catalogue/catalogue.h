@@ -44,7 +44,9 @@ struct ws_cat_sopt {
 			    * bias, rms_norm its class default) */
 };
 
-enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE };
+/* WS_CAT_LAYERS: a list of layer indexes below 64, bit i of num for
+ * index i (Qwen2.5-VL's fullatt_block_indexes) */
+enum ws_cat_vkind { WS_CAT_END, WS_CAT_NUM, WS_CAT_TRUE, WS_CAT_FALSE, WS_CAT_LAYERS };
 
 /* A class default: the value transformers' config class gives `key`
  * when config.json leaves it out. */
@@ -128,6 +130,15 @@ struct ws_cat_part {
 	 * tensors' names and shapes, `type` the layout they are named by (a
 	 * network class, or a text encoder's names: ws_cat_text_names) */
 	bool inferred;
+	/* an audio tower's outputs averaged this many to one before the
+	 * projector (Qwen2-Audio's avg_pooler), a vision tower's this many
+	 * per side (Gemma 3's 4 x 4 average pool, when no config says
+	 * mm_tokens_per_image); 0: none */
+	uint8_t pool;
+	/* the wrapper's own defaults for its sub-config, read before the
+	 * type's (VoxtralConfig's for its text_config), ended by
+	 * WS_CAT_END; NULL: none */
+	const struct ws_cat_default *defs;
 };
 
 /* The modules of an original Stable Diffusion single file (LDM / SGM
@@ -186,6 +197,11 @@ struct ws_cat_mmproj {
 	/* the clip.vision key of the patches merged per side before the
 	 * projector (InternVL's projector.scale_factor), or NULL */
 	const char *merge_key;
+	/* an audio file's: its tower's key prefix (clip.audio.; NULL:
+	 * clip.vision.), and the key of the frames stacked side by side
+	 * before the projector (its input that many tower widths), or NULL */
+	const char *keys;
+	const char *stack_key;
 };
 const struct ws_cat_mmproj *ws_cat_mmproj(const char *projector_type);
 /* The row whose projector has layout `layout` (a writer's question). */
@@ -318,6 +334,14 @@ struct ws_cat_component {
 
 /* The component tensor `name` belongs to, or NULL (the text decoder). */
 const struct ws_cat_component *ws_cat_component_of(const char *name, size_t len);
+/* The same, and in *decided how many of the name's first bytes decided
+ * it: a name of at least that many bytes, the same ones, has the same
+ * answer (names in a row mostly do). */
+const struct ws_cat_component *ws_cat_component_decide(const char *name, size_t len,
+							size_t *decided);
+/* The whole table (what ws_cat_component_of answers is one of its n
+ * entries). */
+const struct ws_cat_component *ws_cat_components(size_t *n);
 /* The longest prefix: two names longer than it that agree on that many
  * bytes belong to the same component. */
 size_t ws_cat_component_prefix_max(void);

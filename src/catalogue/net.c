@@ -4,6 +4,7 @@
  * blocks repeated, and the level stacks of a UNet or a VAE.
  */
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2651,19 +2652,98 @@ probe_hit(const ws_tensor *t, size_t pl, const char *name)
 	return t->name_len == pl + n && !memcmp(t->name + pl, name, n);
 }
 
+/* ws_net_infer_part's search for the first class with its detect
+ * tensor, on two threads for a large file: each worker takes runs of
+ * tensors and keeps the first class it has seen a hit of (the first of
+ * them all is the same however the runs fall). */
+#define DETECT_RUN 2048
+#define DETECT_PARALLEL_MIN 16384
+
+typedef struct {
+	const ws_model *m;
+	const char *prefix;
+	size_t pl;
+	const size_t *need;
+	size_t lo;
+	uint64_t want, loose, lens, runs;
+	size_t first[2];  /* a worker's first class found */
+	_Atomic uint64_t next;
+} detect_pass;
+
+static void
+detect_worker(void *arg, unsigned worker)
+{
+	detect_pass *p = arg;
+	const ws_model *m = p->m;
+	size_t pl = p->pl, lo = p->lo, *first = &p->first[worker < 2 ? worker : 1];
+	uint64_t want = p->want;
+	for (uint64_t r; want && (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
+		uint64_t hi = m->n_tensors - r * DETECT_RUN < DETECT_RUN ? m->n_tensors : (r + 1) * DETECT_RUN;
+		for (uint64_t i = r * DETECT_RUN; i < hi && want; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			size_t len = t->name_len;
+			if (len <= pl)
+				continue;
+			uint64_t cand = p->loose & want;
+			if (len >= lo && len - lo < 64 && (p->lens >> (len - lo) & 1))
+				cand = want;
+			for (; cand; cand &= cand - 1) {
+				size_t k = (size_t)__builtin_ctzll(cand);
+				if ((classes[k].detect[0] == '*' ? len < p->need[k] : len != p->need[k]) ||
+				    (pl && memcmp(t->name, p->prefix, pl)) || !probe_hit(t, pl, classes[k].detect))
+					continue;
+				*first = k;
+				/* only a class before it can still come first */
+				want &= (1ull << k) - 1;
+				break;
+			}
+		}
+	}
+}
+
 int
 ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct ws_arch *out, ws_error *err)
 {
 	const struct nclass *c = NULL;
 	size_t pl = prefix ? strlen(prefix) : 0;
-	for (size_t k = 0; k < sizeof classes / sizeof classes[0] && !c; k++) {
+	/* The first class in order with its detect tensor: one pass over
+	 * the tensors for all of them, a name tried only against the
+	 * classes whose detect name has its length (probe_hit's first
+	 * test; a '*' one, ending so, against any at least as long). */
+	enum { NC = sizeof classes / sizeof classes[0] };
+	_Static_assert(NC <= 64, "a class a bit");
+	size_t need[NC] = {0}, lo = SIZE_MAX;
+	uint64_t want = 0, loose = 0, lens = 0;
+	for (size_t k = 0; k < NC; k++) {
 		if (!classes[k].detect || (cls && strcmp(classes[k].cls, cls)))
 			continue;
-		for (uint64_t i = 0; i < m->n_tensors && !c; i++)
-			if (m->tensors[i].name_len > pl && !memcmp(m->tensors[i].name, prefix, pl) &&
-			    probe_hit(&m->tensors[i], pl, classes[k].detect))
-				c = &classes[k];
+		size_t dn = strlen(classes[k].detect);
+		want |= 1ull << k;
+		if (classes[k].detect[0] == '*') {
+			need[k] = pl + dn - 1; /* at least */
+			loose |= 1ull << k;
+		} else {
+			need[k] = pl + dn;     /* exactly */
+			if (need[k] < lo)
+				lo = need[k];
+		}
 	}
+	for (size_t k = 0; k < NC; k++)
+		if ((want & ~loose) >> k & 1) {
+			if (need[k] - lo < 64)
+				lens |= 1ull << (need[k] - lo);
+			else
+				loose |= 1ull << k; /* tried at every name */
+		}
+	detect_pass dp = {.m = m, .prefix = prefix, .pl = pl, .need = need, .lo = lo, .want = want,
+			  .loose = loose, .lens = lens,
+			  .runs = m->n_tensors / DETECT_RUN + (m->n_tensors % DETECT_RUN != 0),
+			  .first = {NC, NC}};
+	atomic_init(&dp.next, 0);
+	ws_team_run(m->n_tensors >= DETECT_PARALLEL_MIN ? 1 : 0, detect_worker, &dp);
+	size_t first = dp.first[0] < dp.first[1] ? dp.first[0] : dp.first[1];
+	if (first < NC)
+		c = &classes[first];
 	if (!c)
 		return 0;
 	uint64_t q[QR_COUNT] = {0};

@@ -158,7 +158,20 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 			ws_fmt_commas(xb, x1, sizeof x1));
 	if (!n)
 		return;
-	fputs("\ncomponents, per image at the config's image size (T tokens: a*T + b*T^2 MACs)\n", out);
+	bool img = false, aud = false, windows = false;
+	for (size_t i = 0; i < n; i++) {
+		img = img || !p[i].audio;
+		aud = aud || p[i].audio;
+		windows = windows || p[i].window;
+	}
+	if (img)
+		fprintf(out, "\ncomponents, per image at the config's image size or the one said (T tokens: a*T + "
+			"b*T^2%s MACs)\n", windows ? " + b_window*pairs" : "");
+	else
+		fputs("\ncomponents, per audio input of max_source_positions after the conv stem (T tokens: a*T + "
+		      "b*T^2 MACs)\n", out);
+	if (img && aud)
+		fputs("  (audio components: per audio input of max_source_positions after the conv stem)\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("  ", out);
 		ws_fput_escaped(out, p[i].name, strlen(p[i].name));
@@ -170,9 +183,22 @@ print_parts(FILE *out, const ws_model *m, const ws_flops_part *p, size_t n)
 		}
 		if (p[i].image_size)
 			fprintf(out, "%llu px, ", (unsigned long long)p[i].image_size);
-		fprintf(out, "%s tokens, a %s, b %s: %s MACs per image\n", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
-			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3),
-			ws_fmt_commas(p[i].macs, b4, sizeof b4));
+		if (p[i].audio && strcmp(p[i].kind, "projector"))
+			fprintf(out, "%llu mel frames, ", 2 * (unsigned long long)p[i].tokens);
+		/* a tower of any size: the image it was costed at, and why */
+		if (p[i].height)
+			fprintf(out, "%llu x %llu px (%s), ", (unsigned long long)p[i].height,
+				(unsigned long long)p[i].width,
+				p[i].size_default ? "any size, none in its config: the default, --size H[xW] to change"
+						  : "--size, to whole merged patches");
+		fprintf(out, "%s tokens, a %s, b %s", ws_fmt_commas(p[i].tokens, b1, sizeof b1),
+			ws_fmt_commas(p[i].a, b2, sizeof b2), ws_fmt_commas(p[i].b, b3, sizeof b3));
+		if (p[i].window)
+			fprintf(out, " (its blocks over the whole image), b_window %s over %s pairs (windows of %llu px)",
+				ws_fmt_commas(p[i].b_window, b1, sizeof b1),
+				ws_fmt_commas(p[i].window_pairs, b2, sizeof b2), (unsigned long long)p[i].window);
+		fprintf(out, ": %s MACs per %s\n", ws_fmt_commas(p[i].macs, b4, sizeof b4),
+			p[i].audio ? "audio input" : "image");
 	}
 	const cJSON *fl = feature_layer(m);
 	if (fl && cJSON_IsNumber(fl))
@@ -199,19 +225,35 @@ parts_json(const ws_model *m, cJSON *comps, const ws_flops_part *p, size_t n)
 		}
 		if (!c)
 			continue;
-		cJSON *per = cJSON_CreateString("image");
+		/* an audio tower and its projector: per audio input (the
+		 * positions after the conv stem, its mel frames twice those) */
+		cJSON *per = cJSON_CreateString(p[i].audio ? "audio" : "image");
 		if (!per || !cJSON_ReplaceItemInObjectCaseSensitive(c, "per", per)) {
 			cJSON_Delete(per);
 			return -1;
 		}
-		cJSON *o = cJSON_AddObjectToObject(c, "per_image");
+		cJSON *o = cJSON_AddObjectToObject(c, p[i].audio ? "per_audio" : "per_image");
 		if (!o)
 			return -1;
 		if (p[i].image_size)
 			ws_json_add_u64(o, "image_size", p[i].image_size);
+		if (p[i].height) {
+			/* a tower of any size: the image it was costed at */
+			ws_json_add_u64(o, "height", p[i].height);
+			ws_json_add_u64(o, "width", p[i].width);
+			if (!cJSON_AddStringToObject(o, "size_source", p[i].size_default ? "default" : "--size"))
+				return -1;
+		}
+		if (p[i].audio && strcmp(p[i].kind, "projector") && p[i].tokens <= UINT64_MAX / 2)
+			ws_json_add_u64(o, "mel_frames", 2 * p[i].tokens);
 		ws_json_add_u64(o, "tokens", p[i].tokens);
 		ws_json_add_u64(o, "a", p[i].a);
 		ws_json_add_u64(o, "b", p[i].b);
+		if (p[i].window) {
+			ws_json_add_u64(o, "b_window", p[i].b_window);
+			ws_json_add_u64(o, "window_pairs", p[i].window_pairs);
+			ws_json_add_u64(o, "window_size", p[i].window);
+		}
 		if (p[i].tokens)
 			ws_json_add_u64(o, "macs", p[i].macs);
 		/* FLOPs = 2 x MACs, when it fits */
@@ -258,6 +300,13 @@ component_flops(const ws_model *m, const flops_opts *o, cJSON *arr, FILE *text, 
 				ws_flops_model_free(&f);
 				return ws_err_oom(err, m->path);
 			}
+		} else if (ws_flops_per_image(co)) {
+			/* a tower or projector: per image, below */
+			fputs("\ncomponent ", text);
+			ws_fput_escaped(text, co->name, strlen(co->name));
+			fprintf(text, " (%s): %s blocks, params %s; per %s below\n", co->kind,
+				ws_fmt_commas(f.num_layers, b1, sizeof b1), ws_fmt_commas(r.params, b2, sizeof b2),
+				strcmp(co->kind, "audio") ? "image" : "audio input");
 		} else {
 			/* a component's name may come from a folder's file names */
 			fputs("\ncomponent ", text);
@@ -396,7 +445,7 @@ diffusion_one(const ws_cli *cli, const char *path, ws_model *m, const flops_opts
 }
 
 static int
-flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
+flops_one(const ws_cli *cli, const char *path, const char *vision, const flops_opts *o)
 {
 	ws_error err = {0};
 	ws_model *m = NULL;
@@ -409,7 +458,7 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 
 	if (!rows)
 		return WS_EXIT_INTERNAL;
-	ws_open_opts oo = {.allow_full_download = cli->allow_full_download};
+	ws_open_opts oo = {.allow_full_download = cli->allow_full_download, .vision_file = vision};
 	if (ws_model_open(path, &oo, &m, &err) || ws_model_analyze(m, &err))
 		goto fail;
 	if (m->n_tensors && ws_flops_is_diffusion(m)) {
@@ -417,11 +466,6 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		ws_model_free(m);
 		free(rows);
 		return rc;
-	}
-	if (o->height) {
-		ws_model_free(m);
-		free(rows);
-		return ws_cli_usage_error("flops: --size is for a diffusion network (a UNet, DiT or VAE)");
 	}
 	if ((rc = ws_cli_select_component(cli, "flops", path, m)) != 0) {
 		ws_model_free(m);
@@ -436,8 +480,18 @@ flops_one(const ws_cli *cli, const char *path, const flops_opts *o)
 		free(rows);
 		return rc;
 	}
-	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, &parts, &n_parts, &err))
+	if (ws_flops_model_init(m, &f, &err) || ws_flops_parts(m, o->height, o->width, &parts, &n_parts, &err))
 		goto fail;
+	/* --size sizes an image only a tower of any size takes (a
+	 * diffusion network's went above) */
+	bool sized = false;
+	for (size_t i = 0; i < n_parts; i++)
+		sized |= parts[i].height != 0;
+	if (o->height && !sized) {
+		ws_err(&err, WS_EXIT_USAGE, path,
+		       "--size is for a vision tower of any image size (none in its config) or a diffusion network");
+		goto fail;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const ws_layer_sel *sel = o->n_sels ? &o->sels[i] : NULL;
 		flops_row *w = &rows[i];
@@ -596,8 +650,28 @@ ws_cmd_flops(const ws_cli *cli, int argc, char **argv)
 		rc = ws_cli_usage_error("flops: no PATH given");
 		goto out;
 	}
-	for (int i = 0; i < np; i++)
-		rc = ws_exit_worst(rc, flops_one(cli, paths[i], &o));
+	for (int i = 0; i < np; i++) {
+		/* a folder of GGUF models: each on its own, a vision file
+		 * (mmproj) joined to its text model as components, as check
+		 * reads it */
+		char **sub = NULL, **vis = NULL;
+		size_t nsub = 0;
+		ws_error err = {0};
+		if (ws_expand_joined(paths[i], &sub, &vis, &nsub, &err)) {
+			rc = ws_exit_worst(rc, ws_cli_report_error(cli, "flops", paths[i], &err));
+			continue;
+		}
+		for (size_t k = 0; k < nsub; k++) {
+			rc = ws_exit_worst(rc, flops_one(cli, sub[k], vis ? vis[k] : NULL, &o));
+			free(sub[k]);
+			if (vis)
+				free(vis[k]);
+		}
+		free(sub);
+		free(vis);
+		if (!nsub)
+			rc = ws_exit_worst(rc, flops_one(cli, paths[i], NULL, &o));
+	}
 out:
 	for (size_t i = 0; i < o.n_sels; i++)
 		ws_layer_sel_free(&o.sels[i]);

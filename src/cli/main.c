@@ -67,7 +67,8 @@ static const cmd_entry commands[] = {
 	{"flops", ws_cmd_flops, "flops PATH [--seq N] [--layers SPEC]... [--size H[xW]] [--kv-dtype T] MACs a*N + b*N^2 from real shapes",
 	 "  --seq N          sequence length (suffixes: 8k = 8,192)\n"
 	 "  --layers SPEC    blocks to count, e.g. 0-23,27-31 (repeatable)\n"
-	 "  --size H[xW]     a diffusion network's image in pixels (default its native size)\n"
+	 "  --size H[xW]     an image in pixels: a diffusion network's (default its native\n"
+	 "                   size), a vision tower's of any image size (default 448)\n"
 	 "  --kv-dtype T     KV cache element type (f16, bf16, f32, q8_0, ...)\n",
 	 "never"},
 	{"report", ws_cmd_report, "report PATH [B] [-o FILE] [--svg] [--config F]  self-contained HTML/SVG picture",

@@ -58,6 +58,13 @@ typedef struct ws_adapter {
  * beside the weights, or names that are adapter factors and no
  * config.json).  Before roles are assigned. */
 bool ws_adapter_detect(const ws_model *m);
+/* The same without its look at the names: 1 or 0, or -1 when the names
+ * decide (no config.json, not GGUF, tensors): an adapter when at least
+ * half are factors' (ws_adapter_name_is_factor). */
+int ws_adapter_detect_quick(const ws_model *m);
+/* Whether name[0, len) is an adapter factor's: the same for two names
+ * that differ only in all-digit segments. */
+bool ws_adapter_name_is_factor(const char *name, size_t len);
 
 /*
  * The adapter's analysis (after ws_roles_assign): its config, the base

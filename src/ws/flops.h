@@ -172,13 +172,38 @@ typedef struct ws_flops_part {
 	uint64_t image_size;       /* a tower's image side (0: none in its config) */
 	uint64_t tokens;           /* per image (0: unknown without an image size) */
 	uint64_t a, b;             /* MACs per token; per pair of tokens */
-	uint64_t macs;             /* per image: a·T + b·T², and a tower's own
+	uint64_t macs;             /* per image: a·T + b·T² (+ b_window ×
+				    * window_pairs), and a tower's own
 				    * adapter over its pixel-shuffled tokens */
+	/* a tower of any image size (Qwen-VL's: rotary or interpolated
+	 * positions, no image size in its config): the image it was
+	 * costed at, the caller's or WS_FLOPS_TOWER_IMAGE, its sides
+	 * rounded to whole merged patches as the image processor does */
+	uint64_t height, width;
+	bool size_default;         /* neither the config nor the caller gave one */
+	/* window attention (Qwen2.5-VL): b is then the blocks over the
+	 * whole image only; the windowed blocks' b_window runs over
+	 * window_pairs pairs, Σ over windows of their tokens² */
+	uint64_t b_window, window_pairs, window;  /* window: its side in pixels */
+	bool audio;                /* per audio input (an audio tower, its
+				    * projector), not per image */
 } ws_flops_part;
 
+/* Is co costed per image (or per audio input) by ws_flops_parts (a
+ * tower or a projector of a wrapper, with its own architecture)? */
+bool ws_flops_per_image(const ws_component *co);
+
+/* The image side a tower of any size is costed at when neither its
+ * config nor the caller names one: a multiple of the 28 and 32 pixels
+ * Qwen-VL's towers merge (14 or 16 a patch, 2 x 2 patches a token). */
+#define WS_FLOPS_TOWER_IMAGE 448
+
 /* The model's other components (*out malloc'd, *n entries; none for a
- * model of one).  -1 on OOM or overflow. */
-int ws_flops_parts(const ws_model *m, ws_flops_part **out, size_t *n, ws_error *err);
+ * model of one), an image of height x width pixels for a tower of any
+ * size (0: WS_FLOPS_TOWER_IMAGE; a tower of a fixed size is costed at
+ * its own).  -1 on OOM or overflow. */
+int ws_flops_parts(const ws_model *m, uint64_t height, uint64_t width, ws_flops_part **out, size_t *n,
+		   ws_error *err);
 
 /* A diffusion pipeline's components (or a network alone), each costed
  * for what it runs once for: a UNet / DiT per denoising step, a VAE per

@@ -122,7 +122,7 @@ enum ws_arch_flag {
 	WS_ARCH_PROJ_DEEPSTACK,   /* a list of mergers normed after the merge, one a "block" (Qwen3-VL) */
 	WS_ARCH_TILES,            /* Mllama's tile and aspect-ratio position tables, gated */
 	WS_ARCH_GATED_LAYERS,     /* a gate after attention and after the MLP (Mllama's global layers) */
-	WS_ARCH_PROJ_BIAS,        /* the projector's one linear has a bias (Mllama) */
+	WS_ARCH_PROJ_BIAS,        /* the projector's linears have biases (Mllama's one, LLaVA's two) */
 	WS_ARCH_SSM_NO_NORM,      /* a Mamba-2 mixer without its gated RMSNorm (Falcon-H1's mamba_rms_norm false) */
 	WS_ARCH_SSM_IN_BIAS,      /* a Mamba-2 in_proj bias alone (Falcon-H1's mamba_proj_bias) */
 	WS_ARCH_SSM_OUT_BIAS,     /* ... an out_proj bias alone (its projectors_bias) */
@@ -138,6 +138,7 @@ enum ws_arch_flag {
 	WS_ARCH_NO_K_BIAS,        /* the key projections without a bias (Whisper) */
 	WS_ARCH_GATED_MLP,        /* a gated MLP the config asks for (T5 gated-gelu) */
 	WS_ARCH_PROJ_SHUFFLE_MLP, /* a norm over m x m merged patches, two biased linears (InternVL's mlp1) */
+	WS_ARCH_RMS_NORMS,        /* its norms RMS norms, not the type's LayerNorms (InternViT's norm_type rms_norm) */
 	WS_ARCH_SWITCH_COUNT
 };
 
@@ -335,6 +336,13 @@ struct ws_arch {
 	 * patches merged per side before a projector (0: none); a tower
 	 * adapter's output width, the projector's input (0: the hidden size) */
 	uint64_t temporal_patch, merge_size, out_width;
+	/* a tower's window attention (Qwen2.5-VL): the window's side in
+	 * pixels (0: every block attends over the whole image) and the
+	 * blocks that still do (fullatt_block_indexes; malloc'd, sorted,
+	 * each below num_layers) */
+	uint64_t vision_window;
+	uint32_t *full_attn_blocks;
+	uint32_t n_full_attn_blocks;
 	uint64_t extra_rows;        /* embedding rows past vocab_size */
 	uint64_t max_tiles, aspect_ids; /* tiles an image is cut into; aspect-ratio ids (+1) */
 	char cls[64];               /* the config's class (architectures[0]), or "" */

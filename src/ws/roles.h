@@ -54,6 +54,10 @@ extern "C" {
  * still assigned, through the uncached path).
  */
 int ws_roles_assign(ws_model *m, int32_t num_hidden_layers);
+/* The same, counting in *factors the names that are adapter factors'
+ * (ws_adapter_name_is_factor) as it goes: one answer a shape of name,
+ * where ws_adapter_detect would look at each. */
+int ws_roles_assign_counting(ws_model *m, int32_t num_hidden_layers, uint64_t *factors);
 
 /**
  * Classify one name (name[0..len), any bytes) for a format and an
