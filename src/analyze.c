@@ -541,8 +541,13 @@ analyze(ws_model *m, ws_error *err)
 		if (!m->parts && ak->type == WS_V_STRING && ak->data_len < sizeof fam) {
 			memcpy(fam, ak->data, (size_t)ak->data_len);
 			fam[ak->data_len] = '\0';
-			if (ws_net_gguf_family(fam) && single_file_parts(m))
+			if (ws_net_gguf_family(fam) && single_file_parts(m)) {
+				free(a);
 				return ws_err_oom(err, m->path);
+			}
+			/* roles read before without the parts: again */
+			if (m->parts)
+				roles_done = false;
 		}
 		/* Missing or contradictory {arch}.* keys break no GGUF rule, but
 		 * llama.cpp refuses such a file: a finding, not exit 3. */
