@@ -598,6 +598,7 @@ analyze(ws_model *m, ws_error *err)
 			if (!ia)
 				return ws_err_oom(err, m->path);
 			if (ws_arch_infer_part(m, &m->parts[0], ia, err)) {
+				ws_arch_free(ia);
 				free(ia);
 				return -1;
 			}

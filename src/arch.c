@@ -577,7 +577,9 @@ static int u32_cmp(const void *x, const void *y);
 
 /* A tower's window attention: window_size in pixels (a whole number
  * of merged patches, at least one) and fullatt_block_indexes, the
- * blocks that attend over the whole image; absent, every block does. */
+ * blocks that attend over the whole image; every other block attends
+ * within its window (as the modeling code tests membership), so with
+ * no list and no class default every block is windowed. */
 static int
 read_vision_window(struct cfg *c)
 {
@@ -3304,9 +3306,25 @@ ws_arch_infer_part(const ws_model *m, const struct ws_cat_part *p, struct ws_arc
 		cJSON_Delete(cfg);
 		return ws_err_oom(err, path);
 	}
-	struct cfg c = {cfg, NULL, path, out, err, NULL, NULL, false, NULL};
+	/* The values come from a file's shapes, not a config: one the class
+	 * refuses (a width past its bounds, 70,000 blocks) leaves this part
+	 * without a formula, saying so, rather than failing the whole open
+	 * with a message about a config key the file does not have. */
+	ws_error e2 = {0};
+	struct cfg c = {cfg, NULL, path, out, &e2, NULL, NULL, false, NULL};
 	int r = arch_read(&c, tn->model_type, proj ? tn->cls_proj : tn->cls, &p->adds);
 	cJSON_Delete(cfg);
+	if (r) {
+		if (e2.code == WS_EXIT_INTERNAL) {
+			*err = e2;
+			return -1;
+		}
+		ws_arch_free(out);
+		arch_init(out, "inferred", path);
+		snprintf(out->architecture, sizeof out->architecture, "%s", p->type);
+		out->unsupported = "the shapes give values its class does not take (a width or block count out of range)";
+		return 0;
+	}
 	out->source = "inferred";
 	out->assumed = "heads: width / 64, in no shape (every released CLIP and OpenCLIP text tower's); "
 		       "no count depends on them";

@@ -460,6 +460,7 @@ part_archs(ws_model *m, ws_error *err)
 			: co->part->config ? -2
 			: tower && m->arch ? ws_arch_projector(co->part, m->arch, tower, m->config, a, err) : -2;
 		if (r == -1) {
+			ws_arch_free(a);
 			free(a);
 			return -1;
 		}

@@ -34,6 +34,7 @@
 #define GGUF_MAX_STRING (1ull << 30)  /* ggml GGUF_MAX_STRING_LENGTH */
 #define GGUF_MAX_ARRAY (1ull << 30)   /* ggml GGUF_MAX_ARRAY_ELEMENTS */
 #define GGUF_MAX_DIMS 4               /* ggml GGML_MAX_DIMS (llama.cpp's limit) */
+#define GGUF_READ_MAX_DIMS 64         /* more is a malformed file (exit 3) */
 #define GGUF_MAX_NAME 64              /* the spec: at most 64 bytes; llama.cpp: fewer */
 #define GGUF_DEFAULT_ALIGN 32
 #define GGUF_MAX_NEST 16              /* our own bound on nested arrays */
@@ -377,6 +378,12 @@ parse_tensor(gg *g, ws_strset *names, uint64_t *expect)
 		return ws_err_at(g->err, g->path, nd_at,
 				 "tensor '%s' has %llu dimensions, more than the rest of the file holds",
 				 nm, (unsigned long long)nd);
+	/* and a fixed bound besides, so a sparse file of zeros cannot make
+	 * each tensor's shape as large as the file */
+	if (nd > GGUF_READ_MAX_DIMS)
+		return ws_err_at(g->err, g->path, nd_at,
+				 "tensor '%s' has %llu dimensions (weightscan reads at most %d)",
+				 nm, (unsigned long long)nd, GGUF_READ_MAX_DIMS);
 	uint64_t *shape = nd ? ws_model_alloc(g->m, (size_t)nd * sizeof *shape) : NULL;
 	if (nd && !shape)
 		return oom(g);

@@ -466,6 +466,13 @@ Test(diffusion, ldm_names_with_sizes_no_network_has)
 		"t first_stage_model.encoder.down.0.block.0.conv1.weight F16 3\n"
 		"t first_stage_model.encoder.down.0.block.0.conv2.weight F16 4000000000\n"
 		"t first_stage_model.encoder.down.15.block.99.conv2.weight F16 3\n",
+		/* a text tower of 70,001 blocks, alone and beside a UNet: the
+		 * config its class would have is refused, so no formula */
+		"t cond_stage_model.transformer.text_model.embeddings.token_embedding.weight F16 49408 768\n"
+		"t cond_stage_model.transformer.text_model.encoder.layers.70000.self_attn.q_proj.weight F16 768 768\n",
+		"t model.diffusion_model.input_blocks.0.0.weight F16 320 4 3 3\n"
+		"t conditioner.embedders.1.model.token_embedding.weight F16 49408 1280\n"
+		"t conditioner.embedders.1.model.transformer.resblocks.70000.ln_1.weight F16 1280\n",
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
 		char *dir = ws_tmpdir(), *sp = ws_write_file(dir, "spec", specs[i], strlen(specs[i]));
@@ -1063,6 +1070,16 @@ Test(diffusion, flux_gguf_quantized)
 		cr_expect(ws_contains(r.out, "\"per\":\"denoising_step\""), "%s", r.out);
 		ws_run_free(&r);
 		if (i == 0) {
+			/* FLUX.1-dev at 1024 px: the figure flops_sdxl_pipeline_and_flux
+			 * works out for the safetensors */
+			r = ws_run_cli("flops", f, "--json", "--size", "1024", NULL);
+			cr_assert_eq(r.status, 0, "%s", r.err);
+			cJSON *fj = cJSON_Parse(r.out);
+			cr_expect_eq(json_u64(first_component(fj), "macs", "total"), 37192326709248ull, "%s", r.out);
+			cJSON_Delete(fj);
+			ws_run_free(&r);
+		}
+		if (i == 0) {
 			/* a family other than the names': no formula, saying so */
 			set_gguf_arch(f, "flux", "sdxl");
 			r = ws_run_cli("check", f, NULL);
@@ -1202,9 +1219,12 @@ Test(diffusion, sd3_in_stability_names_and_gguf)
 		"diffusion/stabilityai__stable-diffusion-3-medium-diffusers__transformer.json",
 		"diffusion/stabilityai__stable-diffusion-3.5-medium__transformer.json",
 	};
+	/* the released totals, so formula and reading cannot be wrong together */
+	static const uint64_t totals[] = {2028328000ull, 2243171520ull};
 	for (size_t i = 0; i < 2; i++) {
 		char *cfg = ws_testdata_path(cfgs[i]);
 		uint64_t total = total_of_file(cfg);
+		cr_expect_eq(total, totals[i], "%s", cfgs[i]);
 		char *dir = ws_tmpdir(), *md = ws_join(dir, "diffusers"), *ms = ws_join(dir, "single"),
 		     *mg = ws_join(dir, "gguf");
 		mkmodel(md, cfg, NULL, NULL);
@@ -1914,6 +1934,8 @@ Test(diffusion, wan21_gguf_under_the_single_file_prefix)
 		ws_run_free(&r);
 	}
 	cr_expect(macs[0] && macs[0] == macs[1], "%llu %llu", (unsigned long long)macs[0], (unsigned long long)macs[1]);
+	/* and what flops_pixart_and_wan_by_hand works out for the safetensors */
+	cr_expect_eq(macs[0], 2325787198464ull);
 	/* another family's key than the names': said, no formula */
 	set_gguf_arch(f1, "wan", "sd1");
 	r = ws_run_cli("check", f1, NULL);

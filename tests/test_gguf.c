@@ -524,6 +524,36 @@ Test(gguf, cli_name_limits)
 	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
 	ws_run_free(&r);
 	free(p);
+	/* 65 dimensions the file could hold: past the reader's fixed bound
+	 * (a sparse file of zeros must not make every shape file-sized),
+	 * exit 3 at n_dims.  The 5-D file with its n_dims made 65: found as
+	 * u32 5 then ne[0] then four u64 ones. */
+	p = ws_join(bad_dir, "li-ndims-5.gguf");
+	FILE *fp = fopen(p, "rb");
+	cr_assert(fp);
+	static unsigned char b[1 << 16];
+	size_t n = fread(b, 1, sizeof b, fp);
+	fclose(fp);
+	free(p);
+	static const unsigned char one[8] = {1};
+	size_t at = 0;
+	for (size_t i = 0; !at && i + 44 <= n; i++)
+		if (!memcmp(b + i, "\5\0\0\0", 4) && !memcmp(b + i + 12, one, 8) && !memcmp(b + i + 20, one, 8) &&
+		    !memcmp(b + i + 28, one, 8) && !memcmp(b + i + 36, one, 8))
+			at = i;
+	cr_assert(at, "no n_dims 5 in li-ndims-5.gguf");
+	b[at] = 65;
+	char *dir = ws_tmpdir();
+	p = ws_write_file(dir, "ndims-65.gguf", b, n);
+	r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
+	snprintf(want, sizeof want, "%s: offset %zu: ", p, at);
+	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
+	cr_expect(ws_contains(r.err, "65 dimensions (weightscan reads at most 64)"), "%s", r.err);
+	ws_run_free(&r);
+	free(p);
+	ws_rmtree(dir);
+	free(dir);
 }
 
 /* A vocab-only GGUF (metadata and tokenizer, no tensors) is valid: check
