@@ -1185,6 +1185,14 @@ Test(multimodal, internvl_flops, .timeout = 120)
 	cr_expect_eq(num(v, "image_size", NULL), 448);
 	cr_expect_eq(num(p, "tokens", NULL), 256);
 	cr_expect_eq(num(p, "a", NULL), 4096ull * 1536 + 1536ull * 1536);
+	cr_expect_eq(num(p, "macs", NULL), 256ull * (4096ull * 1536 + 1536ull * 1536));
+	/* the tower by hand: 24 blocks of qkv + proj (4 x 1024^2) and an MLP
+	 * (2 x 1024 x 4096), the 14x14x3 patch convolution, over 1025
+	 * tokens (the class token's row is charged the patch matmul too:
+	 * 602,112 MACs of 361.8 G); scores and values 2 x 1024 a block */
+	unsigned long long a = 24 * (4 * 1024ull * 1024 + 2 * 1024ull * 4096) + 3ull * 14 * 14 * 1024;
+	cr_expect_eq(num(v, "a", NULL), a);
+	cr_expect_eq(num(v, "macs", NULL), 1025 * a + 24 * 2 * 1024ull * 1025 * 1025);
 	cJSON_Delete(j);
 	ws_rmtree(dir);
 	free(model);
