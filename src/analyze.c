@@ -229,7 +229,6 @@ compare_parts(ws_model *m)
 /* check_roles_and_dtypes' pass, on two threads for a large checkpoint:
  * the tensors in two halves, each with its own blocks' types, merged in
  * order (whichever worker takes a half). */
-#define CRD_PARALLEL_MIN 16384
 
 typedef struct {
 	uint8_t *seen;        /* 3 bytes a block, or NULL */
@@ -310,7 +309,7 @@ check_roles_and_dtypes(ws_model *m)
 		p.h[h].first_unknown = UINT64_MAX;
 	}
 	atomic_init(&p.next, 0);
-	ws_team_run(nl >= CRD_PARALLEL_MIN ? 1 : 0, crd_worker, &p);
+	ws_team_run(ws_team_helpers_for(nl), crd_worker, &p);
 	for (int h = 0; h < 2; h++) {
 		unknown += p.h[h].unknown;
 		if (!first_unknown && p.h[h].unknown)
@@ -406,7 +405,6 @@ net_roles(ws_model *m)
  * file: each worker takes runs of tensors and notes which parts' first
  * prefixes start a name (a set: the same however the runs fall). */
 #define SFP_RUN 2048
-#define SFP_PARALLEL_MIN 16384
 
 typedef struct {
 	const ws_model *m;
@@ -477,7 +475,7 @@ single_file_parts(ws_model *m)
 	sfp_pass p = {.m = m, .all = all, .by_first = by_first, .head = head, .pl = pl, .todo = todo,
 		      .runs = m->n_tensors / SFP_RUN + (m->n_tensors % SFP_RUN != 0)};
 	atomic_init(&p.next, 0);
-	ws_team_run(m->n_tensors >= SFP_PARALLEL_MIN ? 1 : 0, sfp_worker, &p);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), sfp_worker, &p);
 	uint64_t found = p.found[0] | p.found[1];
 	for (size_t k = 0; k < n; k++) {
 		const char *pre = all[k].prefixes[0];

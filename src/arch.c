@@ -2757,7 +2757,6 @@ needles_before(uint8_t (*line_bits)[2], size_t best)
  * and head (by index: the first of both workers is the first), the
  * substrings found and the best line whole in them. */
 #define FAMILY_RUN 2048
-#define FAMILY_PARALLEL_MIN 16384
 
 typedef struct {
 	ws_role_set seen[2];
@@ -2842,7 +2841,7 @@ family_of(const ws_model *m, const ws_tensor **emb, ws_role_set seen[2])
 	for (int w = 0; w < 2; w++)
 		p.w[w] = (family_worker_state){.emb = UINT64_MAX, .head = UINT64_MAX, .best = ARRAY_LEN(families)};
 	atomic_init(&p.next, 0);
-	ws_team_run(m->n_tensors >= FAMILY_PARALLEL_MIN ? 1 : 0, family_worker, &p);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), family_worker, &p);
 	/* the lines before the workers' best were searched for in every
 	 * tensor, and that best line is whole in the union: the first
 	 * whole line up to it is the first of all */

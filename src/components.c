@@ -76,8 +76,6 @@ st_role(const ws_st_module *md, ws_tensor *t)
  * appear, with their counts; the runs' lists merged in run order add the
  * components in the order their first tensors come, as one pass would. */
 #define COMP_RUN 2048
-/* Below this many tensors a second thread costs more than it saves. */
-#define COMP_PARALLEL_MIN 16384
 
 typedef struct {
 	uint32_t code;
@@ -256,7 +254,7 @@ ws_components_assign(ws_model *m)
 	for (uint32_t k = 0; k < ncodes; k++)
 		map[k] = UINT32_MAX;
 	atomic_init(&p.next, 0);
-	ws_team_run(m->n_tensors >= COMP_PARALLEL_MIN ? 1 : 0, comp_worker, &p);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), comp_worker, &p);
 	if (comp_merge(&p, map, &main_ix))
 		goto out;
 	/* the main component first: components[0] is what arch describes */

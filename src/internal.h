@@ -135,6 +135,13 @@ int ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
  * fn that started has, without waiting for a helper the scheduler has
  * not run yet. */
 void ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg);
+/* The helpers a pass over n tensors takes: below 16,384 tensors a second
+ * thread costs more than it saves (one bound for every such pass). */
+static inline unsigned
+ws_team_helpers_for(uint64_t n)
+{
+	return n >= 16384 ? 1 : 0;
+}
 /* The same in parts, for a caller that works beside its helpers on
  * something else: ws_team_start makes them (NULL: none could be, or no
  * slot was free; the caller does without), ws_team_close stops any that

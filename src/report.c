@@ -163,7 +163,6 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
  * a helper (one that comes late takes fewer): each sums into its own,
  * and sums do not depend on the order they were added in. */
 #define SUM_RUN 4096
-#define SUM_PARALLEL_MIN 16384
 
 typedef struct sum_worker {
 	ws_summary s;
@@ -206,7 +205,7 @@ ws_summary_compute(const ws_model *m, ws_summary *s)
 	t->m = m;
 	for (int k = 0; k < 2; k++)
 		t->w[k].max_layer = -1;
-	ws_team_run(m->n_tensors >= SUM_PARALLEL_MIN ? 1 : 0, sum_work, t);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), sum_work, t);
 	sum_worker *a = &t->w[0], *b = &t->w[1];
 	if (a->oom || b->oom || (b->max_layer > a->max_layer &&
 				 layer_reserve(&a->s, b->max_layer, &a->cap) < 0)) {

@@ -1897,8 +1897,6 @@ assign_worker(void *arg, unsigned worker)
 	assign_part((part *)arg + worker);
 }
 
-/* Below this many tensors a second thread costs more than it saves. */
-#define PARALLEL_MIN 16384
 
 int
 ws_roles_assign_counting(ws_model *m, int32_t num_hidden_layers, uint64_t *factors)
@@ -1911,7 +1909,7 @@ ws_roles_assign_counting(ws_model *m, int32_t num_hidden_layers, uint64_t *facto
 	for (int i = 0; i < 2; i++)
 		p[i] = (part){m, an, format_bit(m->format), num_hidden_layers, &next, m->n_tensors,
 			      false, factors != NULL, 0};
-	ws_team_run(m->n_tensors >= PARALLEL_MIN ? 1 : 0, assign_worker, p);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), assign_worker, p);
 	if (factors)
 		*factors = p[0].factors + p[1].factors;
 	return p[0].oom || p[1].oom ? -1 : 0;

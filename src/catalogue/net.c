@@ -2657,7 +2657,6 @@ probe_hit(const ws_tensor *t, size_t pl, const char *name)
  * tensors and keeps the first class it has seen a hit of (the first of
  * them all is the same however the runs fall). */
 #define DETECT_RUN 2048
-#define DETECT_PARALLEL_MIN 16384
 
 typedef struct {
 	const ws_model *m;
@@ -2740,7 +2739,7 @@ ws_net_infer_part(const ws_model *m, const char *prefix, const char *cls, struct
 			  .runs = m->n_tensors / DETECT_RUN + (m->n_tensors % DETECT_RUN != 0),
 			  .first = {NC, NC}};
 	atomic_init(&dp.next, 0);
-	ws_team_run(m->n_tensors >= DETECT_PARALLEL_MIN ? 1 : 0, detect_worker, &dp);
+	ws_team_run(ws_team_helpers_for(m->n_tensors), detect_worker, &dp);
 	size_t first = dp.first[0] < dp.first[1] ? dp.first[0] : dp.first[1];
 	if (first < NC)
 		c = &classes[first];
