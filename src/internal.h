@@ -125,6 +125,9 @@ bool ws_cpu_avx512f(void);
 /* Memory about to be written whole: its pages made now, in one system
  * call, instead of one fault each (a fault costs microseconds in a VM). */
 void ws_prefault(void *p, size_t len);
+/* The pages of a read-only mapping that is about to be read whole, made
+ * now in one system call (a thread its own part: they fault at once). */
+void ws_populate_read(const void *p, size_t len);
 /* pthread_create for a helper that works beside the caller, kept off the
  * caller's CPU (0, or -1). */
 int ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
@@ -157,6 +160,9 @@ int ws_file_pread(const ws_file *f, void *buf, size_t len, uint64_t off, ws_erro
  * 191-shard checkpoint of ~700-byte headers, mmap + fault + munmap per shard
  * cost more than all the parsing (tools/bench). Larger ones are mapped. */
 #define WS_HEADER_READ_MAX (64u << 10)
+/* Headers mapped below this size are populated by mmap; larger ones
+ * (two parallel pieces of ws_st_parallel.min_piece) by their readers. */
+#define WS_MAP_POPULATE_MAX (512u << 10)
 /* f->map = the first len bytes (clamped to the size): have[0..have_len)
  * already read from offset 0, the rest read with pread; mapped instead
  * when len > WS_HEADER_READ_MAX. */

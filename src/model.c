@@ -292,8 +292,10 @@ ws_file_map(ws_file *f, uint64_t len, ws_error *err)
 	/* Read-only private mapping of the header part only: tensor data is
 	 * read with pread, and a small mapping is cheap to make and undo. */
 	/* A mapping smaller than the file is a header that is about to be read
-	 * whole: populate it in one go instead of one fault per page. */
-	int flags = MAP_PRIVATE | (len < f->size ? MAP_POPULATE : 0);
+	 * whole: populate it in one go instead of one fault per page.  One
+	 * large enough to be parsed in pieces is read in by the threads that
+	 * parse it, each its own part at once (safetensors.c). */
+	int flags = MAP_PRIVATE | (len < f->size && len < WS_MAP_POPULATE_MAX ? MAP_POPULATE : 0);
 	void *map = mmap(NULL, (size_t)len, PROT_READ, flags, f->fd, 0);
 	if (map == MAP_FAILED)
 		return ws_err(err, WS_EXIT_INPUT, f->path, "cannot map: %s", strerror(errno));

@@ -1228,7 +1228,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	st_entry *e;
 	uint64_t ti;
 	if (s->wt) {
-		/* cannot be full when the piece is valid (see piece_room) */
+		/* cannot be full when the piece is valid (see braces_in) */
 		if (s->wn == s->wcap)
 			return fail(s, "more tensors than the piece has room for");
 		t = &s->wt[s->wn];
@@ -1398,6 +1398,27 @@ flush:
 	return NULL;
 }
 
+/* Items [lo, hi) of *span (hi << 32 | lo) taken one at a time from both
+ * ends: the caller from the front, helpers from the back.  The two then
+ * work far apart until they meet, not on neighbouring pages, whose faults
+ * would wait on one page-table lock. */
+static bool
+ends_take(_Atomic uint64_t *span, bool front, size_t *item)
+{
+	uint64_t v = atomic_load_explicit(span, memory_order_relaxed);
+	for (;;) {
+		uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
+		if (lo >= hi)
+			return false;
+		uint64_t nv = front ? v + 1 : v - ((uint64_t)1 << 32);
+		if (atomic_compare_exchange_weak_explicit(span, &v, nv, memory_order_relaxed,
+							  memory_order_relaxed)) {
+			*item = front ? lo : hi - 1;
+			return true;
+		}
+	}
+}
+
 /* The pieces, taken one at a time by whichever thread comes for one:
  * the caller, every piece a late helper has not taken.  The caller runs
  * piece 0 first, whose __metadata__ goes to the model; a piece's names
@@ -1406,8 +1427,7 @@ flush:
  * threads that ran. */
 typedef struct piece_run {
 	piece *pcs;
-	size_t n;
-	_Atomic size_t next;  /* from 1 */
+	_Atomic uint64_t left; /* the pieces not taken (ends_take) */
 	ws_model *wm[PAR_MAX_PIECES];
 } piece_run;
 
@@ -1415,10 +1435,8 @@ static void
 piece_worker(void *arg, unsigned worker)
 {
 	piece_run *r = arg;
-	size_t k = 0;
-	if (worker)
-		k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
-	for (; k < r->n; k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed)) {
+	size_t k;
+	while (ends_take(&r->left, !worker, &k)) {
 		r->pcs[k].s.m = r->wm[worker];
 		run_piece(&r->pcs[k]);
 	}
@@ -1434,16 +1452,17 @@ cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
-/* The most tensors p[from, to) can hold: each tensor's value is one
- * object, so no more than the '{' there, nor than the shortest entries
- * allow.  A piece gets exactly that many slots of the shared arrays: the
- * next piece's start is known before the threads run, and the join moves
- * each piece down over the few slots left between them. */
+/* The '{' in p[from, to).  A piece can hold no more tensors than that,
+ * since each tensor's value is one object, nor than its shortest entries
+ * allow (WS_ST_MAX_TENSORS).  A piece gets exactly that many slots of the
+ * shared arrays: the next piece's start is known before the pieces are
+ * parsed, and the join moves each piece down over the few slots left
+ * between them. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 /* The '{' in p[*from, to) that whole 128-byte rounds cover, *from moved
  * past them: 32 bytes a compare where the CPU has AVX2 (the count runs
- * before the threads start, over all but the last piece). */
+ * before the pieces are parsed, over all but the last). */
 __attribute__((target("avx2"))) static size_t
 braces_avx2(const uint8_t *p, size_t *from, size_t to)
 {
@@ -1470,7 +1489,7 @@ braces_avx2(const uint8_t *p, size_t *from, size_t to)
 #endif
 
 static size_t
-piece_room(const uint8_t *p, size_t from, size_t to)
+braces_in(const uint8_t *p, size_t from, size_t to)
 {
 	size_t n = 0, i = from;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -1479,7 +1498,7 @@ piece_room(const uint8_t *p, size_t from, size_t to)
 #endif
 #ifdef __SSE2__
 	/* 64 bytes a round into four sets of byte counters, added up every
-	 * 255 rounds before they wrap: this runs before the threads start */
+	 * 255 rounds before they wrap: this runs before the pieces are parsed */
 	const __m128i brace = _mm_set1_epi8('{'), zero = _mm_setzero_si128();
 #define WS_BRACES(k) _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i + 16 * (k))), brace)
 	while (to - i >= 64) {
@@ -1498,8 +1517,43 @@ piece_room(const uint8_t *p, size_t from, size_t to)
 #endif
 	for (; i < to; i++)
 		n += p[i] == '{';
-	size_t most = WS_ST_MAX_TENSORS(to - from);
-	return n < most ? n : most;
+	return n;
+}
+
+/* The '{' of every piece but the last, counted by the threads that will
+ * parse them, each piece in COUNT_SPLIT ranges so that neither thread
+ * waits long for the other; the last piece's pages are only read in.
+ * This is the first read of a large header's mapping, made without
+ * MAP_POPULATE: the threads fault their ranges in at once. */
+#define COUNT_SPLIT 4
+typedef struct count_run {
+	const uint8_t *p;
+	const size_t *cut;   /* the pieces' starts; n of them */
+	size_t n, len;
+	_Atomic uint64_t left; /* the ranges not taken, piece * COUNT_SPLIT + j */
+	size_t braces[PAR_MAX_PIECES * COUNT_SPLIT];
+} count_run;
+
+static void
+count_worker(void *arg, unsigned worker)
+{
+	count_run *r = arg;
+	size_t i;
+	while (ends_take(&r->left, !worker, &i)) {
+		size_t k = i / COUNT_SPLIT, j = i % COUNT_SPLIT;
+		size_t from = r->cut[k], to = k + 1 < r->n ? r->cut[k + 1] : r->len;
+		size_t step = (to - from) / COUNT_SPLIT;
+		size_t a = from + j * step, b = j + 1 == COUNT_SPLIT ? to : a + step;
+		ws_populate_read(r->p + a, b - a);
+		if (k + 1 < r->n) {
+			r->braces[i] = braces_in(r->p, a, b);
+		} else {
+			uint8_t x = 0;
+			for (size_t o = a; o < b; o += 4096)
+				x ^= *(const volatile uint8_t *)(r->p + o);
+			(void)x;
+		}
+	}
 }
 
 /* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
@@ -1526,7 +1580,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	piece pcs[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
 	size_t helpers = (n < threads ? n : threads) - 1;
-	piece_run pr = {.pcs = pcs, .n = n, .next = 1, .wm = {m}};
+	piece_run pr = {.pcs = pcs, .left = (uint64_t)n << 32, .wm = {m}};
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
 		cut[k] = find_cut(s0->p, s0->len, k * (s0->len / n));
@@ -1540,8 +1594,17 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	 * bytes a tensor), and the last piece gets what keeps the set at most
 	 * 3/4 full (or its bytes' bound, if less): its count needs no pass. */
 	size_t room[PAR_MAX_PIECES], total = 0, last_len = s0->len - cut[n - 1];
-	for (size_t k = 0; k + 1 < n; k++)
-		room[k] = piece_room(s0->p, cut[k], cut[k + 1]);
+	count_run cr = {.p = s0->p, .cut = cut, .n = n, .len = s0->len,
+			.left = (uint64_t)(n * COUNT_SPLIT) << 32};
+	ws_team_run((unsigned)helpers, count_worker, &cr);
+	for (size_t k = 0; k + 1 < n; k++) {
+		room[k] = 0;
+		for (size_t j = 0; j < COUNT_SPLIT; j++)
+			room[k] += cr.braces[k * COUNT_SPLIT + j];
+		size_t most = WS_ST_MAX_TENSORS(cut[k + 1] - cut[k]);
+		if (room[k] > most)
+			room[k] = most;
+	}
 	/* The first piece's '{' count holds the header's own and, when it
 	 * comes first as writers put it, __metadata__'s: without them the
 	 * second piece starts right where the first ends and the join moves

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -387,6 +388,19 @@ ws_prefault(void *p, size_t len)
 #endif
 }
 
+void
+ws_populate_read(const void *p, size_t len)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 /* ==== threads ==== */
 
 static int
@@ -533,12 +547,213 @@ ws_team_finish(ws_team *t)
 	atomic_fetch_sub_explicit(&t->refs, 1, memory_order_release);
 }
 
+/* ==== the pool: helpers that stay for the next pass ====
+ *
+ * An analysis runs a dozen short passes one after another.  A thread made
+ * for each costs its clone, affinity and exit every time, and on a VM it
+ * starts late: waking a sleeping vCPU costs hundreds of microseconds.  So
+ * the pool's workers stay: after a job a worker polls a moment for the
+ * next, then sleeps, and leaves when none comes for POOL_IDLE_MS or when
+ * the library is unloaded.  One job at a time: a caller that finds the
+ * slot taken (two threads of a program, or the read-ahead team beside a
+ * pass) makes its own helpers (ws_team_start). */
+#define POOL_MAX 8
+#define POOL_IDLE_MS 50
+#define POOL_POLL_NS 300000L  /* a worker waits this long awake for a job */
+#define POOL_WAIT_NS 2000000L /* a caller, for a helper still in fn */
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t wake;  /* a job was posted, or the pool closes */
+	pthread_cond_t done;  /* the last helper left fn, or a worker left */
+	void (*fn)(void *, unsigned);
+	void *arg;
+	unsigned want;        /* helpers the posted job may still take */
+	unsigned joined;      /* helpers that took it: their k */
+	unsigned workers;     /* threads alive */
+	bool busy;            /* a caller holds the job slot */
+	bool closing;
+	bool widen;           /* cpus: the CPUs of the caller that made workers */
+	cpu_set_t cpus;
+	_Atomic unsigned active; /* helpers inside fn (changed under mu) */
+	_Atomic unsigned gen;    /* jobs posted, and the close: what pollers watch */
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+	  .done = PTHREAD_COND_INITIALIZER};
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Poll *v until it differs from `from` or ns pass; true if it did.  The
+ * poller yields now and then, in case what it waits for is queued on its
+ * own CPU. */
+static bool
+poll_change(_Atomic unsigned *v, unsigned from, int64_t ns)
+{
+	int64_t until = mono_ns() + ns;
+	for (unsigned i = 1;; i++) {
+		if (atomic_load_explicit(v, memory_order_acquire) != from)
+			return true;
+		cpu_relax();
+		if (!(i & 255)) {
+			if (mono_ns() > until)
+				return false;
+			if (!(i & 4095))
+				sched_yield();
+		}
+	}
+}
+
+static void *
+pool_worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pool.mu);
+	/* made off the caller's CPU so that it starts beside it; from then
+	 * on free to run on any of the caller's */
+	if (pool.widen) {
+		cpu_set_t cpus = pool.cpus;
+		pthread_mutex_unlock(&pool.mu);
+		sched_setaffinity(0, sizeof cpus, &cpus);
+		pthread_mutex_lock(&pool.mu);
+	}
+	while (!pool.closing) {
+		if (!pool.want) {
+			unsigned g = atomic_load_explicit(&pool.gen, memory_order_relaxed);
+			pthread_mutex_unlock(&pool.mu);
+			bool posted = poll_change(&pool.gen, g, POOL_POLL_NS);
+			pthread_mutex_lock(&pool.mu);
+			if (!posted && !pool.want && !pool.closing) {
+				struct timespec until;
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_nsec += POOL_IDLE_MS * 1000000L;
+				until.tv_sec += until.tv_nsec / 1000000000L;
+				until.tv_nsec %= 1000000000L;
+				if (pthread_cond_timedwait(&pool.wake, &pool.mu, &until) &&
+				    !pool.want && !pool.closing)
+					break; /* idle: leave */
+			}
+			continue;
+		}
+		pool.want--;
+		unsigned k = ++pool.joined;
+		void (*fn)(void *, unsigned) = pool.fn;
+		void *fa = pool.arg;
+		atomic_fetch_add_explicit(&pool.active, 1, memory_order_relaxed);
+		pthread_mutex_unlock(&pool.mu);
+		fn(fa, k);
+		pthread_mutex_lock(&pool.mu);
+		if (atomic_fetch_sub_explicit(&pool.active, 1, memory_order_release) == 1)
+			pthread_cond_broadcast(&pool.done);
+	}
+	pool.workers--;
+	pthread_cond_broadcast(&pool.done);
+	pthread_mutex_unlock(&pool.mu);
+	return NULL;
+}
+
+/* Unloading the library (or exit) waits for the workers to leave its
+ * code; each is between jobs then, polling or asleep. */
+__attribute__((destructor)) static void
+pool_close(void)
+{
+	pthread_mutex_lock(&pool.mu);
+	pool.closing = true;
+	atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
+	pthread_cond_broadcast(&pool.wake);
+	while (pool.workers)
+		pthread_cond_wait(&pool.done, &pool.mu);
+	pthread_mutex_unlock(&pool.mu);
+}
+
+/* A forked child has none of the parent's threads (and only the forking
+ * thread: no job of its parent is its own). */
+static void
+pool_forked(void)
+{
+	pthread_mutex_init(&pool.mu, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.workers = pool.want = 0;
+	pool.busy = false;
+	atomic_store(&pool.active, 0);
+}
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static void
+pool_init(void)
+{
+	pthread_atfork(NULL, NULL, pool_forked);
+}
+
 void
 ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 {
-	ws_team *t = ws_team_start(helpers, fn, arg);
+	if (!helpers) {
+		fn(arg, 0);
+		return;
+	}
+	pthread_once(&pool_once, pool_init);
+	if (helpers > POOL_MAX)
+		helpers = POOL_MAX;
+	pthread_mutex_lock(&pool.mu);
+	if (pool.busy || pool.closing) {
+		pthread_mutex_unlock(&pool.mu);
+		ws_team *t = ws_team_start(helpers, fn, arg);
+		fn(arg, 0);
+		ws_team_finish(t);
+		return;
+	}
+	pool.busy = true;
+	pool.fn = fn;
+	pool.arg = arg;
+	pool.want = helpers;
+	pool.joined = 0;
+	atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
+	unsigned make = helpers > pool.workers ? helpers - pool.workers : 0;
+	pool.workers += make;
+	if (make)
+		pool.widen = sched_getaffinity(0, sizeof pool.cpus, &pool.cpus) == 0 &&
+			     CPU_COUNT(&pool.cpus) > 1;
+	pthread_cond_broadcast(&pool.wake);
+	pthread_mutex_unlock(&pool.mu);
+	for (; make; make--) {
+		pthread_t th;
+		if (thread_start(&th, pool_worker, NULL, true)) {
+			pthread_mutex_lock(&pool.mu);
+			pool.workers -= make;
+			pthread_cond_broadcast(&pool.done);
+			pthread_mutex_unlock(&pool.mu);
+			break;
+		}
+	}
 	fn(arg, 0);
-	ws_team_finish(t);
+	/* a helper that has not come yet finds the job closed; one still in
+	 * fn is most often near its end: poll for it before sleeping */
+	pthread_mutex_lock(&pool.mu);
+	pool.want = 0;
+	unsigned active = atomic_load_explicit(&pool.active, memory_order_acquire);
+	pthread_mutex_unlock(&pool.mu);
+	int64_t until = mono_ns() + POOL_WAIT_NS;
+	while (active && poll_change(&pool.active, active, until - mono_ns()))
+		active = atomic_load_explicit(&pool.active, memory_order_acquire);
+	pthread_mutex_lock(&pool.mu);
+	while (atomic_load_explicit(&pool.active, memory_order_acquire))
+		pthread_cond_wait(&pool.done, &pool.mu);
+	pool.busy = false;
+	pthread_mutex_unlock(&pool.mu);
 }
 
 void

@@ -148,3 +148,145 @@ Test(util, json_arena_one_thread, .signal = SIGABRT)
 	cr_assert_eq(pthread_create(&t, NULL, make_object, NULL), 0);
 	pthread_join(t, NULL);
 }
+
+/* ==== the pool behind ws_team_run ==== */
+
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+
+typedef struct job {
+	_Atomic unsigned next, done, helpers_in;
+	unsigned items;
+	bool wait_for_helper;   /* the caller holds on until a helper came */
+	_Atomic unsigned max_worker;
+	_Atomic uintptr_t helper_thread;
+} job;
+
+static void
+job_fn(void *arg, unsigned worker)
+{
+	job *j = arg;
+	if (worker) {
+		atomic_fetch_add(&j->helpers_in, 1);
+		atomic_store(&j->helper_thread, (uintptr_t)syscall(SYS_gettid));
+		unsigned m = atomic_load(&j->max_worker);
+		while (worker > m && !atomic_compare_exchange_weak(&j->max_worker, &m, worker))
+			;
+	} else if (j->wait_for_helper) {
+		/* no clock in the bound: a count of yields, generous */
+		for (long i = 0; i < 20000000 && !atomic_load(&j->helpers_in); i++)
+			sched_yield();
+	}
+	while (atomic_fetch_add(&j->next, 1) < j->items)
+		atomic_fetch_add(&j->done, 1);
+}
+
+static unsigned
+threads_now(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned n = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %u", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+Test(pool, every_item_once_and_helpers_numbered_within_the_ask)
+{
+	for (unsigned round = 0; round < 500; round++) {
+		job j = {.items = 1000 + round};
+		ws_team_run(1 + round % 3, job_fn, &j);
+		cr_assert_eq(atomic_load(&j.done), j.items);
+		cr_assert_leq(atomic_load(&j.max_worker), 1 + round % 3);
+	}
+}
+
+Test(pool, one_worker_serves_pass_after_pass)
+{
+	/* a thread made per pass would give as many helper threads as
+	 * passes; the pool gives one (a few if the machine stalls the caller
+	 * past the idle time) */
+	uintptr_t seen[100];
+	size_t distinct = 0;
+	for (unsigned round = 0; round < 100; round++) {
+		job j = {.items = 10, .wait_for_helper = true};
+		ws_team_run(1, job_fn, &j);
+		cr_assert_eq(atomic_load(&j.done), 10u);
+		cr_assert_eq(atomic_load(&j.helpers_in), 1u, "round %u: no helper came", round);
+		uintptr_t t = atomic_load(&j.helper_thread);
+		size_t k = 0;
+		while (k < distinct && seen[k] != t)
+			k++;
+		if (k == distinct)
+			seen[distinct++] = t;
+	}
+	cr_assert_lt(distinct, 10u, "%zu helper threads for 100 passes", distinct);
+}
+
+Test(pool, idle_workers_leave)
+{
+	unsigned before = threads_now(); /* the test runner may have its own */
+	job j = {.items = 10, .wait_for_helper = true};
+	ws_team_run(2, job_fn, &j);
+	cr_assert_geq(atomic_load(&j.helpers_in), 1u);
+	unsigned n = threads_now();
+	for (int i = 0; i < 1000 && n > before; i++) {
+		struct timespec ms10 = {0, 10000000};
+		nanosleep(&ms10, NULL);
+		n = threads_now();
+	}
+	cr_assert_eq(n, before, "%u threads left after 10 s idle", n - before);
+}
+
+static void *
+caller(void *arg)
+{
+	(void)arg;
+	for (unsigned round = 0; round < 300; round++) {
+		job j = {.items = 500};
+		ws_team_run(1, job_fn, &j);
+		if (atomic_load(&j.done) != 500)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+Test(pool, callers_at_once_each_get_every_item)
+{
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, caller, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		void *r;
+		pthread_join(th[i], &r);
+		cr_assert_null(r, "caller %d lost items", i);
+	}
+}
+
+Test(pool, a_forked_child_runs_jobs, .timeout = 60)
+{
+	job j = {.items = 100, .wait_for_helper = true};
+	ws_team_run(1, job_fn, &j);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		for (unsigned round = 0; round < 50; round++) {
+			job c = {.items = 100};
+			ws_team_run(1, job_fn, &c);
+			if (atomic_load(&c.done) != 100)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	int st = 0;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+}
