@@ -1646,6 +1646,7 @@ typedef struct slot {
 	bool factor;
 	unsigned char next;           /* the slot found after this one, or SLOTS */
 	int32_t layer_at, expert_at;  /* byte offsets of its digit segments, or -1 */
+	uint8_t layer_len, expert_len; /* their lengths: a name that fits has them */
 	uint64_t digits[SLOT_WORDS];  /* 0x80: that byte is in a digit segment */
 #ifdef __SSE2__
 	unsigned char in[8 * SLOT_WORDS]; /* the same, byte by byte: 16 at a time */
@@ -1666,6 +1667,16 @@ name_word(const char *s, size_t n, size_t w)
 	else
 		memcpy(&x, s, n);
 	return x;
+}
+
+/* The digits at s + at (at < 0: 0). */
+static unsigned
+segment_len(const char *s, size_t n, int32_t at)
+{
+	unsigned k = 0;
+	for (size_t i = (size_t)(at < 0 ? (int32_t)n : at); i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		k++;
+	return k;
 }
 
 /* Keep name s (skeleton k, cache answer e) in a slot: the oldest. */
@@ -1700,14 +1711,59 @@ slot_put(slot *sl, size_t *fill, size_t *last, const char *s, size_t n, const sk
 	o->factor = e->factor;
 	o->layer_at = e->lord < 0 ? -1 : (int32_t)k->seg_at[(int)e->lord];
 	o->expert_at = e->eord < 0 ? -1 : (int32_t)k->seg_at[(int)e->eord];
+	o->layer_len = (uint8_t)segment_len(s, n, o->layer_at);
+	o->expert_len = (uint8_t)segment_len(s, n, o->expert_at);
 }
+
+/* The number in the digit segment of len bytes at s + at (-1: none).  A
+ * name that fits a slot has its digits where the slot's had them, as
+ * many: no byte needs looking at twice. */
+static inline int32_t
+slot_digits(const char *s, int32_t at, unsigned len)
+{
+	if (at < 0)
+		return -1;
+	int32_t v = 0;
+	for (unsigned i = 0; i < len; i++)
+		v = v * 10 + (s[at + (int32_t)i] - '0');
+	return v;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* slot_fits for n >= 32 where the CPU has AVX2: 32 bytes a step. */
+__attribute__((target("avx2"))) static bool
+slot_fits_avx2(const slot *o, const char *s, size_t n)
+{
+	const __m256i lo = _mm256_set1_epi8('0' - 1), hi = _mm256_set1_epi8('9' + 1);
+	for (size_t i = 0;; i += 32) {
+		if (i + 32 > n)
+			i = n - 32;
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		__m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(o->name + i));
+		__m256i d = _mm256_loadu_si256((const __m256i *)(const void *)(o->in + i));
+		__m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(x, lo), _mm256_cmpgt_epi8(hi, x));
+		__m256i ok = _mm256_or_si256(_mm256_cmpeq_epi8(x, y), _mm256_and_si256(d, digit));
+		if ((uint32_t)_mm256_movemask_epi8(ok) != 0xFFFFFFFFu)
+			return false;
+		if (i + 32 == n)
+			return true;
+	}
+}
+#endif
 
 /* Does s[0, n) have slot o's shape? */
 static bool
-slot_fits(const slot *o, const char *s, size_t n)
+slot_fits(const slot *o, const char *s, size_t n, bool avx2)
 {
 	if (!o->name || o->len != n)
 		return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (avx2 && n >= 32)
+		return slot_fits_avx2(o, s, n);
+#else
+	(void)avx2;
+#endif
 #ifdef __SSE2__
 	if (n >= 16) {
 		/* 16 bytes a step, the last step ending at the name's end: a
@@ -1753,18 +1809,18 @@ slot_fits(const slot *o, const char *s, size_t n)
 /* The slot whose shape s[0, n) has, or NULL: first the one that came
  * after the last found the time before (names come in turn), then each. */
 static slot *
-slot_find(slot *sl, size_t fill, size_t *last, const char *s, size_t n)
+slot_find(slot *sl, size_t fill, size_t *last, const char *s, size_t n, bool avx2)
 {
 	size_t used = fill < SLOTS ? fill : SLOTS, guess = SLOTS;
 	if (*last < used) {
 		guess = sl[*last].next;
-		if (guess < used && slot_fits(&sl[guess], s, n)) {
+		if (guess < used && slot_fits(&sl[guess], s, n, avx2)) {
 			*last = guess;
 			return &sl[guess];
 		}
 	}
 	for (size_t j = 0; j < used; j++) {
-		if (j != guess && slot_fits(&sl[j], s, n)) {
+		if (j != guess && slot_fits(&sl[j], s, n, avx2)) {
 			if (*last < used)
 				sl[*last].next = (unsigned char)j;
 			*last = j;
@@ -1803,6 +1859,7 @@ assign_part(part *p)
 	size_t recent[RECENT] = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX }, next = 0, last = 0;
 	slot sl[SLOTS];
 	size_t fill = 0, slast = SLOTS;
+	bool avx2 = ws_cpu_avx2();
 
 	/* Escaping at most doubles a name; longer names are not classified.
 	 * A word of slack: skel_build stores whole words. */
@@ -1823,13 +1880,13 @@ assign_part(part *p)
 		result r;
 		bool done = false, factor = false, factor_known = false;
 
-		slot *o = n ? slot_find(sl, fill, &slast, s, n) : NULL;
+		slot *o = n ? slot_find(sl, fill, &slast, s, n, avx2) : NULL;
 		if (o) {
 			o->name = s;  /* the latest, as the next of its shape is most like it */
 			t->role = (ws_role)o->role;
 			t->kind = (ws_kind)o->kind;
-			t->layer = digits_at(s, n, o->layer_at);
-			t->expert = digits_at(s, n, o->expert_at);
+			t->layer = slot_digits(s, o->layer_at, o->layer_len);
+			t->expert = slot_digits(s, o->expert_at, o->expert_len);
 			factor = o->factor;
 			factor_known = done = true;
 		} else if (!oom && n <= WS_ROLE_MAX_NAME && skel_build(&k, s, n)) {

@@ -1163,18 +1163,18 @@ names_add(st_names *ns, uint64_t i, uint32_t h)
 /* A NUL-terminated copy of the name p[0, n) in the model.  A large
  * header's names go to blocks of 64 KB of the arena, with no call per
  * name; a shard's few, one by one (a block would mostly be left over). */
+#define NAME_BLOCK (64u << 10)
 static char *
 name_copy(scan *s, const char *p, size_t n)
 {
-	enum { BLOCK = 64u << 10 };
 	if (n >= s->bump_left) {
-		if (s->len < 4 * BLOCK || n >= BLOCK / 4)
+		if (s->len < 4 * NAME_BLOCK || n >= NAME_BLOCK / 4)
 			return ws_model_strndup(s->m, p, n);
-		if (!(s->bump = ws_model_alloc(s->m, BLOCK))) {
+		if (!(s->bump = ws_model_alloc(s->m, NAME_BLOCK))) {
 			s->bump_left = 0;
 			return NULL;
 		}
-		s->bump_left = BLOCK;
+		s->bump_left = NAME_BLOCK;
 	}
 	char *d = s->bump;
 	memcpy(d, p, n);
@@ -1182,6 +1182,119 @@ name_copy(scan *s, const char *p, size_t n)
 	s->bump += n + 1;
 	s->bump_left -= n + 1;
 	return d;
+}
+
+/* The hash a name has in the duplicate sets: 16 bytes a step, each step
+ * one 64 x 64 -> 128-bit multiply folded (the last step zero-padded),
+ * then the length.  Cheaper than XXH3 on names of a few dozen bytes, and
+ * key_copy computes it on the copy it has just made. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+static inline uint64_t
+mix128(uint64_t a, uint64_t b)
+{
+	u128 r = (u128)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+#else
+static inline uint64_t
+mix128(uint64_t a, uint64_t b)
+{
+	uint64_t r = a * (b | 1);
+	return r ^ (r >> 29) ^ (a >> 31) * 0x9E3779B97F4A7C15ull;
+}
+#endif
+
+#define HASH_K0 0xA0761D6478BD642Full
+#define HASH_K1 0xE7037ED1A0B428DBull
+static inline uint64_t
+hash_step(uint64_t h, uint64_t a, uint64_t b)
+{
+	return mix128(a ^ h ^ HASH_K0, b ^ HASH_K1);
+}
+
+static inline uint32_t
+hash_end(uint64_t h, size_t n)
+{
+	h = mix128(h ^ 0x8EBC6AF09C88C6E3ull, n ^ 0x589965CC75374CC3ull);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t
+name_hash(const char *p, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull;
+	size_t i = 0;
+	for (; n - i >= 16; i += 16)
+		h = hash_step(h, load8((const uint8_t *)p + i), load8((const uint8_t *)p + i + 8));
+	if (i < n) {
+		uint64_t w[2] = {0, 0};
+		for (size_t k = 0; k < n - i; k++)
+			w[k / 8] |= (uint64_t)(uint8_t)p[i + k] << (8 * (k % 8));
+		h = hash_step(h, w[0], w[1]);
+	}
+	return hash_end(h, n);
+}
+
+/* The common key, plain bytes up to the quote, read, copied to the arena
+ * and hashed in one go: 16 bytes a step, stored whole (the arena block
+ * keeps room for the last step's overrun).  Not committed: the caller
+ * moves the arena on (key_commit) once the key is a tensor's.  NULL: not
+ * a plain key of at most KEY_FAST bytes here; the caller reads it the
+ * general way. */
+#define KEY_FAST 256
+static char *
+key_copy(scan *s, size_t q, size_t *kl, uint32_t *hash)
+{
+#ifdef __SSE2__
+	if (s->bump_left < KEY_FAST + 16 + 1) {
+		if (s->len < 4 * NAME_BLOCK || !(s->bump = ws_model_alloc(s->m, NAME_BLOCK))) {
+			s->bump_left = 0;
+			return NULL; /* a shard's few names; or out of memory, which name_copy says */
+		}
+		s->bump_left = NAME_BLOCK;
+	}
+	const uint8_t *p = s->p + q;
+	size_t room = s->len - q;
+	char *d = s->bump;
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		      space = _mm_set1_epi8(0x20);
+	uint64_t h = 0x9E3779B97F4A7C15ull;
+	for (size_t i = 0; i < KEY_FAST && room - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		_mm_storeu_si128((__m128i *)(void *)(d + i), v);
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+							_mm_cmpeq_epi8(v, bslash)),
+					   _mm_cmplt_epi8(v, space));
+		unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+		uint64_t a = load8(p + i), b = load8(p + i + 8);
+		if (mask) {
+			size_t r = (size_t)__builtin_ctz(mask), n = i + r;
+			if (p[n] != '"' || !n)
+				return NULL;
+			if (r)  /* name_hash's zero-padded last step */
+				h = hash_step(h, low_bytes(a, r), r > 8 ? low_bytes(b, r - 8) : 0);
+			d[n] = '\0';
+			*kl = n;
+			*hash = hash_end(h, n);
+			return d;
+		}
+		h = hash_step(h, a, b);
+	}
+#else
+	(void)s;
+	(void)q;
+	(void)kl;
+	(void)hash;
+#endif
+	return NULL;
+}
+
+static void
+key_commit(scan *s, size_t kl)
+{
+	s->bump += kl + 1;
+	s->bump_left -= kl + 1;
 }
 
 /* A member of the top-level object at s->pos: __metadata__ (when
@@ -1194,17 +1307,25 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	size_t kl;
 	bool nul = false;
 	uint64_t key_at = s->base + s->pos;
+	uint32_t hash = 0;
 	/* a key as writers write it, plain bytes up to the quote, is taken
-	 * here; anything else by scan_string */
+	 * here (copied as it is read when the arena has a block); anything
+	 * else by scan_string */
 	size_t q = s->pos + 1, run = 0;
-	if (q < s->len && s->p[q - 1] == '"')
-		run = plain_run(s->p + q, s->len - q);
-	if (run && q + run < s->len && s->p[q + run] == '"') {
+	char *name = NULL;
+	if (q < s->len && s->p[q - 1] == '"' && (name = key_copy(s, q, &kl, &hash))) {
 		s->sv = (const char *)s->p + q;
-		kl = run;
-		s->pos = q + run + 1;
-	} else if (scan_string(s, &kl, &nul)) {
-		return -1;
+		s->pos = q + kl + 1;
+	} else {
+		if (q < s->len && s->p[q - 1] == '"')
+			run = plain_run(s->p + q, s->len - q);
+		if (run && q + run < s->len && s->p[q + run] == '"') {
+			s->sv = (const char *)s->p + q;
+			kl = run;
+			s->pos = q + run + 1;
+		} else if (scan_string(s, &kl, &nul)) {
+			return -1;
+		}
 	}
 	if (kl == 12 && !memcmp(s->sv, "__metadata__", 12)) {
 		if (!allow_meta)
@@ -1218,12 +1339,16 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	(void)nul; /* a NUL in a name is allowed (the reference reads it); printed escaped */
 	/* the set's slot is a cache miss on a large header: start it now,
 	 * look it up after the value is parsed */
-	uint32_t hash = ws_strset_hash(s->sv, kl);
+	if (name) {
+		key_commit(s, kl);
+	} else {
+		hash = name_hash(s->sv, kl);
+		name = name_copy(s, s->sv, kl);
+	}
 	if (names)
 		ws_strset_prefetch(names, hash);
 	else if (s->ns)
 		__builtin_prefetch(&s->ns->slots[hash & s->ns->mask]);
-	char *name = name_copy(s, s->sv, kl);
 	ws_tensor *t;
 	st_entry *e;
 	uint64_t ti;

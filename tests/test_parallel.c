@@ -645,3 +645,54 @@ Test(parallel, summary_is_the_serial_sum)
 	ws_summary_free(&s);
 	ws_model_free(m);
 }
+
+/* A name read plain (copied and hashed as it is scanned) and its twin
+ * spelled with an escape (decoded, then hashed whole) hash alike at every
+ * length around the 16-byte steps: the duplicate is found both ways. */
+Test(parallel, an_escaped_twin_is_a_duplicate_at_every_length)
+{
+	char *dir = ws_tmpdir();
+	static const size_t lens[] = {1, 2, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 64, 65, 100, 255, 256, 300};
+	for (size_t c = 0; c < sizeof lens / sizeof lens[0]; c++) {
+		size_t n = 3000, len = lens[c], twin = n / 2;
+		text h = {0};
+		char name[400];
+		put(&h, "{");
+		for (size_t i = 0; i < n; i++) {
+			/* "t", the index, then 'a' up to len (at least the index) */
+			int k = snprintf(name, sizeof name, "t%zu", i);
+			size_t want = i == twin || i + 1 == n ? len : 1 + (i % 70);
+			while ((size_t)k < want)
+				name[k++] = 'a';
+			name[k] = '\0';
+			if (i + 1 == n) { /* the twin of tensor `twin`, 't' escaped */
+				k = snprintf(name, sizeof name, "t%zu", twin);
+				while ((size_t)k < len)
+					name[k++] = 'a';
+				name[k] = '\0';
+				put(&h, "\"\\u0074%s\"", name + 1);
+			} else {
+				put(&h, "\"%s\"", name);
+			}
+			put(&h, ":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%zu,%zu]}%s", 4 * i,
+			    4 * i + 4, i + 1 < n ? "," : "}");
+		}
+		size_t total = 8 + h.n + 4 * n;
+		char *buf = calloc(1, total);
+		cr_assert(buf);
+		for (int i = 0; i < 8; i++)
+			buf[i] = (char)((uint64_t)h.n >> (8 * i));
+		memcpy(buf + 8, h.s, h.n);
+		char file[64];
+		snprintf(file, sizeof file, "twin%zu.safetensors", len);
+		char *p = ws_write_file(dir, file, buf, total);
+		free(buf);
+		free(h.s);
+		ws_model *m;
+		ws_error err;
+		cr_assert_eq(agree(p, 0, &m, &err), -1, "length %zu: the twin was not found", len);
+		cr_expect(strstr(err.message, "duplicate tensor name"), "length %zu: %s", len, err.message);
+		free(p);
+	}
+	free(dir);
+}
