@@ -74,12 +74,14 @@ typedef struct scan {
 	size_t stext_len;
 	/* the index in m->tensors of the file's first tensor */
 	uint64_t first;
-	/* a piece of the parallel scan: its tensors and entries go to slots
-	 * [wbase, wbase + wcap) of the arrays every piece shares (wt, we
-	 * point at slot wbase), not to m's, and its names to the set all
-	 * pieces share */
+	/* the bytes after the header: the data ranges' bound */
+	uint64_t data_len;
+	/* a piece of the parallel scan: its tensors go to slots [wbase,
+	 * wbase + wcap) of the array every piece shares (wt points at slot
+	 * wbase), and its names to the set all pieces share; its entries are
+	 * not kept (one in turn, we): the pieces' ranges must make one chain,
+	 * else the header is scanned serially */
 	ws_tensor *wt;
-	struct st_entry *we;
 	uint64_t wbase;
 	size_t wn, wcap;
 	struct st_names *ns;
@@ -94,16 +96,18 @@ typedef struct scan {
 	uint64_t chain_first, chain_end;
 	size_t chain_n;
 	bool chain_broken;
+	/* Per tensor, what only validation needs: where its data starts (it
+	 * ends t->bytes later: scan_tensor checked the pair) and where its
+	 * entry starts in the header, for error offsets (a header is under
+	 * 2^32 bytes).  A piece's one at a time. */
+	struct st_entry {
+		uint64_t begin;
+		uint32_t at;        /* file offset of the tensor's key */
+		uint32_t tensor;    /* index among the file's tensors */
+	} we;
 } scan;
 
-/* Per tensor, what only validation needs: where its data starts (it ends
- * t->bytes later: scan_tensor checked the pair) and where its entry
- * starts in the header, for error offsets (a header is under 2^32 bytes). */
-typedef struct st_entry {
-	uint64_t begin;
-	uint32_t at;        /* file offset of the tensor's key */
-	uint32_t tensor;    /* index among the file's tensors */
-} st_entry;
+typedef struct st_entry st_entry;
 
 static int
 fail(scan *s, const char *msg)
@@ -1073,22 +1077,17 @@ msg_name(const char *name, size_t len, char *buf, size_t cap)
 	return buf;
 }
 
-/* Entries in header order.  The parallel scan's lie in a region of
- * region_bytes (from region) it shares with the name set. */
+/* Entries in header order (the serial scan's; the parallel scan keeps
+ * only their count, n). */
 typedef struct st_vec {
 	st_entry *v;
 	size_t n, cap;
-	void *region;
-	size_t region_bytes;
 } st_vec;
 
 static void
 vec_free(st_vec *ev)
 {
-	if (ev->region)
-		ws_big_free(ev->region, ev->region_bytes);
-	else
-		ws_big_free(ev->v, ev->cap * sizeof *ev->v);
+	ws_big_free(ev->v, ev->cap * sizeof *ev->v);
 	*ev = (st_vec){0};
 }
 
@@ -1357,7 +1356,7 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 		if (s->wn == s->wcap)
 			return fail(s, "more tensors than the piece has room for");
 		t = &s->wt[s->wn];
-		e = &s->we[s->wn];
+		e = &s->we;
 		ti = s->wbase + s->wn++;
 		ws_tensor_init(t);
 	} else {
@@ -1760,7 +1759,8 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	for (size_t k = 0; k < n; k++) {
 		piece *pc = &pcs[k];
 		pc->s = (scan){.p = s0->p, .len = s0->len, .pos = cut[k], .base = s0->base,
-			       .file = s0->file, .m = m, .err = &pc->err, .first = first_tensor};
+			       .file = s0->file, .m = m, .err = &pc->err, .first = first_tensor,
+			       .data_len = s0->data_len};
 		pc->file_idx = file_idx;
 		pc->stop = k + 1 < n ? cut[k + 1] : 0;
 		pc->first = k == 0;
@@ -1771,31 +1771,28 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			goto out;
 		}
 	/* all memory before the threads start: a mapping made while another
-	 * thread takes page faults stalls both (mmap_lock).  The set and the
-	 * entries share a region, the set first: what is used of both is in
-	 * one huge page on this header. */
+	 * thread takes page faults stalls both (mmap_lock).  Any thread may
+	 * run all but piece 0: each arena is reserved for the whole header
+	 * (address space; only what is written is memory).  The name set is
+	 * the first thing in the caller's arena: with piece 0's names after
+	 * it, one huge page on this header. */
 	st_names ns = {.mask = (uint32_t)(set_cap - 1)};
 	size_t set_bytes = set_cap * sizeof *ns.slots;
-	ev->region_bytes = set_bytes + total * sizeof *ev->v;
-	if (ws_model_reserve_tensors(m, total) || !(ev->region = ws_big_calloc(ev->region_bytes))) {
-		rc = -1;
-		goto out;
-	}
-	ns.slots = ev->region;
-	ns.t = m->tensors + first_tensor;
-	ev->v = (st_entry *)(void *)((char *)ev->region + set_bytes);
-	ev->cap = total;
-	/* any thread may run all but piece 0: each arena is reserved for the
-	 * whole header (address space; only what is written is memory) */
 	for (size_t w = 0; w <= helpers; w++)
-		if (ws_model_reserve_arena(pr.wm[w], (w ? s0->len - cut[1] : s0->len) / 4 * 3)) {
+		if (ws_model_reserve_arena(pr.wm[w], (w ? s0->len - cut[1] : s0->len) / 4 * 3 +
+							 (w ? 0 : set_bytes))) {
 			rc = -1;
 			goto out;
 		}
+	if (ws_model_reserve_tensors(m, total) || !(ns.slots = ws_model_alloc(m, set_bytes))) {
+		rc = -1;
+		goto out;
+	}
+	memset((void *)ns.slots, 0, set_bytes);
+	ns.t = m->tensors + first_tensor;
 	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
 		pc->s.wt = m->tensors + first_tensor + w;
-		pc->s.we = ev->v + w;
 		pc->s.wbase = first_tensor + w;
 		pc->s.wcap = room[k];
 		pc->ns = ns;
@@ -1823,15 +1820,14 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 				s0->chain_first = s->chain_first;
 			s0->chain_end = s->chain_end;
 		}
-		if (s->wbase != at) {
-			st_entry *e = ev->v + (at - first_tensor);
+		if (s->wbase != at)
 			memmove(m->tensors + at, s->wt, s->wn * sizeof *s->wt);
-			memmove(e, s->we, s->wn * sizeof *s->we);
-			for (size_t i = 0; i < s->wn; i++)
-				e[i].tensor = (uint32_t)(at - first_tensor + i);
-		}
 		at += s->wn;
 	}
+	/* ranges that are not one chain from 0 within the file need every
+	 * entry sorted and checked: the serial scan keeps them */
+	if (s0->chain_broken || (s0->chain_n && (s0->chain_first || s0->chain_end > s0->data_len)))
+		goto out;
 	for (size_t w = 1; w <= helpers; w++)
 		ws_model_take_arena(m, pr.wm[w]);
 	m->n_tensors = at;
@@ -1851,6 +1847,8 @@ out:
 		vec_free(ev);
 		m->n_tensors = first_tensor;
 		m->n_meta = first_meta;
+		s0->chain_n = 0;
+		s0->chain_broken = false;
 	}
 	if (rc < 0)
 		return ws_err_oom(s0->err, s0->file);
@@ -2068,7 +2066,7 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 
 	uint64_t first_tensor = m->n_tensors;
 	scan s = {.p = p + 8, .len = (size_t)n, .base = 8, .file = path, .m = m, .err = err,
-		  .first = first_tensor};
+		  .first = first_tensor, .data_len = size - (8 + n)};
 	st_vec ev = {0};
 	int rc = scan_header(&s, (uint32_t)idx, &ev, may_split);
 	free(s.sbuf);
