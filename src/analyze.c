@@ -678,5 +678,6 @@ ws_model_analyze(ws_model *m, ws_error *err)
 	 * the -1 up) fails the whole analysis */
 	if (analyze(m, err))
 		return -1;
+	ws_model_release_headers(m);
 	return ws_model_findings_ok(m, err);
 }

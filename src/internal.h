@@ -150,6 +150,11 @@ ws_team_helpers_for(uint64_t n)
  * slot was free; the caller does without), ws_team_close stops any that
  * has not started fn from starting it (true: none had, and none will),
  * ws_team_finish closes and waits for those inside fn, and releases. */
+/* munmap(p, len) on a helper of ws_team_run's between its jobs, so that
+ * the caller goes on (a large header's pages take a third of a
+ * millisecond to unmap); here when no helper is alive or one chore is
+ * already waiting. */
+void ws_unmap_later(void *p, size_t len);
 typedef struct team ws_team;
 ws_team *ws_team_start(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg);
 bool ws_team_close(ws_team *t);

@@ -346,6 +346,21 @@ ws_file_load_prefix(ws_file *f, uint64_t len, const uint8_t *have, size_t have_l
 	return 0;
 }
 
+void
+ws_model_release_headers(ws_model *m)
+{
+	if (m->format != WS_FORMAT_SAFETENSORS)
+		return; /* a GGUF's metadata is read from its mapping */
+	for (uint32_t i = 0; i < m->n_files; i++) {
+		ws_file *f = &m->files[i];
+		if (f->map && !f->map_copied && f->map_len >= WS_MAP_POPULATE_MAX) {
+			ws_unmap_later((void *)f->map, (size_t)f->map_len);
+			f->map = NULL;
+			f->map_len = 0;
+		}
+	}
+}
+
 int
 ws_model_add_file(ws_model *m, const char *path, ws_error *err)
 {

@@ -1559,8 +1559,10 @@ static void
 piece_worker(void *arg, unsigned worker)
 {
 	piece_run *r = arg;
-	size_t k;
-	while (ends_take(&r->left, !worker, &k)) {
+	size_t k = 0;
+	/* piece 0 is the caller's, left out of r->left: its __metadata__
+	 * goes to the model, wm[0] */
+	for (bool got = !worker; got || ends_take(&r->left, !worker, &k); got = false) {
 		r->pcs[k].s.m = r->wm[worker];
 		run_piece(&r->pcs[k]);
 	}
@@ -1704,7 +1706,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	piece pcs[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
 	size_t helpers = (n < threads ? n : threads) - 1;
-	piece_run pr = {.pcs = pcs, .left = (uint64_t)n << 32, .wm = {m}};
+	piece_run pr = {.pcs = pcs, .left = (uint64_t)n << 32 | 1, .wm = {m}};
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
 		cut[k] = find_cut(s0->p, s0->len, k * (s0->len / n));

@@ -573,6 +573,8 @@ static struct {
 	unsigned workers;     /* threads alive */
 	bool busy;            /* a caller holds the job slot */
 	bool closing;
+	void *chore;          /* a mapping to unmap between jobs, chore_len bytes */
+	size_t chore_len;
 	bool widen;           /* cpus: the CPUs of the caller that made workers */
 	cpu_set_t cpus;
 	_Atomic unsigned active; /* helpers inside fn (changed under mu) */
@@ -630,12 +632,21 @@ pool_worker(void *arg)
 		pthread_mutex_lock(&pool.mu);
 	}
 	while (!pool.closing) {
+		if (pool.chore && !pool.want) {
+			void *c = pool.chore;
+			size_t len = pool.chore_len;
+			pool.chore = NULL;
+			pthread_mutex_unlock(&pool.mu);
+			munmap(c, len);
+			pthread_mutex_lock(&pool.mu);
+			continue;
+		}
 		if (!pool.want) {
 			unsigned g = atomic_load_explicit(&pool.gen, memory_order_relaxed);
 			pthread_mutex_unlock(&pool.mu);
 			bool posted = poll_change(&pool.gen, g, POOL_POLL_NS);
 			pthread_mutex_lock(&pool.mu);
-			if (!posted && !pool.want && !pool.closing) {
+			if (!posted && !pool.want && !pool.chore && !pool.closing) {
 				struct timespec until;
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_nsec += POOL_IDLE_MS * 1000000L;
@@ -675,7 +686,27 @@ pool_close(void)
 	pthread_cond_broadcast(&pool.wake);
 	while (pool.workers)
 		pthread_cond_wait(&pool.done, &pool.mu);
+	void *c = pool.chore;
+	pool.chore = NULL;
 	pthread_mutex_unlock(&pool.mu);
+	if (c)
+		munmap(c, pool.chore_len);
+}
+
+void
+ws_unmap_later(void *p, size_t len)
+{
+	pthread_mutex_lock(&pool.mu);
+	if (pool.workers && !pool.chore && !pool.closing) {
+		pool.chore = p;
+		pool.chore_len = len;
+		atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
+		pthread_cond_broadcast(&pool.wake);
+		p = NULL;
+	}
+	pthread_mutex_unlock(&pool.mu);
+	if (p)
+		munmap(p, len);
 }
 
 /* A forked child has none of the parent's threads (and only the forking
@@ -688,6 +719,7 @@ pool_forked(void)
 	pthread_cond_init(&pool.done, NULL);
 	pool.workers = pool.want = 0;
 	pool.busy = false;
+	pool.chore = NULL; /* the parent's to unmap; the child's copy stays */
 	atomic_store(&pool.active, 0);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -223,6 +224,46 @@ Test(parallel, default_settings)
 		cr_expect_eq(ws_st_parallel.done - done, 1, "not read in pieces");
 	cr_expect_eq(m->n_tensors, 25000);
 	cr_expect_str_eq(m->tensors[24999].name, "model.layers.390.mlp.experts.39.weight");
+	ws_model_free(m);
+	free(p);
+	free(dir);
+}
+
+/* Is path mapped in this process? */
+static bool
+mapped(const char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool yes = false;
+	cr_assert(f);
+	while (!yes && fgets(line, sizeof line, f))
+		yes = strstr(line, path) != NULL;
+	fclose(f);
+	return yes;
+}
+
+/* The model holds copies of a header's names, shapes and metadata: once
+ * analyzed, the header's mapping is let go (on a helper thread, so this
+ * waits for it), and what the model reports is unchanged. */
+Test(parallel, analysis_lets_the_header_mapping_go)
+{
+	char *dir = ws_tmpdir();
+	char *p = make(dir, "big.safetensors", 25000, PLAIN);
+	ws_model *m;
+	ws_error err = {0};
+	cr_assert_eq(ws_model_open(p, NULL, &m, &err), 0, "%s", err.message);
+	cr_assert(mapped(p), "the header is not mapped while it is parsed");
+	cr_assert_eq(ws_model_analyze(m, &err), 0, "%s", err.message);
+	cr_expect_null(m->files[0].map);
+	bool gone = false;
+	for (int i = 0; i < 1000 && !(gone = !mapped(p)); i++) {
+		struct timespec ms10 = {0, 10000000};
+		nanosleep(&ms10, NULL);
+	}
+	cr_expect(gone, "the header is still mapped 10 s after the analysis");
+	cr_expect_str_eq(m->tensors[24999].name, "model.layers.390.mlp.experts.39.weight");
+	cr_expect_eq(m->n_meta, 1);
 	ws_model_free(m);
 	free(p);
 	free(dir);

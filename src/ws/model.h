@@ -540,6 +540,10 @@ void *ws_model_alloc(ws_model *m, size_t size);
 char *ws_model_strndup(ws_model *m, const char *s, size_t len);
 /* Add a file (opened O_RDONLY, header mapped) and return its index or -1. */
 int ws_model_add_file(ws_model *m, const char *path, ws_error *err);
+/* Let go of the safetensors header mappings the model holds copies of
+ * (names, shapes, metadata): large ones are unmapped on a helper thread
+ * while the caller goes on.  ws_model_analyze ends with it. */
+void ws_model_release_headers(ws_model *m);
 /* Grow the tensor / metadata arrays; return the new slot or NULL (OOM). */
 ws_tensor *ws_model_push_tensor(ws_model *m);
 ws_kv *ws_model_push_kv(ws_model *m);
