@@ -114,6 +114,9 @@ int ws_file_map(ws_file *f, uint64_t len, ws_error *err);
  * mmap, asking for huge pages - a 46,848-tensor header touches ~20 MB,
  * 5,000 faults in 4 KB pages - below that malloc. The caller keeps the
  * size (ws_big_free needs it); ws_big_realloc only grows. */
+/* Sizes from this up are mappings of their own (zero-filled, huge pages
+ * where the system gives them on request); below, the C heap. */
+#define WS_BIG_MIN (1u << 20)
 void *ws_big_calloc(size_t size);
 void *ws_big_realloc(void *p, size_t old_size, size_t new_size);
 void ws_big_free(void *p, size_t size);
@@ -138,6 +141,9 @@ int ws_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
  * fn that started has, without waiting for a helper the scheduler has
  * not run yet. */
 void ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg);
+/* Make ws_team_run's helpers now, ahead of a pass the caller is about to
+ * run: they start while it prepares the work. */
+void ws_team_warm(unsigned helpers);
 /* The helpers a pass over n tensors takes: below 16,384 tensors a second
  * thread costs more than it saves (one bound for every such pass). */
 static inline unsigned

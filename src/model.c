@@ -74,6 +74,18 @@ ws_model_alloc(ws_model *m, size_t size)
 	return p;
 }
 
+void *
+ws_model_alloc_zero(ws_model *m, size_t size)
+{
+	void *p = ws_model_alloc(m, size);
+	/* a chunk of WS_BIG_MIN or more is a mapping of its own, zero-filled,
+	 * whose rest no allocation has written (the arena only bumps): the
+	 * pages are left for the first writer to fault in */
+	if (p && m->arena->cap < WS_BIG_MIN)
+		memset(p, 0, size);
+	return p;
+}
+
 int
 ws_model_reserve_arena(ws_model *m, size_t size)
 {

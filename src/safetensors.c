@@ -1682,30 +1682,42 @@ count_worker(void *arg, unsigned worker)
 	}
 }
 
+/* The pieces a header of len bytes is scanned in (< 2: serially) and the
+ * helpers that scan them beside the caller. */
+static size_t
+split_pieces(size_t len, size_t *helpers)
+{
+	size_t n = len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
+	*helpers = 0;
+	if (n < 2)
+		return 0; /* every small shard: no system call to count CPUs */
+	/* two pieces a thread: a helper the scheduler runs late leaves the
+	 * caller at most a piece to wait for, not half the header */
+	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : 2 * threads;
+	if (threads < 2 && !ws_st_parallel.pieces)
+		return 0;
+	if (n > c)
+		n = c;
+	if (n > PAR_MAX_PIECES)
+		n = PAR_MAX_PIECES;
+	if (n < 2)
+		return 0;
+	*helpers = (n < threads ? n : threads) - 1;
+	return n;
+}
+
 /* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
  * error): parse serially; -1: out of memory. */
 static int
 scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 {
 	ws_model *m = s0->m;
-	size_t n = s0->len / (ws_st_parallel.min_piece ? ws_st_parallel.min_piece : 1);
-	if (n < 2)
-		return 1; /* every small shard: no system call to count CPUs */
-	/* two pieces a thread: a helper the scheduler runs late leaves the
-	 * caller at most a piece to wait for, not half the header */
-	size_t threads = cpus(), c = ws_st_parallel.pieces ? ws_st_parallel.pieces : 2 * threads;
-	if (threads < 2 && !ws_st_parallel.pieces)
-		return 1;
-	if (n > c)
-		n = c;
-	if (n > PAR_MAX_PIECES)
-		n = PAR_MAX_PIECES;
+	size_t helpers, n = split_pieces(s0->len, &helpers);
 	if (n < 2)
 		return 1;
 
 	piece pcs[PAR_MAX_PIECES];
 	memset(pcs, 0, sizeof pcs);
-	size_t helpers = (n < threads ? n : threads) - 1;
 	piece_run pr = {.pcs = pcs, .left = (uint64_t)n << 32 | 1, .wm = {m}};
 	size_t cut[PAR_MAX_PIECES + 1] = {0};
 	for (size_t k = 1; k < n; k++) {
@@ -1786,11 +1798,10 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 			rc = -1;
 			goto out;
 		}
-	if (ws_model_reserve_tensors(m, total) || !(ns.slots = ws_model_alloc(m, set_bytes))) {
+	if (ws_model_reserve_tensors(m, total) || !(ns.slots = ws_model_alloc_zero(m, set_bytes))) {
 		rc = -1;
 		goto out;
 	}
-	memset((void *)ns.slots, 0, set_bytes);
 	ns.t = m->tensors + first_tensor;
 	for (size_t k = 0, w = 0; k < n; w += room[k++]) {
 		piece *pc = &pcs[k];
@@ -1903,9 +1914,15 @@ parse_from(ws_model *m, uint32_t idx, const uint8_t *head, size_t got, ws_error 
 {
 	ws_file *f = &m->files[idx];
 	uint64_t want = header_want(head, got, f->size);
-	if (want > got)
+	if (want > got) {
+		/* a header to be scanned in pieces: its helpers start now,
+		 * while it is mapped and cut */
+		size_t helpers;
+		if (want - 8 <= SIZE_MAX && split_pieces((size_t)(want - 8), &helpers) >= 2)
+			ws_team_warm((unsigned)helpers);
 		return ws_file_load_prefix(f, want, head, got, err) ? -1
 		       : ws_safetensors_parse(m, idx, err);
+	}
 	f->map = head;
 	f->map_len = want;
 	int rc = ws_safetensors_parse(m, idx, err);

@@ -291,7 +291,6 @@ ws_path_dir(const char *path)
 
 /* ==== big arrays ==== */
 
-#define BIG_MIN (1u << 20)
 
 /* Whole 2 MB pages: a huge page is only granted for an aligned 2 MB. */
 static size_t
@@ -315,15 +314,15 @@ big_map(size_t size)
 void *
 ws_big_calloc(size_t size)
 {
-	return size < BIG_MIN ? calloc(1, size ? size : 1) : big_map(size);
+	return size < WS_BIG_MIN ? calloc(1, size ? size : 1) : big_map(size);
 }
 
 void *
 ws_big_realloc(void *p, size_t old_size, size_t new_size)
 {
-	if (new_size < BIG_MIN)
+	if (new_size < WS_BIG_MIN)
 		return realloc(p, new_size ? new_size : 1); /* old_size < new_size here */
-	if (!p || old_size < BIG_MIN) {
+	if (!p || old_size < WS_BIG_MIN) {
 		void *q = big_map(new_size);
 		if (q && p) {
 			memcpy(q, p, old_size);
@@ -341,7 +340,7 @@ ws_big_realloc(void *p, size_t old_size, size_t new_size)
 void
 ws_big_free(void *p, size_t size)
 {
-	if (p && size >= BIG_MIN)
+	if (p && size >= WS_BIG_MIN)
 		munmap(p, page_round(size));
 	else
 		free(p);
@@ -730,6 +729,47 @@ pool_init(void)
 	pthread_atfork(NULL, NULL, pool_forked);
 }
 
+/* Workers made now (as many as helpers, at most POOL_MAX, counting those
+ * alive), none of them yet needed: they start while the caller prepares
+ * the work. */
+static unsigned
+pool_make(unsigned helpers)
+{
+	unsigned make = helpers > pool.workers ? helpers - pool.workers : 0;
+	pool.workers += make;
+	if (make)
+		pool.widen = sched_getaffinity(0, sizeof pool.cpus, &pool.cpus) == 0 &&
+			     CPU_COUNT(&pool.cpus) > 1;
+	return make;
+}
+
+static void
+pool_start(unsigned make)
+{
+	for (; make; make--) {
+		pthread_t th;
+		if (thread_start(&th, pool_worker, NULL, true)) {
+			pthread_mutex_lock(&pool.mu);
+			pool.workers -= make;
+			pthread_cond_broadcast(&pool.done);
+			pthread_mutex_unlock(&pool.mu);
+			break;
+		}
+	}
+}
+
+void
+ws_team_warm(unsigned helpers)
+{
+	if (!helpers)
+		return;
+	pthread_once(&pool_once, pool_init);
+	pthread_mutex_lock(&pool.mu);
+	unsigned make = pool.closing ? 0 : pool_make(helpers < POOL_MAX ? helpers : POOL_MAX);
+	pthread_mutex_unlock(&pool.mu);
+	pool_start(make);
+}
+
 void
 ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 {
@@ -754,23 +794,10 @@ ws_team_run(unsigned helpers, void (*fn)(void *arg, unsigned worker), void *arg)
 	pool.want = helpers;
 	pool.joined = 0;
 	atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
-	unsigned make = helpers > pool.workers ? helpers - pool.workers : 0;
-	pool.workers += make;
-	if (make)
-		pool.widen = sched_getaffinity(0, sizeof pool.cpus, &pool.cpus) == 0 &&
-			     CPU_COUNT(&pool.cpus) > 1;
+	unsigned make = pool_make(helpers);
 	pthread_cond_broadcast(&pool.wake);
 	pthread_mutex_unlock(&pool.mu);
-	for (; make; make--) {
-		pthread_t th;
-		if (thread_start(&th, pool_worker, NULL, true)) {
-			pthread_mutex_lock(&pool.mu);
-			pool.workers -= make;
-			pthread_cond_broadcast(&pool.done);
-			pthread_mutex_unlock(&pool.mu);
-			break;
-		}
-	}
+	pool_start(make);
 	fn(arg, 0);
 	/* a helper that has not come yet finds the job closed; one still in
 	 * fn is most often near its end: poll for it before sleeping */

@@ -537,6 +537,7 @@ int ws_model_load_config(ws_model *m, const char *config_path, ws_error *err);
 /* Allocation helpers for readers: memory owned by the model's arena. */
 ws_model *ws_model_new(const char *path);
 void *ws_model_alloc(ws_model *m, size_t size);
+void *ws_model_alloc_zero(ws_model *m, size_t size);
 char *ws_model_strndup(ws_model *m, const char *s, size_t len);
 /* Add a file (opened O_RDONLY, header mapped) and return its index or -1. */
 int ws_model_add_file(ws_model *m, const char *path, ws_error *err);
