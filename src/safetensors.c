@@ -72,6 +72,20 @@ typedef struct scan {
 	unsigned stext_next;
 	const uint8_t *stext_at;
 	size_t stext_len;
+	/* the same for a value's whole start, '{' to the data_offsets' '['
+	 * (16 to 64 bytes): spelled the same, it has the same dtype, shape
+	 * and element count (an expert's matrices take turns in a few);
+	 * vtext_at/len: this one's text */
+	struct {
+		const uint8_t *text;
+		size_t len, ndim;
+		ws_dtype dtype;
+		const uint64_t *shape;
+		uint64_t count;
+	} vtext[4];
+	unsigned vtext_next;
+	const uint8_t *vtext_at;
+	size_t vtext_len;
 	/* the index in m->tensors of the file's first tensor */
 	uint64_t first;
 	/* the bytes after the header: the data ranges' bound */
@@ -750,6 +764,24 @@ bytes_of(const scan *s, ws_dtype dt, uint64_t count, uint64_t *bytes)
  * that order, plain numbers - read in one go into t (dtype), s->dims,
  * e->begin and *end.  false, s->pos unchanged, for anything else: the
  * general path reads that, and says what is wrong with it. */
+/* a[0, l) == b[0, l), 16 <= l: 16 bytes a compare, the last one ending
+ * at l. */
+static inline bool
+same_text(const uint8_t *a, const uint8_t *b, size_t l)
+{
+#ifdef __SSE2__
+	size_t i = 0;
+	for (; i + 16 < l; i += 16)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+						     _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
+			return false;
+	return _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + l - 16)),
+						_mm_loadu_si128((const __m128i *)(const void *)(b + l - 16)))) == 0xFFFF;
+#else
+	return !memcmp(a, b, l);
+#endif
+}
+
 static bool
 fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 	   const uint64_t **shape, uint64_t *count)
@@ -757,7 +789,18 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 	static const char k_dtype[] = "{\"dtype\":\"", k_shape[] = "\",\"shape\":[",
 			  k_offsets[] = ",\"data_offsets\":[";
 	const uint8_t *p = s->p;
-	size_t len = s->len, i = s->pos, n = 0;
+	size_t len = s->len, i = s->pos, n = 0, value_at = i;
+	for (size_t c = 0; c < sizeof s->vtext / sizeof s->vtext[0]; c++) {
+		size_t l = s->vtext[c].len;
+		if (l && len - i >= l + 17 && same_text(p + i, s->vtext[c].text, l)) {
+			t->dtype = s->vtext[c].dtype;
+			*shape = s->vtext[c].shape;
+			*count = s->vtext[c].count;
+			n = s->vtext[c].ndim;
+			i += l;
+			goto offsets;
+		}
+	}
 	if (len - i < sizeof k_dtype - 1 + 16 || memcmp(p + i, k_dtype, sizeof k_dtype - 1))
 		return false;
 	i += sizeof k_dtype - 1;
@@ -809,6 +852,11 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
 		return false;
 	i += sizeof k_offsets - 1;
+	if (i - value_at >= 16 && i - value_at <= 64) {
+		s->vtext_at = p + value_at;
+		s->vtext_len = i - value_at;
+	}
+offsets:;
 	/* a begin spelled as the last end, digit for digit, is that number */
 	size_t k = s->end_len;
 	if (k && len - i >= 17 && p[i + k] == ',' &&
@@ -965,11 +1013,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 
 	const uint64_t *shape = NULL;
 	uint64_t count = 1;
-	s->stext_len = 0;
+	s->stext_len = s->vtext_len = 0;
 	if (!fast_value(s, t, e, &end, &ndim, &shape, &count)) {
 		shape = NULL;
 		count = 1;
-		s->stext_len = 0;
+		s->stext_len = s->vtext_len = 0;
 		if (scan_value(s, t, e, &end, &ndim))
 			return -1;
 	}
@@ -990,6 +1038,15 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 			s->stext[c].shape = shape;
 			s->stext[c].count = count;
 		}
+	}
+	if (s->vtext_len) {
+		unsigned c = s->vtext_next++ % (sizeof s->vtext / sizeof s->vtext[0]);
+		s->vtext[c].text = s->vtext_at;
+		s->vtext[c].len = s->vtext_len;
+		s->vtext[c].ndim = ndim;
+		s->vtext[c].dtype = t->dtype;
+		s->vtext[c].shape = shape;
+		s->vtext[c].count = count;
 	}
 	t->ndim = (uint32_t)ndim;
 	t->shape = shape;
