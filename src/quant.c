@@ -18,11 +18,13 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 
+#include "internal.h"
 #include "xxh.h"
 #include "ws/formula.h"
 #include "ws/json.h"
@@ -178,18 +180,43 @@ meta_int(const ws_model *m, const char *key, int64_t *out)
 }
 
 /* Every tensor a 16-bit-or-wider float and no side tensor: a plain model. */
+/* Every tensor a plain float or a buffer, none a quantizer's: in runs of
+ * PLAIN_RUN tensors taken by the caller and a helper on a large model,
+ * both stopping at the first that is not. */
+#define PLAIN_RUN 4096
+typedef struct plain_pass {
+	const ws_model *m;
+	_Atomic uint64_t next;
+	_Atomic bool not_plain;
+} plain_pass;
+
+static void
+plain_worker(void *arg, unsigned worker)
+{
+	(void)worker;
+	plain_pass *p = arg;
+	const ws_model *m = p->m;
+	for (uint64_t lo; !atomic_load_explicit(&p->not_plain, memory_order_relaxed) &&
+			  (lo = atomic_fetch_add(&p->next, PLAIN_RUN)) < m->n_tensors;) {
+		uint64_t hi = m->n_tensors - lo < PLAIN_RUN ? m->n_tensors : lo + PLAIN_RUN;
+		for (uint64_t i = lo; i < hi; i++) {
+			const ws_tensor *t = &m->tensors[i];
+			if (t->role == WS_ROLE_QUANT_AUX ||
+			    (t->dtype != WS_DT_BF16 && t->dtype != WS_DT_F16 && t->dtype != WS_DT_F32 &&
+			     t->dtype != WS_DT_F64 && t->role != WS_ROLE_BUFFER)) {
+				atomic_store_explicit(&p->not_plain, true, memory_order_relaxed);
+				return;
+			}
+		}
+	}
+}
+
 static bool
 plainly_unquantized(const ws_model *m)
 {
-	for (uint64_t i = 0; i < m->n_tensors; i++) {
-		const ws_tensor *t = &m->tensors[i];
-		if (t->role == WS_ROLE_QUANT_AUX)
-			return false;
-		if (t->dtype != WS_DT_BF16 && t->dtype != WS_DT_F16 && t->dtype != WS_DT_F32 &&
-		    t->dtype != WS_DT_F64 && t->role != WS_ROLE_BUFFER)
-			return false;
-	}
-	return true;
+	plain_pass p = {.m = m};
+	ws_team_run(ws_team_helpers_for(m->n_tensors), plain_worker, &p);
+	return !atomic_load(&p.not_plain);
 }
 
 static void
