@@ -1723,10 +1723,21 @@ slot_digits(const char *s, int32_t at, unsigned len)
 {
 	if (at < 0)
 		return -1;
-	int32_t v = 0;
-	for (unsigned i = 0; i < len; i++)
-		v = v * 10 + (s[at + (int32_t)i] - '0');
-	return v;
+	const unsigned char *d = (const unsigned char *)s + at;
+	switch (len) { /* 1..MAX_DIGITS; an index is most often 1 to 3 */
+	case 1:
+		return d[0] - '0';
+	case 2:
+		return (d[0] - '0') * 10 + (d[1] - '0');
+	case 3:
+		return (d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0');
+	default: {
+		int32_t v = 0;
+		for (unsigned i = 0; i < len; i++)
+			v = v * 10 + (d[i] - '0');
+		return v;
+	}
+	}
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -1752,18 +1763,10 @@ slot_fits_avx2(const slot *o, const char *s, size_t n)
 }
 #endif
 
-/* Does s[0, n) have slot o's shape? */
+/* Does s[0, n) have slot o's shape? (o->len == n) */
 static bool
-slot_fits(const slot *o, const char *s, size_t n, bool avx2)
+slot_fits_n(const slot *o, const char *s, size_t n)
 {
-	if (!o->name || o->len != n)
-		return false;
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (avx2 && n >= 32)
-		return slot_fits_avx2(o, s, n);
-#else
-	(void)avx2;
-#endif
 #ifdef __SSE2__
 	if (n >= 16) {
 		/* 16 bytes a step, the last step ending at the name's end: a
@@ -1804,6 +1807,22 @@ slot_fits(const slot *o, const char *s, size_t n, bool avx2)
 		}
 	}
 	return !bad;
+}
+
+/* The same, the length first, where most names that do not fit differ
+ * and which the AVX2 compare needs (32 bytes or more). */
+static inline bool
+slot_fits(const slot *o, const char *s, size_t n, bool avx2)
+{
+	if (!o->name || o->len != n)
+		return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (avx2 && n >= 32)
+		return slot_fits_avx2(o, s, n);
+#else
+	(void)avx2;
+#endif
+	return slot_fits_n(o, s, n);
 }
 
 /* The slot whose shape s[0, n) has, or NULL: first the one that came
