@@ -103,6 +103,28 @@ logit_unloaded(const struct ws_cat_component *c, const ws_tensor *t)
 	return t->role == WS_ROLE_LOGIT_SCALE && !strcmp(c->kind, "text_encoder");
 }
 
+/* a[0, n) == b[0, n) for names of len_a, len_b >= n bytes: two words
+ * when both names have 16 bytes to load (no call for the usual short
+ * prefix), else memcmp. */
+static inline bool
+same_start(const char *a, size_t len_a, const char *b, size_t len_b, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n <= 16 && len_a >= 16 && len_b >= 16) {
+		uint64_t a0, a1, b0, b1;
+		memcpy(&a0, a, 8);
+		memcpy(&a1, a + 8, 8);
+		memcpy(&b0, b, 8);
+		memcpy(&b1, b + 8, 8);
+		/* only the first n bytes count (the low ones of each word) */
+		uint64_t m0 = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		uint64_t m1 = n >= 16 ? ~0ull : n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
+		return !((a0 ^ b0) & m0) && !((a1 ^ b1) & m1);
+	}
+#endif
+	return !memcmp(a, b, n);
+}
+
 static void
 comp_run(comp_pass *p, uint64_t r)
 {
@@ -119,7 +141,8 @@ comp_run(comp_pass *p, uint64_t r)
 	for (uint64_t i = lo; i < hi; i++) {
 		ws_tensor *t = &m->tensors[i];
 		const struct ws_cat_component *c;
-		if (prev && t->name_len >= decided && !memcmp(t->name, prev->name, decided)) {
+		if (prev && t->name_len >= decided &&
+		    same_start(t->name, t->name_len, prev->name, prev->name_len, decided)) {
 			c = prev_c;
 		} else {
 			c = ws_cat_component_decide(t->name, t->name_len, &decided);
