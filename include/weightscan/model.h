@@ -8,6 +8,13 @@
  * caller never frees it.  A model is read-only after ws_open: accessors
  * may be called from several threads at once.
  *
+ * Threads: on a large model (a header of 512 KiB, 16,384 tensors) ws_open
+ * works with helper threads beside the caller's, up to three and fewer
+ * than the CPUs the process may use, from a pool that outlives the call:
+ * a helper waits for the next pass, asleep, and leaves after 50 ms
+ * without one (unloading the library waits for it).  Two ws_open calls at
+ * once each get helpers of their own.
+ *
  * Accessors take an index: tensors 0 .. ws_model_tensor_count - 1,
  * components 0 .. ws_model_component_count - 1.  Out of range, they
  * return NULL, 0 or -1 (as each says) instead of failing.
