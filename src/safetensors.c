@@ -26,6 +26,35 @@
 #define ST_MAX_HEADER 100000000ull /* the reference reader's limit */
 #define ST_MAX_DEPTH 128           /* serde_json's recursion limit */
 
+/* Texts read before and what they said, the last four in turn, and the
+ * one being read (at, len; len 0: none to keep). */
+struct st_spelled {
+	struct {
+		const uint8_t *text;
+		size_t len, ndim;
+		ws_dtype dtype;
+		const uint64_t *shape;
+		uint64_t count;
+	} e[4];
+	unsigned next;
+	const uint8_t *at;
+	size_t len;
+};
+
+/* Keep the text being read as the newest of sp, with what it said. */
+static void
+spelled_keep(struct st_spelled *sp, size_t ndim, ws_dtype dtype, const uint64_t *shape,
+	     uint64_t count)
+{
+	unsigned c = sp->next++ % (sizeof sp->e / sizeof sp->e[0]);
+	sp->e[c].text = sp->at;
+	sp->e[c].len = sp->len;
+	sp->e[c].ndim = ndim;
+	sp->e[c].dtype = dtype;
+	sp->e[c].shape = shape;
+	sp->e[c].count = count;
+}
+
 typedef struct scan {
 	const uint8_t *p;   /* header bytes */
 	size_t len, pos;
@@ -62,30 +91,12 @@ typedef struct scan {
 	unsigned shape_next;
 	/* the shapes fast_value read last, by their text in the header with
 	 * the closing ']' (16 bytes at most): a shape spelled the same is the
-	 * same, with the same element count; stext_at/len: this one's text */
-	struct {
-		const uint8_t *text;
-		size_t len, ndim;
-		const uint64_t *shape;
-		uint64_t count;
-	} stext[4];
-	unsigned stext_next;
-	const uint8_t *stext_at;
-	size_t stext_len;
+	 * same, with the same element count */
+	struct st_spelled stext;
 	/* the same for a value's whole start, '{' to the data_offsets' '['
-	 * (16 to 64 bytes): spelled the same, it has the same dtype, shape
-	 * and element count (an expert's matrices take turns in a few);
-	 * vtext_at/len: this one's text */
-	struct {
-		const uint8_t *text;
-		size_t len, ndim;
-		ws_dtype dtype;
-		const uint64_t *shape;
-		uint64_t count;
-	} vtext[4];
-	unsigned vtext_next;
-	const uint8_t *vtext_at;
-	size_t vtext_len;
+	 * (16 to 64 bytes): spelled the same, it has the same dtype too (an
+	 * expert's matrices take turns in a few) */
+	struct st_spelled vtext;
 	/* the index in m->tensors of the file's first tensor */
 	uint64_t first;
 	/* the bytes after the header: the data ranges' bound */
@@ -790,13 +801,13 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 			  k_offsets[] = ",\"data_offsets\":[";
 	const uint8_t *p = s->p;
 	size_t len = s->len, i = s->pos, n = 0, value_at = i;
-	for (size_t c = 0; c < sizeof s->vtext / sizeof s->vtext[0]; c++) {
-		size_t l = s->vtext[c].len;
-		if (l && len - i >= l + 17 && same_text(p + i, s->vtext[c].text, l)) {
-			t->dtype = s->vtext[c].dtype;
-			*shape = s->vtext[c].shape;
-			*count = s->vtext[c].count;
-			n = s->vtext[c].ndim;
+	for (size_t c = 0; c < sizeof s->vtext.e / sizeof s->vtext.e[0]; c++) {
+		size_t l = s->vtext.e[c].len;
+		if (l && len - i >= l + 17 && same_text(p + i, s->vtext.e[c].text, l)) {
+			t->dtype = s->vtext.e[c].dtype;
+			*shape = s->vtext.e[c].shape;
+			*count = s->vtext.e[c].count;
+			n = s->vtext.e[c].ndim;
 			i += l;
 			goto offsets;
 		}
@@ -818,14 +829,14 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 	i += sizeof k_shape - 1;
 	n = 0;
 	size_t shape_at = i;
-	for (size_t c = 0; c < sizeof s->stext / sizeof s->stext[0] && len - i >= 16; c++) {
-		size_t l = s->stext[c].len;
-		if (l && low_bytes(load8(p + i), l) == low_bytes(load8(s->stext[c].text), l) &&
+	for (size_t c = 0; c < sizeof s->stext.e / sizeof s->stext.e[0] && len - i >= 16; c++) {
+		size_t l = s->stext.e[c].len;
+		if (l && low_bytes(load8(p + i), l) == low_bytes(load8(s->stext.e[c].text), l) &&
 		    (l <= 8 || low_bytes(load8(p + i + 8), l - 8) ==
-				       low_bytes(load8(s->stext[c].text + 8), l - 8))) {
-			*shape = s->stext[c].shape;
-			*count = s->stext[c].count;
-			n = s->stext[c].ndim;
+				       low_bytes(load8(s->stext.e[c].text + 8), l - 8))) {
+			*shape = s->stext.e[c].shape;
+			*count = s->stext.e[c].count;
+			n = s->stext.e[c].ndim;
 			i += l;
 			break;
 		}
@@ -846,15 +857,15 @@ fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 		i++;
 	}
 	if (!*shape && i - shape_at <= 16) {
-		s->stext_at = p + shape_at;
-		s->stext_len = i - shape_at;
+		s->stext.at = p + shape_at;
+		s->stext.len = i - shape_at;
 	}
 	if (len - i < sizeof k_offsets - 1 || memcmp(p + i, k_offsets, sizeof k_offsets - 1))
 		return false;
 	i += sizeof k_offsets - 1;
 	if (i - value_at >= 16 && i - value_at <= 64) {
-		s->vtext_at = p + value_at;
-		s->vtext_len = i - value_at;
+		s->vtext.at = p + value_at;
+		s->vtext.len = i - value_at;
 	}
 offsets:;
 	/* a begin spelled as the last end, digit for digit, is that number */
@@ -1013,11 +1024,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 
 	const uint64_t *shape = NULL;
 	uint64_t count = 1;
-	s->stext_len = s->vtext_len = 0;
+	s->stext.len = s->vtext.len = 0;
 	if (!fast_value(s, t, e, &end, &ndim, &shape, &count)) {
 		shape = NULL;
 		count = 1;
-		s->stext_len = s->vtext_len = 0;
+		s->stext.len = s->vtext.len = 0;
 		if (scan_value(s, t, e, &end, &ndim))
 			return -1;
 	}
@@ -1030,24 +1041,11 @@ scan_tensor(scan *s, ws_tensor *t, st_entry *e)
 				return ws_err_at(s->err, s->file, entry_at,
 						 "tensor '%s': element count overflows", name);
 		}
-		if (s->stext_len) {
-			unsigned c = s->stext_next++ % (sizeof s->stext / sizeof s->stext[0]);
-			s->stext[c].text = s->stext_at;
-			s->stext[c].len = s->stext_len;
-			s->stext[c].ndim = ndim;
-			s->stext[c].shape = shape;
-			s->stext[c].count = count;
-		}
+		if (s->stext.len)
+			spelled_keep(&s->stext, ndim, t->dtype, shape, count);
 	}
-	if (s->vtext_len) {
-		unsigned c = s->vtext_next++ % (sizeof s->vtext / sizeof s->vtext[0]);
-		s->vtext[c].text = s->vtext_at;
-		s->vtext[c].len = s->vtext_len;
-		s->vtext[c].ndim = ndim;
-		s->vtext[c].dtype = t->dtype;
-		s->vtext[c].shape = shape;
-		s->vtext[c].count = count;
-	}
+	if (s->vtext.len)
+		spelled_keep(&s->vtext, ndim, t->dtype, shape, count);
 	t->ndim = (uint32_t)ndim;
 	t->shape = shape;
 	t->elements = count;

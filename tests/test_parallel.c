@@ -46,6 +46,24 @@ put(text *t, const char *fmt, ...)
 	}
 }
 
+/* The header text h framed with its length and followed by data zero
+ * bytes, written to dir/file; h is freed.  Returns the path. */
+static char *
+write_framed(const char *dir, const char *file, text *h, size_t data)
+{
+	size_t total = 8 + h->n + data;
+	char *buf = calloc(1, total);
+	cr_assert(buf);
+	for (int i = 0; i < 8; i++)
+		buf[i] = (char)((uint64_t)h->n >> (8 * i));
+	memcpy(buf + 8, h->s, h->n);
+	char *p = ws_write_file(dir, file, buf, total);
+	free(buf);
+	free(h->s);
+	*h = (text){0};
+	return p;
+}
+
 enum shape {
 	PLAIN, TRAP_NAMES, LONG_TRAP, META_LAST, DUP_ACROSS, DUP_MIDDLE, DUP_LATE, BAD_LATE,
 	SPACED, REVERSED, GAP_FIRST
@@ -81,15 +99,7 @@ make(const char *dir, const char *file, size_t n, enum shape shape)
 	put(&h, "}");
 	if (shape == BAD_LATE) /* the last data_offsets' ']' becomes ';' */
 		*strrchr(h.s, ']') = ';';
-	size_t total = 8 + h.n + 4 * n;
-	char *buf = calloc(1, total);
-	cr_assert(buf);
-	for (int i = 0; i < 8; i++)
-		buf[i] = (char)((uint64_t)h.n >> (8 * i));
-	memcpy(buf + 8, h.s, h.n);
-	char *p = ws_write_file(dir, file, buf, total);
-	free(buf);
-	free(h.s);
+	char *p = write_framed(dir, file, &h, 4 * n);
 	return p;
 }
 
@@ -727,17 +737,9 @@ Test(parallel, an_escaped_twin_is_a_duplicate_at_every_length)
 			put(&h, ":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[%zu,%zu]}%s", 4 * i,
 			    4 * i + 4, i + 1 < n ? "," : "}");
 		}
-		size_t total = 8 + h.n + 4 * n;
-		char *buf = calloc(1, total);
-		cr_assert(buf);
-		for (int i = 0; i < 8; i++)
-			buf[i] = (char)((uint64_t)h.n >> (8 * i));
-		memcpy(buf + 8, h.s, h.n);
 		char file[64];
 		snprintf(file, sizeof file, "twin%zu.safetensors", len);
-		char *p = ws_write_file(dir, file, buf, total);
-		free(buf);
-		free(h.s);
+		char *p = write_framed(dir, file, &h, 4 * n);
 		ws_model *m;
 		ws_error err;
 		cr_assert_eq(agree(p, 0, &m, &err), -1, "length %zu: the twin was not found", len);
