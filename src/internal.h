@@ -26,6 +26,9 @@ extern struct ws_st_parallel {
 			    * (tests: then every shard is read ahead) */
 	uint64_t listing_index; /* an index.json of this many bytes or more: the
 				 * reader lists the folder too (tests: 0) */
+	size_t name_blocks; /* a header of this many bytes or more copies its
+			     * names into 64 KiB blocks of the arena as it reads
+			     * them (fuzzers: 0, so that small inputs reach it) */
 } ws_st_parallel;
 int ws_safetensors_load_at(ws_model *m, int dirfd, const char *name, const char *path,
 			   ws_error *err);

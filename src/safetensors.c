@@ -1222,7 +1222,7 @@ static char *
 name_copy(scan *s, const char *p, size_t n)
 {
 	if (n >= s->bump_left) {
-		if (s->len < 4 * NAME_BLOCK || n >= NAME_BLOCK / 4)
+		if (s->len < ws_st_parallel.name_blocks || n >= NAME_BLOCK / 4)
 			return ws_model_strndup(s->m, p, n);
 		if (!(s->bump = ws_model_alloc(s->m, NAME_BLOCK))) {
 			s->bump_left = 0;
@@ -1302,7 +1302,8 @@ key_copy(scan *s, size_t q, size_t *kl, uint32_t *hash)
 {
 #ifdef __SSE2__
 	if (s->bump_left < KEY_FAST + 16 + 1) {
-		if (s->len < 4 * NAME_BLOCK || !(s->bump = ws_model_alloc(s->m, NAME_BLOCK))) {
+		if (s->len < ws_st_parallel.name_blocks ||
+		    !(s->bump = ws_model_alloc(s->m, NAME_BLOCK))) {
 			s->bump_left = 0;
 			return NULL; /* a shard's few names; or out of memory, which name_copy says */
 		}
@@ -1504,7 +1505,7 @@ out:
 #define PAR_MAX_PIECES 4
 
 struct ws_st_parallel ws_st_parallel = {.min_piece = 256u << 10, .pieces = 0,
-				       .listing_index = 32u << 10};
+				       .listing_index = 32u << 10, .name_blocks = 4 * NAME_BLOCK};
 
 typedef struct piece {
 	/* a cache line of its own: the threads write their scans' fields as
