@@ -770,11 +770,6 @@ bytes_of(const scan *s, ws_dtype dt, uint64_t count, uint64_t *bytes)
 	return ws_dtype_bytes(dt, count, bytes);
 }
 
-/* A tensor's value as writers write it - {"dtype":"BF16","shape":[2048,
- * 7168],"data_offsets":[0,29360128]}: no blanks or escapes, the keys in
- * that order, plain numbers - read in one go into t (dtype), s->dims,
- * e->begin and *end.  false, s->pos unchanged, for anything else: the
- * general path reads that, and says what is wrong with it. */
 /* a[0, l) == b[0, l), 16 <= l: 16 bytes a compare, the last one ending
  * at l. */
 static inline bool
@@ -793,6 +788,11 @@ same_text(const uint8_t *a, const uint8_t *b, size_t l)
 #endif
 }
 
+/* A tensor's value as writers write it - {"dtype":"BF16","shape":[2048,
+ * 7168],"data_offsets":[0,29360128]}: no blanks or escapes, the keys in
+ * that order, plain numbers - read in one go into t (dtype), s->dims,
+ * e->begin and *end.  false, s->pos unchanged, for anything else: the
+ * general path reads that, and says what is wrong with it. */
 static bool
 fast_value(scan *s, ws_tensor *t, st_entry *e, uint64_t *end, size_t *ndim,
 	   const uint64_t **shape, uint64_t *count)
@@ -1704,7 +1704,8 @@ braces_in(const uint8_t *p, size_t from, size_t to)
 
 /* The '{' of every piece but the last, counted by the threads that will
  * parse them, each piece in COUNT_SPLIT ranges so that neither thread
- * waits long for the other; the last piece's pages are only read in.
+ * waits long for the other; the last piece's pages are only read in
+ * (where the kernel has no MADV_POPULATE_READ, the parse faults them).
  * This is the first read of a large header's mapping, made without
  * MAP_POPULATE: the threads fault their ranges in at once. */
 #define COUNT_SPLIT 4
@@ -1727,14 +1728,8 @@ count_worker(void *arg, unsigned worker)
 		size_t step = (to - from) / COUNT_SPLIT;
 		size_t a = from + j * step, b = j + 1 == COUNT_SPLIT ? to : a + step;
 		ws_populate_read(r->p + a, b - a);
-		if (k + 1 < r->n) {
+		if (k + 1 < r->n)
 			r->braces[i] = braces_in(r->p, a, b);
-		} else {
-			uint8_t x = 0;
-			for (size_t o = a; o < b; o += 4096)
-				x ^= *(const volatile uint8_t *)(r->p + o);
-			(void)x;
-		}
 	}
 }
 
@@ -1762,8 +1757,18 @@ split_pieces(size_t len, size_t *helpers)
 	return n;
 }
 
-/* 0: parsed, entries in ev; 1: not done (too small, a bad guess, an
- * error): parse serially; -1: out of memory. */
+/* Whether the data ranges read so far make one chain from 0 within the
+ * file, as writers lay them out: then every offset is set and nothing is
+ * left to sort or check against another. */
+static bool
+one_chain(const scan *s)
+{
+	return !s->chain_broken && (!s->chain_n || (!s->chain_first && s->chain_end <= s->data_len));
+}
+
+/* 0: parsed, the tensor count in ev->n (the entries are not kept: the
+ * ranges are one chain); 1: not done (too small, a bad guess, an error,
+ * ranges that are no chain): parse serially; -1: out of memory. */
 static int
 scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 {
@@ -1895,7 +1900,7 @@ scan_header_parallel(scan *s0, uint32_t file_idx, st_vec *ev)
 	}
 	/* ranges that are not one chain from 0 within the file need every
 	 * entry sorted and checked: the serial scan keeps them */
-	if (s0->chain_broken || (s0->chain_n && (s0->chain_first || s0->chain_end > s0->data_len)))
+	if (!one_chain(s0))
 		goto out;
 	for (size_t w = 1; w <= helpers; w++)
 		ws_model_take_arena(m, pr.wm[w]);
@@ -2156,7 +2161,7 @@ parse_file(ws_model *m, ws_file *f, uint32_t idx, bool may_split, ws_error *err)
 	uint64_t data_len = size - (8 + n), running = 0;
 	/* As writers lay the data out, one range after the other from 0 and
 	 * within the file: every offset is set, nothing to sort or report. */
-	if (!s.chain_broken && (!count || (s.chain_first == 0 && s.chain_end <= data_len))) {
+	if (one_chain(&s)) {
 		vec_free(&ev);
 		running = count ? s.chain_end : 0;
 		if (!ws_add_u64(8 + n, running, &f->expected_size))

@@ -652,7 +652,7 @@ pool_worker(void *arg)
 				until.tv_sec += until.tv_nsec / 1000000000L;
 				until.tv_nsec %= 1000000000L;
 				if (pthread_cond_timedwait(&pool.wake, &pool.mu, &until) &&
-				    !pool.want && !pool.closing)
+				    !pool.want && !pool.chore && !pool.closing)
 					break; /* idle: leave */
 			}
 			continue;
@@ -686,10 +686,11 @@ pool_close(void)
 	while (pool.workers)
 		pthread_cond_wait(&pool.done, &pool.mu);
 	void *c = pool.chore;
+	size_t len = pool.chore_len;
 	pool.chore = NULL;
 	pthread_mutex_unlock(&pool.mu);
 	if (c)
-		munmap(c, pool.chore_len);
+		munmap(c, len);
 }
 
 void
