@@ -489,46 +489,47 @@ Test(gguf, loader_incompatible_findings)
 	ws_model_free(m);
 }
 
+/* `check` on bad_dir/file: exit 3, "FILE: offset N: " with the offset
+ * the generator's table gives. */
+static void
+cli_exit3_at(const char *file)
+{
+	char *p = ws_join(bad_dir, file), want[256];
+	ws_run r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 3, "%s: %s%s", file, r.out, r.err);
+	snprintf(want, sizeof want, "%s: offset %llu: ", p, (unsigned long long)expected_offset(file));
+	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
+	ws_run_free(&r);
+	free(p);
+}
+
+/* `check` on bad_dir/file: read, a loader-incompatible finding, exit 1. */
+static void
+cli_loader_finding(const char *file)
+{
+	char *p = ws_join(bad_dir, file);
+	ws_run r = ws_run_cli("check", p, NULL);
+	cr_expect_eq(r.status, 1, "%s: %s%s", file, r.out, r.err);
+	cr_expect(ws_contains(r.out, "loader-incompatible"), "%s: %s", file, r.out);
+	ws_run_free(&r);
+	free(p);
+}
+
 /* The specification's limits through the CLI: a 64-byte name is a loader
  * finding that fails check (exit 1); 65 bytes is exit 3 with the offset. */
 Test(gguf, cli_name_limits)
 {
-	char *p = ws_join(bad_dir, "li-long-name.gguf");
-	ws_run r = ws_run_cli("check", p, NULL);
-	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-	cr_expect(ws_contains(r.out, "loader-incompatible"), "%s", r.out);
-	ws_run_free(&r);
-	free(p);
-	p = ws_join(bad_dir, "name-65.gguf");
-	r = ws_run_cli("check", p, NULL);
-	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
-	char want[256];
-	snprintf(want, sizeof want, "%s: offset %llu: ", p,
-		 (unsigned long long)expected_offset("name-65.gguf"));
-	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
-	ws_run_free(&r);
-	free(p);
+	cli_loader_finding("li-long-name.gguf");
+	cli_exit3_at("name-65.gguf");
 	/* five dimensions: read, a finding that fails check; more than the
 	 * file holds: exit 3 at n_dims */
-	p = ws_join(bad_dir, "li-ndims-5.gguf");
-	r = ws_run_cli("check", p, NULL);
-	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-	cr_expect(ws_contains(r.out, "loader-incompatible"), "%s", r.out);
-	ws_run_free(&r);
-	free(p);
-	p = ws_join(bad_dir, "ndims-past-end.gguf");
-	r = ws_run_cli("check", p, NULL);
-	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
-	snprintf(want, sizeof want, "%s: offset %llu: ", p,
-		 (unsigned long long)expected_offset("ndims-past-end.gguf"));
-	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
-	ws_run_free(&r);
-	free(p);
+	cli_loader_finding("li-ndims-5.gguf");
+	cli_exit3_at("ndims-past-end.gguf");
 	/* 65 dimensions the file could hold: past the reader's fixed bound
 	 * (a sparse file of zeros must not make every shape file-sized),
 	 * exit 3 at n_dims.  The 5-D file with its n_dims made 65: found as
 	 * u32 5 then ne[0] then four u64 ones. */
-	p = ws_join(bad_dir, "li-ndims-5.gguf");
+	char *p = ws_join(bad_dir, "li-ndims-5.gguf"), want[256];
 	FILE *fp = fopen(p, "rb");
 	cr_assert(fp);
 	static unsigned char b[1 << 16];
@@ -545,7 +546,7 @@ Test(gguf, cli_name_limits)
 	b[at] = 65;
 	char *dir = ws_tmpdir();
 	p = ws_write_file(dir, "ndims-65.gguf", b, n);
-	r = ws_run_cli("check", p, NULL);
+	ws_run r = ws_run_cli("check", p, NULL);
 	cr_expect_eq(r.status, 3, "%s%s", r.out, r.err);
 	snprintf(want, sizeof want, "%s: offset %zu: ", p, at);
 	cr_expect(ws_contains(r.err, want), "want '%s' in %s", want, r.err);
