@@ -55,6 +55,8 @@ spelled_keep(struct st_spelled *sp, size_t ndim, ws_dtype dtype, const uint64_t 
 	sp->e[c].count = count;
 }
 
+#define ST_NAME_BATCH 32
+
 typedef struct scan {
 	const uint8_t *p;   /* header bytes */
 	size_t len, pos;
@@ -110,11 +112,13 @@ typedef struct scan {
 	uint64_t wbase;
 	size_t wn, wcap;
 	struct st_names *ns;
-	/* the name added to ns one member late (pend: there is one), so the
-	 * slot prefetched for it has a whole member's parse to arrive */
-	uint64_t pend_i;
-	uint32_t pend_h;
-	bool pend;
+	/* names added to ns a batch at a time (pend of them waiting): a
+	 * slot prefetched as its member is read has the batch's parse to
+	 * arrive, and the locked compare-and-swaps run back to back, not
+	 * each after a member's stores (each waits for those to drain) */
+	uint64_t pend_i[ST_NAME_BATCH];
+	uint32_t pend_h[ST_NAME_BATCH];
+	unsigned pend;
 	/* the data ranges seen so far, while each begins where the one
 	 * before ended (as writers lay them out): the first's begin and the
 	 * last's end; t->offset is set as they come */
@@ -1214,6 +1218,18 @@ names_add(st_names *ns, uint64_t i, uint32_t h)
 	}
 }
 
+/* The names waiting in s added; false if one was there already. */
+static bool
+names_flush(scan *s)
+{
+	unsigned n = s->pend;
+	s->pend = 0;
+	for (unsigned k = 0; k < n; k++)
+		if (!names_add(s->ns, s->pend_i[k], s->pend_h[k]))
+			return false;
+	return true;
+}
+
 /* A NUL-terminated copy of the name p[0, n) in the model.  A large
  * header's names go to blocks of 64 KB of the arena, with no call per
  * name; a shard's few, one by one (a block would mostly be left over). */
@@ -1440,13 +1456,9 @@ scan_member(scan *s, uint32_t file_idx, st_vec *ev, ws_strset *names, bool *seen
 	if (!names) {
 		if (!s->ns)
 			return 0;
-		uint64_t pi = s->pend_i;
-		uint32_t ph = s->pend_h;
-		bool had = s->pend;
-		s->pend_i = ti - s->first;
-		s->pend_h = hash;
-		s->pend = true;
-		return had && !names_add(s->ns, pi, ph) ? fail(s, "duplicate tensor name") : 0;
+		s->pend_i[s->pend] = ti - s->first;
+		s->pend_h[s->pend] = hash;
+		return ++s->pend == ST_NAME_BATCH && !names_flush(s) ? fail(s, "duplicate tensor name") : 0;
 	}
 	int added = ws_strset_add_hashed(names, name, kl, hash);
 	if (added < 0)
@@ -1573,7 +1585,7 @@ run_piece(void *arg)
 		pc->rc = scan_end(s);
 flush:
 	/* the last name, which no later member added */
-	if (!pc->rc && s->pend && !names_add(s->ns, s->pend_i, s->pend_h))
+	if (!pc->rc && !names_flush(s))
 		pc->rc = -1;
 	return NULL;
 }
