@@ -91,35 +91,51 @@ layer_reserve(ws_summary *s, int32_t layer, int64_t *cap)
 }
 
 /* Tensors [from, to) added to s, whose by_layer array has *cap entries
- * for blocks up to *max_layer; -1 on OOM. */
+ * for blocks up to *max_layer; -1 on OOM.  A run of tensors of one dtype
+ * (a file mostly holds one or two), and of one block, is summed in
+ * registers and added to the tables when it ends: a table entry updated
+ * for every tensor made the loop several times slower than its loads. */
 static int
 sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t *max_layer_io,
 	  int64_t *cap)
 {
 	int32_t max_layer = *max_layer_io;
-	/* totals in locals: stores through s may alias the tensor records
-	 * (no strict aliasing), which would reload every field per store */
-	uint64_t elements = 0, bytes = 0, buffers = 0, n_buffers = 0, quant_aux = 0;
-	uint64_t n_quant_aux = 0, params = 0, non_embedding = 0;
+	uint64_t buffers = 0, n_buffers = 0, quant_aux = 0, n_quant_aux = 0;
+	uint64_t unloaded = 0, n_unloaded = 0, non_embedding = 0;
+	uint64_t by_role[WS_ROLE_COUNT] = {0};
+	ws_dtype dt_run = WS_DT_INVALID;
+	uint64_t r_el = 0, r_by = 0, r_pa = 0, r_n = 0;
+	int32_t l_run = -1;
+	uint64_t l_pa = 0;
 	for (uint64_t i = from; i < to; i++) {
 		const ws_tensor *t = &m->tensors[i];
 		ws_dtype dt = (unsigned)t->dtype < WS_DT_COUNT ? t->dtype : WS_DT_INVALID;
-		uint64_t el = t->elements, by = t->bytes, pa = t->params;
+		uint64_t el = t->elements, pa = t->params;
 		ws_role role = t->role;
 		int32_t layer = t->layer;
+		if (dt != dt_run) {
+			s->elements_by_dtype[dt_run] += r_el;
+			s->bytes_by_dtype[dt_run] += r_by;
+			s->params_by_dtype[dt_run] += r_pa;
+			s->tensors_by_dtype[dt_run] += r_n;
+			s->elements += r_el;
+			s->bytes += r_by;
+			s->params += r_pa;
+			r_el = r_by = r_pa = r_n = 0;
+			dt_run = dt;
+		}
+		/* sums of validated sizes cannot overflow: each file's bytes
+		 * fit in its size, and elements are bounded likewise per byte */
+		r_el += el;
+		r_by += t->bytes;
+		r_n++;
 		/* the blocks of the main component: a tower numbers its own */
-		if (layer > max_layer && (!m->n_components || m->components[t->component].main)) {
+		bool main = !m->n_components || m->components[t->component].main;
+		if (layer > max_layer && main) {
 			max_layer = layer;
 			if (layer_reserve(s, max_layer, cap) < 0)
 				return -1;
 		}
-		/* sums of validated sizes cannot overflow: each file's bytes
-		 * fit in its size, and elements are bounded likewise per byte */
-		elements += el;
-		bytes += by;
-		s->elements_by_dtype[dt] += el;
-		s->bytes_by_dtype[dt] += by;
-		s->tensors_by_dtype[dt]++;
 		if (role == WS_ROLE_BUFFER) {
 			buffers += el;
 			n_buffers++;
@@ -131,30 +147,46 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
 			continue;
 		}
 		if (t->unloaded) {
-			s->unloaded += el;
-			s->n_unloaded++;
+			unloaded += el;
+			n_unloaded++;
 			continue;
 		}
-		params += pa;
-		s->params_by_dtype[dt] += pa;
+		r_pa += pa;
 		if ((unsigned)role < WS_ROLE_COUNT)
-			s->params_by_role[role] += pa;
+			by_role[role] += pa;
 		/* by_layer is the main component's (a tower numbers its
 		 * blocks from 0 too) */
-		if (layer >= 0 && layer <= max_layer && (!m->n_components || m->components[t->component].main))
-			s->params_by_layer[layer] += pa;
+		if (layer >= 0 && main) {
+			if (layer != l_run) {
+				if (l_run >= 0)
+					s->params_by_layer[l_run] += l_pa;
+				l_run = layer;
+				l_pa = 0;
+			}
+			l_pa += pa;
+		}
 		if (role != WS_ROLE_EMBED && role != WS_ROLE_POS_EMBED &&
 		    role != WS_ROLE_TYPE_EMBED)
 			non_embedding += pa;
 	}
+	s->elements_by_dtype[dt_run] += r_el;
+	s->bytes_by_dtype[dt_run] += r_by;
+	s->params_by_dtype[dt_run] += r_pa;
+	s->tensors_by_dtype[dt_run] += r_n;
+	s->elements += r_el;
+	s->bytes += r_by;
+	s->params += r_pa;
+	if (l_run >= 0)
+		s->params_by_layer[l_run] += l_pa;
+	for (size_t r = 0; r < WS_ROLE_COUNT; r++)
+		s->params_by_role[r] += by_role[r];
 	*max_layer_io = max_layer;
-	s->elements += elements;
-	s->bytes += bytes;
 	s->buffers += buffers;
 	s->n_buffers += n_buffers;
 	s->quant_aux += quant_aux;
 	s->n_quant_aux += n_quant_aux;
-	s->params += params;
+	s->unloaded += unloaded;
+	s->n_unloaded += n_unloaded;
 	s->non_embedding += non_embedding;
 	return 0;
 }
