@@ -239,10 +239,12 @@ typedef struct {
 
 typedef struct {
 	const ws_model *m;
-	uint64_t nl;
+	uint64_t nl;          /* blocks at most: the tensor count */
+	uint64_t rows;        /* blocks seen has room for (<= nl) */
 	bool is_float[256];
 	crd_half h[2];
 	_Atomic uint64_t next;
+	_Atomic bool over;    /* a block at rows or past it: run again */
 } crd_pass;
 
 static void
@@ -266,6 +268,10 @@ crd_worker(void *arg, unsigned worker)
 			if (t->layer < 0 || (uint64_t)t->layer >= p->nl || t->ndim < 2 || !p->is_float[t->dtype] ||
 			    t->role == WS_ROLE_QUANT_AUX || t->role == WS_ROLE_BUFFER)
 				continue;
+			if ((uint64_t)t->layer >= p->rows) {
+				atomic_store_explicit(&p->over, true, memory_order_relaxed);
+				continue;
+			}
 			uint8_t *b = &h->seen[3 * (uint64_t)t->layer];
 			if (t->layer > h->top)
 				h->top = t->layer;
@@ -294,22 +300,31 @@ check_roles_and_dtypes(ws_model *m)
 	 * float type + 1; no mixing check when quantized (out of memory is
 	 * exit 4, never a finding skipped) */
 	crd_pass p = {.m = m, .nl = nl};
-	uint8_t *seen = m->quant ? NULL : calloc(nl ? nl : 1, 2 * 3);
-	if (!m->quant && !seen)
-		return -1;
 	/* which dtypes are float, looked up once, not a call a tensor */
 	for (unsigned d = 0; d < 256; d++) {
 		const ws_dtype_info *di = ws_dtype_get((ws_dtype)d);
 		p.is_float[d] = di && (di->flags & WS_DTF_FLOAT);
 	}
-	for (int h = 0; h < 2; h++) {
-		p.h[h].seen = seen ? seen + (size_t)h * 3 * nl : NULL;
-		p.h[h].lo = h ? nl / 2 : 0;
-		p.h[h].hi = h ? nl : nl / 2;
-		p.h[h].first_unknown = UINT64_MAX;
+	/* room for a few thousand blocks first (a small allocation, not
+	 * fresh pages to fault and give back); a checkpoint with more is
+	 * run again with room for as many as it has tensors */
+	uint8_t *seen = NULL;
+	for (p.rows = nl < 4096 ? nl : 4096;; p.rows = nl) {
+		seen = m->quant ? NULL : calloc(p.rows ? p.rows : 1, 2 * 3);
+		if (!m->quant && !seen)
+			return -1;
+		for (int h = 0; h < 2; h++) {
+			p.h[h] = (crd_half){.seen = seen ? seen + (size_t)h * 3 * p.rows : NULL,
+					    .lo = h ? nl / 2 : 0, .hi = h ? nl : nl / 2,
+					    .first_unknown = UINT64_MAX};
+		}
+		atomic_init(&p.next, 0);
+		atomic_init(&p.over, false);
+		ws_team_run(ws_team_helpers_for(nl), crd_worker, &p);
+		if (!atomic_load(&p.over) || p.rows == nl)
+			break;
+		free(seen);
 	}
-	atomic_init(&p.next, 0);
-	ws_team_run(ws_team_helpers_for(nl), crd_worker, &p);
 	for (int h = 0; h < 2; h++) {
 		unknown += p.h[h].unknown;
 		if (!first_unknown && p.h[h].unknown)

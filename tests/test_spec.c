@@ -103,6 +103,37 @@ Test(spec, dtype_mixed_matrices_in_a_block_are_info)
 	free(d);
 }
 
+/* Blocks are kept for a few thousand first: a block past those (here
+ * 4,100 of a 4,102-tensor file) is checked all the same. */
+Test(spec, dtype_mixed_in_a_block_past_four_thousand)
+{
+	enum { BLOCKS = 4101 };
+	size_t cap = (size_t)BLOCKS * 120 + 256, len = 0;
+	char *h = malloc(cap);
+	cr_assert(h);
+	len += (size_t)snprintf(h + len, cap - len, "{");
+	for (int i = 0; i < BLOCKS; i++)
+		len += (size_t)snprintf(h + len, cap - len,
+					"\"model.layers.%d.self_attn.q_proj.weight\":{\"dtype\":\"BF16\",\"shape\":[2,2],"
+					"\"data_offsets\":[%d,%d]},", i, 8 * i, 8 * i + 8);
+	len += (size_t)snprintf(h + len, cap - len,
+				"\"model.layers.%d.self_attn.k_proj.weight\":{\"dtype\":\"F16\",\"shape\":[2,2],"
+				"\"data_offsets\":[%d,%d]}}", BLOCKS - 1, 8 * BLOCKS, 8 * BLOCKS + 8);
+	cr_assert_lt(len, cap);
+	char *d = ws_tmpdir();
+	char *p = write_st(d, "many.safetensors", h, (size_t)8 * BLOCKS + 8);
+	cJSON *o = run_json(0, p, NULL, NULL);
+	const cJSON *f = finding(o, "dtype-mixed");
+	cr_assert(f, "no dtype-mixed finding");
+	cr_expect_eq(cJSON_GetObjectItem(f, "layer")->valueint, BLOCKS - 1);
+	cr_expect(ws_contains(str(f, "message"), "1 block"), "%s", str(f, "message"));
+	cJSON_Delete(o);
+	free(p);
+	free(h);
+	ws_rmtree(d);
+	free(d);
+}
+
 static char *
 slurp(const char *path, size_t *len)
 {
