@@ -492,5 +492,14 @@ main(int argc, char **argv)
 		fputs("weightscan: error writing output\n", stderr);
 		rc = WS_EXIT_INTERNAL;
 	}
+	/* The library's helper threads end with the process: leaving
+	 * without its clean-up (a destructor that wakes each helper and
+	 * waits for it to leave) saves about 0.1 ms a run.  Every stream is
+	 * flushed or closed by now.  Under AddressSanitizer the normal exit
+	 * runs its leak check. */
+#ifndef __SANITIZE_ADDRESS__
+	fflush(stderr);
+	quick_exit(rc);
+#endif
 	return rc;
 }
