@@ -558,7 +558,12 @@ ws_team_finish(ws_team *t)
  * pass) makes its own helpers (ws_team_start). */
 #define POOL_MAX 8
 #define POOL_IDLE_MS 50
-#define POOL_POLL_NS 300000L  /* a worker waits this long awake for a job */
+/* a worker waits this long awake for a job: the serial steps between
+ * passes (a header mapped, a report's summary while a chore unmaps) take
+ * up to a few hundred microseconds, and a worker that had gone to sleep
+ * came late to the next pass (1 ms against 0.3: 0.15-0.2 ms a run less
+ * on the 46,848-tensor header, alternating runs) */
+#define POOL_POLL_NS 1000000L
 #define POOL_WAIT_NS 2000000L /* a caller, for a helper still in fn */
 
 static struct {
