@@ -437,25 +437,47 @@ sfp_worker(void *arg, unsigned worker)
 	sfp_pass *p = arg;
 	const ws_model *m = p->m;
 	uint64_t found = 0, todo = p->todo;
+	/* the first eight bytes of the last name that every part turned
+	 * away on them alone: the next names mostly start alike, and one
+	 * that does is turned away too (a prefix of 8 or more bytes by its
+	 * head, a shorter one by the same bytes; a length that fails is no
+	 * answer, so it does not count) */
+	uint64_t away = 0;
+	bool have_away = false;
 	for (uint64_t r; todo && (r = atomic_fetch_add(&p->next, 1)) < p->runs;) {
 		uint64_t hi = m->n_tensors - r * SFP_RUN < SFP_RUN ? m->n_tensors : (r + 1) * SFP_RUN;
 		for (uint64_t i = r * SFP_RUN; i < hi && todo; i++) {
 			const ws_tensor *t = &m->tensors[i];
 			if (!t->name_len)
 				continue;
+			uint64_t h8 = 0;
+			bool by8 = t->name_len >= 8;
+			if (by8) {
+				memcpy(&h8, t->name, 8);
+				if (have_away && h8 == away)
+					continue;
+			}
 			for (uint64_t b = p->by_first[(unsigned char)t->name[0]] & todo; b; b &= b - 1) {
 				size_t k = (size_t)__builtin_ctzll(b);
-				uint64_t h8;
-				if (t->name_len <= p->pl[k])
+				if (t->name_len <= p->pl[k]) {
+					by8 = false;
 					continue;
+				}
 				/* its first eight bytes as a word before a call (a
 				 * name longer than the prefix has them) */
-				if (p->pl[k] >= 8 && (memcpy(&h8, t->name, 8), h8 != p->head[k]))
+				if (p->pl[k] >= 8 && h8 != p->head[k])
 					continue;
 				if (!memcmp(t->name, p->all[k].prefixes[0], p->pl[k])) {
 					found |= 1ull << k;
 					todo &= ~(1ull << k);
+					by8 = false;
+				} else if (p->pl[k] >= 8) {
+					by8 = false; /* turned away past its head */
 				}
+			}
+			if (by8) {
+				away = h8;
+				have_away = true;
 			}
 		}
 	}

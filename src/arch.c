@@ -2789,14 +2789,15 @@ family_worker(void *arg, unsigned worker)
 			uint32_t n;
 			if ((unsigned)t->role < WS_ROLE_COUNT)
 				ws_rs_add(&s->seen[t->kind == WS_KIND_BIAS], (int)t->role);
-			if (s->emb == UINT64_MAX) {
-				shape_of(t, &n);
-				if (t->kind == WS_KIND_WEIGHT && n == 2) {
-					if (t->role == WS_ROLE_EMBED)
-						s->emb = i;
-					else if (t->role == WS_ROLE_LM_HEAD && s->head == UINT64_MAX)
-						s->head = i;
-				}
+			/* the role first: the shape is looked up for the few
+			 * tensors it can make the embedding or head */
+			if (s->emb == UINT64_MAX && t->kind == WS_KIND_WEIGHT &&
+			    (t->role == WS_ROLE_EMBED || (t->role == WS_ROLE_LM_HEAD && s->head == UINT64_MAX)) &&
+			    (shape_of(t, &n), n == 2)) {
+				if (t->role == WS_ROLE_EMBED)
+					s->emb = i;
+				else
+					s->head = i;
 			}
 			if (t->expert >= 1 || !(want & ~s->found))
 				continue;

@@ -134,6 +134,34 @@ Test(spec, dtype_mixed_in_a_block_past_four_thousand)
 	free(d);
 }
 
+/* A single file's modules are found after names that start like one
+ * (model.alphas_cumprod before model.diffusion_model.*: the same first
+ * bytes, not the same first eight): those turned away do not hide the
+ * ones after. */
+Test(spec, single_file_modules_after_names_turned_away)
+{
+	char *d = ws_tmpdir();
+	char *p = write_st(d, "sd.safetensors",
+			   "{\"model.alphas_cumprod\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+			   "\"model.betas\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]},"
+			   "\"model.diffusion_model.time_embed.0.bias\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[16,24]},"
+			   "\"first_stage_model.decoder.conv_in.bias\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[24,32]}}",
+			   32);
+	cJSON *o = run_json(0, p, NULL, NULL);
+	const cJSON *c;
+	bool unet = false, vae = false;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(o, "components")) {
+		unet = unet || !strcmp(str(c, "name"), "unet");
+		vae = vae || !strcmp(str(c, "name"), "vae");
+	}
+	cr_expect(unet, "no unet component");
+	cr_expect(vae, "no vae component");
+	cJSON_Delete(o);
+	free(p);
+	ws_rmtree(d);
+	free(d);
+}
+
 static char *
 slurp(const char *path, size_t *len)
 {
