@@ -90,6 +90,26 @@ layer_reserve(ws_summary *s, int32_t layer, int64_t *cap)
 	return 0;
 }
 
+/* Tensors of one dtype in a row, summed in registers. */
+typedef struct {
+	ws_dtype dt;
+	uint64_t el, by, pa, n;
+} dtype_run;
+
+/* The run added to s; the next is of dtype dt. */
+static inline void
+dtype_run_end(ws_summary *s, dtype_run *r, ws_dtype dt)
+{
+	s->elements_by_dtype[r->dt] += r->el;
+	s->bytes_by_dtype[r->dt] += r->by;
+	s->params_by_dtype[r->dt] += r->pa;
+	s->tensors_by_dtype[r->dt] += r->n;
+	s->elements += r->el;
+	s->bytes += r->by;
+	s->params += r->pa;
+	*r = (dtype_run){.dt = dt};
+}
+
 /* Tensors [from, to) added to s, whose by_layer array has *cap entries
  * for blocks up to *max_layer; -1 on OOM.  A run of tensors of one dtype
  * (a file mostly holds one or two), and of one block, is summed in
@@ -103,8 +123,7 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
 	uint64_t buffers = 0, n_buffers = 0, quant_aux = 0, n_quant_aux = 0;
 	uint64_t unloaded = 0, n_unloaded = 0, non_embedding = 0;
 	uint64_t by_role[WS_ROLE_COUNT] = {0};
-	ws_dtype dt_run = WS_DT_INVALID;
-	uint64_t r_el = 0, r_by = 0, r_pa = 0, r_n = 0;
+	dtype_run run = {.dt = WS_DT_INVALID};
 	int32_t l_run = -1;
 	uint64_t l_pa = 0;
 	for (uint64_t i = from; i < to; i++) {
@@ -113,22 +132,13 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
 		uint64_t el = t->elements, pa = t->params;
 		ws_role role = t->role;
 		int32_t layer = t->layer;
-		if (dt != dt_run) {
-			s->elements_by_dtype[dt_run] += r_el;
-			s->bytes_by_dtype[dt_run] += r_by;
-			s->params_by_dtype[dt_run] += r_pa;
-			s->tensors_by_dtype[dt_run] += r_n;
-			s->elements += r_el;
-			s->bytes += r_by;
-			s->params += r_pa;
-			r_el = r_by = r_pa = r_n = 0;
-			dt_run = dt;
-		}
+		if (dt != run.dt)
+			dtype_run_end(s, &run, dt);
 		/* sums of validated sizes cannot overflow: each file's bytes
 		 * fit in its size, and elements are bounded likewise per byte */
-		r_el += el;
-		r_by += t->bytes;
-		r_n++;
+		run.el += el;
+		run.by += t->bytes;
+		run.n++;
 		/* the blocks of the main component: a tower numbers its own */
 		bool main = !m->n_components || m->components[t->component].main;
 		if (layer > max_layer && main) {
@@ -151,7 +161,7 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
 			n_unloaded++;
 			continue;
 		}
-		r_pa += pa;
+		run.pa += pa;
 		if ((unsigned)role < WS_ROLE_COUNT)
 			by_role[role] += pa;
 		/* by_layer is the main component's (a tower numbers its
@@ -169,13 +179,7 @@ sum_range(const ws_model *m, uint64_t from, uint64_t to, ws_summary *s, int32_t 
 		    role != WS_ROLE_TYPE_EMBED)
 			non_embedding += pa;
 	}
-	s->elements_by_dtype[dt_run] += r_el;
-	s->bytes_by_dtype[dt_run] += r_by;
-	s->params_by_dtype[dt_run] += r_pa;
-	s->tensors_by_dtype[dt_run] += r_n;
-	s->elements += r_el;
-	s->bytes += r_by;
-	s->params += r_pa;
+	dtype_run_end(s, &run, WS_DT_INVALID);
 	if (l_run >= 0)
 		s->params_by_layer[l_run] += l_pa;
 	for (size_t r = 0; r < WS_ROLE_COUNT; r++)

@@ -99,6 +99,29 @@ job_for(const char *path, unsigned algos)
 	return j;
 }
 
+/* [offset, offset + length) of path hashed (length may be
+ * WS_HASH_TO_END; len is its bytes) with `threads`, its thirds as
+ * subranges into subs: the job, checked to have ended well. */
+static ws_hash_job
+hash_in_thirds(const char *path, unsigned algos, uint64_t offset, uint64_t length, uint64_t len,
+	       ws_hash_sub subs[3], unsigned threads)
+{
+	subs[0] = (ws_hash_sub){offset, len / 3, {0}, {0}};
+	subs[1] = (ws_hash_sub){offset + len / 3, len / 3, {0}, {0}};
+	subs[2] = (ws_hash_sub){offset + 2 * (len / 3), len - 2 * (len / 3), {0}, {0}};
+	ws_hash_job j = job_for(path, algos);
+	j.offset = offset;
+	j.length = length;
+	j.subs = subs;
+	j.n_subs = 3;
+	ws_error err;
+	cr_assert_eq(ws_hash_run(&j, 1, threads, NULL, NULL, &err), 0);
+	cr_assert_eq(j.status, WS_JOB_OK, "offset %llu, %u threads: %s", (unsigned long long)offset,
+		     threads, j.err.message);
+	cr_expect_eq(j.size, len);
+	return j;
+}
+
 static const ws_verify_item *
 find_item(const ws_verify_result *r, const char *name, bool tensor)
 {
@@ -281,20 +304,8 @@ Test(hash, one_file_read_by_several_threads_hashes_as_one)
 		for (unsigned t = 1; t <= 4; t++) {
 			subs[t] = t == 1 ? s1 : calloc(3, sizeof *subs[t]);
 			subs[1] = s1;
-			uint64_t a = ranges[r].offset;
-			subs[t][0] = (ws_hash_sub){a, len / 3, {0}, {0}};
-			subs[t][1] = (ws_hash_sub){a + len / 3, len / 3, {0}, {0}};
-			subs[t][2] = (ws_hash_sub){a + 2 * (len / 3), len - 2 * (len / 3), {0}, {0}};
-			jobs[t] = job_for(p, WS_HASH_XXH128 | WS_HASH_SHA256 | WS_HASH_SHA1);
-			jobs[t].offset = ranges[r].offset;
-			jobs[t].length = ranges[r].length;
-			jobs[t].subs = subs[t];
-			jobs[t].n_subs = 3;
-			ws_error err;
-			cr_assert_eq(ws_hash_run(&jobs[t], 1, t, NULL, NULL, &err), 0);
-			cr_assert_eq(jobs[t].status, WS_JOB_OK, "range %zu, %u threads: %s", r, t,
-				     jobs[t].err.message);
-			cr_expect_eq(jobs[t].size, len);
+			jobs[t] = hash_in_thirds(p, WS_HASH_XXH128 | WS_HASH_SHA256 | WS_HASH_SHA1,
+						 ranges[r].offset, ranges[r].length, len, subs[t], t);
 			if (t == 1)
 				continue;
 			cr_expect_eq(memcmp(&jobs[t].digest, &jobs[1].digest, sizeof jobs[1].digest), 0,
@@ -342,20 +353,8 @@ Test(hash, one_file_xxh3_with_threads_to_spare)
 		ws_hash_sub subs[4][3];
 		ws_hash_job jobs[4];
 		for (unsigned t = 1; t <= 3; t++) {
-			uint64_t a = ranges[r].offset;
-			subs[t][0] = (ws_hash_sub){a, len / 3, {0}, {0}};
-			subs[t][1] = (ws_hash_sub){a + len / 3, len / 3, {0}, {0}};
-			subs[t][2] = (ws_hash_sub){a + 2 * (len / 3), len - 2 * (len / 3), {0}, {0}};
-			jobs[t] = job_for(p, WS_HASH_XXH128);
-			jobs[t].offset = ranges[r].offset;
-			jobs[t].length = ranges[r].length;
-			jobs[t].subs = subs[t];
-			jobs[t].n_subs = 3;
-			ws_error err;
-			cr_assert_eq(ws_hash_run(&jobs[t], 1, t, NULL, NULL, &err), 0);
-			cr_assert_eq(jobs[t].status, WS_JOB_OK, "range %zu, %u threads: %s", r, t,
-				     jobs[t].err.message);
-			cr_expect_eq(jobs[t].size, len);
+			jobs[t] = hash_in_thirds(p, WS_HASH_XXH128, ranges[r].offset, ranges[r].length, len,
+						 subs[t], t);
 			/* each range's digest is the one-shot XXH3 of its bytes */
 			XXH128_canonical_t c;
 			XXH128_canonicalFromHash(&c, XXH3_128bits(buf + ranges[r].offset, (size_t)len));
