@@ -179,10 +179,9 @@ meta_int(const ws_model *m, const char *key, int64_t *out)
 	return true;
 }
 
-/* Every tensor a 16-bit-or-wider float and no side tensor: a plain model. */
-/* Every tensor a plain float or a buffer, none a quantizer's: in runs of
- * PLAIN_RUN tensors taken by the caller and a helper on a large model,
- * both stopping at the first that is not. */
+/* plainly_unquantized's pass: runs of PLAIN_RUN tensors taken by the
+ * caller and a helper on a large model, both stopping at the first that
+ * is not plain. */
 #define PLAIN_RUN 4096
 typedef struct plain_pass {
 	const ws_model *m;
@@ -211,6 +210,8 @@ plain_worker(void *arg, unsigned worker)
 	}
 }
 
+/* Every tensor a 16-bit-or-wider float or a buffer, and no quantizer's
+ * side tensor: a plain model. */
 static bool
 plainly_unquantized(const ws_model *m)
 {
